@@ -1,0 +1,85 @@
+"""Engine speed: events/s and rounds/s of bots-only games, for 4 and 10 players, on one core.
+
+Prints one JSON object per figure:
+- ``sim``: whole games as ``kdm sim`` plays them (engine + greedy bots + the simulated table);
+- ``replay``: the engine alone, applying the same recorded events to a fresh table.
+
+    python benchmarks/sim.py [--games N] [--rounds R] [--variant NAME]...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+
+from kdm.engine import Engine
+from kdm.events import Event
+from kdm.manager import Rules
+from kdm.sim import Simulation
+
+
+def measure(players: int, games: int, rounds: int, variants: list[str]) -> list[dict[str, object]]:
+    rules = Rules.for_table(variants)
+    logs: list[list[Event]] = []
+    events = played_rounds = 0
+    sim_seconds = 0.0
+    for seed in range(games):
+        log: list[Event] = []
+        simulation = Simulation(players, seed, "greedy", {"rounds": rounds}, rules=rules)
+        started = time.perf_counter()
+        result = simulation.run(lambda _now, event, _effects, log=log: log.append(event))
+        sim_seconds += time.perf_counter() - started
+        events += result.events
+        played_rounds += result.rounds
+        logs.append(log)
+    replay_seconds = 0.0
+    for log in logs:
+        engine = Engine(rules, players, {"rounds": rounds})
+        started = time.perf_counter()
+        for event in log:
+            engine.apply(event)
+        replay_seconds += time.perf_counter() - started
+    common = {
+        "players": players,
+        "variants": variants,
+        "games": games,
+        "events": events,
+        "rounds": played_rounds,
+    }
+    return [
+        figure("sim", common, sim_seconds, events, played_rounds),
+        figure("replay", common, replay_seconds, events, played_rounds),
+    ]
+
+
+def figure(
+    name: str, common: dict[str, object], seconds: float, events: int, rounds: int
+) -> dict[str, object]:
+    return {
+        "figure": name,
+        **common,
+        "seconds": round(seconds, 3),
+        "events_per_s": round(events / seconds),
+        "rounds_per_s": round(rounds / seconds, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=50)
+    parser.add_argument("--variant", action="append", default=[])
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, as the figure says
+    machine = {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()}
+    for players in (4, 10):
+        for figure in measure(players, args.games, args.rounds, args.variant):
+            print(json.dumps({**figure, **machine}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

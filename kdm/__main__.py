@@ -1,0 +1,3 @@
+from kdm.cli import main
+
+raise SystemExit(main())

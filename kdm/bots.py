@@ -1,0 +1,161 @@
+"""Bots: players that decide from their seat view only, with human-like seeded timing.
+
+A ``Bot`` is data (seat, strategy, a seeded RNG, a timing ``Profile``, a little memory); what it does in
+a game comes from the game's ``kdm_bot_decide`` hook, so a game mode brings its own bots. This module
+holds the base game's: ``random`` passes any card, ``greedy`` keeps the rank or suit it is closest to
+completing. Both slap a combo at a checkpoint, react to slaps, feint now and then, and are sometimes
+fooled by a feint. A bot never sees the engine: only the ``SeatView`` it is given.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdm.cards import rank_of, suit_of
+from kdm.engine import SeatView
+from kdm.events import Event, Feint, Pass, Slap
+from kdm.hookspecs import hookimpl
+from kdm.kilo import NAME as KILO
+from kdm.kilo import KiloView, is_combo
+
+STRATEGIES = ("greedy", "random")
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How a bot plays in time: reaction to a slap, thinking before a pass, tells and slips."""
+
+    reaction_ms: float = 300.0
+    reaction_spread_ms: float = 60.0
+    think_ms: tuple[float, float] = (250.0, 1200.0)
+    feint_chance: float = 0.02
+    fooled_chance: float = 0.2
+    miss_chance: float = 0.0
+
+    @classmethod
+    def drawn(cls, rng: random.Random) -> Profile:
+        """A plausible person: quick or slow, bold or careful."""
+        return cls(
+            reaction_ms=rng.uniform(220.0, 420.0),
+            reaction_spread_ms=rng.uniform(30.0, 80.0),
+            think_ms=(rng.uniform(200.0, 400.0), rng.uniform(700.0, 1400.0)),
+            feint_chance=rng.uniform(0.0, 0.04),
+            fooled_chance=rng.uniform(0.05, 0.3),
+        )
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a bot wants to do and how long after seeing the view it does it.
+
+    Timed events (slaps, feints) leave ``t_sync`` and ``rt`` to the driver, which stamps them when the
+    action actually happens.
+    """
+
+    event: Event
+    delay_ms: float
+
+
+@dataclass
+class Bot:
+    """A bot player at one seat."""
+
+    seat: int
+    strategy: str = "greedy"
+    seed: bytes = b""
+    profile: Profile | None = None
+    memory: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown bot {self.strategy!r}; bots: {', '.join(STRATEGIES)}")
+        self.rng = random.Random(self.seed + bytes([self.seat]))
+        if self.profile is None:
+            self.profile = Profile.drawn(self.rng)
+
+    @property
+    def timing(self) -> Profile:
+        assert self.profile is not None
+        return self.profile
+
+    def reaction_ms(self) -> float:
+        return max(120.0, self.rng.gauss(self.timing.reaction_ms, self.timing.reaction_spread_ms))
+
+    def think_ms(self) -> float:
+        return self.rng.uniform(*self.timing.think_ms)
+
+    def chance(self, probability: float) -> bool:
+        return probability > 0 and self.rng.random() < probability
+
+
+@hookimpl
+def kdm_bot_decide(view: SeatView, bot: Bot) -> Decision | None:
+    return decide(view, bot)
+
+
+def decide(view: SeatView, bot: Bot) -> Decision | None:
+    """The base game's bot: slap, react, feint or pass, from ``view`` alone."""
+    table: KiloView = view.rules[KILO]
+    seat = view.seat
+    if view.phase == "window":
+        if seat in table.slapped or not table.window_open:
+            return None
+        opener = table.window_opened_by
+        if bot.memory.get("missed") == opener:
+            return None
+        if bot.chance(bot.timing.miss_chance):
+            bot.memory["missed"] = opener
+            return None
+        return Decision(Slap(seat=seat, trigger=opener), bot.reaction_ms())
+    if view.phase != "passing":
+        return None
+    if table.checkpoint and is_combo(view.cards, view.options["suit_combos"]):
+        return Decision(Slap(seat=seat), bot.reaction_ms())
+    feint = table.last_feint
+    if feint is not None and bot.memory.get("seen_feint") != feint:
+        bot.memory["seen_feint"] = feint
+        if table.last_feint_seat != seat and bot.chance(bot.timing.fooled_chance):
+            return Decision(Slap(seat=seat, trigger=feint), bot.reaction_ms())
+    if view.turn != seat:
+        return None
+    turn = (view.round, table.passes)
+    if bot.memory.get("feinted_on") != turn and bot.chance(bot.timing.feint_chance):
+        bot.memory["feinted_on"] = turn
+        return Decision(Feint(seat=seat), bot.think_ms() / 2)
+    token = _PASSERS[bot.strategy](view, bot)
+    return Decision(Pass(seat=seat, token=token), bot.think_ms())
+
+
+def random_pass(view: SeatView, bot: Bot) -> int:
+    """Any card of the hand."""
+    return bot.rng.choice([token for token, _card in view.hand])
+
+
+def greedy_pass(view: SeatView, bot: Bot) -> int:
+    """Keep the rank or suit closest to four; pass the card that helps least."""
+    hand = view.hand
+    if any(card is None for _t, card in hand):  # a card this seat cannot see: pass it first
+        return next(token for token, card in hand if card is None)
+    counts: dict[tuple[str, str], int] = {}
+    keys: list[tuple[int, tuple[str, str], tuple[str, str]]] = []
+    for token, card in hand:
+        assert card is not None
+        rank_key, suit_key = ("rank", rank_of(card)), ("suit", str(suit_of(card)))
+        counts[rank_key] = counts.get(rank_key, 0) + 1
+        counts[suit_key] = counts.get(suit_key, 0) + 1
+        keys.append((token, rank_key, suit_key))
+    suit_combos = view.options["suit_combos"]
+    groups = {key: n for key, n in counts.items() if suit_combos or key[0] == "rank"}
+    best = max(groups.values())
+    kept: tuple[str, str] | None = bot.memory.get("target")
+    target = kept if kept is not None and groups.get(kept) == best else min(k for k, n in groups.items() if n == best)
+    bot.memory["target"] = target
+    candidates = [entry for entry in keys if target not in entry[1:]] or keys
+    _usefulness, token = min((counts[r] + counts[s], t) for t, r, s in candidates)
+    return token
+
+
+_PASSERS: dict[str, Callable[[SeatView, Bot], int]] = {"greedy": greedy_pass, "random": random_pass}

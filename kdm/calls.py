@@ -1,0 +1,105 @@
+"""What the base game says to people: one line per effect, in English or French.
+
+The table calls are part of the fun (« Dame de cœur ! À vous l'honneur ! »), so they stay French in both
+languages; everything else follows ``lang``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kdm.cards import pretty
+from kdm.hookspecs import hookimpl
+
+QUEENS_CALL = "« Dame de cœur ! À vous l'honneur ! Dame de pique, à vous la suite ! »"
+
+Line = Callable[[dict[str, Any]], str]
+
+
+def _seat(n: int) -> str:
+    return f"seat {n}"
+
+
+def _cards(cards: list[str]) -> str:
+    return " ".join(pretty(c) for c in cards)
+
+
+def _order(order: list[tuple[int, float]]) -> str:
+    return ", ".join(f"{seat}@{eff:.0f}ms" for seat, eff in order)
+
+
+ENGLISH: dict[str, Line] = {
+    "game_started": lambda e: f"{e['players']} players; the pile holds {e['pile']} cards",
+    "dealt": lambda e: f"round {e['round']}: cards dealt",
+    "announced": lambda e: f"{_seat(e['seat'])} holds {pretty(e['card'])}",
+    "passing_started": lambda e: f"{QUEENS_CALL} {_seat(e['starter'])} starts, passing {e['direction']}",
+    "passed": lambda e: (
+        f"{_seat(e['seat'])} passes to {_seat(e['to'])}" + ("  (everyone holds 4)" if e["checkpoint"] else "")
+    ),
+    "slapped": lambda e: f"SLAP! {_seat(e['seat'])}" + (" opens a window" if e["opened"] else ""),
+    "feinted": lambda e: f"{_seat(e['seat'])} feints…",
+    "window_closed": lambda e: f"window closed: {_order(e['order'])}",
+    "hand_shown": lambda e: (
+        f"{_seat(e['seat'])} shows {_cards(e['cards'])}" + (": a combo!" if e["combo"] else ": no combo")
+    ),
+    "judged": lambda e: (
+        ("valid slap" if e["valid"] else f"false slap by {_seat(e['first'])}")
+        + "; draws: "
+        + ", ".join(_seat(s) for s in e["losers"])
+    ),
+    "drew": lambda e: (
+        f"{_seat(e['seat'])} draws {pretty(e['card'])}"
+        + (": « la chasse ! » kilos flushed" if e["flush"] else "")
+    ),
+    "passing_resumed": lambda e: "passing goes on",
+    "round_over": lambda e: f"round {e['round']} over; kilos: {e['scores']}",
+    "game_over": lambda e: (
+        "game over; winners: " + ", ".join(_seat(s) for s in e["winners"]) + f"; kilos: {e['scores']}"
+    ),
+}
+
+FRENCH: dict[str, Line] = {
+    "game_started": lambda e: f"{e['players']} joueurs ; le tas de merde a {e['pile']} cartes",
+    "dealt": lambda e: f"manche {e['round']} : cartes distribuées",
+    "announced": lambda e: f"la place {e['seat']} a la {pretty(e['card'])}",
+    "passing_started": lambda e: (
+        f"{QUEENS_CALL} la place {e['starter']} commence, vers la "
+        + ("gauche" if e["direction"] == "left" else "droite")
+    ),
+    "passed": lambda e: (
+        f"la place {e['seat']} passe à la place {e['to']}"
+        + ("  (tout le monde a 4 cartes)" if e["checkpoint"] else "")
+    ),
+    "slapped": lambda e: f"PAF ! la place {e['seat']}" + (" tape le tas" if e["opened"] else ""),
+    "feinted": lambda e: f"la place {e['seat']} feinte…",
+    "window_closed": lambda e: f"fin des tapes : {_order(e['order'])}",
+    "hand_shown": lambda e: (
+        f"la place {e['seat']} montre {_cards(e['cards'])}"
+        + (" : combinaison !" if e["combo"] else " : pas de combinaison")
+    ),
+    "judged": lambda e: (
+        ("tape valable" if e["valid"] else f"fausse tape de la place {e['first']}")
+        + " ; piochent : "
+        + ", ".join(str(s) for s in e["losers"])
+    ),
+    "drew": lambda e: (
+        f"la place {e['seat']} pioche {pretty(e['card'])}"
+        + (" : « la chasse ! » ses kilos retournent sous le tas" if e["flush"] else "")
+    ),
+    "passing_resumed": lambda e: "on continue de passer",
+    "round_over": lambda e: f"fin de la manche {e['round']} ; kilos : {e['scores']}",
+    "game_over": lambda e: (
+        "fin de la partie ; vainqueurs : "
+        + ", ".join(str(s) for s in e["winners"])
+        + f" ; kilos : {e['scores']}"
+    ),
+}
+
+LANGUAGES = {"en": ENGLISH, "fr": FRENCH}
+
+
+@hookimpl
+def kdm_describe(effect: dict[str, Any], lang: str) -> str | None:
+    line = LANGUAGES.get(lang, ENGLISH).get(effect["kind"])
+    return None if line is None else line(effect)

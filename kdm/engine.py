@@ -1,0 +1,133 @@
+"""The generic rules engine: applies events to a table through the rule plugins.
+
+The engine is pure and deterministic: no clock, no I/O, no randomness but the seeds events carry. It
+owns the event loop (sequence numbers, atomic application, what the table awaits, seat views, digests);
+what any event *means* belongs to the plugins behind ``Rules``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kdm.errors import KdmError
+from kdm.events import Event
+from kdm.state import TableState
+
+if TYPE_CHECKING:
+    from kdm.deck import Knowledge
+    from kdm.manager import Rules
+
+#: What happened, for people and drivers: a plain dict with a ``kind``.
+Effect = dict[str, Any]
+
+
+class IllegalAction(KdmError):
+    """An event that the rules do not allow now. ``reason`` says why, for the player who sent it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Duty:
+    """Something the table waits for from outside the players.
+
+    ``kind`` is the event kind that fulfils it (``deal``, ``show_hand``, ``draw``, ``announce``,
+    ``close``...). ``seat`` is who must act, when known; ``tokens`` and ``cards`` narrow what is asked;
+    ``after_ms`` is a timer, counted from when the duty first appeared (``ref`` tells duties apart).
+    """
+
+    kind: str
+    seat: int | None = None
+    tokens: tuple[int, ...] = ()
+    cards: tuple[str, ...] = ()
+    after_ms: float | None = None
+    ref: int = 0
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What one seat may know: public state plus the faces of its own cards.
+
+    ``hand`` pairs each of the seat's tokens with its face (None if the seat does not know it).
+    ``rules`` holds each plugin's part, by plugin name.
+    """
+
+    seat: int
+    players: int
+    phase: str
+    round: int
+    seq: int
+    turn: int | None
+    hand: tuple[tuple[int, str | None], ...]
+    hand_sizes: tuple[int, ...]
+    zone_sizes: dict[str, int]
+    faces: dict[int, str]
+    scores: tuple[int, ...]
+    options: dict[str, Any]
+    rules: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def cards(self) -> list[str]:
+        """The known faces in this seat's hand."""
+        return [card for _token, card in self.hand if card is not None]
+
+
+class Engine:
+    """One table's rules engine."""
+
+    def __init__(self, rules: Rules, players: int, options: dict[str, Any] | None = None) -> None:
+        self.rules = rules
+        self.state = TableState(players=players, options=rules.resolve(players, options or {}))
+        self._apply = rules.fast("kdm_apply")
+        self._awaiting = rules.fast("kdm_awaiting")
+        self._view_parts = rules.fast("kdm_view")
+        rules.hook.kdm_setup_table(state=self.state)
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase == "over"
+
+    def apply(self, event: Event) -> list[Effect]:
+        """Apply one committed event; returns its effects or raises ``IllegalAction`` unchanged."""
+        if self.over:
+            raise IllegalAction("the game is over")
+        effects: list[Effect] | None = self._apply(engine=self, event=event)
+        if effects is None:
+            raise IllegalAction(f"no rule of this table handles {event.kind!r} events")
+        self.state.seq += 1
+        return effects
+
+    def awaiting(self) -> list[Duty]:
+        """What the table waits for from outside the players, now."""
+        duties: list[Duty] | None = self._awaiting(state=self.state)
+        return duties or []
+
+    def view(self, seat: int, knowledge: Knowledge) -> SeatView:
+        """What ``seat`` sees, given what it privately knows."""
+        state = self.state
+        public = state.faces
+        known = knowledge.faces
+        hand = tuple((t, known.get(t) or public.get(t)) for t in state.hands[seat])
+        parts = self._view_parts(state=state, seat=seat, knowledge=knowledge)
+        return SeatView(
+            seat=seat,
+            players=state.players,
+            phase=state.phase,
+            round=state.round,
+            seq=state.seq,
+            turn=state.turn,
+            hand=hand,
+            hand_sizes=tuple(map(len, state.hands)),
+            zone_sizes={name: len(zone) for name, zone in state.zones.items()},
+            faces=public,
+            scores=tuple(state.scores),
+            options=state.options,
+            rules=dict(parts),
+        )
+
+    def digest(self) -> str:
+        """The state digest (equal on every peer that applied the same events)."""
+        return self.state.digest()

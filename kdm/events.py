@@ -1,0 +1,202 @@
+"""Every event the rules engine applies, and their plain-data form for the log.
+
+Events are frozen dataclasses with a ``kind``; their fields are msgpack-friendly (ints, floats, str,
+bytes, tuples of those). The base game's events are here; a plugin that brings new actions (a spoon grab,
+a Kem's call) registers its own classes through ``kdm_event_types`` and they go through the same codec.
+
+Times are milliseconds. ``t_sync`` is a press time on the table's agreed clock; ``rt`` is the time from the
+moment the ``trigger`` event (by its sequence number) was shown on the player's screen to the press, on the
+player's own clock (DESIGN 5.6). The engine never reads a clock: times arrive inside events.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Union
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of all events. ``kind`` names the event on the wire."""
+
+    kind: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class TimedEvent(Event):
+    """An event whose order against others of its window is decided by effective time."""
+
+    seat: int
+    t_sync: float = 0.0
+    trigger: int | None = None
+    rt: float | None = None
+
+
+@dataclass(frozen=True)
+class StartGame(Event):
+    """Forms the pile, once per game, from an agreed seed."""
+
+    kind: ClassVar[str] = "start_game"
+    seed: bytes
+
+
+@dataclass(frozen=True)
+class Deal(Event):
+    """Starts a round: shuffles the dealt cards with an agreed seed and deals them."""
+
+    kind: ClassVar[str] = "deal"
+    seed: bytes
+
+
+@dataclass(frozen=True)
+class Shuffle(Event):
+    """Reshuffles the zone the table is waiting on (the pile after a flush with ``flush_to=shuffle``)."""
+
+    kind: ClassVar[str] = "shuffle"
+    seed: bytes
+
+
+@dataclass(frozen=True)
+class Announce(Event):
+    """``seat`` declares that it holds ``card`` (the queens' calls at the start of a round)."""
+
+    kind: ClassVar[str] = "announce"
+    seat: int
+    card: str
+
+
+@dataclass(frozen=True)
+class Pass(Event):
+    """``seat`` passes its card ``token`` face down to the next player."""
+
+    kind: ClassVar[str] = "pass"
+    seat: int
+    token: int
+
+
+@dataclass(frozen=True)
+class Slap(TimedEvent):
+    """``seat`` slaps the pile."""
+
+    kind: ClassVar[str] = "slap"
+
+
+@dataclass(frozen=True)
+class Feint(TimedEvent):
+    """``seat`` makes the slapping gesture without touching the pile."""
+
+    kind: ClassVar[str] = "feint"
+
+
+@dataclass(frozen=True)
+class Close(Event):
+    """The open window's time is up (proposed by the leader ``slap_timeout_ms`` after it opened)."""
+
+    kind: ClassVar[str] = "close"
+
+
+@dataclass(frozen=True)
+class ShowHand(Event):
+    """``seat`` turns its hand face up: ``cards[i]`` is the face of ``tokens[i]``."""
+
+    kind: ClassVar[str] = "show_hand"
+    seat: int
+    tokens: tuple[int, ...]
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Draw(Event):
+    """``seat`` takes ``token`` from the top of a pile and lays it face up: it is ``card``."""
+
+    kind: ClassVar[str] = "draw"
+    seat: int
+    token: int
+    card: str
+
+
+BASE_EVENTS: tuple[type[Event], ...] = (
+    StartGame, Deal, Shuffle, Announce, Pass, Slap, Feint, Close, ShowHand, Draw,
+)  # fmt: skip
+
+
+class EventCodec:
+    """Turns events into plain dicts and back, checking kinds and field types."""
+
+    def __init__(self, event_types: Iterable[type[Event]] = BASE_EVENTS) -> None:
+        self._types: dict[str, type[Event]] = {}
+        self._fields: dict[str, dict[str, Any]] = {}
+        for event_type in event_types:
+            self.register(event_type)
+
+    def register(self, event_type: type[Event]) -> None:
+        """Adds an event class; a second class with the same kind is an error."""
+        kind = event_type.kind
+        if not kind:
+            raise ValueError(f"{event_type.__name__} has no kind")
+        if self._types.get(kind, event_type) is not event_type:
+            raise ValueError(f"two event classes claim kind {kind!r}")
+        self._types[kind] = event_type
+        hints = typing.get_type_hints(event_type)
+        self._fields[kind] = {f.name: hints[f.name] for f in dataclasses.fields(event_type)}
+
+    @property
+    def kinds(self) -> list[str]:
+        return sorted(self._types)
+
+    def encode(self, event: Event) -> dict[str, Any]:
+        """The event as a plain dict with its ``kind``."""
+        data: dict[str, Any] = {"kind": event.kind}
+        for name in self._fields[event.kind]:
+            value = getattr(event, name)
+            data[name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+    def decode(self, data: Mapping[str, Any]) -> Event:
+        """The event a plain dict describes; ``ValueError`` saying what is wrong otherwise."""
+        kind = data.get("kind")
+        if not isinstance(kind, str) or kind not in self._types:
+            raise ValueError(f"unknown event kind {kind!r}")
+        fields = self._fields[kind]
+        unknown = set(data) - set(fields) - {"kind"}
+        if unknown:
+            raise ValueError(f"{kind}: unknown fields {sorted(unknown)}")
+        values: dict[str, Any] = {}
+        for name, hint in fields.items():
+            if name not in data:
+                field = next(f for f in dataclasses.fields(self._types[kind]) if f.name == name)
+                if field.default is dataclasses.MISSING:
+                    raise ValueError(f"{kind}: missing field {name!r}")
+                continue
+            values[name] = _checked(kind, name, data[name], hint)
+        return self._types[kind](**values)
+
+
+def _checked(kind: str, name: str, value: Any, hint: Any) -> Any:
+    """``value`` converted to ``hint`` (lists to tuples), or ``ValueError``."""
+    origin = typing.get_origin(hint)
+    if origin in (Union, types.UnionType):
+        for option in typing.get_args(hint):
+            try:
+                return _checked(kind, name, value, option)
+            except ValueError:
+                continue
+        raise ValueError(f"{kind}: field {name!r} has the wrong type")
+    if origin is tuple:
+        (item_hint, _ellipsis) = typing.get_args(hint)
+        if not isinstance(value, list | tuple):
+            raise ValueError(f"{kind}: field {name!r} must be a list")
+        return tuple(_checked(kind, name, item, item_hint) for item in value)
+    if hint is type(None):
+        if value is None:
+            return None
+    elif hint is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    elif isinstance(value, hint) and not (hint is int and isinstance(value, bool)):
+        return value
+    raise ValueError(f"{kind}: field {name!r} has the wrong type")

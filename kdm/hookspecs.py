@@ -1,0 +1,196 @@
+"""Every hook a rules plugin can implement. Names start with ``kdm_``.
+
+The engine is a small generic core (seats, tokens, zones, phases, the event loop). Everything a game
+means is a plugin: the base Kilo de merde rules (``kdm.kilo``) are registered first, then the table's
+variants, then third-party house rules (see ``kdm.manager`` for the order). pluggy calls the plugin
+registered *last* first, so a variant overrides the base by implementing the same ``firstresult`` hook,
+or wraps it with ``@hookimpl(wrapper=True)``.
+
+How the planned rules use these hooks, so that none of them needs a special case in the core:
+
+- ``all_at_once``: registers a ``Go`` event (``kdm_event_types``); wraps ``kdm_apply`` so a ``Pass``
+  only *chooses* a card, and ``Go`` moves every chosen card at once (random card for who did not
+  choose); ``kdm_awaiting`` asks for ``Go`` on ``go_interval_ms``; every moment between GOs is a
+  checkpoint because every hand holds 4.
+- ``spoons``: registers ``Grab``; ``kdm_window_complete`` closes the window at the N-1th grab;
+  ``kdm_judge_window`` makes the seat without an object the loser (earlier effective time wins a race).
+- ``piles``: ``kdm_setup_table`` splits the pile into N-1 zones; ``kdm_awaiting`` lets the last player
+  draw from any pile (the ``Draw`` names the token, so the pile is chosen by the token's zone);
+  ``kdm_draw`` puts a flush under the pile drawn from.
+- ``jokers``: ``kdm_deck`` adds two jokers to the pile; ``kdm_card_kilos`` values them ``joker_kilos``.
+- ``seven_in_reserve``: ``kdm_draw`` keeps a first 7 in reserve (worth 0) and flushes it at the next draw.
+- ``marathon`` (and the ``classic`` preset): ``kdm_round_over`` keeps the round going after a window
+  while combos remain; its ``kdm_apply`` wrapper refuses a second instigation from the same seat.
+- Kem's (a game mode: it replaces the base plugin instead of stacking on it): ``kdm_table_options``
+  (``deck``, ``target``, ``signs``...), ``kdm_check_table`` (4, 6 or 8 players), ``kdm_setup_table``
+  (teams, the face-up table, talon and bin zones), ``kdm_event_types`` (``Exchange``, ``Sweep``,
+  ``SweepAnswer``, ``Gesture``, ``Call``...), ``kdm_apply`` for them, ``kdm_awaiting`` for the deal,
+  the table refill and the shown hands, ``kdm_view`` for the shared table and the gesture feed,
+  ``kdm_winners`` for the team that reached ``target``, ``kdm_bot_decide`` for its bots. Secret signs
+  never enter the log: they live in each peer's private memory, beside ``Knowledge``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from kdm.bots import Bot, Decision
+    from kdm.deck import Knowledge
+    from kdm.engine import Duty, Effect, Engine
+    from kdm.events import Event
+    from kdm.options import TableOption
+    from kdm.state import TableState
+
+PROJECT = "kdm"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+# --- the table ------------------------------------------------------------------------------------
+
+
+@hookspec
+def kdm_table_options() -> list[TableOption]:
+    """The table options this plugin declares (name, type, default, help).
+
+    Called once per table, on every plugin; results are concatenated. An option name must be unique
+    across the table's plugins.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def kdm_event_types() -> list[type[Event]]:
+    """The event classes this plugin brings (each with a unique ``kind``). All results are used."""
+    raise NotImplementedError
+
+
+@hookspec
+def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
+    """Refuse a table: return one line saying why (and what is allowed), or None to accept.
+
+    Called at table creation with the resolved options and the names of every plugin of the table.
+    Any non-None answer refuses the table; the first one is shown.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def kdm_setup_table(state: TableState) -> None:
+    """Add this plugin's public data to a new table (``state.rules[name] = ...``). Called once."""
+    raise NotImplementedError
+
+
+# --- the event loop -------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
+    """Apply ``event`` to ``engine.state``: return what happened, or None if this plugin does not
+    handle events of that kind.
+
+    ``firstresult``: the first plugin that returns a list wins. Raise ``IllegalAction(reason)``
+    *before* changing anything when the event is not allowed now. ``engine.state.seq`` is the
+    event's own sequence number while it is applied.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_awaiting(state: TableState) -> list[Duty] | None:
+    """What the table waits for from outside the players: seeds, reveals, draws, timers.
+
+    ``firstresult``. Called after each event by the driver (``kdm sim``, the peer); an empty list
+    means the table waits only for the players.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any] | None:
+    """This plugin's part of a seat's view: ``(name, data)`` built from public state and the seat's
+    own ``knowledge`` only. All results are collected into ``SeatView.rules``.
+    """
+    raise NotImplementedError
+
+
+# --- rule details the base game asks ---------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def kdm_deck(players: int, options: dict[str, Any]) -> tuple[list[str], list[str]] | None:
+    """``(dealt, pile)``: the faces dealt each round and the faces that form the pile. ``firstresult``."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_card_kilos(card: str, options: dict[str, Any]) -> int | None:
+    """How many kilos ``card`` weighs in front of a player. ``firstresult``."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_is_combo(cards: list[str], options: dict[str, Any]) -> bool | None:
+    """Whether a hand of faces is a combo (four of a rank, or of a suit). ``firstresult``."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_window_complete(state: TableState, window: Any) -> bool | None:
+    """Whether an open slap window closes now (every seat has slapped, by default). ``firstresult``."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_judge_window(state: TableState, window: Any, combo: bool) -> list[int] | None:
+    """The losers of a closed window, in the order they draw. ``combo`` says whether the first
+    slapper (by effective time) held a combo while every hand held 4. ``firstresult``.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[Effect] | None:
+    """What a drawn card does once it is face up in front of ``seat`` (count it, or flush).
+    ``firstresult``; the token is already off the pile and its face public.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_round_over(state: TableState) -> bool | None:
+    """Whether the round ends now that a window's draws are done. ``firstresult``."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_game_over(state: TableState) -> bool | None:
+    """Whether the game ends now that a round ended. ``firstresult``."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_winners(state: TableState) -> list[int] | None:
+    """The winning seats of a finished game (ties share the win). ``firstresult``."""
+    raise NotImplementedError
+
+
+# --- people and bots ------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def kdm_describe(effect: Effect, lang: str) -> str | None:
+    """One line for people about an effect, in ``lang`` (``en`` or ``fr``), or None. ``firstresult``."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_bot_decide(view: Any, bot: Bot) -> Decision | None:
+    """What ``bot`` does next, from its seat ``view`` only: a decision, or None to wait.
+
+    ``firstresult``: the game mode's plugin answers; a variant answers first for its own actions.
+    """
+    raise NotImplementedError

@@ -1,0 +1,594 @@
+"""Base Kilo de merde (RULES 1) as the first built-in plugin.
+
+Owns the round's life: the persistent pile, the deal and the queens' calls, sequential passing and the
+checkpoint, slap windows judged by effective time, draws, the 7's flush, round and game end. Its public
+data lives in ``state.rules["kilo"]`` (a ``KiloTable``). Variants change it through the finer hooks
+(``kdm_is_combo``, ``kdm_judge_window``, ``kdm_draw``...) or by wrapping ``kdm_apply``.
+
+Phases: ``setup`` → ``dealing`` → ``announcing`` → ``passing`` ⇄ ``window`` → ``judging`` (the first
+slapper shows their hand, only when the window opened at a checkpoint) → ``drawing`` (→ ``shuffling``
+after a flush with ``flush_to=shuffle``) → ``dealing`` for the next round, or ``over``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdm.cards import RANK_KILOS, faces_of_ranks, full_deck, rank_of, suit_of
+from kdm.deck import Knowledge
+from kdm.engine import Duty, Effect, Engine, IllegalAction
+from kdm.events import (
+    Announce,
+    Close,
+    Deal,
+    Draw,
+    Event,
+    Feint,
+    Pass,
+    ShowHand,
+    Shuffle,
+    Slap,
+    StartGame,
+    TimedEvent,
+)  # fmt: skip
+from kdm.hookspecs import hookimpl
+from kdm.options import TableOption
+from kdm.state import TableState
+
+NAME = "kilo"
+MIN_PLAYERS, MAX_PLAYERS = 3, 10
+HAND = 4
+LEFT, RIGHT = 1, -1
+QUEEN_OF_HEARTS, QUEEN_OF_SPADES = "QH", "QS"
+PILE = "pile"
+
+#: RULES 1.1: the ranks dealt for each number of players.
+DEALT_RANKS: dict[int, tuple[str, ...]] = {
+    n: ("K", "Q", "J", "2", "3", "4", "5", "6", "8", "9")[:n] for n in range(3, 11)
+}
+
+
+@dataclass
+class Window:
+    """A slap window: opened by the first committed slap, closed when complete or timed out.
+
+    ``slaps`` lists ``(seat, effective time, seq)`` in commit order. ``checkpoint`` records whether
+    every hand held 4 cards when the window opened.
+    """
+
+    opened_by: int
+    checkpoint: bool
+    slaps: list[tuple[int, float, int]] = field(default_factory=list)
+    closed: bool = False
+
+    def slapped(self, seat: int) -> bool:
+        return any(s == seat for s, _eff, _seq in self.slaps)
+
+
+@dataclass
+class KiloTable:
+    """The base game's public data: game-wide fields, then this round's."""
+
+    dealt: list[str] = field(default_factory=list)
+    starter: int | None = None
+    direction: int = LEFT
+    checkpoint: bool = False
+    to_announce: list[str] = field(default_factory=list)
+    holders: dict[str, int] = field(default_factory=dict)
+    tiebreak: list[bytes] = field(default_factory=list)
+    #: seq of every slap and feint this round → its effective time (what a later ``trigger`` names).
+    reactions: dict[int, float] = field(default_factory=dict)
+    last_feint: int | None = None
+    last_feint_seat: int | None = None
+    window: Window | None = None
+    passes: int = 0
+    #: The faces in front of each seat, kept with every draw for cheap views.
+    shown_kilos: tuple[tuple[str, ...], ...] = ()
+    ordered: list[tuple[int, float]] = field(default_factory=list)
+    losers: list[int] = field(default_factory=list)
+    windows: int = 0
+
+
+def table(state: TableState) -> KiloTable:
+    """The base game's data of a table."""
+    data: KiloTable = state.rules[NAME]
+    return data
+
+
+def kilos_zone(seat: int) -> str:
+    return f"kilos/{seat}"
+
+
+# --- set-up ---------------------------------------------------------------------------------------
+
+
+@hookimpl
+def kdm_table_options() -> list[TableOption]:
+    return [
+        TableOption("direction", str, "toward-queen-of-spades",
+                    "passing direction: toward the Queen of spades' holder (ties go left), or fixed",
+                    choices=("toward-queen-of-spades", "left", "right")),
+        TableOption("suit_combos", bool, True, "four cards of one suit are a combo too"),
+        TableOption("slap_timeout_ms", int, 4000, "a slap window closes this long after it opened",
+                    minimum=100, maximum=60000),
+        TableOption("flush_to", str, "bottom",
+                    "where a flush puts the kilos and the 7: under the pile, or shuffled into it",
+                    choices=("bottom", "shuffle")),
+        TableOption("rounds", int, 10, "rounds to play, or 'pile' to play until the pile is empty",
+                    minimum=1, maximum=100000, words=("pile",)),
+        TableOption("max_rounds", int, 500,
+                    "with rounds=pile, stop after this many rounds (3 players can never empty it)",
+                    minimum=1, maximum=100000),
+    ]  # fmt: skip
+
+
+@hookimpl
+def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        return f"players must be {MIN_PLAYERS} to {MAX_PLAYERS}"
+    return None
+
+
+@hookimpl
+def kdm_setup_table(state: TableState) -> None:
+    state.rules[NAME] = KiloTable()
+
+
+@hookimpl
+def kdm_deck(players: int, options: dict[str, Any]) -> tuple[list[str], list[str]]:
+    dealt = faces_of_ranks(DEALT_RANKS[players])
+    return dealt, [card for card in full_deck() if card not in set(dealt)]
+
+
+@hookimpl
+def kdm_card_kilos(card: str, options: dict[str, Any]) -> int:
+    return RANK_KILOS[rank_of(card)]
+
+
+@hookimpl
+def kdm_is_combo(cards: list[str], options: dict[str, Any]) -> bool:
+    return is_combo(cards, options.get("suit_combos", True))
+
+
+def is_combo(cards: list[str], suit_combos: bool) -> bool:
+    """Four cards of one rank, or (with ``suit_combos``) of one suit (RULES 1.2.5)."""
+    if len(cards) != HAND:
+        return False
+    if len({rank_of(c) for c in cards}) == 1:
+        return True
+    return suit_combos and len({suit_of(c) for c in cards}) == 1
+
+
+# --- the event loop -------------------------------------------------------------------------------
+
+
+@hookimpl
+def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
+    handler = _HANDLERS.get(event.kind)
+    return None if handler is None else handler(engine, event)
+
+
+def _start_game(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, StartGame)
+    state = engine.state
+    _expect(state, "setup", "the game has already started")
+    dealt, pile_cards = engine.rules.hook.kdm_deck(players=state.players, options=state.options)
+    tokens = state.new_tokens(len(pile_cards))
+    state.zones[PILE] = tokens
+    for seat in range(state.players):
+        state.zones[kilos_zone(seat)] = []
+    table(state).dealt = dealt
+    table(state).shown_kilos = ((),) * state.players
+    state.phase = "dealing"
+    return [
+        {"kind": "shuffled", "zone": PILE, "tokens": tokens, "pool": pile_cards, "seed": event.seed},
+        {"kind": "game_started", "players": state.players, "pile": len(tokens)},
+    ]
+
+
+def _deal(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, Deal)
+    state = engine.state
+    _expect(state, "dealing", "cards are dealt only between rounds")
+    kilo = table(state)
+    tokens = state.new_tokens(len(kilo.dealt))
+    for seat in range(state.players):
+        state.hands[seat] = tokens[seat * HAND : (seat + 1) * HAND]
+    state.round += 1
+    state.turn = None
+    fresh = KiloTable(dealt=kilo.dealt, shown_kilos=kilo.shown_kilos)
+    fresh.tiebreak = [hashlib.blake2b(event.seed + bytes([s]), digest_size=8).digest()
+                      for s in range(state.players)]  # fmt: skip
+    fresh.to_announce = [QUEEN_OF_HEARTS]
+    if state.options["direction"] == "toward-queen-of-spades":
+        fresh.to_announce.append(QUEEN_OF_SPADES)
+    state.rules[NAME] = fresh
+    state.phase = "announcing"
+    return [
+        {"kind": "shuffled", "zone": "hands", "tokens": tokens, "pool": kilo.dealt, "seed": event.seed},
+        {"kind": "dealt", "round": state.round},
+    ]
+
+
+def _announce(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, Announce)
+    state = engine.state
+    _expect(state, "announcing", "the queens are called only at the start of a round")
+    kilo = table(state)
+    if event.card not in kilo.to_announce:
+        raise IllegalAction(f"{event.card} is not being called now")
+    _check_seat(state, event.seat)
+    kilo.to_announce.remove(event.card)
+    kilo.holders[event.card] = event.seat
+    effects: list[Effect] = [{"kind": "announced", "seat": event.seat, "card": event.card}]
+    if not kilo.to_announce:
+        effects.append(_begin_passing(state, kilo))
+    return effects
+
+
+def _begin_passing(state: TableState, kilo: KiloTable) -> Effect:
+    starter = kilo.holders[QUEEN_OF_HEARTS]
+    kilo.starter = starter
+    kilo.direction = passing_direction(
+        state.options["direction"], state.players, starter, kilo.holders.get(QUEEN_OF_SPADES)
+    )
+    kilo.checkpoint = True
+    state.turn = starter
+    state.phase = "passing"
+    return {"kind": "passing_started", "round": state.round, "starter": starter,
+            "direction": "left" if kilo.direction == LEFT else "right"}  # fmt: skip
+
+
+def passing_direction(rule: str, players: int, starter: int, spades: int | None) -> int:
+    """RULES 1.2.3: toward the Queen of spades in fewer passes; a tie or both queens go left."""
+    if rule == "left":
+        return LEFT
+    if rule == "right":
+        return RIGHT
+    assert spades is not None
+    going_left = (spades - starter) % players
+    going_right = (starter - spades) % players
+    return RIGHT if going_right < going_left else LEFT
+
+
+def _pass(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, Pass)
+    state = engine.state
+    _expect(state, "passing", "no passing now")
+    if event.seat != state.turn:
+        raise IllegalAction(f"it is seat {state.turn}'s turn to pass, not seat {event.seat}'s")
+    hand = state.hands[event.seat]
+    if event.token not in hand:
+        raise IllegalAction(f"seat {event.seat} does not hold card {event.token}")
+    kilo = table(state)
+    receiver = (event.seat + kilo.direction) % state.players
+    hand.remove(event.token)
+    state.hands[receiver].append(event.token)
+    state.turn = receiver
+    kilo.passes += 1
+    # Sequential passing: every hand holds 4 exactly when the turn is back with the starter.
+    kilo.checkpoint = receiver == kilo.starter
+    effect: Effect = {"kind": "passed", "seat": event.seat, "to": receiver, "token": event.token,
+                      "checkpoint": kilo.checkpoint}  # fmt: skip
+    if not kilo.checkpoint:  # at a checkpoint every seat may hold a combo: wake them all
+        effect["wake"] = (receiver,)
+    return [effect]
+
+
+def effective_time(kilo: KiloTable, event: TimedEvent) -> float:
+    """DESIGN 5.6: eff(trigger) + rt when the trigger is a slap or feint of this round, else t_sync."""
+    if event.rt is not None:
+        if event.rt < 0:
+            raise IllegalAction("a reaction time cannot be negative")
+        if event.trigger is not None:
+            base = kilo.reactions.get(event.trigger)
+            if base is not None:
+                return base + event.rt
+    return event.t_sync
+
+
+def _slap(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, Slap)
+    state = engine.state
+    kilo = table(state)
+    window = kilo.window
+    if state.phase == "passing":
+        window = None
+    elif state.phase != "window" or window is None:
+        raise IllegalAction("no slapping now: the window is being judged or the round is over")
+    _check_seat(state, event.seat)
+    if window is not None and window.slapped(event.seat):
+        raise IllegalAction(f"seat {event.seat} has already slapped")
+    eff = effective_time(kilo, event)
+    opened = window is None
+    if window is None:
+        window = kilo.window = Window(opened_by=state.seq, checkpoint=kilo.checkpoint)
+        state.phase = "window"
+    window.slaps.append((event.seat, eff, state.seq))
+    kilo.reactions[state.seq] = eff
+    effect: Effect = {"kind": "slapped", "seat": event.seat, "seq": state.seq, "effective": eff,
+                      "opened": opened}  # fmt: skip
+    if opened:
+        effect["close_after_ms"] = state.options["slap_timeout_ms"]
+    effects = [effect]
+    if engine.rules.hook.kdm_window_complete(state=state, window=window):
+        effects += _close_window(engine)
+    return effects
+
+
+def _feint(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, Feint)
+    state = engine.state
+    _expect(state, ("passing", "window"), "no feinting now")
+    _check_seat(state, event.seat)
+    kilo = table(state)
+    kilo.reactions[state.seq] = effective_time(kilo, event)
+    kilo.last_feint = state.seq
+    kilo.last_feint_seat = event.seat
+    return [{"kind": "feinted", "seat": event.seat, "seq": state.seq}]
+
+
+def _close(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, Close)
+    _expect(engine.state, "window", "no window is open")
+    return _close_window(engine)
+
+
+@hookimpl
+def kdm_window_complete(state: TableState, window: Window) -> bool:
+    return len(window.slaps) == state.players
+
+
+def _close_window(engine: Engine) -> list[Effect]:
+    state = engine.state
+    kilo = table(state)
+    window = kilo.window
+    assert window is not None
+    window.closed = True
+    kilo.ordered = [(seat, eff) for seat, eff, _seq in
+                    sorted(window.slaps, key=lambda s: (s[1], kilo.tiebreak[s[0]]))]  # fmt: skip
+    effects: list[Effect] = [{"kind": "window_closed", "order": kilo.ordered}]
+    if window.checkpoint:
+        state.phase = "judging"  # the first slapper must show a combo
+        return effects
+    return effects + _judge(engine, combo=False)
+
+
+def _show_hand(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, ShowHand)
+    state = engine.state
+    _expect(state, "judging", "no hand is being shown now")
+    first = table(state).ordered[0][0]
+    if event.seat != first:
+        raise IllegalAction(f"seat {first} shows their hand, not seat {event.seat}")
+    if sorted(event.tokens) != sorted(state.hands[first]) or len(event.cards) != len(event.tokens):
+        raise IllegalAction(f"seat {first} must show exactly the cards it holds")
+    state.faces.update(zip(event.tokens, event.cards, strict=True))
+    combo = engine.rules.is_combo(list(event.cards), state.options)
+    shown: Effect = {"kind": "hand_shown", "seat": first, "cards": list(event.cards), "combo": combo}
+    return [shown, *_judge(engine, combo)]
+
+
+@hookimpl
+def kdm_judge_window(state: TableState, window: Window, combo: bool) -> list[int]:
+    kilo = table(state)
+    if not (window.checkpoint and combo):
+        return [kilo.ordered[0][0]]  # a false slap: its instigator loses
+    never = [seat for seat in range(state.players) if not window.slapped(seat)]
+    return never or [kilo.ordered[-1][0]]
+
+
+def _judge(engine: Engine, combo: bool) -> list[Effect]:
+    state = engine.state
+    kilo = table(state)
+    window = kilo.window
+    assert window is not None
+    losers: list[int] = engine.rules.hook.kdm_judge_window(state=state, window=window, combo=combo)
+    kilo.losers = list(losers)
+    state.phase = "drawing"
+    judged: Effect = {"kind": "judged", "valid": window.checkpoint and combo,
+                      "first": kilo.ordered[0][0], "order": kilo.ordered, "losers": losers}  # fmt: skip
+    return [judged, *_after_draw(engine)]
+
+
+def _draw(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, Draw)
+    state = engine.state
+    _expect(state, "drawing", "nobody draws now")
+    kilo = table(state)
+    if event.seat != kilo.losers[0]:
+        raise IllegalAction(f"seat {kilo.losers[0]} draws now, not seat {event.seat}")
+    zone = next((name for name in _draw_zones(state) if state.zones[name][-1:] == [event.token]), None)
+    if zone is None:
+        raise IllegalAction(f"card {event.token} is not on top of a pile")
+    state.zones[zone].pop()
+    state.faces[event.token] = event.card
+    state.zones[kilos_zone(event.seat)].append(event.token)
+    kilo.losers.pop(0)
+    effects: list[Effect] = engine.rules.hook.kdm_draw(
+        engine=engine, seat=event.seat, token=event.token, card=event.card
+    )
+    return effects + _after_draw(engine)
+
+
+def _draw_zones(state: TableState) -> list[str]:
+    return [name for name in (PILE,) if state.zones.get(name)]
+
+
+@hookimpl
+def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[Effect]:
+    """RULES 1.2.9: a 7 onto earlier kilos flushes them all under the pile; a first 7 counts 7."""
+    state = engine.state
+    kilos = state.zones[kilos_zone(seat)]
+    flush = rank_of(card) == "7" and len(kilos) > 1
+    drew: Effect = {"kind": "drew", "round": state.round, "seat": seat, "card": card, "flush": flush}
+    if flush:
+        # Under the pile in the order they lay in front of the player, the 7 last (nearest the top).
+        state.zones[PILE][:0] = kilos
+        state.zones[kilos_zone(seat)] = []
+        if state.options["flush_to"] == "shuffle":
+            state.phase = "shuffling"
+    state.scores[seat] = kilos_of(engine, seat)
+    shown = list(table(state).shown_kilos)
+    shown[seat] = tuple(state.faces[t] for t in state.zones[kilos_zone(seat)])
+    table(state).shown_kilos = tuple(shown)
+    return [drew]
+
+
+def kilos_of(engine: Engine, seat: int) -> int:
+    """The kilos in front of ``seat``."""
+    state = engine.state
+    return sum(engine.rules.card_kilos(state.faces[t], state.options)
+               for t in state.zones[kilos_zone(seat)])  # fmt: skip
+
+
+def _shuffle(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, Shuffle)
+    state = engine.state
+    _expect(state, "shuffling", "nothing is being shuffled now")
+    old = state.zones[PILE]
+    new = state.new_tokens(len(old))
+    for token in old:
+        state.faces.pop(token, None)
+    state.zones[PILE] = new
+    state.phase = "drawing"
+    shuffled: Effect = {"kind": "shuffled", "zone": PILE, "tokens": new, "from_tokens": old,
+                        "seed": event.seed}  # fmt: skip
+    return [shuffled, *_after_draw(engine)]
+
+
+def _after_draw(engine: Engine) -> list[Effect]:
+    """Ask for the next draw, or finish the window (nothing is drawn from an empty pile)."""
+    state = engine.state
+    kilo = table(state)
+    if state.phase == "shuffling" or (kilo.losers and _draw_zones(state)):
+        return []
+    kilo.losers = []
+    kilo.windows += 1
+    if not engine.rules.hook.kdm_round_over(state=state):
+        kilo.window = None
+        state.phase = "passing"
+        return [{"kind": "passing_resumed"}]
+    return _end_round(engine)
+
+
+def _end_round(engine: Engine) -> list[Effect]:
+    state = engine.state
+    state.hands = [[] for _ in range(state.players)]
+    state.turn = None
+    effects: list[Effect] = [{"kind": "round_over", "round": state.round, "scores": list(state.scores)}]
+    if engine.rules.hook.kdm_game_over(state=state):
+        state.phase = "over"
+        winners = engine.rules.hook.kdm_winners(state=state)
+        effects.append({"kind": "game_over", "winners": winners, "scores": list(state.scores)})
+    else:
+        state.phase = "dealing"
+    return effects
+
+
+@hookimpl
+def kdm_round_over(state: TableState) -> bool:
+    return True
+
+
+@hookimpl
+def kdm_game_over(state: TableState) -> bool:
+    rounds = state.options["rounds"]
+    if rounds == "pile":
+        return not state.zones[PILE] or state.round >= state.options["max_rounds"]
+    return bool(state.round >= rounds)
+
+
+@hookimpl
+def kdm_winners(state: TableState) -> list[int]:
+    fewest = min(state.scores)
+    return [seat for seat, kilos in enumerate(state.scores) if kilos == fewest]
+
+
+@hookimpl
+def kdm_awaiting(state: TableState) -> list[Duty]:
+    phase = state.phase
+    if phase in ("setup", "dealing", "shuffling"):
+        return [Duty({"setup": "start_game", "dealing": "deal", "shuffling": "shuffle"}[phase])]
+    kilo = table(state)
+    if phase == "announcing":
+        return [Duty("announce", cards=(kilo.to_announce[0],))]
+    if phase == "window":
+        assert kilo.window is not None
+        return [Duty("close", after_ms=state.options["slap_timeout_ms"], ref=kilo.window.opened_by)]
+    if phase == "judging":
+        first = kilo.ordered[0][0]
+        return [Duty("show_hand", seat=first, tokens=tuple(state.hands[first]))]
+    if phase == "drawing":
+        tops = tuple(state.zones[name][-1] for name in _draw_zones(state))
+        return [Duty("draw", seat=kilo.losers[0], tokens=tops)]
+    return []
+
+
+def _expect(state: TableState, phases: str | tuple[str, ...], reason: str) -> None:
+    if state.phase != phases and state.phase not in phases:
+        raise IllegalAction(f"{reason} (the table is {state.phase})")
+
+
+def _check_seat(state: TableState, seat: int) -> None:
+    if not 0 <= seat < state.players:
+        raise IllegalAction(f"there is no seat {seat}")
+
+
+_HANDLERS: dict[str, Callable[[Engine, Event], list[Effect]]] = {
+    StartGame.kind: _start_game,
+    Deal.kind: _deal,
+    Announce.kind: _announce,
+    Pass.kind: _pass,
+    Slap.kind: _slap,
+    Feint.kind: _feint,
+    Close.kind: _close,
+    ShowHand.kind: _show_hand,
+    Draw.kind: _draw,
+    Shuffle.kind: _shuffle,
+}
+
+
+# --- views ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KiloView:
+    """The base game's part of a seat view (all public)."""
+
+    starter: int | None
+    direction: int
+    checkpoint: bool
+    window_open: bool
+    window_opened_by: int | None
+    slapped: tuple[int, ...]
+    last_feint: int | None
+    last_feint_seat: int | None
+    passes: int
+    kilos: tuple[tuple[str, ...], ...]
+    pile: int
+    losers: tuple[int, ...]
+
+
+@hookimpl
+def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any]:
+    kilo = table(state)
+    window = kilo.window
+    open_window = window is not None and not window.closed
+    return NAME, KiloView(
+        starter=kilo.starter,
+        direction=kilo.direction,
+        checkpoint=kilo.checkpoint and state.phase == "passing",
+        window_open=open_window,
+        window_opened_by=window.opened_by if window is not None else None,
+        slapped=tuple(s for s, _eff, _seq in window.slaps) if window is not None else (),
+        last_feint=kilo.last_feint,
+        last_feint_seat=kilo.last_feint_seat,
+        passes=kilo.passes,
+        kilos=kilo.shown_kilos,
+        pile=len(state.zones.get(PILE, ())),
+        losers=tuple(kilo.losers),
+    )

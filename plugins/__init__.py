@@ -1,0 +1,1 @@
+"""Built-in rule variants, one plugin module each."""
