@@ -22,8 +22,8 @@ play: $(STAMP)
 test: lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check kdm net plugins tests benchmarks examples
-	$(BIN)/ruff format --check kdm net plugins tests benchmarks examples
+	$(BIN)/ruff check kdm net plugins tests benchmarks
+	$(BIN)/ruff format --check kdm net plugins tests benchmarks
 
 # mypy cannot follow setuptools' package-dir mapping (net/ is installed as kdm.net), so it checks a
 # tree of symlinks laid out the way the package is installed.

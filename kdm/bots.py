@@ -151,7 +151,11 @@ def greedy_pass(view: SeatView, bot: Bot) -> int:
     groups = {key: n for key, n in counts.items() if suit_combos or key[0] == "rank"}
     best = max(groups.values())
     kept: tuple[str, str] | None = bot.memory.get("target")
-    target = kept if kept is not None and groups.get(kept) == best else min(k for k, n in groups.items() if n == best)
+    target = (
+        kept
+        if kept is not None and groups.get(kept) == best
+        else min(k for k, n in groups.items() if n == best)
+    )
     bot.memory["target"] = target
     candidates = [entry for entry in keys if target not in entry[1:]] or keys
     _usefulness, token = min((counts[r] + counts[s], t) for t, r, s in candidates)
