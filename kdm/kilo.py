@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm.cards import RANK_KILOS, faces_of_ranks, full_deck, rank_of, suit_of
+from kdm.cards import RANK_KILOS, faces_of_ranks, full_deck, is_face, rank_of, suit_of
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction
 from kdm.events import (
@@ -144,8 +144,8 @@ def kdm_deck(players: int, options: dict[str, Any]) -> tuple[list[str], list[str
 
 
 @hookimpl
-def kdm_card_kilos(card: str, options: dict[str, Any]) -> int:
-    return RANK_KILOS[rank_of(card)]
+def kdm_card_kilos(card: str, options: dict[str, Any]) -> int | None:
+    return RANK_KILOS.get(rank_of(card))  # None for a joker: only the jokers variant weighs them
 
 
 @hookimpl
@@ -177,7 +177,7 @@ def _start_game(engine: Engine, event: Event) -> list[Effect]:
     _expect(state, "setup", "the game has already started")
     dealt, pile_cards = engine.rules.hook.kdm_deck(players=state.players, options=state.options)
     tokens = state.new_tokens(len(pile_cards))
-    state.zones[PILE] = tokens
+    state.zones[PILE] = list(tokens)  # effects outlive this event: they must not share the live list
     for seat in range(state.players):
         state.zones[kilos_zone(seat)] = []
     table(state).dealt = dealt
@@ -350,7 +350,7 @@ def _close_window(engine: Engine) -> list[Effect]:
     window.closed = True
     kilo.ordered = [(seat, eff) for seat, eff, _seq in
                     sorted(window.slaps, key=lambda s: (s[1], kilo.tiebreak[s[0]]))]  # fmt: skip
-    effects: list[Effect] = [{"kind": "window_closed", "order": kilo.ordered}]
+    effects: list[Effect] = [{"kind": "window_closed", "order": list(kilo.ordered)}]
     if window.checkpoint:
         state.phase = "judging"  # the first slapper must show a combo
         return effects
@@ -366,6 +366,8 @@ def _show_hand(engine: Engine, event: Event) -> list[Effect]:
         raise IllegalAction(f"seat {first} shows their hand, not seat {event.seat}")
     if sorted(event.tokens) != sorted(state.hands[first]) or len(event.cards) != len(event.tokens):
         raise IllegalAction(f"seat {first} must show exactly the cards it holds")
+    if not all(is_face(card) for card in event.cards):
+        raise IllegalAction(f"seat {first} shows something that is not a card")
     state.faces.update(zip(event.tokens, event.cards, strict=True))
     combo = engine.rules.is_combo(list(event.cards), state.options)
     shown: Effect = {"kind": "hand_shown", "seat": first, "cards": list(event.cards), "combo": combo}
@@ -389,8 +391,13 @@ def _judge(engine: Engine, combo: bool) -> list[Effect]:
     losers: list[int] = engine.rules.hook.kdm_judge_window(state=state, window=window, combo=combo)
     kilo.losers = list(losers)
     state.phase = "drawing"
-    judged: Effect = {"kind": "judged", "valid": window.checkpoint and combo,
-                      "first": kilo.ordered[0][0], "order": kilo.ordered, "losers": losers}  # fmt: skip
+    judged: Effect = {
+        "kind": "judged",
+        "valid": window.checkpoint and combo,
+        "first": kilo.ordered[0][0],
+        "order": list(kilo.ordered),
+        "losers": list(losers),
+    }
     return [judged, *_after_draw(engine)]
 
 
@@ -404,6 +411,8 @@ def _draw(engine: Engine, event: Event) -> list[Effect]:
     zone = next((name for name in _draw_zones(state) if state.zones[name][-1:] == [event.token]), None)
     if zone is None:
         raise IllegalAction(f"card {event.token} is not on top of a pile")
+    if not is_face(event.card) or engine.rules.card_kilos(event.card, state.options) is None:
+        raise IllegalAction(f"{event.card!r} is not a card this table can weigh")
     state.zones[zone].pop()
     state.faces[event.token] = event.card
     state.zones[kilos_zone(event.seat)].append(event.token)
@@ -441,8 +450,10 @@ def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[Effect]:
 def kilos_of(engine: Engine, seat: int) -> int:
     """The kilos in front of ``seat``."""
     state = engine.state
-    return sum(engine.rules.card_kilos(state.faces[t], state.options)
-               for t in state.zones[kilos_zone(seat)])  # fmt: skip
+    # Every card in front of a player was weighed when it was drawn, so none weighs None here.
+    return sum(
+        engine.rules.card_kilos(state.faces[t], state.options) or 0 for t in state.zones[kilos_zone(seat)]
+    )
 
 
 def _shuffle(engine: Engine, event: Event) -> list[Effect]:
@@ -453,7 +464,7 @@ def _shuffle(engine: Engine, event: Event) -> list[Effect]:
     new = state.new_tokens(len(old))
     for token in old:
         state.faces.pop(token, None)
-    state.zones[PILE] = new
+    state.zones[PILE] = list(new)
     state.phase = "drawing"
     shuffled: Effect = {"kind": "shuffled", "zone": PILE, "tokens": new, "from_tokens": old,
                         "seed": event.seed}  # fmt: skip

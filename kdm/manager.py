@@ -184,8 +184,9 @@ class Rules:
     def is_combo(self, cards: list[str], options: dict[str, Any]) -> bool:
         return bool(self.hook.kdm_is_combo(cards=cards, options=options))
 
-    def card_kilos(self, card: str, options: dict[str, Any]) -> int:
-        kilos: int = self.hook.kdm_card_kilos(card=card, options=options)
+    def card_kilos(self, card: str, options: dict[str, Any]) -> int | None:
+        """What ``card`` weighs at this table, or None if no plugin weighs it."""
+        kilos: int | None = self.hook.kdm_card_kilos(card=card, options=options)
         return kilos
 
     def describe(self, effect: dict[str, Any], lang: str = "en") -> str | None:

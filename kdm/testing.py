@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from kdm.cards import derive_seed
+from kdm.cards import derive_seed, shuffled
 from kdm.deck import OpenDeck
 from kdm.engine import Effect, Engine
 from kdm.events import Close, Deal, Event, Feint, Pass, Shuffle, Slap, StartGame
@@ -77,12 +77,27 @@ class ScriptedTable:
                 if pool[face] <= 0:
                     raise ValueError(f"{face} is not dealt with {self.state.players} players (or twice)")
                 pool[face] -= 1
-        rest = sorted(pool.elements())
-        for seat, tokens in enumerate(self.state.hands):
-            chosen = list(hands[seat]) if seat < len(hands) else []
-            chosen += [rest.pop(0) for _ in range(len(tokens) - len(chosen))]
-            self.deck.faces.update(zip(tokens, chosen, strict=True))
+        chosen = self._fill(hands, sorted(pool.elements()))
+        for tokens, faces in zip(self.state.hands, chosen, strict=True):
+            self.deck.faces.update(zip(tokens, faces, strict=True))
         self.settle()
+
+    def _fill(self, hands: Sequence[Sequence[str]], rest: list[str]) -> list[list[str]]:
+        """The given hands completed from ``rest`` so that no hand the test left open is a combo:
+        a scenario gets exactly the combos it wrote down."""
+        sizes = [len(tokens) for tokens in self.state.hands]
+        for attempt in range(1000):
+            deck = shuffled(rest, derive_seed(self.seed, "fill", attempt))
+            chosen = []
+            for seat, size in enumerate(sizes):
+                given = list(hands[seat]) if seat < len(hands) else []
+                chosen.append(given + [deck.pop() for _ in range(size - len(given))])
+            open_hands = [
+                hand for seat, hand in enumerate(chosen) if seat >= len(hands) or len(hands[seat]) < size
+            ]
+            if not any(self.rules.is_combo(hand, self.state.options) for hand in open_hands):
+                return chosen
+        raise ValueError("cannot complete these hands without dealing a combo")
 
     # --- acting ---------------------------------------------------------------------------------
 

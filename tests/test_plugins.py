@@ -1,0 +1,162 @@
+"""The plugin manager: built-in order, the ``kdm`` entry-point group, the autoload switch,
+``check_pending``, options declared by plugins, and the fast hook caller keeping pluggy's semantics."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kdm.errors import PluginError, TableError
+from kdm.manager import AUTOLOAD_ENV, Rules, installed_plugins
+from kdm.sim import simulate
+from kdm.testing import ScriptedTable
+
+HOUSE_RULE = '''
+"""Aces weigh 1000 kilos at this house, and the table says so in an option."""
+from kdm.hookspecs import hookimpl
+from kdm.options import TableOption
+
+@hookimpl
+def kdm_table_options():
+    return [TableOption("ace_kilos", int, 1000, "what an ace weighs", minimum=1)]
+
+@hookimpl
+def kdm_card_kilos(card, options):
+    return options["ace_kilos"] if card.startswith("A") else None
+'''
+
+
+def install_plugin(root: Path, name: str, module_source: str, version: str = "1.2") -> None:
+    """A distribution with a ``kdm`` entry point, installed on ``sys.path`` by the caller."""
+    (root / f"{name}_rules.py").write_text(textwrap.dedent(module_source))
+    info = root / f"{name}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (info / "entry_points.txt").write_text(f"[kdm]\n{name} = {name}_rules\n")
+
+
+@pytest.fixture
+def house_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    install_plugin(tmp_path, "heavyaces", HOUSE_RULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
+    return "heavyaces"
+
+
+def test_base_game_is_registered_first_and_alone_by_default() -> None:
+    rules = Rules.for_table()
+    assert rules.names == ["kilo"]
+    assert {o.name for o in rules.options()} == {
+        "direction", "suit_combos", "slap_timeout_ms", "flush_to", "rounds", "max_rounds",
+    }  # fmt: skip
+    assert all(o.plugin == "kilo" for o in rules.options())
+
+
+def test_third_party_plugin_from_the_kdm_entry_point_group(house_rule: str) -> None:
+    assert installed_plugins()[house_rule].version == "1.2"
+    rules = Rules.for_table([house_rule])
+    assert rules.names == ["kilo", house_rule]
+    assert rules.versions == {"kilo": rules.versions["kilo"], house_rule: "1.2"}
+    option = next(o for o in rules.options() if o.name == "ace_kilos")
+    assert option.plugin == house_rule and option.default == 1000
+    # Registered after the base game, so its firstresult answer wins where it has one.
+    assert rules.card_kilos("AS", {"ace_kilos": 1000}) == 1000
+    assert rules.card_kilos("9S", {"ace_kilos": 1000}) == 9
+
+
+def test_third_party_option_reaches_the_rules(house_rule: str) -> None:
+    table = ScriptedTable(4, {"ace_kilos": 50}, variants=[house_rule])
+    table.start(pile_top=["AH"])
+    table.deal([["KH", "KS", "KD", "KC"]])
+    table.slap(1, at=1.0)
+    table.close()
+    assert table.state.scores[1] == 50
+    result = simulate(4, 2, seed=1, variants=[house_rule], options={"ace_kilos": 5})
+    assert result.rounds == 2
+
+
+def test_autoload_can_be_turned_off(house_rule: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(AUTOLOAD_ENV, "1")
+    assert house_rule not in installed_plugins()
+    with pytest.raises(PluginError, match="unknown variant 'heavyaces'; installed plugins: kilo"):
+        Rules.for_table([house_rule])
+
+
+def test_misspelled_hook_is_an_error_at_start_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install_plugin(
+        tmp_path,
+        "typo",
+        """
+        from kdm.hookspecs import hookimpl
+
+        @hookimpl
+        def kdm_card_kilo(card, options):
+            return 1
+        """,
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
+    with pytest.raises(PluginError, match="unknown hook"):
+        Rules.for_table(["typo"])
+
+
+def test_broken_plugin_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install_plugin(tmp_path, "broken", "raise ImportError('no such thing')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
+    with pytest.raises(PluginError, match=r"plugin 'broken' .* failed to load: no such thing"):
+        installed_plugins()
+
+
+def test_plugin_can_refuse_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install_plugin(
+        tmp_path,
+        "fouronly",
+        """
+        from kdm.hookspecs import hookimpl
+
+        @hookimpl
+        def kdm_check_table(players, options, plugins):
+            return None if players == 4 else "fouronly needs exactly 4 players"
+        """,
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
+    ScriptedTable(4, variants=["fouronly"])
+    with pytest.raises(TableError, match="fouronly needs exactly 4 players"):
+        ScriptedTable(5, variants=["fouronly"])
+
+
+def test_fast_caller_keeps_pluggy_semantics(house_rule: str) -> None:
+    rules = Rules.for_table([house_rule])
+    fast = rules.fast("kdm_card_kilos")
+    for card in ("AS", "7H", "KD"):
+        options = {"ace_kilos": 3}
+        assert fast(card=card, options=options) == rules.hook.kdm_card_kilos(card=card, options=options)
+    collected = rules.fast("kdm_table_options")
+    assert sorted(o.name for options in collected() for o in options) == sorted(
+        o.name for options in rules.hook.kdm_table_options() for o in options
+    )
+
+
+def test_fast_caller_defers_to_pluggy_when_a_plugin_wraps_the_hook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_plugin(
+        tmp_path,
+        "doubler",
+        """
+        from kdm.hookspecs import hookimpl
+
+        @hookimpl(wrapper=True)
+        def kdm_card_kilos(card, options):
+            kilos = yield
+            return kilos * 2
+        """,
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
+    rules = Rules.for_table(["doubler"])
+    assert rules.fast("kdm_card_kilos")(card="KS", options={}) == 26
