@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm.cards import rank_of, suit_of
+from kdm.cards import full_deck, rank_of, suit_of
 from kdm.engine import SeatView
 from kdm.events import Event, Feint, Pass, Slap
 from kdm.hookspecs import hookimpl
@@ -137,29 +137,34 @@ def random_pass(view: SeatView, bot: Bot) -> int:
 def greedy_pass(view: SeatView, bot: Bot) -> int:
     """Keep the rank or suit closest to four; pass the card that helps least."""
     hand = view.hand
-    if any(card is None for _t, card in hand):  # a card this seat cannot see: pass it first
-        return next(token for token, card in hand if card is None)
-    counts: dict[tuple[str, str], int] = {}
-    keys: list[tuple[int, tuple[str, str], tuple[str, str]]] = []
-    for token, card in hand:
-        assert card is not None
-        rank_key, suit_key = ("rank", rank_of(card)), ("suit", str(suit_of(card)))
+    counts: dict[str, int] = {}
+    for _token, card in hand:
+        if card is None:  # a card this seat cannot see: pass it first
+            return next(token for token, face in hand if face is None)
+        rank_key, suit_key = _GROUPS[card]
         counts[rank_key] = counts.get(rank_key, 0) + 1
         counts[suit_key] = counts.get(suit_key, 0) + 1
-        keys.append((token, rank_key, suit_key))
-    suit_combos = view.options["suit_combos"]
-    groups = {key: n for key, n in counts.items() if suit_combos or key[0] == "rank"}
-    best = max(groups.values())
-    kept: tuple[str, str] | None = bot.memory.get("target")
+    if not view.options["suit_combos"]:
+        counts = {key: n for key, n in counts.items() if key[0] == "r"}
+    best = max(counts.values())
+    kept: str | None = bot.memory.get("target")
     target = (
         kept
-        if kept is not None and groups.get(kept) == best
-        else min(k for k, n in groups.items() if n == best)
+        if kept is not None and counts.get(kept) == best
+        else min(k for k, n in counts.items() if n == best)
     )
     bot.memory["target"] = target
-    candidates = [entry for entry in keys if target not in entry[1:]] or keys
-    _usefulness, token = min((counts[r] + counts[s], t) for t, r, s in candidates)
+    candidates = [(token, _GROUPS[card]) for token, card in hand if target not in _GROUPS[card]]  # type: ignore[index]
+    if not candidates:
+        candidates = [(token, _GROUPS[card]) for token, card in hand]  # type: ignore[index]
+    _usefulness, token = min((counts.get(r, 0) + counts.get(s, 0), t) for t, (r, s) in candidates)
     return token
+
+
+#: Each face's two groups, as short keys: "r:K" for its rank, "s:H" for its suit.
+_GROUPS: dict[str, tuple[str, str]] = {
+    card: ("r:" + rank_of(card), "s:" + str(suit_of(card))) for card in full_deck(jokers=1)
+}
 
 
 _PASSERS: dict[str, Callable[[SeatView, Bot], int]] = {"greedy": greedy_pass, "random": random_pass}

@@ -47,12 +47,13 @@ class Duty:
     ref: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SeatView:
     """What one seat may know: public state plus the faces of its own cards.
 
     ``hand`` pairs each of the seat's tokens with its face (None if the seat does not know it).
-    ``rules`` holds each plugin's part, by plugin name.
+    ``rules`` holds each plugin's part, by plugin name. A view is a snapshot for its reader; it is not
+    frozen only because bots build one for every event they are concerned by, and freezing costs.
     """
 
     seat: int

@@ -566,7 +566,7 @@ _HANDLERS: dict[str, Callable[[Engine, Event], list[Effect]]] = {
 # --- views ----------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class KiloView:
     """The base game's part of a seat view (all public)."""
 

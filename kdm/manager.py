@@ -175,6 +175,15 @@ class Rules:
 
             return first_result
 
+        if len(functions) == 1:
+            (only,) = functions
+
+            def single_result(**kwargs: Any) -> list[Any]:
+                result = only(**kwargs)
+                return [] if result is None else [result]
+
+            return single_result
+
         def all_results(**kwargs: Any) -> list[Any]:
             results = (function(**kwargs) for function in functions)
             return [result for result in results if result is not None]

@@ -29,7 +29,7 @@ def test_greedy_keeps_the_rank_it_is_closest_to_and_passes_the_least_useful_card
     bot = Bot(2, "greedy", profile=CALM)
     passed = table.deck.faces[greedy_pass(view_of(table, 2), bot)]
     assert passed in ("QD", "2D")
-    assert bot.memory["target"] == ("rank", "K")
+    assert bot.memory["target"] == "r:K"
 
 
 def test_greedy_goes_for_a_suit_when_suit_combos_are_on() -> None:
@@ -45,7 +45,7 @@ def test_greedy_goes_for_a_suit_when_suit_combos_are_on() -> None:
     table.pass_card(1, "KC")
     bot = Bot(2, "greedy", profile=CALM)
     assert table.deck.faces[greedy_pass(view_of(table, 2), bot)] in ("QD", "KC")
-    assert bot.memory["target"] == ("suit", "H")
+    assert bot.memory["target"] == "s:H"
 
 
 def test_bots_slap_a_combo_at_the_checkpoint_and_not_before() -> None:
