@@ -22,6 +22,8 @@ from kdm.kilo import NAME as KILO
 from kdm.kilo import KiloView, is_combo
 
 STRATEGIES = ("greedy", "random")
+#: A greedy bot that passes this many times without getting closer to a combo changes its target.
+STUCK_PASSES = 3
 
 
 @dataclass(frozen=True)
@@ -147,13 +149,23 @@ def greedy_pass(view: SeatView, bot: Bot) -> int:
     if not view.options["suit_combos"]:
         counts = {key: n for key, n in counts.items() if key[0] == "r"}
     best = max(counts.values())
-    kept: str | None = bot.memory.get("target")
-    target = (
-        kept
-        if kept is not None and counts.get(kept) == best
-        else min(k for k, n in counts.items() if n == best)
-    )
-    bot.memory["target"] = target
+    memory = bot.memory
+    kept: str | None = memory.get("target")
+    if memory.get("round") != view.round:
+        memory["round"], memory["best"], memory["stale"], kept = view.round, 0, 0, None
+    if best > memory["best"]:
+        memory["best"], memory["stale"] = best, 0
+    else:
+        memory["stale"] += 1
+    if kept is not None and memory["stale"] >= STUCK_PASSES:
+        # Everyone may be holding the card the next player waits for: give up this group for another.
+        target = bot.rng.choice(sorted(k for k in counts if k != kept))
+        memory["stale"] = 0
+    elif kept is not None and counts.get(kept, 0) >= best - 1:
+        target = kept  # stay the course while it is still (nearly) the best
+    else:
+        target = min(k for k, n in counts.items() if n == best)
+    memory["target"] = target
     candidates = [(token, _GROUPS[card]) for token, card in hand if target not in _GROUPS[card]]  # type: ignore[index]
     if not candidates:
         candidates = [(token, _GROUPS[card]) for token, card in hand]  # type: ignore[index]

@@ -1,0 +1,241 @@
+"""The table record: what the replicated log means, replayed the same way on every peer.
+
+Consensus orders opaque entries; this module gives them their meaning. Each committed entry is a map
+with an ``id`` (``[node, counter]``: a retried proposal committed twice is applied once) and a type
+``t``:
+
+- ``create``: the host's table: name, players, options as given, plugins with versions;
+- ``join``: a node takes the next free seat, committing ``H(nonce)`` for the first shuffle;
+- ``start``: the host starts the game once every seat is taken;
+- ``reveal``: a seated node reveals its nonce for shuffle ``k`` and commits ``H`` of the next one;
+  once every seat has revealed, the seed is ``H(nonces in seat order)`` and the record applies the
+  seeded event the engine awaits (DESIGN 5.5: no single peer chooses a shuffle);
+- ``event``: a player's action (an engine event), accepted only from the node seated where it acts;
+- ``done``: a node saw the game end.
+
+Everything here is pure: the peer (``kdm.peer``) does the I/O and reacts to the ``Notice``s.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdm.engine import Effect, Engine, IllegalAction
+from kdm.errors import KdmError, PluginError, UsageError
+from kdm.events import Deal, Event, Shuffle, StartGame
+from kdm.manager import PluginInfo, Rules, table_plugins
+
+SEEDED_DUTIES = {"start_game": StartGame, "deal": Deal, "shuffle": Shuffle}
+
+
+def commitment(nonce: bytes) -> bytes:
+    """What a node publishes before revealing ``nonce``."""
+    return hashlib.sha256(b"kdm nonce\x00" + nonce).digest()
+
+
+def shuffle_seed(nonces: list[bytes]) -> bytes:
+    """The agreed seed from every seat's nonce, in seat order."""
+    digest = hashlib.sha256(b"kdm seed")
+    for nonce in nonces:
+        digest.update(len(nonce).to_bytes(2, "big") + nonce)
+    return digest.digest()
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something a committed entry did, for the peer: ``kind`` and details."""
+
+    kind: str
+    node: str = ""
+    seat: int | None = None
+    reason: str = ""
+    event: Event | None = None
+    effects: tuple[Effect, ...] = ()
+    seq: int = -1
+
+
+@dataclass
+class Seat:
+    node: str
+    name: str
+    bot: bool
+    commitment: bytes
+
+
+@dataclass
+class TableRecord:
+    """Replays committed entries into a table: seats, agreed seeds, and the engine."""
+
+    installed: dict[str, PluginInfo]
+    name: str = ""
+    host: str = ""
+    players: int = 0
+    plugins: dict[str, str] = field(default_factory=dict)
+    seats: list[Seat] = field(default_factory=list)
+    started: bool = False
+    shuffles: int = 0
+    reveals: dict[str, bytes] = field(default_factory=dict)
+    done: set[str] = field(default_factory=set)
+    engine: Engine | None = None
+    applied_ids: set[tuple[str, int]] = field(default_factory=set)
+
+    @property
+    def rules(self) -> Rules:
+        assert self.engine is not None
+        return self.engine.rules
+
+    def seat_of(self, node: str) -> int | None:
+        return next((i for i, seat in enumerate(self.seats) if seat.node == node), None)
+
+    def apply(self, entry: Any) -> list[Notice]:
+        """Apply one committed entry; a malformed or refused one changes nothing and says why."""
+        try:
+            kind, node, counter = _header(entry)
+        except ValueError as error:
+            return [Notice("rejected", reason=f"malformed entry: {error}")]
+        if (node, counter) in self.applied_ids:
+            return []  # a retried proposal that was committed twice
+        try:
+            notices = _APPLY[kind](self, node, entry)
+        except (KeyError, TypeError, ValueError) as error:
+            return [Notice("rejected", node=node, reason=f"malformed {kind} entry: {error}")]
+        except (IllegalAction, KdmError) as error:
+            return [Notice("rejected", node=node, reason=str(error))]
+        self.applied_ids.add((node, counter))
+        return notices
+
+    # --- entries ----------------------------------------------------------------------------------
+
+    def _create(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+        if self.engine is not None:
+            raise UsageError("the table already exists")
+        plugins: dict[str, str] = dict(entry["plugins"])
+        missing = check_plugins(plugins, self.installed)
+        if missing:
+            raise PluginError(missing)
+        names = [name for name in plugins if name != "kilo"]
+        rules = Rules(table_plugins(names, self.installed))
+        self.engine = Engine(rules, int(entry["players"]), dict(entry["options"]))
+        self.name, self.host, self.players, self.plugins = (
+            str(entry["name"]),
+            node,
+            int(entry["players"]),
+            plugins,
+        )
+        return [Notice("created", node=node)]
+
+    def _join(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+        if self.engine is None:
+            raise UsageError("there is no table to join yet")
+        if self.seat_of(node) is not None:
+            raise UsageError(f"{node} is already seated")
+        if self.started:
+            raise UsageError(f"table '{self.name}': the game has already started")
+        if len(self.seats) >= self.players:
+            raise UsageError(f"table '{self.name}' is full ({self.players} players)")
+        commit = entry["commit"]
+        if not isinstance(commit, bytes) or len(commit) != 32:
+            raise ValueError("commit must be 32 bytes")
+        self.seats.append(Seat(node, str(entry.get("name", node)), bool(entry.get("bot", False)), commit))
+        return [Notice("seated", node=node, seat=len(self.seats) - 1)]
+
+    def _start(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+        if node != self.host:
+            raise UsageError("only the host starts the game")
+        if self.started:
+            raise UsageError("the game has already started")
+        if len(self.seats) != self.players:
+            raise UsageError(f"{len(self.seats)} of {self.players} seats are taken")
+        self.started = True
+        return [Notice("started", node=node)]
+
+    def _reveal(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+        seat = self.seat_of(node)
+        if seat is None:
+            raise UsageError(f"{node} has no seat")
+        if int(entry["k"]) != self.shuffles or node in self.reveals:
+            raise UsageError(f"{node}: not the reveal for shuffle {self.shuffles}")
+        nonce, following = entry["nonce"], entry["next"]
+        if not (isinstance(nonce, bytes) and isinstance(following, bytes) and len(following) == 32):
+            raise ValueError("nonce and next must be bytes")
+        if commitment(nonce) != self.seats[seat].commitment:
+            raise UsageError(f"seat {seat} ({node}) revealed a nonce that does not match its commitment")
+        self.reveals[node] = nonce
+        self.seats[seat].commitment = following
+        return self._maybe_shuffle()
+
+    def _maybe_shuffle(self) -> list[Notice]:
+        """Apply the seeded event the engine awaits once every seat has revealed."""
+        if not self.started or len(self.reveals) < self.players:
+            return []
+        engine = self.engine
+        assert engine is not None
+        duty = next((d for d in engine.awaiting() if d.kind in SEEDED_DUTIES), None)
+        if duty is None:
+            return []
+        seed = shuffle_seed([self.reveals[seat.node] for seat in self.seats])
+        self.reveals = {}
+        self.shuffles += 1
+        return self._apply_event(SEEDED_DUTIES[duty.kind](seed=seed), node="")
+
+    def _event(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+        if not self.started:
+            raise UsageError("the game has not started")
+        event = self.rules.codec.decode(entry["event"])
+        acting = getattr(event, "seat", None)
+        if acting is not None and not (0 <= acting < len(self.seats) and self.seats[acting].node == node):
+            raise UsageError(f"{node} cannot act for seat {acting}")
+        if isinstance(event, StartGame | Deal | Shuffle):
+            raise UsageError("seeds come from reveals, not from one player")
+        return self._apply_event(event, node)
+
+    def _apply_event(self, event: Event, node: str) -> list[Notice]:
+        engine = self.engine
+        assert engine is not None
+        seq = engine.state.seq
+        effects = engine.apply(event)
+        notices = [Notice("applied", node=node, event=event, effects=tuple(effects), seq=seq)]
+        return notices + self._maybe_shuffle()
+
+    def _done(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+        self.done.add(node)
+        return [Notice("done", node=node)]
+
+
+def check_plugins(needed: dict[str, str], installed: dict[str, PluginInfo]) -> str:
+    """Empty if every plugin a table needs is installed at its version; else one line saying which."""
+    for name, version in sorted(needed.items()):
+        info = installed.get(name)
+        if info is None:
+            return f"this table uses plugin {name} {version}, which is not installed here"
+        if info.version != version:
+            return f"this table uses plugin {name} {version}; this machine has {name} {info.version}"
+    return ""
+
+
+def _header(entry: Any) -> tuple[str, str, int]:
+    if not isinstance(entry, dict):
+        raise ValueError("not a map")
+    kind, ident = entry.get("t"), entry.get("id")
+    if kind not in _APPLY:
+        raise ValueError(f"unknown type {kind!r}")
+    if not (
+        isinstance(ident, list)
+        and len(ident) == 2
+        and isinstance(ident[0], str)
+        and isinstance(ident[1], int)
+    ):
+        raise ValueError("id must be [node, counter]")
+    return str(kind), ident[0], ident[1]
+
+
+_APPLY = {
+    "create": TableRecord._create,
+    "join": TableRecord._join,
+    "start": TableRecord._start,
+    "reveal": TableRecord._reveal,
+    "event": TableRecord._event,
+    "done": TableRecord._done,
+}

@@ -1,0 +1,191 @@
+"""Peers over a fake consensus: the table record, commit-reveal seeds, duties and bots, without a network.
+
+``FakeLog`` commits every proposal at once, in one order, and delivers it to every peer: what Raft gives,
+minus the network. Several peers with bots play a whole game and end with the same digest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import msgpack
+import pytest
+
+from kdm.bots import Bot, Profile
+from kdm.manager import Rules, installed_plugins
+from kdm.peer import Peer, local_time_ms
+from kdm.record import TableRecord, commitment
+
+
+class FakeLog:
+    """A log that commits proposals immediately and delivers them to every peer in one order."""
+
+    def __init__(self) -> None:
+        self.peers: list[Peer] = []
+        self.entries: list[bytes] = []
+        self.leader = ""
+
+    def node(self, node_id: str) -> FakeNode:
+        return FakeNode(self, node_id)
+
+    def commit(self, data: bytes) -> None:
+        self.entries.append(data)
+        loop = asyncio.get_running_loop()
+        for peer in self.peers:
+            loop.call_soon(peer.committed, data)
+
+
+class FakeNode:
+    def __init__(self, log: FakeLog, node_id: str) -> None:
+        self.log, self.node_id = log, node_id
+
+    @property
+    def is_leader(self) -> bool:
+        return self.log.leader == self.node_id
+
+    def propose(self, data: bytes) -> bool:
+        self.log.commit(data)
+        return True
+
+    def agreed_time_ms(self) -> float:
+        return local_time_ms()
+
+
+async def play(players: int, rounds: int) -> list[Peer]:
+    log = FakeLog()
+    installed = installed_plugins()
+    peers = []
+    for i in range(players):
+        bot = Bot(i, "greedy", seed=b"peer-test")
+        # Fast bots: the game's timing is real here (asyncio timers), so keep it short, but slaps
+        # must stay quicker than passes, as with people, or a combo is never slapped in time.
+        bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
+        peers.append(Peer(log.node(f"n{i}"), installed, bot=bot))
+    log.peers = peers
+    log.leader = "n0"
+    for peer in peers:
+        peer.start()
+    rules = Rules.for_table()
+    peers[0].create_table("kitchen", players, {"rounds": rounds, "slap_timeout_ms": 200}, rules)
+    await asyncio.sleep(0)
+    for peer in peers[1:]:
+        peer.join_table()
+    while len(peers[0].record.seats) < players:
+        await asyncio.sleep(0.001)
+    peers[0].start_game()
+    await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=60)
+    for peer in peers:
+        await peer.stop()
+    return peers
+
+
+def test_bot_peers_play_a_game_to_the_same_digest() -> None:
+    peers = asyncio.run(play(4, 3))
+    digests = {peer.record.engine.digest() for peer in peers}  # type: ignore[union-attr]
+    assert len(digests) == 1
+    engine = peers[0].record.engine
+    assert engine is not None and engine.over and engine.state.round == 3
+    assert [peer.seat for peer in peers] == [0, 1, 2, 3]
+
+
+def test_entries_are_applied_once_even_if_committed_twice() -> None:
+    record = TableRecord(installed_plugins())
+    create = {
+        "t": "create",
+        "id": ["h", 1],
+        "name": "t",
+        "players": 3,
+        "options": {},
+        "plugins": {"kilo": "0.1.0"},
+    }
+    record.plugins = {}
+    assert [n.kind for n in record.apply(create)] == ["created"]
+    join = {"t": "join", "id": ["h", 2], "name": "h", "commit": commitment(b"x")}
+    assert [n.kind for n in record.apply(join)] == ["seated"]
+    assert record.apply(join) == []
+    assert len(record.seats) == 1
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ({"t": "nope", "id": ["a", 1]}, "unknown type"),
+        ({"t": "join", "id": "a"}, "id must be"),
+        ({"t": "join", "id": ["a", 1], "commit": b"x"}, "there is no table"),
+        ("text", "not a map"),
+    ],
+)
+def test_malformed_entries_are_refused_with_a_reason(entry: object, reason: str) -> None:
+    (notice,) = TableRecord(installed_plugins()).apply(entry)
+    assert notice.kind == "rejected" and reason in notice.reason
+
+
+def test_a_table_needing_a_missing_plugin_says_which() -> None:
+    record = TableRecord(installed_plugins())
+    create = {
+        "t": "create",
+        "id": ["h", 1],
+        "name": "t",
+        "players": 4,
+        "options": {},
+        "plugins": {"kilo": "0.1.0", "spoons": "1.2"},
+    }
+    (notice,) = record.apply(create)
+    assert notice.reason == "this table uses plugin spoons 1.2, which is not installed here"
+
+
+def test_full_table_and_started_game_refuse_joins_and_a_bad_reveal_is_named() -> None:
+    record = TableRecord(installed_plugins())
+    record.apply(
+        {
+            "t": "create",
+            "id": ["a", 1],
+            "name": "t",
+            "players": 3,
+            "options": {},
+            "plugins": {"kilo": "0.1.0"},
+        }
+    )
+    for node in "abc":
+        record.apply({"t": "join", "id": [node, 2], "commit": commitment(node.encode())})
+    (full,) = record.apply({"t": "join", "id": ["d", 1], "commit": commitment(b"d")})
+    assert full.reason == "table 't' is full (3 players)"
+    record.apply({"t": "start", "id": ["a", 3]})
+    (late,) = record.apply({"t": "join", "id": ["e", 1], "commit": commitment(b"e")})
+    assert "already started" in late.reason
+    (cheat,) = record.apply({"t": "reveal", "id": ["b", 3], "k": 0, "nonce": b"not b", "next": bytes(32)})
+    assert cheat.reason == "seat 1 (b) revealed a nonce that does not match its commitment"
+
+
+def test_nobody_acts_for_another_seat() -> None:
+    record = TableRecord(installed_plugins())
+    record.apply(
+        {
+            "t": "create",
+            "id": ["a", 1],
+            "name": "t",
+            "players": 3,
+            "options": {},
+            "plugins": {"kilo": "0.1.0"},
+        }
+    )
+    for node in "abc":
+        record.apply({"t": "join", "id": [node, 2], "commit": commitment(node.encode())})
+    record.apply({"t": "start", "id": ["a", 3]})
+    for node in "abc":
+        record.apply(
+            {
+                "t": "reveal",
+                "id": [node, 4],
+                "k": 0,
+                "nonce": node.encode(),
+                "next": commitment(b"1" + node.encode()),
+            }
+        )
+    assert record.engine is not None and record.engine.state.phase == "dealing"
+    slap = {"kind": "slap", "seat": 2, "t_sync": 1.0}
+    (refused,) = record.apply({"t": "event", "id": ["a", 5], "event": slap})
+    assert refused.reason == "a cannot act for seat 2"
+    seeded = msgpack.unpackb(msgpack.packb({"kind": "deal", "seed": b"mine"}), raw=False)
+    (refused,) = record.apply({"t": "event", "id": ["a", 6], "event": seeded})
+    assert "seeds come from reveals" in refused.reason
