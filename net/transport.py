@@ -1,0 +1,431 @@
+"""The transport: the only code in kdm that opens sockets. It moves opaque byte strings between node ids.
+
+`Transport` is the interface the rest of `kdm.net` is written against, in the manner of httpx's
+transports; `ZmqTransport` is the real one and `MemoryNetwork` hands out in-process ones for tests.
+Both promise the same things:
+
+- `send` never blocks and never raises for a peer's trouble: it queues the bytes or drops them and says so
+  (False). Delivery is best effort, in order per pair of nodes; the consensus above copes with loss.
+- `recv` yields ``(sender, payload)`` where `sender` is the node id the connection identified itself with,
+  never a value read from the payload. Frames of a bad shape are dropped and logged, not raised.
+- Frames over `MAX_MESSAGE_BYTES` are refused by `send` and, from anyone else, never reach `recv`.
+
+Drops are logged on the ``kdm.net`` logger with their reason. User mistakes (a port in use, a transport
+used before `start`) raise `TransportError` with a one-line message saying what to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import sys
+from collections import deque
+from collections.abc import Callable
+from typing import Protocol
+
+import zmq
+import zmq.asyncio
+
+from kdm.net.wire import MAX_MESSAGE_BYTES
+
+__all__ = ["MemoryNetwork", "MemoryTransport", "Transport", "TransportError", "ZmqTransport"]
+
+log = logging.getLogger("kdm.net")
+
+SEND_QUEUE_LIMIT = 1000
+"""Messages queued towards one peer before `send` starts dropping (zmq's SNDHWM)."""
+RECONNECT_INTERVAL_MS = 100
+RECONNECT_INTERVAL_MAX_MS = 1000
+# zmq limits identities to 255 bytes, and those starting with a zero byte are its own generated ones.
+_MAX_NODE_ID_BYTES = 255
+
+
+class TransportError(Exception):
+    """A transport cannot do what it was asked; the message is one line, fit to show a user."""
+
+
+class Transport(Protocol):
+    """Moves byte strings between nodes; see the module docstring for what every implementation promises."""
+
+    node_id: str
+
+    @property
+    def address(self) -> str:
+        """Where peers connect to reach this node, e.g. ``tcp://127.0.0.1:41234``; known after `start`."""
+        ...
+
+    async def start(self) -> None:
+        """Start listening at `address`."""
+        ...
+
+    def connect(self, peer_id: str, address: str) -> None:
+        """Be able to send to `peer_id` at `address`. Idempotent; a new address replaces the old one."""
+        ...
+
+    def disconnect(self, peer_id: str) -> None:
+        """Forget `peer_id`, dropping whatever is still queued for it. Idempotent."""
+        ...
+
+    def send(self, peer_id: str, data: bytes) -> bool:
+        """Queue `data` for `peer_id` without blocking; False if it was dropped instead.
+
+        Dropped: `peer_id` is not connected, its queue is full, or `data` is over `MAX_MESSAGE_BYTES`.
+        """
+        ...
+
+    async def recv(self) -> tuple[str, bytes]:
+        """Wait for the next message: (the sender's node id, the payload). TransportError once closed."""
+        ...
+
+    async def close(self) -> None:
+        """Stop listening and drop every connection. Idempotent."""
+        ...
+
+
+def _fits(peer_id: str, data: bytes) -> bool:
+    # Refused here rather than by the receiver, which would cut the whole connection over it and lose
+    # the messages queued behind it.
+    if len(data) > MAX_MESSAGE_BYTES:
+        log.warning("dropped a message of %d bytes to %s: over the limit", len(data), peer_id)
+        return False
+    return True
+
+
+def _check_node_id(node_id: str) -> None:
+    encoded = node_id.encode() if isinstance(node_id, str) else b""
+    if not encoded or len(encoded) > _MAX_NODE_ID_BYTES or encoded.startswith(b"\0"):
+        raise ValueError(f"a node id must be 1 to {_MAX_NODE_ID_BYTES} bytes of text, not starting with NUL")
+
+
+class ZmqTransport:
+    """A transport over zmq on the running asyncio loop: one ROUTER to listen, one DEALER per peer.
+
+    Each DEALER carries this node's id as its zmq identity, so the receiving ROUTER labels every frame
+    with the sender's node id without trusting the payload. Dealers only ever send, so they are plain
+    (non-async) sockets: a NOBLOCK send has no reason to go through a future.
+    """
+
+    def __init__(
+        self,
+        node_id: str,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        context: zmq.asyncio.Context | None = None,
+    ) -> None:
+        _check_node_id(node_id)
+        self.node_id = node_id
+        self.host = host
+        self.port = port
+        self._given_context = context
+        self._context: zmq.asyncio.Context | None = None
+        self._router: zmq.asyncio.Socket | None = None
+        self._address: str | None = None
+        self._dealers: dict[str, tuple[str, zmq.Socket[bytes]]] = {}
+        # Peers whose queue was full at the last send: the drop is logged once, not once a message.
+        self._blocked: set[str] = set()
+        self._closed = False
+
+    @property
+    def address(self) -> str:
+        if self._address is None:
+            raise TransportError("the transport is not listening yet; call start() first")
+        return self._address
+
+    async def start(self) -> None:
+        if self._closed:
+            raise TransportError("this transport is closed; make a new one")
+        if self._router is not None:
+            return
+        context = self._given_context or zmq.asyncio.Context()
+        router = context.socket(zmq.ROUTER)
+        try:
+            router.setsockopt(zmq.LINGER, 0)
+            # zmq drops a bigger frame before allocating it, and cuts that connection; the peer reconnects.
+            router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+            router.setsockopt(zmq.RCVHWM, SEND_QUEUE_LIMIT)
+            # A restarted peer comes back with the same identity before its old connection is reaped:
+            # the new connection must win, or its messages vanish until the old one times out.
+            router.setsockopt(zmq.ROUTER_HANDOVER, 1)
+            router.bind(f"tcp://{self.host}:{self.port or '*'}")
+            endpoint = router.getsockopt(zmq.LAST_ENDPOINT)
+        except zmq.ZMQError as error:
+            router.close(linger=0)
+            if context is not self._given_context:
+                context.term()
+            raise TransportError(self._bind_failure(error)) from error
+        self._context = context
+        self._router = router
+        self._address = endpoint.decode() if isinstance(endpoint, bytes) else str(endpoint)
+
+    def _bind_failure(self, error: zmq.ZMQError) -> str:
+        if error.errno == zmq.EADDRINUSE:
+            return f"port {self.port} on {self.host} is in use; choose another with --port"
+        if error.errno == zmq.EADDRNOTAVAIL:
+            return f"{self.host} is not an address of this machine; choose another with --host"
+        if error.errno == errno.EACCES:
+            return f"not allowed to listen on port {self.port}; choose one above 1023 with --port"
+        return f"cannot listen on {self.host}:{self.port}: {error.strerror}"
+
+    def connect(self, peer_id: str, address: str) -> None:
+        if self._closed:
+            raise TransportError("this transport is closed; make a new one")
+        if self._context is None:
+            raise TransportError("the transport is not running; call start() first")
+        current = self._dealers.get(peer_id)
+        if current is not None:
+            if current[0] == address:
+                return
+            self.disconnect(peer_id)
+        dealer: zmq.Socket[bytes] = zmq.Socket(self._context, zmq.DEALER)
+        try:
+            dealer.setsockopt(zmq.LINGER, 0)
+            dealer.setsockopt(zmq.IDENTITY, self.node_id.encode())
+            dealer.setsockopt(zmq.SNDHWM, SEND_QUEUE_LIMIT)
+            # Nothing is ever read from a dealer: a peer that writes to it anyway must not fill memory.
+            dealer.setsockopt(zmq.RCVHWM, 1)
+            dealer.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+            dealer.setsockopt(zmq.RECONNECT_IVL, RECONNECT_INTERVAL_MS)
+            dealer.setsockopt(zmq.RECONNECT_IVL_MAX, RECONNECT_INTERVAL_MAX_MS)
+            dealer.connect(address)
+        except zmq.ZMQError as error:
+            dealer.close(linger=0)
+            raise TransportError(f"cannot connect to {peer_id} at {address}: {error.strerror}") from error
+        self._dealers[peer_id] = (address, dealer)
+
+    def disconnect(self, peer_id: str) -> None:
+        entry = self._dealers.pop(peer_id, None)
+        self._blocked.discard(peer_id)
+        if entry is not None:
+            entry[1].close(linger=0)
+
+    def send(self, peer_id: str, data: bytes) -> bool:
+        entry = self._dealers.get(peer_id)
+        if entry is None:
+            log.info("dropped a message to %s: not connected to that peer", peer_id)
+            return False
+        if not _fits(peer_id, data):
+            return False
+        try:
+            entry[1].send(data, zmq.NOBLOCK)
+        except zmq.Again:
+            if peer_id not in self._blocked:
+                self._blocked.add(peer_id)
+                log.warning(
+                    "dropping messages to %s: %d already queued and not delivered", peer_id, SEND_QUEUE_LIMIT
+                )
+            return False
+        if peer_id in self._blocked:
+            self._blocked.discard(peer_id)
+            log.info("sending to %s again", peer_id)
+        return True
+
+    async def recv(self) -> tuple[str, bytes]:
+        while True:
+            router = self._router
+            if router is None:
+                raise TransportError("the transport is not running")
+            try:
+                frames = await router.recv_multipart()
+            except asyncio.CancelledError:
+                # close() cancels a pending receive; that is the end of this transport, not of the caller.
+                if self._closed and not _cancelling():
+                    raise TransportError("the transport was closed") from None
+                raise
+            message = _split_frames(frames)
+            if message is not None:
+                return message
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for peer_id in list(self._dealers):
+            self.disconnect(peer_id)
+        if self._router is not None:
+            self._router.close(linger=0)
+            self._router = None
+        # Sockets first, then the context: term() waits for every socket of the context to be closed.
+        if self._context is not None and self._context is not self._given_context:
+            self._context.term()
+        self._context = None
+
+
+def _split_frames(frames: list[bytes]) -> tuple[str, bytes] | None:
+    """(sender, payload) from a ROUTER's frames, or None after logging why they were dropped."""
+    if len(frames) != 2:
+        log.warning("dropped a message of %d frames; a peer sends exactly one", len(frames) - 1)
+        return None
+    identity, payload = frames
+    if not identity or identity.startswith(b"\0"):
+        log.warning("dropped a message from a connection that did not say its node id")
+        return None
+    try:
+        sender = identity.decode()
+    except UnicodeDecodeError:
+        log.warning("dropped a message from a node id that is not UTF-8: %r", identity[:40])
+        return None
+    return sender, payload
+
+
+def _cancelling() -> bool:
+    """Whether the current task itself is being cancelled (only Python 3.11+ can tell; assume not)."""
+    if sys.version_info >= (3, 11):
+        task = asyncio.current_task()
+        return task is not None and task.cancelling() > 0
+    return False
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The in-memory network, for tests
+
+
+Delay = Callable[[str, str], float]
+"""Seconds a message from the first node id to the second spends in flight."""
+
+
+class MemoryNetwork:
+    """An in-process network of `MemoryTransport`s, found by address; links can be cut and healed.
+
+    With a delay, each message is delivered by `loop.call_later`; a link delivers the oldest message it
+    holds whenever one of its timers fires, so order per link holds even when delays differ or tie.
+    A cut link loses what it holds and what is sent while it is cut, as a real network would.
+    """
+
+    def __init__(self, delay: float | Delay = 0.0, inbox_limit: int = 10_000) -> None:
+        self._delay = delay
+        self.inbox_limit = inbox_limit
+        self._listening: dict[str, MemoryTransport] = {}
+        self._cut: set[tuple[str, str]] = set()
+        # Messages in flight per (sender, receiver), oldest first; a cut replaces the deque, losing them.
+        self._links: dict[tuple[str, str], deque[bytes]] = {}
+
+    def transport(self, node_id: str) -> MemoryTransport:
+        """A new transport for `node_id`, at ``memory://<node_id>`` once started."""
+        return MemoryTransport(self, node_id)
+
+    def cut(self, a: str, b: str, *, one_way: bool = False) -> None:
+        """Lose every message between node ids `a` and `b` (only from `a` to `b` if `one_way`)."""
+        self._cut.add((a, b))
+        self._links.pop((a, b), None)
+        if not one_way:
+            self._cut.add((b, a))
+            self._links.pop((b, a), None)
+
+    def heal(self, a: str, b: str, *, one_way: bool = False) -> None:
+        """Undo `cut`: messages between `a` and `b` flow again (only from `a` to `b` if `one_way`)."""
+        self._cut.discard((a, b))
+        if not one_way:
+            self._cut.discard((b, a))
+
+    def _listen(self, transport: MemoryTransport) -> None:
+        holder = self._listening.get(transport.address)
+        if holder is not None and holder is not transport:
+            raise TransportError(f"{transport.address} is in use by another transport")
+        self._listening[transport.address] = transport
+
+    def _unlisten(self, transport: MemoryTransport) -> None:
+        if self._listening.get(transport.address) is transport:
+            del self._listening[transport.address]
+
+    def _send(self, sender: str, address: str, data: bytes) -> None:
+        receiver = self._listening.get(address)
+        if receiver is None:
+            log.info("lost a message from %s: nothing listens at %s", sender, address)
+            return
+        key = (sender, receiver.node_id)
+        if key in self._cut:
+            log.debug("lost a message from %s to %s: the link is cut", *key)
+            return
+        delay = self._delay(*key) if callable(self._delay) else self._delay
+        if delay <= 0 and key not in self._links:
+            receiver._deliver(sender, data)
+            return
+        # A copy, like a socket would make: the sender may reuse a bytearray it passed in.
+        link = self._links.setdefault(key, deque())
+        link.append(bytes(data))
+        asyncio.get_running_loop().call_later(max(delay, 0.0), self._arrive, key, link, address)
+
+    def _arrive(self, key: tuple[str, str], link: deque[bytes], address: str) -> None:
+        # A link cut since has lost its messages; so has one whose receiver went away.
+        if self._links.get(key) is not link or not link:
+            return
+        data = link.popleft()
+        if not link:
+            del self._links[key]
+        receiver = self._listening.get(address)
+        if receiver is not None and receiver.node_id == key[1]:
+            receiver._deliver(key[0], data)
+
+
+class MemoryTransport:
+    """One node's endpoint on a `MemoryNetwork`; behaves like `ZmqTransport` without sockets."""
+
+    def __init__(self, network: MemoryNetwork, node_id: str) -> None:
+        _check_node_id(node_id)
+        self.node_id = node_id
+        self._network = network
+        self._address = f"memory://{node_id}"
+        self._peers: dict[str, str] = {}
+        # None marks the end: close() puts it in so that a pending recv() wakes up.
+        self._inbox: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
+        self._started = False
+        self._closed = False
+
+    @property
+    def address(self) -> str:
+        return self._address
+
+    async def start(self) -> None:
+        if self._closed:
+            raise TransportError("this transport is closed; make a new one")
+        self._network._listen(self)
+        self._started = True
+
+    def connect(self, peer_id: str, address: str) -> None:
+        if self._closed:
+            raise TransportError("this transport is closed; make a new one")
+        if not self._started:
+            raise TransportError("the transport is not running; call start() first")
+        self._peers[peer_id] = address
+
+    def disconnect(self, peer_id: str) -> None:
+        self._peers.pop(peer_id, None)
+
+    def send(self, peer_id: str, data: bytes) -> bool:
+        address = self._peers.get(peer_id)
+        if address is None or self._closed:
+            log.info("dropped a message to %s: not connected to that peer", peer_id)
+            return False
+        if not _fits(peer_id, data):
+            return False
+        self._network._send(self.node_id, address, data)
+        return True
+
+    async def recv(self) -> tuple[str, bytes]:
+        if self._closed:
+            raise TransportError("the transport is not running")
+        item = await self._inbox.get()
+        if item is None:
+            # Put it back so every other waiting receiver wakes up too.
+            self._inbox.put_nowait(None)
+            raise TransportError("the transport was closed")
+        return item
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._peers.clear()
+        self._network._unlisten(self)
+        self._inbox.put_nowait(None)
+
+    def _deliver(self, sender: str, data: bytes) -> None:
+        if self._closed:
+            return
+        if self._inbox.qsize() >= self._network.inbox_limit:
+            log.warning(
+                "dropped a message from %s: %d messages not yet received", sender, self._inbox.qsize()
+            )
+            return
+        self._inbox.put_nowait((sender, bytes(data)))
