@@ -13,6 +13,7 @@ after a flush with ``flush_to=shuffle``) → ``dealing`` for the next round, or 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -280,6 +281,8 @@ def _pass(engine: Engine, event: Event) -> list[Effect]:
 
 def effective_time(kilo: KiloTable, event: TimedEvent) -> float:
     """DESIGN 5.6: eff(trigger) + rt when the trigger is a slap or feint of this round, else t_sync."""
+    if not math.isfinite(event.t_sync) or (event.rt is not None and not math.isfinite(event.rt)):
+        raise IllegalAction("times must be finite numbers")  # NaN would unsort the window's order
     if event.rt is not None:
         if event.rt < 0:
             raise IllegalAction("a reaction time cannot be negative")

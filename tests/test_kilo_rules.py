@@ -464,3 +464,16 @@ def test_rule_1_3_unknown_option_and_bad_values_are_refused() -> None:
         ScriptedTable(4, {"flush_to": "top"})
     with pytest.raises(TableError, match="players must be 3 to 10"):
         ScriptedTable(2)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_rule_1_2_6_non_finite_times_are_refused(bad: float) -> None:
+    table = dealt()
+    table.slap(0, at=1000.0)
+    trigger = table.seq_of("slapped", 0)
+    digest = table.engine.digest()
+    with pytest.raises(IllegalAction, match="finite"):
+        table.slap(3, at=0.0, trigger=trigger, rt=bad)
+    with pytest.raises(IllegalAction, match="finite"):
+        table.slap(3, at=bad)
+    assert table.engine.digest() == digest
