@@ -7,7 +7,9 @@ what any event *means* belongs to the plugins behind ``Rules``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from kdm.errors import KdmError
@@ -52,8 +54,9 @@ class SeatView:
     """What one seat may know: public state plus the faces of its own cards.
 
     ``hand`` pairs each of the seat's tokens with its face (None if the seat does not know it).
-    ``rules`` holds each plugin's part, by plugin name. A view is a snapshot for its reader; it is not
-    frozen only because bots build one for every event they are concerned by, and freezing costs.
+    ``rules`` holds each plugin's part, by plugin name. ``faces`` and ``options`` are read-only windows
+    on the table (public faces only grow within a round), so a view is cheap to build for every event a
+    bot is concerned by; it is not frozen for the same reason.
     """
 
     seat: int
@@ -65,9 +68,9 @@ class SeatView:
     hand: tuple[tuple[int, str | None], ...]
     hand_sizes: tuple[int, ...]
     zone_sizes: dict[str, int]
-    faces: dict[int, str]
+    faces: Mapping[int, str]
     scores: tuple[int, ...]
-    options: dict[str, Any]
+    options: Mapping[str, Any]
     rules: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -123,9 +126,9 @@ class Engine:
             hand=hand,
             hand_sizes=tuple(map(len, state.hands)),
             zone_sizes={name: len(zone) for name, zone in state.zones.items()},
-            faces=public,
+            faces=MappingProxyType(public),
             scores=tuple(state.scores),
-            options=state.options,
+            options=MappingProxyType(state.options),
             rules=dict(parts),
         )
 
