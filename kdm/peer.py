@@ -1,10 +1,14 @@
-"""One table membership: the consensus node, the table record, the open deck and this seat's player.
+"""One table membership: the consensus node, the table record, the open deck and the seats played here.
 
 The peer is the only place where the rules meet the network (DESIGN 1): it turns intents into
-proposals, replays committed entries through ``TableRecord``, keeps the moment each event was shown
-(for reaction times), owes the table its duties (reveals, its own hand, its draws; ``Close`` when it
-leads) and lets a bot play its seat. A proposal is retried until it is seen committed; the record
-applies each one once.
+proposals, replays committed entries through one ``TableRecord`` per process, keeps the moment each
+event was shown (for reaction times), owes the table its duties (reveals, its own hands and draws;
+``Close`` when it leads) and lets bots play. A proposal is retried until it is seen committed; the
+record applies each one once.
+
+A process usually plays one seat, its ``Agent``. When a player's process dies mid-game, the leader's
+process takes the seat over with a bot: a second agent, with an identity of its own (``node#seat``) so
+the record can tell who acts for which seat.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import msgpack
@@ -28,6 +32,8 @@ from kdm.record import SEEDED_DUTIES, Notice, TableRecord, commitment
 
 log = logging.getLogger("kdm.peer")
 RETRY_S = 0.25
+#: A seated player's process silent this long is gone: the leader's process plays the seat instead.
+TAKEOVER_AFTER_S = 3.0
 
 
 class Consensus(Protocol):
@@ -42,10 +48,38 @@ class Consensus(Protocol):
 
     def agreed_time_ms(self) -> float: ...
 
+    def silent_ms(self, node_id: str) -> float: ...
+
 
 def local_time_ms() -> float:
     """This process's monotonic clock, in ms: what reaction times are measured on."""
     return time.monotonic() * 1000.0
+
+
+@dataclass
+class Agent:
+    """One seat played from this process: its identity in the record, its bot, its secret nonces."""
+
+    identity: str
+    name: str
+    bot: Bot | None = None
+    seat: int | None = None
+    counter: int = 0
+    nonces: dict[bytes, bytes] = field(default_factory=dict)  # commitment -> nonce
+    owed: set[tuple[str, int]] = field(default_factory=set)
+    plan: tuple[asyncio.TimerHandle, Decision] | None = None
+
+    def fresh_commitment(self) -> bytes:
+        """Commit to a new secret nonce, to be revealed at a later shuffle."""
+        nonce = secrets.token_bytes(32)
+        sealed = commitment(nonce)
+        self.nonces[sealed] = nonce
+        return sealed
+
+    def cancel_plan(self) -> None:
+        if self.plan is not None:
+            self.plan[0].cancel()
+            self.plan = None
 
 
 class Peer:
@@ -61,50 +95,63 @@ class Peer:
     ) -> None:
         self.node = node
         self.record = TableRecord(installed)
-        self.name = name or node.node_id
-        self.bot = bot
+        self.agents = [Agent(node.node_id, name or node.node_id, bot)]
         self.on_notice = on_notice
         self.deck = OpenDeck()
-        self.seat: int | None = None
         self.shown: dict[int, float] = {}
         self.finished = asyncio.Event()
         self.latencies_ms: list[float] = []
-        self._counter = 0
-        self._nonces: list[bytes] = [secrets.token_bytes(32)]
-        self._pending: dict[int, tuple[bytes, float, float]] = {}  # counter -> data, first, last try
-        self._owed: set[tuple[str, int, int]] = set()
-        self._plan: tuple[asyncio.TimerHandle, Decision] | None = None
+        self._pending: dict[tuple[str, int], tuple[bytes, float, float]] = {}  # id -> data, first, last try
         self._close_timers: dict[int, asyncio.TimerHandle] = {}
-        self._retry_task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def me(self) -> Agent:
+        """The agent of this process's own player."""
+        return self.agents[0]
+
+    @property
+    def seat(self) -> int | None:
+        return self.me.seat
+
+    @property
+    def bot(self) -> Bot | None:
+        return self.me.bot
 
     # --- proposing -------------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Begin retrying unconfirmed proposals (call on the running loop)."""
-        self._retry_task = asyncio.get_running_loop().create_task(self._retry_forever())
+    def start(self, takeover_after_s: float | None = TAKEOVER_AFTER_S) -> None:
+        """Begin retrying unconfirmed proposals and, when leading, taking over the seats of players
+        silent for ``takeover_after_s`` (call on the running loop)."""
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._retry_forever())]
+        if takeover_after_s is not None:
+            self._tasks.append(loop.create_task(self._watch_seats(takeover_after_s)))
 
     async def stop(self) -> None:
-        if self._retry_task is not None:
-            self._retry_task.cancel()
-        self._cancel_plan()
+        for task in self._tasks:
+            task.cancel()
+        for agent in self.agents:
+            agent.cancel_plan()
         for timer in self._close_timers.values():
             timer.cancel()
 
-    def propose(self, kind: str, **fields: Any) -> None:
-        self._counter += 1
-        entry = {"t": kind, "id": [self.node.node_id, self._counter], **fields}
+    def propose(self, kind: str, agent: Agent | None = None, **fields: Any) -> None:
+        agent = agent or self.me
+        agent.counter += 1
+        entry = {"t": kind, "id": [agent.identity, agent.counter], **fields}
         data = msgpack.packb(entry, use_bin_type=True)
         now = local_time_ms()
-        self._pending[self._counter] = (data, now, now)
+        self._pending[(agent.identity, agent.counter)] = (data, now, now)
         self.node.propose(data)
 
     async def _retry_forever(self) -> None:
         while True:
             await asyncio.sleep(RETRY_S)
             now = local_time_ms()
-            for counter, (data, first, last) in list(self._pending.items()):
+            for key, (data, first, last) in list(self._pending.items()):
                 if now - last >= RETRY_S * 1000:
-                    self._pending[counter] = (data, first, now)
+                    self._pending[key] = (data, first, now)
                     self.node.propose(data)
 
     def create_table(self, table: str, players: int, options: dict[str, Any], rules: Rules) -> None:
@@ -113,15 +160,36 @@ class Peer:
         self.join_table()
 
     def join_table(self) -> None:
-        self.propose("join", name=self.name, bot=self.bot is not None, commit=commitment(self._nonces[0]))
+        me = self.me
+        self.propose("join", name=me.name, bot=me.bot is not None, commit=me.fresh_commitment())
 
     def start_game(self) -> None:
         self.propose("start")
 
-    def act(self, event: Event) -> None:
+    def act(self, event: Event, agent: Agent | None = None) -> None:
         """Propose a player action (stamped by the caller when it is timed)."""
-        codec = self.record.rules.codec
-        self.propose("event", event=codec.encode(event))
+        self.propose("event", agent, event=self.record.rules.codec.encode(event))
+
+    def take_over(self, seat: int, bot: Bot) -> None:
+        """Play ``seat`` from here with ``bot``: its player's process is gone."""
+        identity = f"{self.node.node_id}#{seat}"
+        if any(agent.identity == identity for agent in self.agents):
+            return
+        agent = Agent(identity, f"bot for seat {seat}", bot)
+        self.agents.append(agent)
+        self.propose("takeover", agent, seat=seat, commit=agent.fresh_commitment())
+
+    async def _watch_seats(self, after_s: float) -> None:
+        while True:
+            await asyncio.sleep(after_s / 4)
+            record, engine = self.record, self.record.engine
+            if not (self.node.is_leader and record.started and engine is not None and not engine.over):
+                continue
+            for seat, owner in enumerate(record.seats):
+                process = owner.node.split("#", 1)[0]
+                if process != self.node.node_id and self.node.silent_ms(process) > after_s * 1000:
+                    log.warning("seat %d (%s) is silent: a bot plays it from here", seat, owner.name)
+                    self.take_over(seat, Bot(seat, "greedy", seed=self.node.node_id.encode()))
 
     # --- committed entries -----------------------------------------------------------------------
 
@@ -133,110 +201,129 @@ class Peer:
             log.warning("dropped a committed entry that is not msgpack: %s", error)
             return
         ident = entry.get("id") if isinstance(entry, dict) else None
-        if isinstance(ident, list) and len(ident) == 2 and ident[0] == self.node.node_id:
-            sent = self._pending.pop(ident[1], None)
-            if sent is not None:
+        if isinstance(ident, list) and len(ident) == 2 and isinstance(ident[0], str):
+            sent = self._pending.pop((ident[0], ident[1]), None) if isinstance(ident[1], int) else None
+            if sent is not None and entry.get("t") == "event":
+                # Game actions only: joins wait for membership changes, which is not play.
                 self.latencies_ms.append(local_time_ms() - sent[1])
         for notice in self.record.apply(entry):
             self._handle(notice)
         self._owe_duties()
 
+    def _agent(self, identity: str) -> Agent | None:
+        return next((agent for agent in self.agents if agent.identity == identity), None)
+
     def _handle(self, notice: Notice) -> None:
-        if notice.kind == "seated" and notice.node == self.node.node_id:
-            self.seat = notice.seat
+        mine = self._agent(notice.node)
+        if notice.kind in ("seated", "took_over") and mine is not None:
+            mine.seat = notice.seat
+            if mine.bot is not None and notice.seat is not None:
+                mine.bot.seat = notice.seat
         elif notice.kind == "rejected":
-            level = logging.WARNING if notice.node == self.node.node_id else logging.INFO
+            level = logging.WARNING if mine is not None else logging.INFO
             log.log(level, "entry from %s refused: %s", notice.node or "?", notice.reason)
         elif notice.kind == "applied":
             self.shown[notice.seq] = local_time_ms()
             self.deck.observe(notice.effects)
             if any(effect["kind"] == "game_over" for effect in notice.effects):
-                self.propose("done")
-        engine = self.record.engine
-        if engine is not None and engine.over and len(self.record.done) >= len(self.record.seats):
+                for agent in self.agents:
+                    if agent.seat is not None:
+                        self.propose("done", agent)
+        record = self.record
+        if (
+            record.engine is not None
+            and record.engine.over
+            and all(s.node in record.done for s in record.seats)
+        ):
             self.finished.set()
         if self.on_notice is not None:
             self.on_notice(notice)
-        if notice.kind in ("applied", "started"):
-            self._wake_bot()
+        if notice.kind in ("applied", "started", "took_over"):
+            for agent in self.agents:
+                self._wake_bot(agent)
 
     # --- duties the table owes -------------------------------------------------------------------
 
-    def view(self) -> SeatView | None:
+    def view(self, agent: Agent | None = None) -> SeatView | None:
+        agent = agent or self.me
         engine = self.record.engine
-        if engine is None or self.seat is None or not self.record.started:
+        if engine is None or agent.seat is None or not self.record.started:
             return None
-        return engine.view(self.seat, self.deck.knowledge(engine.state, self.seat))
+        return engine.view(agent.seat, self.deck.knowledge(engine.state, agent.seat))
 
     def _owe_duties(self) -> None:
         engine, record = self.record.engine, self.record
-        if engine is None or self.seat is None or not record.started or engine.over:
+        if engine is None or not record.started or engine.over:
             return
         for duty in engine.awaiting():
-            self._owe(duty)
+            if duty.kind == "close":
+                self._owe_close(duty)
+                continue
+            for agent in self.agents:
+                if agent.seat is not None and record.seats[agent.seat].node == agent.identity:
+                    self._owe(agent, duty)
 
-    def _owe(self, duty: Duty) -> None:
+    def _owe_close(self, duty: Duty) -> None:
+        if self.node.is_leader and duty.ref not in self._close_timers:
+            delay = (duty.after_ms or 0.0) / 1000.0
+            self._close_timers[duty.ref] = asyncio.get_running_loop().call_later(
+                delay, self._propose_close, duty.ref
+            )
+
+    def _owe(self, agent: Agent, duty: Duty) -> None:
         engine, record = self.record.engine, self.record
-        assert engine is not None and self.seat is not None
+        assert engine is not None and agent.seat is not None
         state = engine.state
         if duty.kind in SEEDED_DUTIES:
-            key = ("reveal", record.shuffles, 0)
-            if self.node.node_id not in record.reveals and key not in self._owed:
-                self._owed.add(key)
-                nonce = self._nonces[-1]
-                self._nonces.append(secrets.token_bytes(32))
-                self.propose("reveal", k=record.shuffles, nonce=nonce, next=commitment(self._nonces[-1]))
-        elif duty.kind == "close":
-            if self.node.is_leader and duty.ref not in self._close_timers:
-                loop = asyncio.get_running_loop()
-                delay = (duty.after_ms or 0.0) / 1000.0
-                self._close_timers[duty.ref] = loop.call_later(delay, self._propose_close, duty.ref)
+            key = ("reveal", record.shuffles)
+            if agent.identity in record.reveals or key in agent.owed:
+                return
+            nonce = agent.nonces.get(record.seats[agent.seat].commitment)
+            if nonce is None:
+                log.error("seat %s: no nonce for its commitment; the table waits for it", agent.seat)
+                return
+            agent.owed.add(key)
+            self.propose("reveal", agent, k=record.shuffles, nonce=nonce, next=agent.fresh_commitment())
         elif duty.kind == "announce":
-            key = ("announce", state.seq, 0)
-            holds = any(self.deck.faces.get(t) == duty.cards[0] for t in state.hands[self.seat])
-            if holds and key not in self._owed:
-                self._owed.add(key)
-                self.act(Announce(seat=self.seat, card=duty.cards[0]))
-        elif duty.seat == self.seat:
-            key = (duty.kind, state.seq, self.seat)
+            key = ("announce", state.seq)
+            holds = any(self.deck.faces.get(t) == duty.cards[0] for t in state.hands[agent.seat])
+            if holds and key not in agent.owed:
+                agent.owed.add(key)
+                self.act(Announce(seat=agent.seat, card=duty.cards[0]), agent)
+        elif duty.seat == agent.seat:
+            key = (duty.kind, state.seq)
             event = self.deck.fulfil(duty, state)
-            if event is not None and key not in self._owed:
-                self._owed.add(key)
-                self.act(event)
+            if event is not None and key not in agent.owed:
+                agent.owed.add(key)
+                self.act(event, agent)
 
     def _propose_close(self, ref: int) -> None:
         engine = self.record.engine
-        if engine is None:
-            return
-        if any(d.kind == "close" and d.ref == ref for d in engine.awaiting()):
+        if engine is not None and any(d.kind == "close" and d.ref == ref for d in engine.awaiting()):
             self.act(Close())
 
-    # --- the bot at this seat --------------------------------------------------------------------
+    # --- bots ------------------------------------------------------------------------------------
 
-    def _wake_bot(self) -> None:
-        if self.bot is None:
+    def _wake_bot(self, agent: Agent) -> None:
+        if agent.bot is None:
             return
-        view = self.view()
+        view = self.view(agent)
         if view is None:
             return
-        decision: Decision | None = self.record.rules.hook.kdm_bot_decide(view=view, bot=self.bot)
+        decision: Decision | None = self.record.rules.hook.kdm_bot_decide(view=view, bot=agent.bot)
         if decision is None:
-            self._cancel_plan()
+            agent.cancel_plan()
             return
-        if self._plan is not None and self._plan[1].event == decision.event:
+        if agent.plan is not None and agent.plan[1].event == decision.event:
             return  # still wants the same thing: keep the original timing
-        self._cancel_plan()
-        loop = asyncio.get_running_loop()
-        handle = loop.call_later(decision.delay_ms / 1000.0, self._fire, decision)
-        self._plan = (handle, decision)
+        agent.cancel_plan()
+        handle = asyncio.get_running_loop().call_later(
+            decision.delay_ms / 1000.0, self._fire, agent, decision
+        )
+        agent.plan = (handle, decision)
 
-    def _cancel_plan(self) -> None:
-        if self._plan is not None:
-            self._plan[0].cancel()
-            self._plan = None
-
-    def _fire(self, decision: Decision) -> None:
-        self._plan = None
+    def _fire(self, agent: Agent, decision: Decision) -> None:
+        agent.plan = None
         event = decision.event
         if isinstance(event, TimedEvent):
             shown = self.shown.get(event.trigger) if event.trigger is not None else None
@@ -244,4 +331,4 @@ class Peer:
             event = replace(
                 event, t_sync=self.node.agreed_time_ms(), rt=None if shown is None else now - shown
             )
-        self.act(event)
+        self.act(event, agent)

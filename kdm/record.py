@@ -11,6 +11,7 @@ with an ``id`` (``[node, counter]``: a retried proposal committed twice is appli
   once every seat has revealed, the seed is ``H(nonces in seat order)`` and the record applies the
   seeded event the engine awaits (DESIGN 5.5: no single peer chooses a shuffle);
 - ``event``: a player's action (an engine event), accepted only from the node seated where it acts;
+- ``takeover``: a seated node's process plays a gone player's seat with a bot, from now on;
 - ``done``: a node saw the game end.
 
 Everything here is pure: the peer (``kdm.peer``) does the I/O and reacts to the ``Notice``s.
@@ -180,6 +181,26 @@ class TableRecord:
         self.shuffles += 1
         return self._apply_event(SEEDED_DUTIES[duty.kind](seed=seed), node="")
 
+    def _takeover(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+        """A seated node's process plays a gone player's seat from now on, under identity ``node``."""
+        seat, commit = int(entry["seat"]), entry["commit"]
+        process = node.split("#", 1)[0]
+        if not self.started or self.engine is None or self.engine.over:
+            raise UsageError("seats are taken over only during a game")
+        if not 0 <= seat < len(self.seats) or self.seats[seat].node.split("#", 1)[0] == process:
+            raise UsageError(f"{node} cannot take over seat {seat}")
+        if not any(s.node.split("#", 1)[0] == process for s in self.seats):
+            raise UsageError(f"{node} is not at this table")
+        if not isinstance(commit, bytes) or len(commit) != 32:
+            raise ValueError("commit must be 32 bytes")
+        self.seats[seat] = Seat(node, f"bot for seat {seat}", True, commit)
+        if self.reveals:
+            # Some nonces of this shuffle are public already and the new commitment came after them:
+            # start the shuffle's reveals again, so nobody chooses a nonce knowing the others.
+            self.reveals = {}
+            self.shuffles += 1
+        return [Notice("took_over", node=node, seat=seat)]
+
     def _event(self, node: str, entry: dict[str, Any]) -> list[Notice]:
         if not self.started:
             raise UsageError("the game has not started")
@@ -238,4 +259,5 @@ _APPLY = {
     "reveal": TableRecord._reveal,
     "event": TableRecord._event,
     "done": TableRecord._done,
+    "takeover": TableRecord._takeover,
 }

@@ -22,6 +22,7 @@ class FakeLog:
 
     def __init__(self) -> None:
         self.peers: list[Peer] = []
+        self.gone: set[str] = set()
         self.entries: list[bytes] = []
         self.leader = ""
 
@@ -32,7 +33,8 @@ class FakeLog:
         self.entries.append(data)
         loop = asyncio.get_running_loop()
         for peer in self.peers:
-            loop.call_soon(peer.committed, data)
+            if peer.node.node_id not in self.gone:
+                loop.call_soon(peer.committed, data)
 
 
 class FakeNode:
@@ -50,8 +52,12 @@ class FakeNode:
     def agreed_time_ms(self) -> float:
         return local_time_ms()
 
+    def silent_ms(self, node_id: str) -> float:
+        return 0.0 if node_id in {p.node.node_id for p in self.log.peers} - self.log.gone else 1e9
 
-async def play(players: int, rounds: int) -> list[Peer]:
+
+async def play(players: int, rounds: int, kill: int | None = None) -> list[Peer]:
+    """A whole game between bot peers; ``kill`` names a seat whose process dies in round 2."""
     log = FakeLog()
     installed = installed_plugins()
     peers = []
@@ -64,7 +70,7 @@ async def play(players: int, rounds: int) -> list[Peer]:
     log.peers = peers
     log.leader = "n0"
     for peer in peers:
-        peer.start()
+        peer.start(takeover_after_s=0.2)
     rules = Rules.for_table()
     peers[0].create_table("kitchen", players, {"rounds": rounds, "slap_timeout_ms": 200}, rules)
     await asyncio.sleep(0)
@@ -73,10 +79,19 @@ async def play(players: int, rounds: int) -> list[Peer]:
     while len(peers[0].record.seats) < players:
         await asyncio.sleep(0.001)
     peers[0].start_game()
-    await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=60)
-    for peer in peers:
+    survivors = peers
+    if kill is not None:
+        while peers[0].record.engine is None or peers[0].record.engine.state.round < 2:
+            await asyncio.sleep(0.001)
+        victim = peers[kill]
+        log.gone.add(victim.node.node_id)
+        await victim.stop()
+        survivors = [peer for peer in peers if peer is not victim]
+        log.leader = survivors[0].node.node_id  # if the leader died, the next one leads
+    await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in survivors)), timeout=60)
+    for peer in survivors:
         await peer.stop()
-    return peers
+    return survivors
 
 
 def test_bot_peers_play_a_game_to_the_same_digest() -> None:
@@ -86,6 +101,21 @@ def test_bot_peers_play_a_game_to_the_same_digest() -> None:
     engine = peers[0].record.engine
     assert engine is not None and engine.over and engine.state.round == 3
     assert [peer.seat for peer in peers] == [0, 1, 2, 3]
+
+
+def test_a_gone_players_seat_is_taken_over_and_the_game_finishes() -> None:
+    survivors = asyncio.run(play(4, 3, kill=2))
+    assert len({peer.record.engine.digest() for peer in survivors}) == 1  # type: ignore[union-attr]
+    record = survivors[0].record
+    assert record.engine is not None and record.engine.over and record.engine.state.round == 3
+    assert record.seats[2].node == "n0#2"  # the leader's process plays seat 2 now
+    assert [agent.seat for agent in survivors[0].agents] == [0, 2]
+
+
+def test_the_leaders_seat_is_taken_over_by_the_next_leader() -> None:
+    survivors = asyncio.run(play(4, 3, kill=0))
+    assert len({peer.record.engine.digest() for peer in survivors}) == 1  # type: ignore[union-attr]
+    assert survivors[0].record.seats[0].node == "n1#0"
 
 
 def test_entries_are_applied_once_even_if_committed_twice() -> None:

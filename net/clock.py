@@ -1,0 +1,112 @@
+"""Clock-offset estimation against the leader's clock (Cristian's algorithm), pure.
+
+This module owns the arithmetic only: a caller pings the leader, stamps the ping and the pong on its own
+monotonic clock, and hands the three numbers to a `ClockEstimator`. Nothing in here reads a clock, sleeps
+or does I/O (`monotonic_ms` is a convenience for callers), so every estimate can be replayed in a test.
+
+For one sample the leader's reading happened somewhere between `sent` and `received`, so the true offset
+lies in `[server_time - received, server_time - sent]`; the midpoint is off by at most RTT/2. The sample
+with the smallest RTT therefore gives the tightest bound. Only the last `window` samples are considered,
+so the estimate follows slow drift and a leader whose load changes, as pings keep coming while playing.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from dataclasses import dataclass
+
+__all__ = ["ClockEstimator", "ClockSample", "monotonic_ms"]
+
+
+def monotonic_ms() -> float:
+    """The local monotonic clock in milliseconds, the clock `ClockSample.sent`/`received` are read on."""
+    return time.monotonic_ns() / 1_000_000
+
+
+@dataclass(frozen=True)
+class ClockSample:
+    """One ping/pong exchange, all in milliseconds.
+
+    `sent` and `received` are read on the local monotonic clock when the ping left and the pong arrived;
+    `server_time` is the reference (leader) clock when the leader answered.
+    """
+
+    sent: float
+    server_time: float
+    received: float
+
+    def __post_init__(self) -> None:
+        values = (self.sent, self.server_time, self.received)
+        if not all(math.isfinite(value) for value in values):
+            raise ValueError(f"clock sample has a non-finite time: {values}")
+        if self.received < self.sent:
+            raise ValueError(
+                f"clock sample received ({self.received} ms) before it was sent ({self.sent} ms): "
+                "stamp both ends on the same monotonic clock"
+            )
+
+    @property
+    def rtt_ms(self) -> float:
+        """Round-trip time of the exchange."""
+        return self.received - self.sent
+
+    @property
+    def offset_ms(self) -> float:
+        """This sample's estimate of reference minus local, assuming symmetric delays."""
+        return self.server_time - (self.sent + self.received) / 2
+
+
+class ClockEstimator:
+    """The offset to the reference clock, from the minimum-RTT sample among the last `window` samples."""
+
+    def __init__(self, window: int = 16) -> None:
+        if window < 1:
+            raise ValueError(f"clock window must hold at least one sample, got {window}")
+        self._samples: deque[ClockSample] = deque(maxlen=window)
+        self._best: ClockSample | None = None
+
+    def add(self, sample: ClockSample) -> None:
+        """Record one exchange; the oldest sample falls out once the window is full."""
+        evicted = self._samples[0] if len(self._samples) == self._samples.maxlen else None
+        self._samples.append(sample)
+        best = self._best
+        if best is None or sample.rtt_ms <= best.rtt_ms:
+            # On equal RTTs the newer sample wins: it has had less time to drift.
+            self._best = sample
+        elif evicted is best:
+            self._best = self._pick_best()
+
+    @property
+    def best_sample(self) -> ClockSample | None:
+        """The sample the estimate comes from, or None before the first one."""
+        return self._best
+
+    @property
+    def offset_ms(self) -> float | None:
+        """Reference clock minus local clock, or None before the first sample."""
+        return None if self._best is None else self._best.offset_ms
+
+    @property
+    def error_ms(self) -> float | None:
+        """Bound on the offset's error: half the best RTT (None before the first sample)."""
+        return None if self._best is None else self._best.rtt_ms / 2
+
+    def to_reference(self, local_ms: float) -> float:
+        """A local monotonic time on the reference clock."""
+        if self._best is None:
+            raise RuntimeError("no clock sample yet: add a ping/pong sample before converting times")
+        return local_ms + self._best.offset_ms
+
+    def reset(self) -> None:
+        """Forget every sample: a new leader is a new reference clock."""
+        self._samples.clear()
+        self._best = None
+
+    def _pick_best(self) -> ClockSample:
+        best = self._samples[0]
+        for sample in self._samples:
+            if sample.rtt_ms <= best.rtt_ms:
+                best = sample
+        return best

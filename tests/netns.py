@@ -1,0 +1,294 @@
+"""A LAN made of Linux network namespaces, for tests that need real multicast, partitions and kill -9.
+
+This module owns the test LAN: `NamespaceLan(n)` creates n "host" namespaces, each with one veth cable
+into a bridge that lives in a "switch" namespace of its own, so nothing is added to, or sent on, the
+machine's real interfaces. Hosts get 10.231.0.10, .11, ... /24 (inside their namespace only), loopback up
+and a multicast route, so mDNS works between them. Everything created is removed on exit, also after an
+exception, and namespaces left by a crashed earlier run (their creator's pid is gone) are removed first.
+
+Needs root and iproute2; `skip_reason()` says why it cannot run, and `require_netns()` skips the test,
+or fails it under CI=true, where the LAN tests must run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from functools import cache
+from types import TracebackType
+from typing import IO, Any
+
+import pytest
+
+__all__ = ["LineWatcher", "NamespaceLan", "require_netns"]
+
+PREFIX = "kdmtest-"
+SUBNET = "10.231.0"
+_FIRST_HOST = 10
+_LEFTOVER = re.compile(rf"^{PREFIX}(\d+)-")
+_sequence = itertools.count()
+# Links come up in microseconds; the deadline only matters on a machine that is badly overloaded.
+_LINK_DEADLINE_S = 10.0
+
+
+def require_netns() -> None:
+    """Skip the calling test when namespaces are unavailable; under CI=true a skip is a failure."""
+    reason = NamespaceLan.skip_reason()
+    if reason is None:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI must run the LAN tests, but: {reason}")
+    pytest.skip(reason)
+
+
+class NamespaceLan:
+    """n hosts on one switch. Use as a context manager; host indexes run from 0 to n-1."""
+
+    def __init__(self, hosts: int) -> None:
+        if not 1 <= hosts <= 200:
+            raise ValueError(f"a test LAN has 1 to 200 hosts, not {hosts}")
+        self.hosts = hosts
+        self._base = f"{PREFIX}{os.getpid()}-{next(_sequence)}"
+        self.switch = f"{self._base}-sw"
+        self._processes: list[subprocess.Popen[Any]] = []
+        self._created: list[str] = []
+
+    # -- the harness as a context manager ------------------------------------------------------------
+
+    def __enter__(self) -> NamespaceLan:
+        remove_leftovers()
+        try:
+            self._build()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Kill every process started in the LAN and delete every namespace; safe to call twice."""
+        for process in self._processes:
+            if process.poll() is None:
+                process.kill()
+        for process in self._processes:
+            # If one will not die, _delete_namespace kills whatever is still inside by pid.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=_LINK_DEADLINE_S)
+        self._processes.clear()
+        failures = []
+        # Hosts first: deleting a host namespace destroys its cable, so the switch is empty last.
+        for name in reversed(self._created):
+            failure = _delete_namespace(name)
+            if failure:
+                failures.append(failure)
+        self._created.clear()
+        if failures:
+            raise RuntimeError("test LAN cleanup failed: " + "; ".join(failures))
+
+    # -- what tests use ------------------------------------------------------------------------------
+
+    def namespace(self, i: int) -> str:
+        """The name of host i's namespace (for `ip -n` or `ip netns exec`)."""
+        self._check(i)
+        return f"{self._base}-h{i}"
+
+    def address(self, i: int) -> str:
+        """Host i's IPv4 address, reachable from the other hosts only."""
+        self._check(i)
+        return f"{SUBNET}.{_FIRST_HOST + i}"
+
+    def run(self, i: int, argv: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[Any]:
+        """Start `argv` inside host i; it is killed when the LAN closes if it is still running."""
+        process: subprocess.Popen[Any] = subprocess.Popen(
+            ["ip", "netns", "exec", self.namespace(i), *argv], **popen_kwargs
+        )
+        self._processes.append(process)
+        return process
+
+    def cut(self, i: int) -> None:
+        """Unplug host i's cable at the switch: its address and sockets stay, its packets go nowhere."""
+        _ip(f"-n {self.switch} link set {self._port(i)} down")
+        self._wait_for_link(i, up=False)
+
+    def restore(self, i: int) -> None:
+        """Plug host i's cable back in."""
+        _ip(f"-n {self.switch} link set {self._port(i)} up")
+        self._wait_for_link(i, up=True)
+
+    @staticmethod
+    def skip_reason() -> str | None:
+        """Why namespaces cannot be used here, or None when they can."""
+        return _skip_reason()
+
+    # -- building ------------------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        switch = self.switch
+        self._add_namespace(switch)
+        # Snooping off: with no IGMP querier on this switch it could stop forwarding multicast to a port.
+        _ip(f"-n {switch} link add br0 type bridge mcast_snooping 0")
+        _ip(f"-n {switch} link set br0 up")
+        for i in range(self.hosts):
+            host, port = self.namespace(i), self._port(i)
+            self._add_namespace(host)
+            _ip(f"-n {host} link set lo up")
+            # Created inside the switch with its other end moved straight into the host, so the root
+            # namespace never holds either end.
+            _ip(f"-n {switch} link add {port} type veth peer name eth0 netns {host}")
+            _ip(f"-n {switch} link set {port} master br0 up")
+            _ip(f"-n {host} addr add {self.address(i)}/24 dev eth0")
+            _ip(f"-n {host} link set eth0 up")
+            # Hosts have no default route; without this, multicast sends fail with ENETUNREACH.
+            _ip(f"-n {host} route add 224.0.0.0/4 dev eth0")
+        for i in range(self.hosts):
+            self._wait_for_link(i, up=True)
+
+    def _add_namespace(self, name: str) -> None:
+        _ip(f"netns add {name}")
+        self._created.append(name)
+
+    def _wait_for_link(self, i: int, up: bool) -> None:
+        host, port = self.namespace(i), self._port(i)
+
+        def settled() -> bool:
+            carrier = "LOWER_UP" in _ip(f"-n {host} -o link show eth0")
+            if carrier != up:
+                return False
+            return not up or "state forwarding" in _ip(f"-n {self.switch} -d -o link show {port}")
+
+        if not _poll(settled, _LINK_DEADLINE_S):
+            raise RuntimeError(f"host {i}'s link did not go {'up' if up else 'down'} in {_LINK_DEADLINE_S} s")
+
+    def _port(self, i: int) -> str:
+        self._check(i)
+        return f"p{i}"
+
+    def _check(self, i: int) -> None:
+        if not 0 <= i < self.hosts:
+            raise IndexError(f"host {i} is not on this LAN of {self.hosts}")
+
+
+class LineWatcher:
+    """Reads a process's text output on a thread, so a test can wait for a line with a deadline."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def wait_for(self, predicate: Callable[[str], bool], timeout: float) -> str | None:
+        """The next line satisfying `predicate` within `timeout` seconds; None on timeout or end of output."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            try:
+                line = self._queue.get(timeout=remaining)
+            except queue.Empty:
+                return None
+            if line is None:
+                self._queue.put(None)  # keep reporting the end to later calls
+                return None
+            if predicate(line):
+                return line
+
+    def _pump(self, stream: IO[str]) -> None:
+        for line in stream:
+            self.lines.append(line.rstrip("\n"))
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+
+def remove_leftovers() -> None:
+    """Delete namespaces of this harness whose creating process no longer exists (a crashed run)."""
+    if shutil.which("ip") is None:
+        return
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
+    for line in listing.stdout.splitlines():
+        name = line.split(" ", 1)[0]
+        match = _LEFTOVER.match(name)
+        if match and not _alive(int(match.group(1))):
+            _delete_namespace(name)
+
+
+@cache
+def _skip_reason() -> str | None:
+    if not sys.platform.startswith("linux"):
+        return f"network namespaces need Linux, this is {sys.platform}"
+    if os.geteuid() != 0:
+        return "network namespaces need root (CI runs these tests as root)"
+    if shutil.which("ip") is None:
+        return "network namespaces need iproute2's `ip` command"
+    probe = f"{PREFIX}{os.getpid()}-probe"
+    try:
+        _ip(f"netns add {probe}")
+        try:
+            _ip(f"-n {probe} link add br0 type bridge")
+            _ip(f"-n {probe} link add v0 type veth peer name v1")
+        finally:
+            _delete_namespace(probe)
+    except RuntimeError as error:
+        return f"cannot build a namespace LAN here: {error}"
+    return None
+
+
+def _ip(command: str) -> str:
+    """Run `ip COMMAND` (words separated by spaces; no names here contain one) and return its output."""
+    result = subprocess.run(["ip", *command.split()], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(f"`ip {command}` failed: {result.stderr.strip()}")
+    return result.stdout
+
+
+def _delete_namespace(name: str) -> str | None:
+    """Kill what still runs inside `name` (by pid) and delete it; a message if that failed."""
+    pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True, check=False)
+    for pid in pids.stdout.split():
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid), signal.SIGKILL)
+    result = subprocess.run(["ip", "netns", "del", name], capture_output=True, text=True, check=False)
+    if (
+        result.returncode != 0
+        and name
+        in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout.split()
+    ):
+        return f"could not delete namespace {name}: {result.stderr.strip()}"
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _poll(condition: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)  # between polls of an observable condition, bounded by the deadline
+    return True
