@@ -7,18 +7,24 @@ wrong and what is allowed, and exits with status 2; it never shows a traceback.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import logging
+import os
+import socket
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
-from kdm import __version__
+from kdm import __version__, session
 from kdm.bots import STRATEGIES
 from kdm.engine import Effect
 from kdm.errors import UsageError
 from kdm.events import Event
 from kdm.options import parse_assignments
+from kdm.session import SessionConfig, default_interface
 from kdm.sim import Simulation
 
 USAGE_ERROR = 2
@@ -56,7 +62,138 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--speed", type=float, default=1.0, help="with --watch, play this many times faster")
     sim.add_argument("--lang", choices=("en", "fr"), default="en", help="transcript language")
     sim.set_defaults(run=run_sim)
+
+    def network_flags(command: argparse.ArgumentParser) -> None:
+        command.add_argument(
+            "--interface",
+            default=None,
+            metavar="ADDRESS",
+            help="bind and advertise on this address only (also KDM_INTERFACE)",
+        )
+        command.add_argument("--headless", action="store_true", help="no terminal table: print the game log")
+        command.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+        command.add_argument("--report", type=Path, default=None, help=argparse.SUPPRESS)
+        command.add_argument("--data-dir", type=Path, default=None, help=argparse.SUPPRESS)
+        command.add_argument("--lang", choices=("en", "fr"), default="en", help="language of the game log")
+
+    host = commands.add_parser(
+        "host",
+        help="open a table on this machine and play at it",
+        description="Open a table on the LAN and take its first seat.",
+    )
+    host.add_argument("--name", default="", help="the table's name on the LAN (default: this machine's)")
+    host.add_argument("--port", type=int, default=0, help="port to listen on (default: any free port)")
+    host.add_argument("--players", type=int, default=4, help="players, 3 to 10 (default 4)")
+    host.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a table option")
+    host.add_argument("--variant", action="append", default=[], metavar="NAME", help="a rule plugin to add")
+    host.add_argument("--bots", type=int, default=0, help="start this many bot peers to fill seats")
+    host.add_argument("--as-bot", choices=STRATEGIES, default=None, help="let a bot play this seat")
+    host.add_argument("--no-advertise", action="store_true", help="do not announce the table on the LAN")
+    network_flags(host)
+    host.set_defaults(run=run_host)
+
+    join = commands.add_parser(
+        "join",
+        help="join a table by HOST:PORT or by name",
+        description="Join a table on the LAN and take a free seat.",
+    )
+    join.add_argument("target", metavar="HOST:PORT|NAME")
+    join.add_argument("--as-bot", choices=STRATEGIES, default=None, help="let a bot play this seat")
+    network_flags(join)
+    join.set_defaults(run=run_join)
+
+    bot = commands.add_parser(
+        "bot",
+        help="a headless bot peer that takes a seat",
+        description="Join a table as a bot (the only table on the LAN if none is named).",
+    )
+    bot.add_argument("target", nargs="?", default=None, metavar="HOST:PORT|NAME")
+    bot.add_argument("--strategy", choices=STRATEGIES, default="greedy", help="how the bot plays")
+    network_flags(bot)
+    bot.set_defaults(run=run_bot)
+
+    tables = commands.add_parser("tables", help="list the tables on the LAN")
+    tables.add_argument("--json", action="store_true", help="one JSON list")
+    tables.add_argument("--wait", type=float, default=1.5, metavar="SECONDS", help="how long to listen")
+    tables.add_argument("--interface", default=None, metavar="ADDRESS", help="listen on this address only")
+    tables.set_defaults(run=run_tables)
+
+    selfplay = commands.add_parser(
+        "selfplay",
+        help="check this machine: bot peers play over loopback",
+        description="Start bot peers as separate processes on 127.0.0.1 and play.",
+    )
+    selfplay.add_argument("--peers", type=int, default=4, help="peers, 3 to 10 (default 4)")
+    selfplay.add_argument("--rounds", type=int, default=3, help="rounds to play (default 3)")
+    selfplay.add_argument("--seed", type=int, default=0, help="bot seed (default 0)")
+    selfplay.add_argument("--json", action="store_true", help="print one JSON summary")
+    selfplay.add_argument("--timeout", type=float, default=300.0, help=argparse.SUPPRESS)
+    selfplay.set_defaults(run=run_selfplay)
     return parser  # fmt: skip
+
+
+def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
+    config = SessionConfig(
+        bot=bot, seed=args.seed, report=args.report, data_dir=args.data_dir, lang=args.lang
+    )
+    if args.interface:
+        config.interface = args.interface
+    config.name = getattr(args, "name", "") or socket.gethostname()
+    return config
+
+
+def run_host(args: argparse.Namespace) -> int:
+    options: dict[str, Any] = parse_assignments(args.option)
+    config = _session_config(args, args.as_bot)
+    config.port, config.advertise = args.port, not args.no_advertise
+    if not args.headless and args.as_bot is None:
+        print("kdm host: the terminal table is not built yet; playing headless", file=sys.stderr)
+    if args.bots < 0 or args.bots >= args.players:
+        raise UsageError(f"--bots must be 0 to {args.players - 1} (the other seats at this table)")
+    return _run(session.host(config, config.name, args.players, options, args.variant, args.bots))
+
+
+def run_join(args: argparse.Namespace) -> int:
+    return _run(session.join(_session_config(args, args.as_bot), args.target))
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    config = _session_config(args, args.strategy)
+    config.quiet = not args.headless
+    return _run(session.join(config, args.target or ""))
+
+
+def run_tables(args: argparse.Namespace) -> int:
+    from kdm.net.discovery import find_tables
+
+    interface = args.interface or default_interface()
+    tables = asyncio.run(find_tables(args.wait, interface))
+    if args.json:
+        print(json.dumps([ad.__dict__ | {"plugins": list(ad.plugins)} for ad in tables]))
+        return 0
+    if not tables:
+        print("no tables found on the LAN")
+    for ad in tables:
+        print(f"{ad.name:20} {ad.host}:{ad.port:<6} {ad.mode:8} {ad.seats_taken}/{ad.seats_total} {ad.state}")
+    return 0
+
+
+def run_selfplay(args: argparse.Namespace) -> int:
+    from kdm.selfplay import selfplay
+
+    result = selfplay(args.peers, args.rounds, args.seed, timeout_s=args.timeout)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key}: {value}")
+    return 0 if len(set(result["digests"])) == 1 else 1
+
+
+def _run(coroutine: Any) -> int:
+    report = asyncio.run(coroutine)
+    del report
+    return 0
 
 
 def run_sim(args: argparse.Namespace) -> int:
@@ -87,9 +224,14 @@ def run_sim(args: argparse.Namespace) -> int:
     return 0
 
 
+LOG_ENV = "KDM_LOG"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    level = os.environ.get(LOG_ENV, "warning").upper()
+    logging.basicConfig(level=getattr(logging, level, logging.WARNING), format="%(name)s: %(message)s")
     try:
         code: int = args.run(args)
         return code

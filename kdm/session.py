@@ -1,0 +1,320 @@
+"""One table membership run as a process: what ``kdm host``, ``kdm join`` and ``kdm bot`` do.
+
+Wires the pieces together at the edge: the zmq transport on the chosen interface, the consensus node
+with its log file in the user data directory, the peer (with a bot at its seat when asked), discovery
+(advertising a hosted table, or finding one by name), and the readable line a headless peer prints for
+every committed event. Returns a report (digest, commit latencies, slap windows) when the game ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from kdm import __version__
+from kdm.bots import Bot
+from kdm.cards import derive_seed
+from kdm.errors import UsageError
+from kdm.manager import Rules, installed_plugins
+from kdm.net.discovery import Advertiser, TableAd, find_tables, parse_host_port
+from kdm.net.node import Node, address_of, ask_table_id, listen
+from kdm.net.storage import FileStorage
+from kdm.net.transport import TransportError
+from kdm.net.wire import PROTOCOL_VERSION, WireError
+from kdm.peer import Peer
+from kdm.record import Notice
+
+log = logging.getLogger("kdm.session")
+INTERFACE_ENV = "KDM_INTERFACE"
+
+#: A user interface: runs beside the game on the session's loop; returns when the player leaves.
+UI = Callable[["TableSession"], Coroutine[Any, Any, None]]
+
+
+def default_interface() -> str:
+    """The address to bind and advertise on: ``KDM_INTERFACE``, else this machine's LAN address."""
+    chosen = os.environ.get(INTERFACE_ENV)
+    if chosen:
+        return chosen
+    try:
+        address = socket.gethostbyname(socket.gethostname())
+    except OSError:
+        return "127.0.0.1"
+    return address
+
+
+@dataclass
+class SessionConfig:
+    """How this process takes part in a table."""
+
+    interface: str = field(default_factory=default_interface)
+    port: int = 0
+    name: str = ""
+    bot: str | None = None
+    seed: int = 0
+    advertise: bool = True
+    report: Path | None = None
+    data_dir: Path | None = None
+    lang: str = "en"
+    quiet: bool = False
+
+
+async def host(
+    config: SessionConfig,
+    table: str,
+    players: int,
+    options: dict[str, Any],
+    variants: Sequence[str],
+    bots: int = 0,
+    ui: UI | None = None,
+) -> dict[str, Any]:
+    """Found a table, take seat 0, start when every seat is taken, play to the end.
+
+    ``bots`` bot peers are started on this machine as separate processes to fill seats. ``ui`` runs
+    beside the game on the same loop; when it returns (the player quit) the session ends.
+    """
+    rules = Rules.for_table(variants)
+    rules.resolve(players, options)  # a bad option is the host's mistake: say so before any network
+    transport = await _listen(config)
+    table_id = transport.node_id  # the founder's node id names the table: unique, and says where it is
+    node = Node(
+        transport, table_id, _storage(config, table_id, table_id), voters=(table_id,), seed=config.seed
+    )
+    contact = table_id.rsplit("~", 1)[0]
+    if ui is None:
+        print(f"listening on {contact}", flush=True)
+    session = TableSession(config, node, players, ui)
+    await node.start()
+    session.peer.start()
+    helpers: list[subprocess.Popen[bytes]] = []
+    advertiser = Advertiser() if config.advertise else None
+    try:
+        while not node.is_leader:
+            await asyncio.sleep(0.01)
+        session.peer.create_table(table, players, options, rules)
+        if advertiser is not None:
+            await advertiser.start(session.ad(table, rules), config.interface)
+            session.advertiser = advertiser
+        for index in range(bots):
+            helpers.append(spawn_bot(contact, config, seed=config.seed * 100 + index + 1))
+        return await session.play(host=True)
+    finally:
+        if advertiser is not None:
+            await advertiser.close()
+        await session.close()
+        for process in helpers:
+            stop_process(process)
+
+
+async def join(config: SessionConfig, target: str, ui: UI | None = None) -> dict[str, Any]:
+    """Join the table at ``HOST:PORT`` (or named ``target`` on the LAN), take a seat, play to the end."""
+    address = await _resolve(target, config.interface)
+    transport = await _listen(config)
+    try:
+        table = await ask_table_id(transport, address)
+    except TimeoutError:
+        await transport.close()
+        raise UsageError(f"no table answered at {address.removeprefix('tcp://')}") from None
+    except WireError as error:
+        await transport.close()
+        raise UsageError(
+            f"the table at {address.removeprefix('tcp://')} speaks another protocol: {error.reason}"
+        ) from None
+    # The table's id is its founder's node id: the configuration every member starts from.
+    node = Node(
+        transport, table, _storage(config, table, transport.node_id), voters=(table,), seed=config.seed
+    )
+    session = TableSession(config, node, players=0, ui=ui)
+    await node.start(contact=address.removeprefix("tcp://"))
+    session.peer.start()
+    try:
+        session.peer.join_table()
+        return await session.play(host=False)
+    finally:
+        await session.close()
+
+
+class TableSession:
+    """The peer of one process, and what it prints (or shows through a UI) and reports."""
+
+    def __init__(self, config: SessionConfig, node: Node, players: int, ui: UI | None = None) -> None:
+        self.config = config
+        self.node = node
+        self.ui = ui
+        #: Called with every line of the game log; a UI adds itself here instead of the terminal.
+        self.line_listeners: list[Callable[[str], None]] = []
+        bot = (
+            Bot(0, config.bot, seed=derive_seed(str(config.seed).encode(), node.node_id))
+            if config.bot
+            else None
+        )
+        self.peer = Peer(node, installed_plugins(), name=config.name, bot=bot, on_notice=self._notice)
+        node.on_commit = self.peer.committed
+        node.on_leader = lambda leader: self._say(f"leader: {leader}" if leader else "no leader")
+        self.players = players
+        self.error: str | None = None
+        self.windows = 0
+        self.advertiser: Advertiser | None = None
+        self.done = asyncio.Event()
+
+    def ad(self, table: str, rules: Rules) -> TableAd:
+        host, port = self.node.node_id.rsplit("~", 1)[0].rsplit(":", 1)
+        record = self.peer.record
+        state = (
+            "over"
+            if record.engine is not None and record.engine.over
+            else "playing"
+            if record.started
+            else "lobby"
+        )
+        return TableAd(
+            name=table, host=host, port=int(port), node_id=self.node.node_id, version=PROTOCOL_VERSION,
+            mode=rules.names[0], plugins=tuple(f"{n}={v}" for n, v in rules.versions.items()),
+            seats_taken=len(record.seats), seats_total=record.players or self.players, state=state,
+        )  # fmt: skip
+
+    def _notice(self, notice: Notice) -> None:
+        peer = self.peer
+        if notice.kind == "rejected" and notice.node == self.node.node_id and peer.seat is None:
+            self.error = notice.reason  # our own join (or table) was refused
+            self.done.set()
+        elif notice.kind == "seated":
+            self._say(f"{notice.node} takes seat {notice.seat}")
+            record = peer.record
+            if record.host == self.node.node_id and len(record.seats) == record.players:
+                peer.start_game()
+        elif notice.kind == "started":
+            self._say("the game starts")
+        elif notice.kind == "applied":
+            for effect in notice.effects:
+                if effect["kind"] == "judged":
+                    self.windows += 1
+                line = peer.record.rules.describe(effect, self.config.lang)
+                if line:
+                    self._say(line)
+        if self.advertiser is not None and notice.kind in ("seated", "started"):
+            asyncio.get_running_loop().create_task(self._readvertise())
+
+    async def _readvertise(self) -> None:
+        record = self.peer.record
+        if self.advertiser is not None and record.engine is not None:
+            await self.advertiser.update(self.ad(record.name, record.rules))
+
+    def _say(self, line: str) -> None:
+        for listener in self.line_listeners:
+            listener(line)
+        if self.ui is None and not self.config.quiet:
+            print(line, flush=True)
+
+    async def play(self, host: bool) -> dict[str, Any]:
+        """Until the game is over everywhere, this peer is refused, or the UI returns."""
+        loop = asyncio.get_running_loop()
+        waiting: set[asyncio.Task[Any]] = {
+            loop.create_task(self.peer.finished.wait()),
+            loop.create_task(self.done.wait()),
+        }
+        if self.ui is not None:
+            waiting.add(loop.create_task(self.ui(self)))
+        finished, pending = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        for task in finished:
+            task.result()  # a UI that crashed says so
+        if self.error is not None:
+            raise UsageError(self.error)
+        report = self.report()
+        if self.config.report is not None:
+            self.config.report.write_text(json.dumps(report))
+        return report
+
+    def report(self) -> dict[str, Any]:
+        record = self.peer.record
+        engine = record.engine
+        return {
+            "node": self.node.node_id,
+            "seat": self.peer.seat,
+            "digest": engine.digest() if engine is not None else None,
+            "events": engine.state.seq if engine is not None else 0,
+            "rounds": engine.state.round if engine is not None else 0,
+            "latencies_ms": self.peer.latencies_ms,
+            "slap_windows": self.windows,
+            "dropped": self.node.dropped,
+        }
+
+    async def close(self) -> None:
+        # Linger a moment so the last commits reach everyone before this peer's heartbeats stop.
+        await asyncio.sleep(0.3)
+        await self.peer.stop()
+        await self.node.stop()
+        storage = self.node.storage
+        if isinstance(storage, FileStorage):
+            storage.close()
+
+
+async def _listen(config: SessionConfig) -> Any:
+    try:
+        return await listen(config.interface, config.port)
+    except TransportError as error:
+        raise UsageError(str(error)) from None
+
+
+def _storage(config: SessionConfig, table: str, node_id: str) -> FileStorage:
+    root = config.data_dir or Path(platformdirs.user_data_dir("kdm"))
+    safe = "".join(c if c.isalnum() or c in "-." else "_" for c in f"{table}--{node_id}")
+    return FileStorage(root / "tables" / f"{safe}.log")
+
+
+async def _resolve(target: str, interface: str) -> str:
+    """``HOST:PORT`` as a zmq address, or the address of the table named ``target`` on the LAN."""
+    try:
+        host, port = parse_host_port(target)
+        return f"tcp://{host}:{port}"
+    except ValueError:
+        pass
+    tables = await find_tables(1.5, interface)
+    named = [ad for ad in tables if ad.name == target or (not target and len(tables) == 1)]
+    if named:
+        return address_of(named[0].node_id)
+    seen = ", ".join(sorted({ad.name for ad in tables})) or "none"
+    wanted = f"no table named {target!r}" if target else "not exactly one table"
+    raise UsageError(f"{wanted} found on the LAN (tables seen: {seen}); name one, or give HOST:PORT")
+
+
+def spawn_bot(
+    contact: str, config: SessionConfig, seed: int, strategy: str = "greedy"
+) -> subprocess.Popen[bytes]:
+    """A ``kdm bot`` process joining the table at ``contact`` (``HOST:PORT``) on this machine."""
+    host = contact.rsplit(":", 1)[0]
+    argv = [sys.executable, "-m", "kdm", "bot", contact, "--strategy", strategy, "--interface", host,
+            "--seed", str(seed)]  # fmt: skip
+    if config.data_dir is not None:
+        argv += ["--data-dir", str(config.data_dir)]
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+
+
+def stop_process(process: subprocess.Popen[bytes], grace_s: float = 3.0) -> None:
+    """Let a child finish on its own for a moment, then stop it."""
+    try:
+        process.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        process.terminate()
+        try:
+            process.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def version_line() -> str:
+    return f"kdm {__version__}, protocol {PROTOCOL_VERSION}, Python {sys.version.split()[0]}"

@@ -1,0 +1,318 @@
+"""The consensus node: the Raft core driven over a transport on the asyncio loop.
+
+Owns the loop around ``RaftNode``: ticks every ``tick_ms``, decodes what arrives (dropping and logging
+anything malformed, oversized, from another table or from a stranger), persists before sending, hands
+committed entries to the application in order, and measures the clock offset to the leader (DESIGN 5.6).
+A node id names where its ROUTER listens (``HOST:PORT~token``), so any member can reach any other
+member from the configuration alone.
+
+Joining: a new node starts knowing only the founder (a table's id is its founder's node id, and every
+member must start from the same founding configuration) and says ``hello`` to a member it knows; the
+leader adds it as a learner, then as a voter (one change at a time; the newcomer repeats its hello until
+it votes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from .clock import ClockEstimator, ClockSample, monotonic_ms
+from .raft import RaftNode
+from .raft_log import Storage, persist
+from .raft_messages import ConfChange, Message, message_from_dict, message_to_dict
+from .transport import Transport, ZmqTransport
+from .wire import Codec, Envelope, WireError, check_fields
+
+log = logging.getLogger("kdm.net")
+
+HELLO_EVERY_S = 0.3
+PING_EVERY_S = 0.5
+
+
+def new_node_id(host: str, port: int) -> str:
+    """A node id for a ROUTER at ``host:port``; the token tells a restarted process from the old one."""
+    return f"{host}:{port}~{secrets.token_hex(3)}"
+
+
+async def listen(host: str, port: int = 0) -> ZmqTransport:
+    """A started zmq transport named after the port it got (the OS picks one when ``port`` is 0)."""
+    transport = ZmqTransport("unnamed", host, port)
+    await transport.start()
+    # Dealers take the node id as their identity when they connect, which only happens after this.
+    transport.node_id = new_node_id(host, int(transport.address.rsplit(":", 1)[1]))
+    return transport
+
+
+def address_of(node_id: str) -> str:
+    """The zmq address a node id names."""
+    return "tcp://" + node_id.rsplit("~", 1)[0]
+
+
+def _raft_body(body: dict[str, Any]) -> None:
+    message_from_dict(body)
+
+
+def _hello_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"node": str})
+
+
+def _ping_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"sent": float})
+
+
+def _pong_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"sent": float, "time": float})
+
+
+def node_codec(table: str) -> Codec:
+    """The wire codec for one table's consensus traffic."""
+    return Codec(table, {"raft": _raft_body, "hello": _hello_body, "ping": _ping_body, "pong": _pong_body})
+
+
+#: Before it knows a table's id, a newcomer asks "which table is this?" on the lobby codec.
+LOBBY = "lobby"
+
+
+def _which_body(body: dict[str, Any]) -> None:
+    check_fields(body, {})
+
+
+def _table_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"table": str})
+
+
+def lobby_codec() -> Codec:
+    return Codec(LOBBY, {"which": _which_body, "table": _table_body})
+
+
+async def ask_table_id(transport: Transport, address: str, timeout_s: float = 5.0) -> str:
+    """The id of the table whose member listens at ``address`` (``tcp://HOST:PORT``).
+
+    Raises ``TimeoutError`` when nobody answers in time, ``WireError`` when the answer is not one this
+    peer understands (another protocol version, say).
+    """
+    lobby = lobby_codec()
+    contact = "contact:" + address
+    transport.connect(contact, address)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while True:
+        transport.send(contact, lobby.encode(transport.node_id, "which", {}))
+        try:
+            sender, payload = await asyncio.wait_for(transport.recv(), min(0.5, deadline - loop.time()))
+        except asyncio.TimeoutError:
+            if loop.time() >= deadline:
+                raise TimeoutError(f"nobody answered at {address}") from None
+            continue
+        envelope = lobby.decode(payload, claimed_sender=sender)
+        if envelope.kind == "table":
+            transport.disconnect(contact)
+            table: str = envelope.body["table"]
+            return table
+
+
+class Node:
+    """One table's consensus node."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        table: str,
+        storage: Storage,
+        voters: tuple[str, ...] = (),
+        on_commit: Callable[[bytes], None] | None = None,
+        seed: int = 0,
+        tick_ms: float = 10.0,
+        address_of: Callable[[str], str] = address_of,
+    ) -> None:
+        self.transport = transport
+        self.node_id = transport.node_id
+        self.codec = node_codec(table)
+        self._lobby = lobby_codec()
+        self.storage = storage
+        self.raft = RaftNode(self.node_id, voters, storage=storage, rng_seed=seed)
+        self.on_commit = on_commit
+        self.on_leader: Callable[[str | None], None] | None = None
+        self.tick_s = tick_ms / 1000.0
+        self.clock = ClockEstimator()
+        self.dropped = 0
+        self._address_of = address_of
+        self._contact: str | None = None
+        self._waiting: list[bytes] = []
+        self._heard: dict[str, float] = {}
+        self._started_ms = monotonic_ms()
+        self._leader: str | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # --- life ------------------------------------------------------------------------------------
+
+    async def start(self, contact: str | None = None) -> None:
+        """Run the node; ``contact`` is a member's node id to join through (None to found or rejoin)."""
+        self._contact = contact
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._tick_forever()), loop.create_task(self._receive_forever())]
+        self._tasks.append(loop.create_task(self._ping_forever()))
+        if contact is not None:
+            self._tasks.append(loop.create_task(self._hello_until_member()))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.transport.close()
+
+    # --- what the peer uses ----------------------------------------------------------------------
+
+    @property
+    def is_leader(self) -> bool:
+        return self.raft.role == "leader"
+
+    @property
+    def leader(self) -> str | None:
+        return self.raft.leader
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        return self.raft.voters + self.raft.learners
+
+    def propose(self, data: bytes) -> bool:
+        """Offer an entry for the log. With no leader known yet it waits here and goes out as soon as
+        one is; the caller still retries until it sees the entry committed (a leader can fail)."""
+        if self.raft.leader is None:
+            self._waiting.append(data)
+            return False
+        accepted = self.raft.propose(data)
+        self._process()
+        return accepted
+
+    def silent_ms(self, node_id: str) -> float:
+        """How long since anything arrived from ``node_id`` (since this node started, if never)."""
+        if node_id == self.node_id:
+            return 0.0
+        return monotonic_ms() - self._heard.get(node_id, self._started_ms)
+
+    def agreed_time_ms(self) -> float:
+        """Now, on the leader's clock as well as this node can tell (its own when it leads)."""
+        now = monotonic_ms()
+        if self.is_leader or self.clock.offset_ms is None:
+            return now
+        return self.clock.to_reference(now)
+
+    # --- loops -----------------------------------------------------------------------------------
+
+    async def _tick_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick_s)
+            self.raft.tick()
+            self._process()
+
+    async def _receive_forever(self) -> None:
+        while True:
+            sender, payload = await self.transport.recv()
+            self._heard[sender] = monotonic_ms()
+            envelope = self._decode(payload, sender)
+            if envelope is None:
+                self.dropped += 1
+                continue
+            body = envelope.body
+            if envelope.table == LOBBY:
+                if envelope.kind == "which":
+                    self._send(sender, "table", {"table": self.codec.table}, self._lobby)
+                continue
+            if envelope.kind == "raft":
+                message = message_from_dict(body)
+                if message.sender != sender or message.to != self.node_id:
+                    self.dropped += 1
+                    log.warning(
+                        "dropped a raft message from %s: it claims %s → %s",
+                        sender,
+                        message.sender,
+                        message.to,
+                    )
+                    continue
+                refusal = self.raft.step(message)
+                if refusal:
+                    log.debug("raft ignored %s from %s: %s", message.kind, sender, refusal)
+                self._process()
+            elif envelope.kind == "hello":
+                self._welcome(body["node"])
+            elif envelope.kind == "ping":
+                self._send(sender, "pong", {"sent": body["sent"], "time": monotonic_ms()})
+            elif envelope.kind == "pong" and sender == self.raft.leader:
+                self.clock.add(ClockSample(body["sent"], body["time"], monotonic_ms()))
+
+    async def _hello_until_member(self) -> None:
+        assert self._contact is not None
+        while self.node_id not in self.raft.voters:
+            target = self.raft.leader or self._contact
+            self._send(target, "hello", {"node": self.node_id})
+            await asyncio.sleep(HELLO_EVERY_S)
+
+    async def _ping_forever(self) -> None:
+        while True:
+            leader = self.raft.leader
+            if leader is not None and leader != self.node_id:
+                self._send(leader, "ping", {"sent": monotonic_ms()})
+            await asyncio.sleep(PING_EVERY_S)
+
+    # --- plumbing --------------------------------------------------------------------------------
+
+    def _welcome(self, newcomer: str) -> None:
+        """A newcomer first joins as a learner, so an unreachable one cannot stall commits; it becomes a
+        voter on a later hello, once it has had the time to catch up."""
+        if newcomer in self.raft.voters:
+            return
+        if self.is_leader:
+            learner = newcomer in self.raft.learners
+            change = ConfChange("add_voter" if learner else "add_learner", newcomer)
+            if self.raft.propose_conf_change(change):
+                log.info("%s %s", "promoting" if learner else "adding", newcomer)
+            self._process()
+        elif self.raft.leader is not None:
+            self._send(self.raft.leader, "hello", {"node": newcomer})
+
+    def _decode(self, payload: bytes, sender: str) -> Envelope | None:
+        try:
+            return self.codec.decode(payload, claimed_sender=sender)
+        except WireError as error:
+            try:
+                return self._lobby.decode(payload, claimed_sender=sender)
+            except WireError:
+                log.warning("dropped a message from %s: %s", sender, error.reason)
+                return None
+
+    def _send(self, to: str, kind: str, body: dict[str, Any], codec: Codec | None = None) -> None:
+        self.transport.connect(to, self._address_of(to))
+        self.transport.send(to, (codec or self.codec).encode(self.node_id, kind, body))
+
+    def _process(self) -> None:
+        raft = self.raft
+        while raft.has_ready():
+            ready = raft.ready()
+            persist(self.storage, ready)
+            for message in ready.messages:
+                self._send(message.to, "raft", message_to_dict(message))
+            for entry in ready.committed:
+                if entry.kind == "normal" and entry.data and self.on_commit is not None:
+                    try:
+                        self.on_commit(entry.data)
+                    except Exception:  # a bug above us must not stop consensus for the others
+                        log.exception("applying committed entry %d failed", entry.index)
+            raft.advance(ready)
+        if raft.leader != self._leader:
+            self._leader = raft.leader
+            self.clock.reset()  # offsets were to the old leader's clock
+            if self.on_leader is not None:
+                self.on_leader(raft.leader)
+            waiting, self._waiting = self._waiting, []
+            for data in waiting:
+                self.raft.propose(data)
+            if waiting:
+                self._process()
+
+
+__all__ = ["Message", "Node", "address_of", "ask_table_id", "listen", "new_node_id", "node_codec"]

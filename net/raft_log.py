@@ -1,0 +1,253 @@
+"""The Raft log in memory, the storage it is saved to, and a leader's view of each member's copy.
+
+`RaftLog` owns the node's copy of the log and three marks on it: `stable` (the last index the caller
+has saved), `committed` and `applied` (0 <= applied <= committed <= last index). It never truncates a
+committed entry. The log is the game record, kept whole from index 1: there are no snapshots.
+
+`RaftLog.configuration` folds the `conf` entries of the log into the bootstrap membership.
+`Progress` is what a leader knows of one member's log.
+
+`Storage` is what survives a crash: the hard state and the saved entries. The Raft core only reads it
+when a node is built; the caller writes it from each `Ready` (`persist`). `MemoryStorage` is the one
+used by tests and the simulator, which keep it across a simulated crash.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Protocol
+
+from .raft_messages import ConfChange, Entry, HardState, Ready
+
+MAX_APPEND_ENTRIES = 64
+MAX_APPEND_BYTES = 32 * 1024  # well under the wire's 64 KiB cap; one larger entry still goes alone
+MAX_INFLIGHT_APPENDS = 64
+
+Configuration = tuple[tuple[str, ...], tuple[str, ...]]  # (voters, learners), each sorted
+
+
+class Storage(Protocol):
+    def hard_state(self) -> HardState: ...
+
+    def entries(self) -> Sequence[Entry]:
+        """Every saved entry, index 1 first."""
+        ...
+
+    def append(self, entries: Sequence[Entry]) -> None:
+        """Save `entries`, dropping any saved entry at or after the first one's index."""
+        ...
+
+    def set_hard_state(self, hard_state: HardState) -> None: ...
+
+
+def check_contiguous(entries: Sequence[Entry], last_index: int) -> None:
+    """Raise ValueError unless `entries` run without a gap and start at most one after `last_index`."""
+    if not entries:
+        return
+    if not 1 <= entries[0].index <= last_index + 1:
+        raise ValueError(f"entries start at {entries[0].index}, but the log ends at {last_index}")
+    for before, after in pairwise(entries):
+        if after.index != before.index + 1:
+            raise ValueError(f"entries jump from index {before.index} to {after.index}")
+
+
+class MemoryStorage:
+    """A `Storage` in memory; keep the object to simulate a crash and restart."""
+
+    def __init__(self, hard_state: HardState | None = None, entries: Sequence[Entry] = ()) -> None:
+        self._hard_state = hard_state or HardState()
+        self._entries: list[Entry] = []
+        self.append(entries)
+
+    def hard_state(self) -> HardState:
+        return self._hard_state
+
+    def entries(self) -> Sequence[Entry]:
+        return tuple(self._entries)
+
+    def append(self, entries: Sequence[Entry]) -> None:
+        check_contiguous(entries, len(self._entries))
+        if entries:
+            del self._entries[entries[0].index - 1 :]
+            self._entries.extend(entries)
+
+    def set_hard_state(self, hard_state: HardState) -> None:
+        self._hard_state = hard_state
+
+
+def persist(storage: Storage, ready: Ready) -> None:
+    """Save what `ready` asks to save; call before sending its messages."""
+    if ready.entries:
+        storage.append(ready.entries)
+    if ready.hard_state is not None:
+        storage.set_hard_state(ready.hard_state)
+
+
+class RaftLog:
+    def __init__(self, entries: Sequence[Entry] = (), committed: int = 0) -> None:
+        check_contiguous(entries, 0)
+        self._entries: list[Entry] = list(entries)
+        self.stable = len(self._entries)
+        self.committed = min(committed, self.stable)
+        self.applied = 0
+        self.conf_indices: list[int] = [entry.index for entry in self._entries if entry.kind == "conf"]
+
+    @property
+    def last_index(self) -> int:
+        return len(self._entries)
+
+    @property
+    def last_term(self) -> int:
+        return self._entries[-1].term if self._entries else 0
+
+    def term(self, index: int) -> int | None:
+        """The term of the entry at `index` (0 before the first entry), None past the end."""
+        if index == 0:
+            return 0
+        if 1 <= index <= len(self._entries):
+            return self._entries[index - 1].term
+        return None
+
+    def entry(self, index: int) -> Entry:
+        return self._entries[index - 1]
+
+    def slice(self, start: int, end: int) -> tuple[Entry, ...]:
+        """Entries with start <= index < end."""
+        return tuple(self._entries[max(start, 1) - 1 : max(end - 1, 0)])
+
+    def is_up_to_date(self, last_index: int, last_term: int) -> bool:
+        """Whether a log ending at (last_index, last_term) is at least as up to date as this one."""
+        return last_term > self.last_term or (last_term == self.last_term and last_index >= self.last_index)
+
+    def find_conflict(self, entries: Sequence[Entry]) -> int:
+        """The index of the first of `entries` that is new or differs from ours; 0 when all match."""
+        for entry in entries:
+            if self.term(entry.index) != entry.term:
+                return entry.index
+        return 0
+
+    def find_conflict_by_term(self, index: int, term: int) -> int:
+        """The largest index <= `index` whose term is <= `term` (0 when none): where a leader and a
+        follower that rejected an append most probably agree."""
+        index = min(index, self.last_index)
+        while index > 0 and self._entries[index - 1].term > term:
+            index -= 1
+        return index
+
+    def append(self, entries: Sequence[Entry]) -> None:
+        """Append, dropping our entries from the first one's index on. Never drops a committed one."""
+        check_contiguous(entries, self.last_index)
+        if not entries:
+            return
+        first = entries[0].index
+        if first <= self.committed:
+            raise ValueError(f"refusing to overwrite committed entry {first} (committed {self.committed})")
+        del self._entries[first - 1 :]
+        self._entries.extend(entries)
+        self.stable = min(self.stable, first - 1)
+        while self.conf_indices and self.conf_indices[-1] >= first:
+            self.conf_indices.pop()
+        self.conf_indices.extend(entry.index for entry in entries if entry.kind == "conf")
+
+    def maybe_append(
+        self, prev_index: int, prev_term: int, commit: int, entries: Sequence[Entry]
+    ) -> int | None:
+        """A follower's side of an append: None if our log lacks (prev_index, prev_term); else add what
+        is new, commit up to what the leader committed, and return the last index now known to match."""
+        if self.term(prev_index) != prev_term:
+            return None
+        last_new = prev_index + len(entries)
+        conflict = self.find_conflict(entries)
+        if conflict:
+            self.append(entries[conflict - prev_index - 1 :])
+        self.commit_to(min(commit, last_new))
+        return last_new
+
+    def configuration(self, bootstrap: Configuration, end: int | None = None) -> Configuration:
+        """`bootstrap` changed by every conf entry up to index `end` (the whole log when None)."""
+        voters, learners = bootstrap
+        for index in self.conf_indices:
+            if end is not None and index > end:
+                break
+            change = ConfChange.from_entry(self.entry(index))
+            if change is not None:
+                voters, learners = change.apply_to(voters, learners)
+        return voters, learners
+
+    def last_conf_entry(self) -> tuple[int, int]:
+        """(index, term) of the last conf entry, (0, 0) when there is none."""
+        if not self.conf_indices:
+            return (0, 0)
+        return self.conf_indices[-1], self.entry(self.conf_indices[-1]).term
+
+    def commit_to(self, index: int) -> bool:
+        if index > self.committed:
+            self.committed = min(index, self.last_index)
+            return True
+        return False
+
+    def unstable(self) -> tuple[Entry, ...]:
+        return tuple(self._entries[self.stable :])
+
+    def stable_to(self, index: int, term: int) -> None:
+        # an entry the caller saved may have been replaced since; the log matching property makes
+        # an equal (index, term) mean an equal prefix
+        if index > self.stable and self.term(index) == term:
+            self.stable = index
+
+    def next_committed(self) -> tuple[Entry, ...]:
+        return tuple(self._entries[self.applied : self.committed])
+
+    def applied_to(self, index: int) -> None:
+        self.applied = max(self.applied, min(index, self.committed))
+
+
+class Progress:
+    """What a leader knows of one member's log. In probe mode it sends one append at a time and waits
+    for the answer (or the next heartbeat's); in replicate mode it streams appends optimistically, up
+    to MAX_INFLIGHT_APPENDS unacknowledged ones."""
+
+    def __init__(self, next_index: int) -> None:
+        self.match = 0
+        self.next = next_index
+        self.replicating = False
+        self.probe_sent = False
+        self.recent_active = False
+        self.sent_commit = 0  # the highest commit index this member has been able to learn from us
+        self.inflight: deque[int] = deque()  # last index of each unacknowledged append, in order
+
+    def paused(self) -> bool:
+        return len(self.inflight) >= MAX_INFLIGHT_APPENDS if self.replicating else self.probe_sent
+
+    def become_probe(self) -> None:
+        self.replicating, self.probe_sent, self.next = False, False, self.match + 1
+        self.inflight.clear()
+
+    def become_replicate(self) -> None:
+        self.replicating, self.next = True, self.match + 1
+        self.inflight.clear()
+
+    def update(self, index: int) -> bool:
+        """The member holds our log up to `index`; True if that is news."""
+        self.next = max(self.next, index + 1)
+        while self.inflight and self.inflight[0] <= index:
+            self.inflight.popleft()
+        if index <= self.match:
+            return False
+        self.match, self.probe_sent = index, False
+        return True
+
+    def decrease_to(self, rejected: int, probe_hint: int) -> bool:
+        """The member rejected an append after `rejected`; False if that answer is stale."""
+        if self.replicating:
+            if rejected <= self.match:
+                return False
+            self.become_probe()
+            return True
+        if rejected != self.next - 1:
+            return False
+        self.next = max(min(rejected, probe_hint + 1), self.match + 1)
+        self.probe_sent = False
+        return True

@@ -1,0 +1,255 @@
+"""The plain data the Raft core takes in and hands out: entries, messages, hard state, Ready, conf changes.
+
+Everything here is a frozen dataclass of plain values (str, int, bool, bytes, tuples of those), so the
+wire codec can msgpack it through `message_to_dict` / `message_from_dict`. The second one is the only
+place that checks the shape of a message coming from outside: it raises `ValueError` naming the first
+problem it finds. Behaviour lives in `kdm.net.raft`; this module owns no state.
+
+Message kinds, in the words of the Raft paper:
+
+| kind             | sent by          | fields used                                                       |
+|------------------|------------------|-------------------------------------------------------------------|
+| `app`            | leader           | log_index/log_term = the entry before `entries`; entries; commit  |
+| `app_resp`       | follower         | log_index = last index now matching (or the rejected one); reject;|
+|                  |                  | on reject: hint = a guess of the last matching index, log_term    |
+|                  |                  | = the follower's term at `hint`                                   |
+| `heartbeat`      | leader           | commit (never above what the follower is known to hold)           |
+| `heartbeat_resp` | follower         | —                                                                 |
+| `vote`           | candidate        | log_index/log_term = the candidate's last entry                   |
+| `pre_vote`       | pre-candidate    | same, with term = the term it would campaign in                   |
+| `vote_resp`,     | any voter        | reject                                                            |
+| `pre_vote_resp`  |                  |                                                                   |
+| `prop`           | follower         | entries (term and index 0: the leader assigns them)               |
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+ENTRY_KINDS = ("normal", "conf")
+MESSAGE_KINDS = (
+    "app",
+    "app_resp",
+    "heartbeat",
+    "heartbeat_resp",
+    "vote",
+    "vote_resp",
+    "pre_vote",
+    "pre_vote_resp",
+    "prop",
+)
+CONF_CHANGE_KINDS = ("add_voter", "add_learner", "remove")
+ROLES = ("follower", "candidate", "pre_candidate", "leader", "learner")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One log entry. A `conf` entry's data is an encoded `ConfChange`; an empty `normal` entry is the
+    no-op a new leader appends, which the application skips."""
+
+    term: int
+    index: int
+    data: bytes
+    kind: str = "normal"
+
+
+@dataclass(frozen=True)
+class Message:
+    kind: str
+    term: int
+    sender: str
+    to: str
+    log_index: int = 0
+    log_term: int = 0
+    entries: tuple[Entry, ...] = ()
+    commit: int = 0
+    reject: bool = False
+    hint: int = 0
+
+
+@dataclass(frozen=True)
+class HardState:
+    """What must be on disk before any message of the same Ready is sent."""
+
+    term: int = 0
+    vote: str | None = None
+    commit: int = 0
+
+
+@dataclass(frozen=True)
+class Ready:
+    """What the caller does, in this order: append `entries` and save `hard_state` (if not None) to
+    storage, send `messages`, apply `committed`, then call `RaftNode.advance(ready)`.
+
+    `leader` and `role` are soft state, for display only."""
+
+    messages: tuple[Message, ...]
+    entries: tuple[Entry, ...]
+    hard_state: HardState | None
+    committed: tuple[Entry, ...]
+    leader: str | None
+    role: str
+
+
+@dataclass(frozen=True)
+class ConfChange:
+    """One membership change: `add_voter` (a new node or a learner's promotion), `add_learner` (a new
+    non-voting node) or `remove` (a voter or a learner)."""
+
+    kind: str
+    node_id: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in CONF_CHANGE_KINDS:
+            raise ValueError(f"conf change kind {self.kind!r} is not one of {', '.join(CONF_CHANGE_KINDS)}")
+        if not isinstance(self.node_id, str) or not self.node_id:
+            raise ValueError("conf change needs a non-empty node id")
+
+    def encode(self) -> bytes:
+        return json.dumps({"change": self.kind, "node": self.node_id}, sort_keys=True).encode()
+
+    def apply_to(
+        self, voters: tuple[str, ...], learners: tuple[str, ...]
+    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The (voters, learners) after this change, each sorted."""
+        voter_set, learner_set = set(voters), set(learners)
+        if self.kind == "add_voter":
+            voter_set.add(self.node_id)
+            learner_set.discard(self.node_id)
+        elif self.kind == "add_learner":
+            if self.node_id not in voter_set:
+                learner_set.add(self.node_id)
+        else:
+            voter_set.discard(self.node_id)
+            learner_set.discard(self.node_id)
+        return tuple(sorted(voter_set)), tuple(sorted(learner_set))
+
+    @classmethod
+    def from_entry(cls, entry: Entry) -> ConfChange | None:
+        """The change a `conf` entry holds; None for bad bytes, which every node skips alike."""
+        try:
+            return cls.decode(entry.data)
+        except ValueError:
+            return None
+
+    @classmethod
+    def decode(cls, data: bytes) -> ConfChange:
+        """Raises ValueError when `data` is not an encoded conf change."""
+        try:
+            fields = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ValueError(f"conf change is not JSON: {error}") from error
+        if not isinstance(fields, dict) or set(fields) != {"change", "node"}:
+            raise ValueError("conf change must be an object with keys 'change' and 'node'")
+        return cls(fields["change"], fields["node"])
+
+
+def check_message(message: Message, max_entry_bytes: int) -> str | None:
+    """What is wrong with the shape of a message built in-process, or None; `message_from_dict` has
+    already checked all this for one that came off the wire, except the order of entries."""
+    if message.kind not in MESSAGE_KINDS:
+        return f"unknown message kind {message.kind!r}"
+    numbers = (message.term, message.log_index, message.log_term, message.commit, message.hint)
+    if any(type(number) is not int or number < 0 for number in numbers):
+        return "negative or non-integer field"
+    if any(entry.kind not in ENTRY_KINDS or not isinstance(entry.data, bytes) for entry in message.entries):
+        return "bad entry"
+    if message.kind == "prop":
+        if any(len(entry.data) > max_entry_bytes for entry in message.entries):
+            return "oversized proposal"
+        return None
+    previous_term = message.log_term
+    for offset, entry in enumerate(message.entries):
+        if entry.index != message.log_index + 1 + offset or not previous_term <= entry.term <= message.term:
+            return "append with entries out of order"
+        previous_term = entry.term
+    return None
+
+
+def entry_to_dict(entry: Entry) -> dict[str, Any]:
+    return {"term": entry.term, "index": entry.index, "data": entry.data, "kind": entry.kind}
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    """A dict of plain values (bytes for entry data), ready for msgpack."""
+    return {
+        "kind": message.kind,
+        "term": message.term,
+        "sender": message.sender,
+        "to": message.to,
+        "log_index": message.log_index,
+        "log_term": message.log_term,
+        "entries": [entry_to_dict(entry) for entry in message.entries],
+        "commit": message.commit,
+        "reject": message.reject,
+        "hint": message.hint,
+    }
+
+
+_MESSAGE_INTS = ("term", "log_index", "log_term", "commit", "hint")
+_MESSAGE_KEYS = frozenset((*_MESSAGE_INTS, "kind", "sender", "to", "entries", "reject"))
+
+
+def _count(fields: Mapping[str, Any], key: str, default: int | None = None) -> int:
+    value = fields.get(key, default)
+    # bool is an int in Python, and a bool where a count belongs is a bad message
+    if type(value) is not int or value < 0:
+        raise ValueError(f"{key!r} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _name(fields: Mapping[str, Any], key: str) -> str:
+    value = fields.get(key)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{key!r} must be a non-empty string, got {value!r}")
+    return value
+
+
+def entry_from_dict(fields: Any) -> Entry:
+    if not isinstance(fields, Mapping):
+        raise ValueError(f"an entry must be a map, got {type(fields).__name__}")
+    unknown = set(fields) - {"term", "index", "data", "kind"}
+    if unknown:
+        raise ValueError(f"unknown entry keys: {sorted(map(str, unknown))}")
+    data = fields.get("data")
+    if not isinstance(data, bytes):
+        raise ValueError(f"entry 'data' must be bytes, got {type(data).__name__}")
+    kind = fields.get("kind", "normal")
+    if kind not in ENTRY_KINDS:
+        raise ValueError(f"entry 'kind' must be one of {', '.join(ENTRY_KINDS)}, got {kind!r}")
+    return Entry(_count(fields, "term"), _count(fields, "index"), data, kind)
+
+
+def message_from_dict(fields: Any) -> Message:
+    """The inverse of `message_to_dict`; raises ValueError naming what is wrong with a bad shape.
+
+    `kind`, `term`, `sender` and `to` are required; the other fields default as in `Message`."""
+    if not isinstance(fields, Mapping):
+        raise ValueError(f"a message must be a map, got {type(fields).__name__}")
+    unknown = set(fields) - _MESSAGE_KEYS
+    if unknown:
+        raise ValueError(f"unknown message keys: {sorted(map(str, unknown))}")
+    kind = fields.get("kind")
+    if kind not in MESSAGE_KINDS:
+        raise ValueError(f"message 'kind' must be one of {', '.join(MESSAGE_KINDS)}, got {kind!r}")
+    entries = fields.get("entries", ())
+    if not isinstance(entries, (list, tuple)):
+        raise ValueError(f"'entries' must be a list, got {type(entries).__name__}")
+    reject = fields.get("reject", False)
+    if not isinstance(reject, bool):
+        raise ValueError(f"'reject' must be a bool, got {reject!r}")
+    return Message(
+        kind=kind,
+        term=_count(fields, "term"),
+        sender=_name(fields, "sender"),
+        to=_name(fields, "to"),
+        log_index=_count(fields, "log_index", 0),
+        log_term=_count(fields, "log_term", 0),
+        entries=tuple(entry_from_dict(entry) for entry in entries),
+        commit=_count(fields, "commit", 0),
+        reject=reject,
+        hint=_count(fields, "hint", 0),
+    )

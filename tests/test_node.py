@@ -1,0 +1,78 @@
+"""Consensus nodes and peers together: bots play whole games over the in-memory network and over
+zmq on 127.0.0.1, all in one process, and every peer ends with the same digest."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from kdm.bots import Bot, Profile
+from kdm.manager import Rules, installed_plugins
+from kdm.net.node import Node, address_of, listen
+from kdm.net.raft_log import MemoryStorage
+from kdm.net.transport import MemoryNetwork, Transport
+from kdm.peer import Peer
+
+FAST = Profile(reaction_ms=15, reaction_spread_ms=3, think_ms=(30, 60), feint_chance=0.02, fooled_chance=0.2)
+
+
+async def play_table(
+    players: int, rounds: int, make_transport: Callable[[int], Transport], address: Callable[[str], str]
+) -> list[Peer]:
+    installed = installed_plugins()
+    nodes: list[Node] = []
+    peers: list[Peer] = []
+    transports_seen: list[str] = []
+    for i in range(players):
+        transport = make_transport(i)
+        await transport.start()
+        bot = Bot(i, "greedy", seed=b"node-test", profile=FAST)
+        founder = (transport.node_id if i == 0 else transports_seen[0],)
+        transports_seen.append(transport.node_id)
+        node = Node(transport, "t1", MemoryStorage(), voters=founder, seed=i, address_of=address)
+        peer = Peer(node, installed, bot=bot)
+        node.on_commit = peer.committed
+        nodes.append(node)
+        peers.append(peer)
+    await nodes[0].start()
+    for node in nodes[1:]:
+        await node.start(contact=nodes[0].node_id)
+    for peer in peers:
+        peer.start()
+    while not nodes[0].is_leader:
+        await asyncio.sleep(0.01)
+    peers[0].create_table("kitchen", players, {"rounds": rounds, "slap_timeout_ms": 1000}, Rules.for_table())
+    for peer in peers[1:]:
+        peer.join_table()
+    while len(peers[0].record.seats) < players:
+        await asyncio.sleep(0.01)
+    peers[0].start_game()
+    try:
+        await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=90)
+    finally:
+        for peer in peers:
+            await peer.stop()
+        for node in nodes:
+            await node.stop()
+    return peers
+
+
+def assert_same_game(peers: list[Peer], rounds: int) -> None:
+    digests = {peer.record.engine.digest() for peer in peers if peer.record.engine is not None}
+    assert len(digests) == 1
+    engine = peers[0].record.engine
+    assert engine is not None and engine.over and engine.state.round == rounds
+
+
+def test_peers_play_over_the_memory_network() -> None:
+    network = MemoryNetwork(delay=0.002)
+    peers = asyncio.run(play_table(4, 2, lambda i: network.transport(f"n{i}"), lambda n: f"memory://{n}"))
+    assert_same_game(peers, 2)
+
+
+def test_peers_play_over_zmq_on_loopback() -> None:
+    async def run() -> list[Peer]:
+        transports = [await listen("127.0.0.1") for _ in range(3)]
+        return await play_table(3, 2, lambda i: transports[i], address_of)
+
+    assert_same_game(asyncio.run(run()), 2)

@@ -1,0 +1,123 @@
+"""Real ``kdm`` processes on 127.0.0.1: selfplay agrees on the digest at 4 and 10 peers, a live peer
+shrugs off garbage sent to its port, and network mistakes are one line with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import msgpack
+import pytest
+import zmq
+
+KDM = [sys.executable, "-m", "kdm"]
+
+
+def run_kdm(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*KDM, *args], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL
+    )
+
+
+@pytest.mark.parametrize(("peers", "rounds"), [(4, 3), (10, 2)])
+def test_selfplay_peers_agree(peers: int, rounds: int) -> None:
+    done = run_kdm("selfplay", "--peers", str(peers), "--rounds", str(rounds), "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["peers"] == peers and result["rounds"] == rounds
+    assert len(result["digests"]) == peers and len(set(result["digests"])) == 1
+    assert result["slap_windows"] >= rounds
+    assert result["commit_latency_ms"]["p50"] is not None
+
+
+def test_a_live_peer_drops_garbage_and_keeps_playing(tmp_path: Path) -> None:
+    """Random bytes, msgpack with wrong fields, a 10 MB frame and a stale raft term at the host's port."""
+    report = tmp_path / "host.json"
+    host = subprocess.Popen(
+        [*KDM, "host", "--players", "3", "--bots", "2", "--as-bot", "greedy", "--headless", "--no-advertise",
+         "--interface", "127.0.0.1", "--option", "rounds=4", "--report", str(report),
+         "--data-dir", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        env={**os.environ, "KDM_LOG": "info"},
+    )  # fmt: skip
+    try:
+        assert host.stdout is not None
+        contact = host.stdout.readline().decode().split()[-1]
+        host_port = int(contact.rsplit(":", 1)[1])
+        send_garbage(host_port)
+        out, err = host.communicate(timeout=240)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    assert host.returncode == 0, err.decode()[-2000:]
+    log = err.decode()
+    result = json.loads(report.read_text())
+    assert result["rounds"] == 4 and result["digest"]
+    assert result["dropped"] >= 3
+    assert "from 127.0.0.1:9~stranger: not msgpack" in log
+    assert "from 127.0.0.1:9~stranger: missing envelope field 'v'" in log
+    assert "from 127.0.0.1:9~stranger: protocol version 99, this peer speaks 1" in log
+    assert "message for table 'not-this-one'" in log
+    assert "game over" in out.decode()
+
+
+def send_garbage(port: int) -> None:
+    rng = random.Random(7)
+    # Not even ZMTP: the raw TCP connection is refused by zmq's handshake.
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+        raw.sendall(bytes(rng.randrange(256) for _ in range(4096)))
+    context = zmq.Context()
+    try:
+        dealer = context.socket(zmq.DEALER)
+        dealer.setsockopt(zmq.LINGER, 0)
+        dealer.setsockopt(zmq.IDENTITY, b"127.0.0.1:9~stranger")
+        dealer.connect(f"tcp://127.0.0.1:{port}")
+        dealer.send(bytes(rng.randrange(256) for _ in range(300)))  # random bytes in a valid frame
+        dealer.send(msgpack.packb({"hello": "world"}))  # valid msgpack, wrong fields
+        dealer.send(msgpack.packb({"v": 99, "table": "t", "from": "x", "kind": "raft", "body": {}}))
+        stale = {"kind": "app", "term": 0, "sender": "127.0.0.1:9~stranger", "to": "nobody", "log_index": 0,
+                 "log_term": 0, "entries": [], "commit": 0, "reject": False, "hint": 0}  # fmt: skip
+        dealer.send(msgpack.packb({"v": 1, "table": "not-this-one", "from": "127.0.0.1:9~stranger",
+                                   "kind": "raft", "body": stale}))  # fmt: skip
+        dealer.send(b"\x00" * (10 * 1024 * 1024))  # 10 MB: zmq drops it and the connection
+        time.sleep(0.2)  # let the frames leave before the socket closes (not a test synchronisation)
+        dealer.close()
+    finally:
+        context.term()
+
+
+def test_port_in_use_is_one_line_and_status_2() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run_kdm(
+            "host", "--headless", "--no-advertise", "--interface", "127.0.0.1", "--port", str(port)
+        )
+    assert done.returncode == 2
+    assert (
+        done.stderr.strip().splitlines()[-1]
+        == f"kdm host: error: port {port} on 127.0.0.1 is in use; choose another with --port"
+    )
+
+
+def test_joining_where_nobody_listens_is_one_line_and_status_2() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = run_kdm("join", f"127.0.0.1:{port}", "--headless", "--interface", "127.0.0.1", timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"kdm join: error: no table answered at 127.0.0.1:{port}"
+
+
+def test_bad_join_target_is_one_line_and_status_2() -> None:
+    done = run_kdm("join", "127.0.0.1:99999", "--headless", "--interface", "127.0.0.1", timeout=60)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

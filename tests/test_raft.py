@@ -1,0 +1,656 @@
+"""Scripted tests of the Raft core (kdm.net.raft), message by message, in the style of etcd raft's.
+
+`Net` holds a few `RaftNode`s and the messages between them; a test ticks nodes, delivers, drops or cuts
+links by hand. No time passes except through `tick()`. Randomized runs are in test_raft_sim.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypedDict
+
+import pytest
+
+from kdm.net.raft import (
+    ConfChange,
+    Entry,
+    HardState,
+    MemoryStorage,
+    Message,
+    RaftNode,
+    message_from_dict,
+    message_to_dict,
+    persist,
+)
+
+
+class Timing(TypedDict):
+    election_ticks: tuple[int, int]
+    heartbeat_ticks: int
+
+
+FAST: Timing = {"election_ticks": (10, 20), "heartbeat_ticks": 2}
+
+
+class Net:
+    def __init__(
+        self,
+        voters: Iterable[str],
+        learners: Iterable[str] = (),
+        storages: dict[str, MemoryStorage] | None = None,
+        **options: Any,
+    ) -> None:
+        self.bootstrap = (tuple(voters), tuple(learners))
+        self.options: dict[str, Any] = {**FAST, **options}
+        self.storages: dict[str, MemoryStorage] = {}
+        self.nodes: dict[str, RaftNode] = {}
+        self.applied: dict[str, list[Entry]] = {}
+        self.pending: list[Message] = []
+        self.cut: set[frozenset[str]] = set()
+        for node_id in (*self.bootstrap[0], *self.bootstrap[1]):
+            self.add(node_id, (storages or {}).get(node_id))
+
+    def add(self, node_id: str, storage: MemoryStorage | None = None) -> RaftNode:
+        self.storages[node_id] = storage or MemoryStorage()
+        return self.restart(node_id)
+
+    def restart(self, node_id: str) -> RaftNode:
+        """A crash and restart: whatever was not persisted through a Ready is gone."""
+        self.pending = [message for message in self.pending if message.sender != node_id]
+        self.applied[node_id] = []
+        seed = sorted(self.storages).index(node_id)
+        node = RaftNode(
+            node_id, *self.bootstrap, storage=self.storages[node_id], rng_seed=seed, **self.options
+        )
+        self.nodes[node_id] = node
+        return node
+
+    def __getitem__(self, node_id: str) -> RaftNode:
+        return self.nodes[node_id]
+
+    def collect(self) -> None:
+        for node_id, node in self.nodes.items():
+            while node.has_ready():
+                ready = node.ready()
+                persist(self.storages[node_id], ready)
+                self.pending.extend(ready.messages)
+                self.applied[node_id].extend(ready.committed)
+                node.advance(ready)
+
+    def deliver(self, drop: Callable[[Message], bool] = lambda message: False) -> None:
+        """Deliver until no message is left, dropping those `drop` picks and those on cut links."""
+        for _ in range(10_000):
+            self.collect()
+            if not self.pending:
+                return
+            batch, self.pending = self.pending, []
+            for message in batch:
+                if drop(message) or frozenset((message.sender, message.to)) in self.cut:
+                    continue
+                if message.to in self.nodes:
+                    self.nodes[message.to].step(message)
+        raise AssertionError("messages never stopped")
+
+    def tick(self, node_id: str, times: int = 1) -> None:
+        for _ in range(times):
+            self.nodes[node_id].tick()
+        self.collect()
+
+    def campaign(self, node_id: str) -> None:
+        """Tick `node_id` alone until its election timeout fires."""
+        node = self.nodes[node_id]
+        for _ in range(FAST["election_ticks"][1] + 1):
+            node.tick()
+            if node.role in ("pre_candidate", "candidate", "leader"):
+                self.collect()
+                return
+        raise AssertionError(f"{node_id} never campaigned")
+
+    def elect(self, node_id: str) -> RaftNode:
+        self.campaign(node_id)
+        self.deliver()
+        assert self.nodes[node_id].role == "leader"
+        return self.nodes[node_id]
+
+    def run(self, ticks: int) -> None:
+        """Tick every node once per tick, delivering in between."""
+        for _ in range(ticks):
+            for node in self.nodes.values():
+                node.tick()
+            self.deliver()
+
+    def isolate(self, node_id: str) -> None:
+        self.cut.update(frozenset((node_id, other)) for other in self.nodes if other != node_id)
+
+    def heal(self) -> None:
+        self.cut.clear()
+
+    def sent(self, kind: str) -> list[Message]:
+        self.collect()
+        return [message for message in self.pending if message.kind == kind]
+
+
+def data_of(entries: Iterable[Entry]) -> list[bytes]:
+    return [entry.data for entry in entries if entry.data]
+
+
+def log_of(terms: Iterable[int]) -> list[Entry]:
+    return [Entry(term, index, f"{index}@{term}".encode()) for index, term in enumerate(terms, 1)]
+
+
+# --- elections ----------------------------------------------------------------------------------------
+
+
+def test_single_node_elects_itself_and_commits_at_once() -> None:
+    net = Net(["a"])
+    net.campaign("a")
+    assert net["a"].role == "leader" and net["a"].term == 1
+    assert net["a"].propose(b"solo")
+    net.collect()
+    assert data_of(net.applied["a"]) == [b"solo"]
+    assert net["a"].commit_index == 2  # the leader's no-op, then the proposal
+
+
+def test_election_goes_through_pre_vote_then_vote() -> None:
+    net = Net(["a", "b", "c"])
+    net.campaign("a")
+    assert net["a"].role == "pre_candidate" and net["a"].term == 0  # a pre-vote does not raise the term
+    assert {(m.to, m.term) for m in net.sent("pre_vote")} == {("b", 1), ("c", 1)}
+    net.deliver()
+    assert [net[n].term for n in "abc"] == [1, 1, 1]
+    assert net["a"].role == "leader"
+    assert [(net[n].role, net[n].leader) for n in "bc"] == [("follower", "a"), ("follower", "a")]
+    assert [net[n].commit_index for n in "abc"] == [1, 1, 1]  # the new leader's no-op
+
+
+def test_election_timeout_is_drawn_in_range_and_seeded() -> None:
+    def first_campaign_tick(seed: int, node_id: str = "a") -> int:
+        node = RaftNode(node_id, [node_id, "z"], rng_seed=seed, election_ticks=(10, 20), heartbeat_ticks=2)
+        for tick in range(1, 100):
+            node.tick()
+            if node.role != "follower":
+                return tick
+        raise AssertionError("never campaigned")
+
+    draws = [first_campaign_tick(seed) for seed in range(50)]
+    assert all(10 <= tick < 20 for tick in draws)
+    assert len(set(draws)) > 3
+    assert draws == [first_campaign_tick(seed) for seed in range(50)]
+    assert [first_campaign_tick(7, n) for n in "abcdefgh"] != [first_campaign_tick(7, "a")] * 8
+
+
+def test_vote_is_persisted_in_the_same_ready_as_the_answer() -> None:
+    node = RaftNode("b", ["a", "b", "c"], **FAST)
+    assert node.step(Message("vote", 3, "a", "b")) is None
+    ready = node.ready()
+    assert ready.hard_state == HardState(term=3, vote="a", commit=0)
+    assert [(m.kind, m.to, m.reject) for m in ready.messages] == [("vote_resp", "a", False)]
+
+
+def test_one_vote_per_term() -> None:
+    node = RaftNode("b", ["a", "b", "c"], **FAST)
+    node.step(Message("vote", 3, "a", "b"))
+    node.step(Message("vote", 3, "c", "b"))
+    assert [(m.to, m.reject) for m in node.ready().messages] == [("a", False), ("c", True)]
+    assert node.vote == "a"
+
+
+def test_vote_refused_to_a_candidate_with_a_shorter_log() -> None:
+    node = RaftNode("b", ["a", "b", "c"], storage=MemoryStorage(HardState(2), log_of([1, 2])), **FAST)
+    node.step(Message("vote", 3, "a", "b", log_index=5, log_term=1))
+    assert node.ready().messages[-1].reject
+    assert node.vote is None and node.term == 3
+
+
+def test_split_vote_is_retried_in_a_later_term() -> None:
+    net = Net(["a", "b", "c", "d"])
+    # a and b campaign at once: neither can win its pre-vote round outright
+    net.campaign("a")
+    net.campaign("b")
+    net.run(100)
+    leaders = [n for n in "abcd" if net[n].role == "leader"]
+    assert len(leaders) == 1
+    assert all(net[n].leader == leaders[0] for n in "abcd")
+
+
+def test_pre_vote_keeps_an_isolated_node_from_raising_its_term() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    net.isolate("c")
+    net.run(200)
+    assert net["c"].term == 1 and net["c"].role == "pre_candidate"
+    net.heal()
+    net.run(5)
+    assert net["a"].role == "leader" and net["a"].term == 1  # the leader was not disturbed
+    assert net["c"].role == "follower" and net["c"].leader == "a"
+
+
+def test_without_pre_vote_an_isolated_node_disrupts_on_return() -> None:
+    net = Net(["a", "b", "c"], pre_vote=False, check_quorum=False)
+    net.elect("a")
+    net.isolate("c")
+    net.run(200)
+    assert net["c"].term > 5  # it kept campaigning
+    net.heal()
+    net.run(60)
+    assert net["a"].term > 1  # the whole cluster moved to c's term: the reason PreVote exists
+
+
+def test_pre_vote_ignored_while_the_leader_is_heard() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    reason = net["b"].step(Message("pre_vote", 2, "c", "b", log_index=100, log_term=1))
+    assert reason is not None and "lately" in reason
+    assert net.sent("pre_vote_resp") == []
+
+
+def test_check_quorum_vote_with_higher_term_ignored_while_the_leader_is_heard() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    reason = net["b"].step(Message("vote", 7, "c", "b", log_index=100, log_term=1))
+    assert reason is not None and "lately" in reason
+    assert net["b"].term == 1 and net["b"].vote == "a"
+
+
+def test_check_quorum_leader_steps_down_when_cut_off() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    net.isolate("a")
+    net.tick("a", 2 * FAST["election_ticks"][0])
+    assert net["a"].role == "follower" and net["a"].leader is None
+    assert net["a"].term == 1
+
+
+def test_without_check_quorum_a_cut_off_leader_stays_leader() -> None:
+    net = Net(["a", "b", "c"], check_quorum=False)
+    net.elect("a")
+    net.isolate("a")
+    net.tick("a", 10 * FAST["election_ticks"][1])
+    assert net["a"].role == "leader"
+
+
+def test_new_leader_after_partition_and_old_one_rejoins() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    net.isolate("a")
+    net.run(100)
+    leader = next(n for n in "bc" if net[n].role == "leader")
+    assert net[leader].term == 2 and net["a"].role in ("follower", "pre_candidate") and net["a"].term == 1
+    assert net[leader].propose(b"while a was away")
+    net.heal()
+    net.run(10)
+    assert all(data_of(net.applied[n]) == [b"while a was away"] for n in "abc")
+    assert net["a"].leader == leader
+
+
+# --- stale messages -----------------------------------------------------------------------------------
+
+
+def test_stale_term_messages_are_ignored() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    net["a"].propose(b"x")
+    net.deliver()
+    net.isolate("a")
+    net.run(100)
+    leader = next(n for n in "bc" if net[n].role == "leader")
+    node = net[leader]
+    net.heal()
+    before = (node.term, node.role, node.commit_index, node.log_entries())
+
+    # an append from the deposed leader's term: refused, and answered with the current term
+    old_append = Message(
+        "app", 1, "a", leader, log_index=2, log_term=1, entries=(Entry(1, 3, b"old"),), commit=3
+    )
+    assert "past term" in (node.step(old_append) or "")
+    answers = [m for m in net.sent("app_resp") if m.to == "a"]
+    assert answers and answers[-1].term == node.term
+    for stale in (
+        Message("vote", 1, "a", leader, log_index=99, log_term=1),
+        Message("vote_resp", 1, "a", leader),
+        Message("app_resp", 1, "a", leader, log_index=3),
+        Message("heartbeat_resp", 1, "a", leader),
+    ):
+        assert node.step(stale) is not None
+    assert (node.term, node.role, node.commit_index, node.log_entries()) == before
+
+    # the deposed leader learns the new term from the answer
+    old = RaftNode("a", ["a", "b", "c"], **FAST)
+    old.step(Message("heartbeat", 1, "b", "a"))
+    old.step(answers[-1])
+    assert old.term == node.term and old.role == "follower"
+
+
+def test_malformed_messages_are_dropped_with_a_reason() -> None:
+    node = RaftNode("b", ["a", "b", "c"], **FAST)
+    bad = [
+        Message("app", 1, "a", "c"),  # for someone else
+        Message("app", 1, "b", "b"),  # from ourselves
+        Message("bogus", 1, "a", "b"),
+        Message("app", -1, "a", "b"),
+        Message("app", 1, "a", "b", log_index=0, entries=(Entry(1, 2, b"gap"),)),
+        Message("app", 1, "a", "b", log_index=0, entries=(Entry(5, 1, b"future term"),)),
+        Message("app", 1, "a", "b", log_index=0, entries=(Entry(1, 1, b"x", "weird"),)),
+    ]
+    for message in bad:
+        assert isinstance(node.step(message), str)
+    assert node.term == 0 and node.last_index == 0 and not node.ready().messages
+
+
+# --- replication --------------------------------------------------------------------------------------
+
+
+def test_replication_applies_in_order_on_every_node() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    for i in range(5):
+        assert net["a"].propose(f"e{i}".encode())
+    net.deliver()
+    expected = [f"e{i}".encode() for i in range(5)]
+    assert all(data_of(net.applied[n]) == expected for n in "abc")
+    assert all(net[n].commit_index == net[n].applied_index == 6 for n in "abc")
+
+
+def test_follower_forwards_proposals_to_the_leader() -> None:
+    net = Net(["a", "b", "c"])
+    assert not net["b"].propose(b"too early")  # no leader known yet: the caller retries
+    net.elect("a")
+    assert net["b"].propose(b"from b")
+    forwarded = net.sent("prop")
+    assert [(m.sender, m.to, data_of(m.entries)) for m in forwarded] == [("b", "a", [b"from b"])]
+    net.deliver()
+    assert all(data_of(net.applied[n]) == [b"from b"] for n in "abc")
+
+
+def test_a_proposal_reaching_a_non_leader_is_dropped() -> None:
+    node = RaftNode("c", ["a", "b", "c"], **FAST)
+    reason = node.step(Message("prop", 0, "b", "c", entries=(Entry(0, 0, b"x"),)))
+    assert reason is not None and "not the leader" in reason and node.last_index == 0
+
+
+def test_leader_broadcasts_a_new_commit_index_at_once() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    net["a"].propose(b"x")
+    net.collect()
+    batch, net.pending = net.pending, []
+    for message in batch:
+        if message.to == "b":
+            net["b"].step(message)  # c's copy is still on its way
+    net.collect()
+    for message in [m for m in net.pending if m.to == "a"]:
+        net["a"].step(message)
+    assert net["a"].commit_index == 2
+    ready = net["a"].ready()  # no tick in between
+    assert {m.to for m in ready.messages if m.kind == "app" and m.commit == 2} == {"b", "c"}
+
+
+def test_conflicting_follower_logs_are_repaired() -> None:
+    """Figure 7 of the Raft paper: the term-8 leader brings six odd followers in line."""
+    leader_log = [1, 1, 1, 4, 4, 5, 5, 6, 6, 6]
+    followers = {
+        "fa": [1, 1, 1, 4, 4, 5, 5, 6, 6],
+        "fb": [1, 1, 1, 4],
+        "fc": [1, 1, 1, 4, 4, 5, 5, 6, 6, 6, 6],
+        "fd": [1, 1, 1, 4, 4, 5, 5, 6, 6, 6, 7, 7],
+        "fe": [1, 1, 1, 4, 4, 4, 4],
+        "ff": [1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 3],
+    }
+    logs = {"lead": leader_log, **followers}
+    storages = {n: MemoryStorage(HardState(term=7, commit=3), log_of(terms)) for n, terms in logs.items()}
+    net = Net(logs, storages=storages)
+    net.elect("lead")
+    assert net["lead"].term == 8
+    assert net["lead"].propose(b"after repair")
+    net.deliver()
+    expected = net["lead"].log_entries()
+    assert [entry.term for entry in expected] == [*leader_log, 8, 8]
+    assert all(net[n].log_entries() == expected for n in logs)
+    assert all(net[n].commit_index == 12 for n in logs)
+
+
+def test_only_current_term_entries_are_committed_by_counting() -> None:
+    """Figure 8 of the Raft paper: an entry of an earlier term on a majority is not yet committed."""
+    storage = MemoryStorage(HardState(term=3, commit=1), [Entry(1, 1, b"one"), Entry(2, 2, b"two")])
+    leader = RaftNode("a", ["a", "b", "c"], storage=storage, **FAST)
+    while leader.role != "pre_candidate":
+        leader.tick()
+    leader.step(Message("pre_vote_resp", 4, "b", "a"))
+    leader.step(Message("vote_resp", 4, "b", "a"))
+    assert leader.role == "leader" and leader.term == 4 and leader.last_index == 3
+    leader.step(Message("app_resp", 4, "b", "a", log_index=2))  # b holds the term-2 entry, not the no-op
+    assert leader.commit_index == 1
+    leader.step(Message("app_resp", 4, "b", "a", log_index=3))  # now it holds the term-4 no-op too
+    assert leader.commit_index == 3
+
+
+# --- membership ---------------------------------------------------------------------------------------
+
+
+def test_learner_receives_the_log_but_never_votes_or_counts() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    net["a"].propose(b"before d")
+    net.deliver()
+    net.add("d")  # a newcomer knows the table's bootstrap voters and nothing else
+    assert net["d"].role == "follower" and "d" not in net["d"].voters
+    assert net["a"].propose_conf_change(ConfChange("add_learner", "d"))
+    net.deliver()
+    assert all(net[n].learners == ("d",) and net[n].voters == ("a", "b", "c") for n in "abcd")
+    assert net["d"].role == "learner"
+    assert data_of(net.applied["d"]) == [b"before d", ConfChange("add_learner", "d").encode()]
+
+    net.run(100)  # d hears the leader; even alone it never campaigns:
+    net.isolate("d")
+    net.tick("d", 500)
+    assert net["d"].role == "learner" and net["d"].term == 1 and not net.sent("pre_vote")
+    net.heal()
+
+    # a and the learner are not a quorum
+    net.cut.update({frozenset(("a", "b")), frozenset(("a", "c"))})
+    commit = net["a"].commit_index
+    net["a"].propose(b"needs b or c")
+    net.deliver()
+    assert net["d"].last_index == net["a"].last_index and net["a"].commit_index == commit
+    net.heal()
+    net.tick("a", FAST["heartbeat_ticks"])
+    net.deliver()
+    assert net["a"].commit_index == net["a"].last_index
+
+
+def test_a_learners_vote_does_not_count() -> None:
+    node = RaftNode("a", ["a", "b", "c"], ["d"], **FAST)
+    while node.role != "pre_candidate":
+        node.tick()
+    node.step(Message("pre_vote_resp", 1, "d", "a"))
+    assert node.role == "pre_candidate"
+    assert {m.to for m in node.ready().messages} == {"b", "c"}  # the learner is not asked
+
+
+def test_learner_promoted_to_voter_changes_the_quorum() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    net.add("d")
+    assert net["a"].propose_conf_change(ConfChange("add_learner", "d"))
+    net.deliver()
+    assert net["a"].propose_conf_change(ConfChange("add_voter", "d"))
+    net.deliver()
+    assert all(net[n].voters == ("a", "b", "c", "d") and net[n].learners == () for n in "abcd")
+    assert net["d"].role == "follower"
+    # with four voters, a and b are no longer a quorum
+    net.cut.update({frozenset((x, y)) for x in "ab" for y in "cd"})
+    commit = net["a"].commit_index
+    net["a"].propose(b"x")
+    net.deliver()
+    assert net["a"].commit_index == commit
+
+
+def test_one_conf_change_at_a_time() -> None:
+    net = Net(["a", "b", "c"])
+    net.campaign("a")
+    net.deliver(drop=lambda m: m.kind == "app_resp")
+    assert net["a"].role == "leader" and net["a"].commit_index == 0
+    assert not net["a"].propose_conf_change(ConfChange("add_learner", "d"))  # its no-op is not committed
+    net.tick("a", FAST["heartbeat_ticks"])
+    net.deliver()
+    assert net["a"].propose_conf_change(ConfChange("add_learner", "d"))
+    assert not net["a"].propose_conf_change(ConfChange("add_learner", "e"))  # the first is pending
+    net.deliver()
+    assert net["a"].propose_conf_change(ConfChange("add_learner", "e"))
+    assert not net["a"].propose_conf_change(ConfChange("remove", "zz"))
+    net.deliver()
+    assert not net["a"].propose_conf_change(ConfChange("add_voter", "a"))  # changes nothing
+    assert net["a"].learners == ("d", "e")
+
+
+def test_removing_a_voter_shrinks_the_quorum() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    assert net["a"].propose_conf_change(ConfChange("remove", "c"))
+    net.deliver()
+    assert net["a"].voters == ("a", "b")
+    net.isolate("b")
+    net.cut.discard(frozenset(("a", "b")))
+    net.isolate("c")
+    net["a"].propose(b"two of two")
+    net.deliver()
+    assert data_of(net.applied["b"])[-1] == b"two of two"
+
+
+def test_removed_leader_steps_down_and_never_campaigns() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    assert net["a"].propose_conf_change(ConfChange("remove", "a"))
+    assert not net["a"].propose(b"no more")  # a leader on its way out takes no proposals
+    net.deliver()
+    assert net["a"].role == "follower"
+    assert all(net[n].voters == ("b", "c") for n in "abc")
+    net.run(100)
+    leader = next(n for n in "bc" if net[n].role == "leader")
+    assert net[leader].propose(b"without a")
+    net.deliver()
+    assert data_of(net.applied[leader])[-1] == b"without a"
+    assert net["a"].role == "follower"  # it was never a candidate again
+    assert all(message.sender != "a" for message in net.sent("pre_vote"))
+
+
+def test_leader_cut_off_while_removing_itself_can_still_be_elected_to_finish() -> None:
+    """Found by the simulator: a's removal is in a's log only, so b (still counting a as a voter) needs
+    a's vote, which a refuses to a shorter log. a must campaign, and commit its own removal."""
+    net = Net(["a", "b"])
+    net.elect("a")
+    net.isolate("a")
+    assert net["a"].propose_conf_change(ConfChange("remove", "a"))
+    net.deliver()  # lost on the cut link
+    net.tick("a", 2 * FAST["election_ticks"][0])
+    assert net["a"].role == "follower" and net["a"].voters == ("b",)  # CheckQuorum stepped it down
+    net.heal()
+    net.run(200)
+    assert all(net[n].voters == ("b",) for n in "ab")
+    assert net["b"].role == "leader" and net["b"].term == 3  # after a's term 2, which committed the removal
+    assert net["a"].term == 2 and net["a"].commit_index == net["a"].last_index
+    net.run(200)
+    assert net["a"].role == "follower"  # committed out: it does not campaign any more
+
+
+def test_last_voter_cannot_be_removed() -> None:
+    net = Net(["a"])
+    net.campaign("a")
+    assert not net["a"].propose_conf_change(ConfChange("remove", "a"))
+
+
+def test_conf_change_entries_round_trip_and_reject_nonsense() -> None:
+    change = ConfChange("add_learner", "spectator-7")
+    assert ConfChange.decode(change.encode()) == change
+    with pytest.raises(ValueError):
+        ConfChange("promote", "x")
+    with pytest.raises(ValueError):
+        ConfChange.decode(b"\xff")
+
+
+# --- restarts -----------------------------------------------------------------------------------------
+
+
+def test_restarted_node_keeps_term_vote_and_log() -> None:
+    net = Net(["a", "b", "c"])
+    net["b"].step(Message("vote", 3, "a", "b"))
+    net.collect()
+    node = net.restart("b")
+    assert (node.term, node.vote) == (3, "a")
+    node.step(Message("vote", 3, "c", "b"))
+    assert [m.reject for m in net.sent("vote_resp") if m.to == "c"] == [True]
+
+
+def test_what_was_not_persisted_is_lost_in_a_crash() -> None:
+    net = Net(["a", "b", "c"])
+    net["b"].step(Message("vote", 3, "a", "b"))  # no Ready handled: nothing saved, nothing sent
+    node = net.restart("b")
+    assert (node.term, node.vote) == (0, None)
+
+
+def test_restarted_node_hands_out_its_committed_entries_again() -> None:
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    for data in (b"x", b"y"):
+        net["a"].propose(data)
+    net.deliver()
+    net.tick("a", FAST["heartbeat_ticks"])  # the heartbeat tells followers the final commit index
+    net.deliver()
+    before = net["b"].log_entries()
+    node = net.restart("b")
+    assert node.log_entries() == before and node.commit_index == 3 and node.applied_index == 0
+    net.collect()
+    assert data_of(net.applied["b"]) == [b"x", b"y"]
+    assert node.role == "follower" and node.leader is None
+
+
+def test_memory_storage_replaces_a_conflicting_suffix() -> None:
+    storage = MemoryStorage(entries=log_of([1, 1, 1]))
+    storage.append([Entry(2, 2, b"new")])
+    assert [(e.index, e.term) for e in storage.entries()] == [(1, 1), (2, 2)]
+    with pytest.raises(ValueError):
+        storage.append([Entry(2, 5, b"gap")])
+
+
+# --- wire shape ---------------------------------------------------------------------------------------
+
+
+def test_message_dict_round_trip() -> None:
+    message = Message(
+        "app", 4, "a", "b", log_index=7, log_term=3, entries=(Entry(4, 8, b"\x00x", "conf"),), commit=6
+    )
+    assert message_from_dict(message_to_dict(message)) == message
+    fields = message_to_dict(message)
+    assert {key: type(value).__name__ for key, value in fields.items()}["entries"] == "list"
+    minimal = message_from_dict({"kind": "heartbeat_resp", "term": 1, "sender": "a", "to": "b"})
+    assert minimal == Message("heartbeat_resp", 1, "a", "b")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"kind": "teleport"},
+        {"term": -1},
+        {"term": True},
+        {"term": "1"},
+        {"sender": ""},
+        {"to": 5},
+        {"reject": 1},
+        {"entries": "abc"},
+        {"entries": [{"term": 1, "index": 1, "data": "text, not bytes"}]},
+        {"entries": [{"term": 1, "index": 1, "data": b"", "kind": "odd"}]},
+        {"entries": [{"term": 1, "index": 1, "data": b"", "extra": 0}]},
+        {"entries": [[1, 1, b""]]},
+        {"surprise": 1},
+    ],
+)
+def test_message_from_dict_rejects_bad_shapes(change: dict[str, Any]) -> None:
+    fields = {**message_to_dict(Message("app", 1, "a", "b")), **change}
+    with pytest.raises(ValueError):
+        message_from_dict(fields)
+
+
+@pytest.mark.parametrize("not_a_map", [None, [], "app", 3])
+def test_message_from_dict_rejects_non_maps(not_a_map: Any) -> None:
+    with pytest.raises(ValueError):
+        message_from_dict(not_a_map)

@@ -1,0 +1,281 @@
+"""Randomized runs of the Raft core on the simulated network (kdm.net.raftsim), one test per seed.
+
+Each seed draws a cluster (3 to 5 voters), a timing (election timeout and heartbeat, the production
+(50, 100)/5 among them), link delays, loss and duplication, and clock drift; then a chaos phase with
+proposals through random nodes, crashes and restarts, pauses, partitions (split, isolated node,
+one-way link), slow and lossy links, and membership changes (learners added and promoted, voters and
+learners removed, the leader included). After every delivered message, every node tick, every
+proposal, crash and restart, `raftsim.Invariants` checks: at most one leader per term; a new leader
+holds every entry committed in an earlier term; no two nodes commit different entries at one index;
+no node loses an entry it knew committed, across crashes and restarts, nor moves its commit index
+back while it runs; entries are applied in index order and state digests (a running sha256 of the
+applied entries) are equal at equal applied index. Then every fault is healed, and the cluster must
+elect a leader and apply a fresh proposal on every member within PROGRESS_TIMEOUTS election timeouts.
+
+    .venv/bin/python -m pytest tests/test_raft_sim.py                      # 300 seeds (CI)
+    KDM_RAFT_SEEDS=10000 .venv/bin/python -m pytest tests/test_raft_sim.py # seeds 0..9999
+    KDM_RAFT_SEED=1234 .venv/bin/python -m pytest tests/test_raft_sim.py   # one seed, to debug it
+
+A failure names its seed; the run is deterministic, so that seed replays it exactly.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from dataclasses import dataclass
+
+import pytest
+
+from kdm.net.raft import ConfChange, Entry, HardState, MemoryStorage, RaftNode
+from kdm.net.raftsim import Cluster, Invariants, InvariantViolation, LinkProfile, SimPeer
+
+
+def seeds() -> list[int]:
+    if "KDM_RAFT_SEED" in os.environ:
+        return [int(os.environ["KDM_RAFT_SEED"])]
+    return list(range(int(os.environ.get("KDM_RAFT_SEEDS", "300"))))
+
+
+TIMINGS = [((10, 20), 2), ((20, 40), 3), ((50, 100), 5)]
+MAX_MEMBERS = 7
+CHAOS_TIMEOUTS = 20  # length of the chaos phase, in election timeouts
+PROGRESS_TIMEOUTS = 20  # after healing, a fresh proposal must be applied everywhere within this many
+FAULTS = ["crash", "restart", "restart", "pause", "split", "isolate", "one_way", "heal_links", "slow_link"]
+
+
+@dataclass
+class Outcome:
+    leaders: dict[int, str]
+    committed: int
+    final_term: int
+    ticks_to_progress: int
+    stats: dict[str, int]
+
+
+class Chaos:
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+        rng = self.rng
+        (low, high), heartbeat = rng.choice(TIMINGS)
+        self.timeout = high
+        self.max_delay = rng.choice([0, 1, 2, low // 10, low // 5])
+        voters = [f"n{i}" for i in range(1, rng.choice([3, 3, 4, 5, 5]) + 1)]
+        self.cluster = Cluster(
+            voters,
+            seed=seed,
+            profile=LinkProfile(
+                0,
+                self.max_delay,
+                loss=rng.choice([0, 0, 0.01, 0.05, 0.2]),
+                duplicate=rng.choice([0, 0.01, 0.1]),
+            ),
+            election_ticks=(low, high),
+            heartbeat_ticks=heartbeat,
+            drift=rng.choice([0, 0.01, 0.05]),
+        )
+        self.next_id = len(voters) + 1
+        self.proposals = 0
+
+    def run(self) -> Outcome:
+        cluster = self.cluster
+        for _ in range(CHAOS_TIMEOUTS * self.timeout):
+            self.maybe_act()
+            cluster.run()
+        cluster.heal()
+        cluster.network.profile = LinkProfile(0, self.max_delay)
+        ticks = self.await_progress()
+        cluster.check_logs()
+        invariants = cluster.invariants
+        assert invariants is not None
+        leader = cluster.leader()
+        return Outcome(
+            dict(invariants.leaders),
+            len(invariants.committed),
+            leader.term if leader else 0,
+            ticks,
+            dict(cluster.network.stats),
+        )
+
+    def maybe_act(self) -> None:
+        rng, cluster = self.rng, self.cluster
+        if rng.random() < 0.2:
+            self.proposals += 1
+            self.propose_via_random_node(f"{self.seed}:{self.proposals}".encode())
+        if rng.random() < 3 / self.timeout:
+            self.fault()
+        if rng.random() < 0.5 / self.timeout and cluster.leader() is not None:
+            self.change_membership()
+
+    def propose_via_random_node(self, data: bytes, members_only: bool = False) -> None:
+        live = [peer.node_id for peer in self.cluster.live()]
+        leader = self.cluster.leader()
+        if members_only and leader is not None:  # a removed node knows no leader to forward to
+            live = [*leader.voters, *leader.learners]
+        if live:
+            self.cluster.propose(data, via=self.rng.choice(live))
+
+    def fault(self) -> None:
+        rng, cluster = self.rng, self.cluster
+        ids = sorted(cluster.peers)
+        down = [peer.node_id for peer in cluster.peers.values() if peer.node is None]
+        leader = cluster.leader()
+        # half the faults hit the leader, when there is one
+        victim = leader.node_id if leader is not None and rng.random() < 0.5 else rng.choice(ids)
+        action = rng.choice(FAULTS)
+        if action == "crash":
+            cluster.crash(victim)
+        elif action == "restart" and down:
+            cluster.restart(rng.choice(down))
+        elif action == "pause":
+            cluster.pause(victim, rng.randint(1, 3 * self.timeout))
+        elif action == "split":
+            shuffled = rng.sample(ids, len(ids))
+            cut = rng.randint(1, len(ids) - 1)
+            cluster.network.partition(shuffled[:cut], shuffled[cut:])
+        elif action == "isolate":
+            cluster.isolate(victim)
+        elif action == "one_way":
+            to = rng.choice([node_id for node_id in ids if node_id != victim])
+            cluster.network.blocked.add((victim, to) if rng.random() < 0.5 else (to, victim))
+        elif action == "heal_links":
+            cluster.network.heal()
+        elif action == "slow_link":
+            sender, to = rng.sample(ids, 2)
+            slow = LinkProfile(rng.randint(0, self.timeout // 4), self.timeout // 2, loss=rng.random() / 2)
+            cluster.network.link_profiles[(sender, to)] = slow
+
+    def change_membership(self) -> None:
+        rng, cluster = self.rng, self.cluster
+        leader = cluster.leader()
+        assert leader is not None
+        members = [*leader.voters, *leader.learners]
+        choices = ["remove"]
+        if len(cluster.peers) < MAX_MEMBERS:
+            choices += ["add_learner", "add_voter"]
+        if leader.learners:
+            choices += ["promote", "promote"]
+        kind = rng.choice(choices)
+        if kind == "remove":
+            change = ConfChange("remove", rng.choice(members))
+        elif kind == "promote":
+            change = ConfChange("add_voter", rng.choice(leader.learners))
+        else:
+            node_id = f"n{self.next_id}"
+            self.next_id += 1
+            cluster.start(node_id)
+            change = ConfChange(kind, node_id)
+        live = [peer.node_id for peer in cluster.live()]
+        cluster.propose_conf_change(change, via=rng.choice([leader.node_id, rng.choice(live)]))
+
+    def await_progress(self) -> int:
+        """Ticks until a fresh proposal is applied on every member of the leader's configuration."""
+        cluster = self.cluster
+        data = f"{self.seed}:final".encode()
+        start = cluster.now
+
+        def applied_everywhere() -> bool:
+            leader = cluster.leader()
+            if leader is None:
+                return False
+            members = [*leader.voters, *leader.learners]
+            return all(data in cluster.peers[member].applied for member in members)
+
+        for _ in range(PROGRESS_TIMEOUTS):
+            self.propose_via_random_node(data, members_only=True)  # again each timeout: it can be lost
+            if cluster.run_until(applied_everywhere, self.timeout):
+                return cluster.now - start
+        raise AssertionError(f"no progress {PROGRESS_TIMEOUTS} election timeouts after healing")
+
+
+@pytest.mark.parametrize("seed", seeds())
+def test_random_run_keeps_invariants_and_recovers(seed: int) -> None:
+    try:
+        Chaos(seed).run()
+    except (AssertionError, RuntimeError) as error:
+        raise AssertionError(f"seed {seed} (rerun: KDM_RAFT_SEED={seed}): {error}") from error
+
+
+def test_a_run_is_replayed_exactly_from_its_seed() -> None:
+    assert Chaos(17).run() == Chaos(17).run()
+
+
+def test_majority_crash_stalls_without_losing_anything() -> None:
+    cluster = Cluster(["a", "b", "c", "d", "e"], seed=5, profile=LinkProfile(0, 3), election_ticks=(20, 40))
+    assert cluster.run_until(lambda: cluster.leader() is not None, 400)
+    for i in range(20):
+        cluster.propose(f"before {i}".encode())
+        cluster.run(2)
+    cluster.run(40)
+    committed = cluster.node("a").commit_index
+    for node_id in "abc":
+        cluster.crash(node_id)
+    cluster.run(400)
+    assert all(cluster.node(n).commit_index <= committed + 1 for n in "de")  # no quorum, no commit
+    for node_id in "abc":
+        cluster.restart(node_id)
+    assert cluster.run_until(lambda: cluster.leader() is not None and cluster.propose(b"after"), 400)
+    assert cluster.run_until(lambda: all(b"after" in peer.applied for peer in cluster.peers.values()), 400)
+    cluster.check_logs()
+
+
+def test_learner_catches_up_a_long_log_over_a_lossy_link() -> None:
+    cluster = Cluster(["a", "b", "c"], seed=9, profile=LinkProfile(0, 2), election_ticks=(20, 40))
+    assert cluster.run_until(lambda: cluster.leader() is not None, 400)
+    for i in range(300):
+        cluster.propose(bytes(200) + str(i).encode())
+    cluster.run(50)
+    cluster.start("late")
+    for link in (("a", "late"), ("b", "late"), ("c", "late")):
+        cluster.network.link_profiles[link] = LinkProfile(0, 4, loss=0.3, duplicate=0.1)
+    assert cluster.propose_conf_change(ConfChange("add_learner", "late"))
+    leader = cluster.leader()
+    assert leader is not None
+    assert cluster.run_until(lambda: cluster.node("late").applied_index == leader.commit_index, 2000)
+    assert cluster.node("late").role == "learner"
+    assert cluster.peers["late"].digest == cluster.peers[leader.node_id].digest
+
+
+# --- the checker itself catches what it should -------------------------------------------------------
+
+
+def peer_with(node_id: str, entries: list[Entry], commit: int) -> SimPeer:
+    storage = MemoryStorage(HardState(term=1, commit=commit), entries)
+    return SimPeer(node_id, storage, RaftNode(node_id, ["x", "y"], storage=storage))
+
+
+def test_invariants_catch_different_entries_committed_at_one_index() -> None:
+    invariants = Invariants()
+    invariants.check([peer_with("x", [Entry(1, 1, b"left")], 1)])
+    with pytest.raises(InvariantViolation, match="committed"):
+        invariants.check([peer_with("y", [Entry(1, 1, b"right")], 1)])
+
+
+def test_invariants_catch_a_lost_committed_entry() -> None:
+    invariants = Invariants()
+    invariants.check([peer_with("x", [Entry(1, 1, b"kept"), Entry(1, 2, b"lost")], 2)])
+    with pytest.raises(InvariantViolation, match="lost"):
+        invariants.check_logs([peer_with("x", [Entry(1, 1, b"kept")], 1)])
+
+
+def test_invariants_catch_a_leader_without_an_earlier_committed_entry() -> None:
+    invariants = Invariants()
+    invariants.check([peer_with("x", [Entry(1, 1, b"committed in term 1")], 1)])
+    storage = MemoryStorage(HardState(term=1), [Entry(1, 1, b"something else")])
+    node = RaftNode("y", ["y"], storage=storage, election_ticks=(2, 3), heartbeat_ticks=1)
+    while node.role != "leader":
+        node.tick()
+    with pytest.raises(InvariantViolation, match="leader of term 2 lacks"):
+        invariants.check([SimPeer("y", storage, node)])
+
+
+def test_invariants_catch_two_leaders_in_one_term() -> None:
+    peers = []
+    for node_id in ("x", "y"):
+        node = RaftNode(node_id, [node_id], election_ticks=(2, 3), heartbeat_ticks=1)
+        while node.role != "leader":
+            node.tick()
+        peers.append(SimPeer(node_id, node=node))
+    with pytest.raises(InvariantViolation, match="two leaders in term 1"):
+        Invariants().check(peers)
