@@ -234,9 +234,15 @@ class Node:
                         message.to,
                     )
                     continue
+                if sender not in self.members and self.node_id in self.members:
+                    # A stranger could pose as a leader of the current term. (A node still joining
+                    # cannot know the members yet: it takes the log from whoever leads.)
+                    self.dropped += 1
+                    log.warning("dropped a raft message from %s: not a member of this table", sender)
+                    continue
                 refusal = self.raft.step(message)
-                if refusal:
-                    log.debug("raft ignored %s from %s: %s", message.kind, sender, refusal)
+                if refusal:  # routine after an election (stale heartbeats), so only at info level
+                    log.info("raft ignored %s from %s: %s", message.kind, sender, refusal)
                 self._process()
             elif envelope.kind == "hello":
                 self._welcome(body["node"])
