@@ -129,7 +129,25 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--json", action="store_true", help="print one JSON summary")
     selfplay.add_argument("--timeout", type=float, default=300.0, help=argparse.SUPPRESS)
     selfplay.set_defaults(run=run_selfplay)
+
+    replay = commands.add_parser(
+        "replay",
+        help="play a table's log file back",
+        description="Replay a table's log file (from the kdm data directory).",
+    )
+    replay.add_argument("file", type=Path, metavar="FILE")
+    replay.add_argument("--json", action="store_true", help="print only a JSON summary")
+    replay.add_argument("--lang", choices=("en", "fr"), default="en", help="transcript language")
+    replay.set_defaults(run=run_replay)
     return parser  # fmt: skip
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from kdm.replay import replay
+
+    summary = replay(args.file, args.lang, say=(lambda _line: None) if args.json else print)
+    print(json.dumps(summary) if args.json else f"digest {summary['digest']}")
+    return 0
 
 
 def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:

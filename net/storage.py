@@ -19,6 +19,28 @@ from .raft_log import MemoryStorage
 from .raft_messages import Entry, HardState
 
 
+def read_log(path: Path) -> tuple[HardState, list[Entry]]:
+    """The hard state and entries saved in a log file, without opening it for writing."""
+    storage = MemoryStorage()
+    _load_into(storage, path.read_bytes())
+    return storage.hard_state(), list(storage.entries())
+
+
+def _load_into(storage: MemoryStorage, data: bytes) -> None:
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=True)
+    unpacker.feed(data)
+    try:
+        for record in unpacker:
+            if "e" in record:
+                term, index, kind, payload = record["e"]
+                MemoryStorage.append(storage, [Entry(term, index, payload, kind)])
+            elif "h" in record:
+                term, vote, commit = record["h"]
+                MemoryStorage.set_hard_state(storage, HardState(term, vote, commit))
+    except (ValueError, TypeError, KeyError, msgpack.UnpackException):
+        pass  # a torn tail from a crash: everything before it is intact
+
+
 class FileStorage(MemoryStorage):
     """A ``Storage`` kept in memory and mirrored to an append-only file."""
 
@@ -28,25 +50,8 @@ class FileStorage(MemoryStorage):
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists():
-            self._load(path)
+            _load_into(self, path.read_bytes())
         self._file = path.open("ab")
-
-    def _load(self, path: Path) -> None:
-        unpacker = msgpack.Unpacker(raw=False, strict_map_key=True)
-        unpacker.feed(path.read_bytes())
-        try:
-            for record in unpacker:
-                self._replay(record)
-        except (ValueError, TypeError, msgpack.UnpackException):
-            pass  # a torn tail from a crash: everything before it is intact
-
-    def _replay(self, record: Any) -> None:
-        if "e" in record:
-            term, index, kind, data = record["e"]
-            super().append([Entry(term, index, data, kind)])
-        elif "h" in record:
-            term, vote, commit = record["h"]
-            super().set_hard_state(HardState(term, vote, commit))
 
     def append(self, entries: Sequence[Entry]) -> None:
         super().append(entries)

@@ -158,26 +158,26 @@ def test_a_table_needing_a_missing_plugin_says_which() -> None:
         "name": "t",
         "players": 4,
         "options": {},
-        "plugins": {"kilo": "0.1.0", "spoons": "1.2"},
+        "plugins": {"kilo": "0.1.0", "no-such-rule": "1.2"},
     }
     (notice,) = record.apply(create)
-    assert notice.reason == "this table uses plugin spoons 1.2, which is not installed here"
+    assert notice.reason == "this table uses plugin no-such-rule 1.2, which is not installed here"
 
 
-def test_full_table_and_started_game_refuse_joins_and_a_bad_reveal_is_named() -> None:
+def table_of_three() -> TableRecord:
+    """A 3-seat table created by node "a" and joined by "a", "b" and "c" (nonce = the node's name)."""
     record = TableRecord(installed_plugins())
+    plugins = {"kilo": installed_plugins()["kilo"].version}
     record.apply(
-        {
-            "t": "create",
-            "id": ["a", 1],
-            "name": "t",
-            "players": 3,
-            "options": {},
-            "plugins": {"kilo": "0.1.0"},
-        }
+        {"t": "create", "id": ["a", 1], "name": "t", "players": 3, "options": {}, "plugins": plugins}
     )
     for node in "abc":
         record.apply({"t": "join", "id": [node, 2], "commit": commitment(node.encode())})
+    return record
+
+
+def test_full_table_and_started_game_refuse_joins_and_a_bad_reveal_is_named() -> None:
+    record = table_of_three()
     (full,) = record.apply({"t": "join", "id": ["d", 1], "commit": commitment(b"d")})
     assert full.reason == "table 't' is full (3 players)"
     record.apply({"t": "start", "id": ["a", 3]})
@@ -188,19 +188,7 @@ def test_full_table_and_started_game_refuse_joins_and_a_bad_reveal_is_named() ->
 
 
 def test_nobody_acts_for_another_seat() -> None:
-    record = TableRecord(installed_plugins())
-    record.apply(
-        {
-            "t": "create",
-            "id": ["a", 1],
-            "name": "t",
-            "players": 3,
-            "options": {},
-            "plugins": {"kilo": "0.1.0"},
-        }
-    )
-    for node in "abc":
-        record.apply({"t": "join", "id": [node, 2], "commit": commitment(node.encode())})
+    record = table_of_three()
     record.apply({"t": "start", "id": ["a", 3]})
     for node in "abc":
         record.apply(

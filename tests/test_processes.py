@@ -139,3 +139,36 @@ def test_bad_join_target_is_one_line_and_status_2() -> None:
     done = run_kdm("join", "127.0.0.1:99999", "--headless", "--interface", "127.0.0.1", timeout=60)
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_replay_gives_the_digest_the_table_had(tmp_path: Path) -> None:
+    report = tmp_path / "host.json"
+    done = run_kdm(
+        "host",
+        "--players",
+        "3",
+        "--bots",
+        "2",
+        "--as-bot",
+        "greedy",
+        "--headless",
+        "--no-advertise",
+        "--interface",
+        "127.0.0.1",
+        "--option",
+        "rounds=2",
+        "--report",
+        str(report),
+        "--data-dir",
+        str(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr
+    log_file = sorted((tmp_path / "tables").glob("*.log"))[0]  # every peer's log holds the same game
+    replayed = run_kdm("replay", str(log_file), "--json")
+    summary = json.loads(replayed.stdout)
+    assert summary["digest"] == json.loads(report.read_text())["digest"]
+    assert summary["over"] and summary["rounds"] == 2 and summary["players"] == 3
+    transcript = run_kdm("replay", str(log_file), "--lang", "fr").stdout
+    assert "Dame de cœur" in transcript and "fin de la partie" in transcript
+    missing = run_kdm("replay", str(tmp_path / "nope.log"))
+    assert missing.returncode == 2 and missing.stderr.strip().startswith("kdm replay: error: cannot read")
