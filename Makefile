@@ -1,5 +1,5 @@
 # Two commands do everything on a fresh machine with Python 3.10+ and make:
-#   make play   set up .venv and watch a bots-only game in the terminal
+#   make play   set up .venv and play a game against three bots in the terminal
 #   make test   set up .venv with the test tools; lint, type-check and run the whole suite
 PYTHON ?= python3
 VENV := .venv
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $@
 
 play: $(STAMP)
-	$(BIN)/kdm sim --players 4 --rounds 3 --watch --speed 2
+	$(BIN)/kdm play --bots 3
 
 test: lint typecheck pytest
 

@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from kdm import __version__, session
 from kdm.bots import STRATEGIES
@@ -26,6 +26,7 @@ from kdm.events import Event
 from kdm.options import parse_assignments
 from kdm.session import SessionConfig, default_interface
 from kdm.sim import Simulation
+from kdm.tui.command import add_play_parser
 
 USAGE_ERROR = 2
 
@@ -139,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--json", action="store_true", help="print only a JSON summary")
     replay.add_argument("--lang", choices=("en", "fr"), default="en", help="transcript language")
     replay.set_defaults(run=run_replay)
+    add_play_parser(cast("argparse._SubParsersAction[argparse.ArgumentParser]", commands))
     return parser  # fmt: skip
 
 

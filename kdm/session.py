@@ -113,8 +113,10 @@ async def host(
         if advertiser is not None:
             await advertiser.close()
         await session.close()
-        for process in helpers:
-            stop_process(process)
+        # After a finished game the bots leave by themselves; after a quit they are stopped at once.
+        engine = session.peer.record.engine
+        grace = 3.0 if engine is not None and engine.over else 0.5
+        await asyncio.gather(*(asyncio.to_thread(stop_process, process, grace) for process in helpers))
 
 
 async def join(config: SessionConfig, target: str, ui: UI | None = None) -> dict[str, Any]:
@@ -218,14 +220,13 @@ class TableSession:
             print(line, flush=True)
 
     async def play(self, host: bool) -> dict[str, Any]:
-        """Until the game is over everywhere, this peer is refused, or the UI returns."""
+        """Until this peer is refused, or the game is over everywhere (headless) or the UI returns."""
         loop = asyncio.get_running_loop()
-        waiting: set[asyncio.Task[Any]] = {
-            loop.create_task(self.peer.finished.wait()),
-            loop.create_task(self.done.wait()),
-        }
+        waiting: set[asyncio.Task[Any]] = {loop.create_task(self.done.wait())}
         if self.ui is not None:
-            waiting.add(loop.create_task(self.ui(self)))
+            waiting.add(loop.create_task(self.ui(self)))  # the player leaves when they choose
+        else:
+            waiting.add(loop.create_task(self.peer.finished.wait()))
         finished, pending = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()

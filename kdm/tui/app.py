@@ -1,0 +1,144 @@
+"""The table screen as a prompt_toolkit application on the session's asyncio loop.
+
+``TableApp`` joins the three parts (state, layout, keys), follows the peer's notices, and stamps the
+moment each redraw ends (``after_render``) as the moment the events it painted were shown (DESIGN 5.6).
+Redraws are not postponed (``max_render_postpone_time=None``): a slap must reach the screen as soon as
+it is applied. ``TableUI`` is the ``ui`` a session runs: it keeps the screen after the session ends, so
+the final ranking can stay up. Input and output are injectable, for tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Callable
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import ColorDepth, Output
+
+from kdm.peer import Peer, local_time_ms
+from kdm.record import Notice
+from kdm.session import TableSession, spawn_bot, stop_process
+from kdm.tui.keys import table_bindings
+from kdm.tui.layout import build_layout, table_style
+from kdm.tui.state import TableScreen
+
+#: How often to look for silent peers.
+LIVENESS_S = 0.5
+
+
+class TableApp:
+    """The table screen for ``peer``, while ``run`` runs."""
+
+    def __init__(
+        self,
+        peer: Peer,
+        lang: str = "en",
+        input: Input | None = None,
+        output: Output | None = None,
+        add_bot: Callable[[], bool] | None = None,
+        screen: TableScreen | None = None,
+    ) -> None:
+        self.peer = peer
+        self.screen = screen or TableScreen(peer, lang, add_bot=add_bot)
+        self.screen.on_change = self.invalidate
+        #: Called after every redraw (benchmarks and tests watch the screen through it).
+        self.painted_listeners: list[Callable[[], None]] = []
+        self.application: Application[None] = Application(
+            layout=build_layout(self.screen),
+            key_bindings=table_bindings(self.screen),
+            style=table_style(),
+            color_depth=ColorDepth.from_env,
+            full_screen=True,
+            mouse_support=False,
+            input=input,
+            output=output,
+            after_render=self._painted,
+            max_render_postpone_time=None,
+        )
+
+    def invalidate(self) -> None:
+        self.application.invalidate()
+
+    def _painted(self, _application: Application[None]) -> None:
+        self.screen.mark_painted(local_time_ms())
+        for listener in self.painted_listeners:
+            listener()
+
+    def _notice(self, notice: Notice) -> None:
+        self.screen.on_notice(notice)
+
+    async def run(self) -> None:
+        """Show the table until the player leaves (or the task is cancelled)."""
+        previous = self.peer.on_notice
+
+        def both(notice: Notice) -> None:
+            # The session keeps its own listener (it starts the game, re-advertises); the screen follows.
+            if previous is not None:
+                previous(notice)
+            self._notice(notice)
+
+        self.peer.on_notice = both
+        watcher = asyncio.get_running_loop().create_task(self._watch_liveness())
+        try:
+            await self.application.run_async()
+        finally:
+            watcher.cancel()
+            self.peer.on_notice = previous
+
+    async def _watch_liveness(self) -> None:
+        while True:
+            await asyncio.sleep(LIVENESS_S)
+            self.screen.check_liveness()
+
+
+class TableUI:
+    """The ``ui`` of a session (``kdm.session.host`` / ``join``): the table screen while the session runs.
+
+    It outlives the session's run so that ``show_final`` can keep the ranking on screen after the game's
+    end has ended the session, and it owns the bot processes the player adds from the waiting room.
+    """
+
+    def __init__(self, lang: str = "en", input: Input | None = None, output: Output | None = None) -> None:
+        self.lang = lang
+        self.input, self.output = input, output
+        self.app: TableApp | None = None
+        self.bots: list[subprocess.Popen[bytes]] = []
+
+    async def __call__(self, session: TableSession) -> None:
+        self.app = TableApp(
+            session.peer, self.lang, self.input, self.output, add_bot=lambda: self._add_bot(session)
+        )
+        await self.app.run()
+
+    @property
+    def screen(self) -> TableScreen | None:
+        return self.app.screen if self.app is not None else None
+
+    def _add_bot(self, session: TableSession) -> bool:
+        host = session.peer.record.host
+        if not host:
+            return False
+        contact = host.rsplit("~", 1)[0]
+        seed = session.config.seed * 100 + 50 + len(self.bots)
+        self.bots.append(spawn_bot(contact, session.config, seed=seed))
+        return True
+
+    async def show_final(self) -> None:
+        """Keep the final ranking on screen until the player leaves, if the game ended under them."""
+        screen = self.screen
+        if self.app is None or screen is None or not screen.over or screen.left:
+            return
+        screen.close_overlays()  # a question or help left open when the game ended would hide the ranking
+        final = TableApp(self.app.peer, screen=screen, input=self.input, output=self.output)
+        await final.application.run_async()
+
+    async def stop_bots(self) -> None:
+        """Stop the bots added here: at once if the game goes on without us, else let them finish."""
+        screen = self.screen
+        over = screen is not None and screen.over
+        await asyncio.gather(
+            *(asyncio.to_thread(stop_process, bot, 3.0 if over else 0.5) for bot in self.bots)
+        )
+        self.bots.clear()

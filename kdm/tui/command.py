@@ -1,0 +1,163 @@
+"""``kdm play``: the terminal table, from the command line to the end of the game.
+
+Owns the subcommand's arguments (``add_play_parser``) and its flow (``run_play``): straight to a table
+with ``--bots N`` (on loopback, unadvertised, when the bots fill every other seat), to a table named or
+given as ``HOST:PORT``, or through the lobby when nothing is said. While a screen is up, this process's
+stderr, which the bot processes inherit, goes to a log file, so that no warning scribbles over the table.
+
+``python -m kdm.tui [ARGS]`` runs the same command without the rest of the CLI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import socket
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from kdm import session
+from kdm.errors import UsageError
+from kdm.options import parse_assignments
+from kdm.session import SessionConfig
+from kdm.tui.app import TableUI
+from kdm.tui.lobby import Create, Join
+from kdm.tui.lobby_app import run_lobby
+from kdm.tui.text import LANGUAGES, say
+
+LOOPBACK = "127.0.0.1"
+DEFAULT_PLAYERS = 4
+
+
+def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``kdm play`` to a CLI's subcommands; it runs ``run_play``."""
+    play = commands.add_parser(
+        "play",
+        help="play at the terminal table: with bots, at a table on the LAN, or at a new one",
+        description="Play Kilo de merde in the terminal. With no argument, list the tables on the LAN "
+        "and offer to create one; with --bots N, play at once against N bot peers on this machine.",
+    )
+    play.add_argument("target", nargs="?", default=None, metavar="HOST:PORT|NAME", help="a table to join")
+    play.add_argument("--bots", type=int, default=0, metavar="N", help="host a table with N bot peers")
+    play.add_argument("--name", default="", help="your name, and your table's (default: this machine's)")
+    play.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        metavar="N",
+        help="seats at a table you host, 3 to 10 (default: bots + 1, or 4)",
+    )
+    play.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a table option for a table you host (repeatable)",
+    )
+    play.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a rule plugin for a table you host (repeatable)",
+    )
+    play.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the table (en, fr)")
+    play.add_argument(
+        "--interface",
+        default=None,
+        metavar="ADDRESS",
+        help="bind and advertise on this address only (also KDM_INTERFACE)",
+    )
+    play.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
+    play.add_argument("--data-dir", type=Path, default=None, help=argparse.SUPPRESS)
+    play.set_defaults(run=run_play)  # fmt: skip
+
+
+def run_play(args: argparse.Namespace) -> int:
+    """Play from the arguments ``add_play_parser`` parsed; a user mistake raises ``UsageError``."""
+    options: dict[str, Any] = parse_assignments(args.option)
+    players = args.players if args.players is not None else args.bots + 1 if args.bots else DEFAULT_PLAYERS
+    if args.target is not None and (args.bots or args.players is not None or args.option or args.variant):
+        raise UsageError(
+            "--bots, --players, --option and --variant are for a table you host, not one you join"
+        )
+    if args.bots < 0 or args.bots >= players:
+        raise UsageError(f"--bots must be 0 to {players - 1} (the other seats at a table of {players})")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the table needs a terminal; without one, kdm host --headless prints the game log")
+    config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang)
+    config.name = args.name or socket.gethostname()
+    if args.interface:
+        config.interface = args.interface
+    elif args.bots and players == args.bots + 1 and args.target is None:
+        # Bots take every other seat: nobody else can join, so stay on loopback and need no network.
+        config.interface, config.advertise = LOOPBACK, False
+    with stderr_to(log_path(config)):
+        asyncio.run(play(args, config, players, options))
+    return 0
+
+
+async def play(
+    args: argparse.Namespace, config: SessionConfig, players: int, options: dict[str, Any]
+) -> None:
+    ui = TableUI(config.lang)
+    try:
+        if args.target is not None:
+            await session.join(config, args.target, ui=ui)
+        elif args.bots or args.players is not None:
+            await session.host(config, config.name, players, options, args.variant, bots=args.bots, ui=ui)
+        else:
+            choice = await run_lobby(config, options, args.variant)
+            if isinstance(choice, Join):
+                await session.join(config, choice.target, ui=ui)
+            elif isinstance(choice, Create):
+                await session.host(config, choice.table, choice.players, choice.options, choice.variants,
+                                   bots=choice.bots, ui=ui)  # fmt: skip
+        await ui.show_final()
+    finally:
+        if ui.screen is not None and ui.screen.left and not ui.screen.over:
+            print(say(config.lang, "leaving"), file=sys.__stdout__, flush=True)
+        await ui.stop_bots()
+
+
+def log_path(config: SessionConfig) -> Path:
+    root = config.data_dir or Path(platformdirs.user_log_dir("kdm"))
+    return root / "play.log"
+
+
+@contextlib.contextmanager
+def stderr_to(path: Path) -> Iterator[None]:
+    """Send file descriptor 2 (ours and our children's) to ``path`` while the screen is up."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with path.open("ab") as log:
+            os.dup2(log.fileno(), 2)
+            try:
+                yield
+            finally:
+                sys.stderr.flush()
+                os.dup2(saved, 2)
+    finally:
+        os.close(saved)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``kdm play`` on its own: ``python -m kdm.tui [ARGS]``."""
+    parser = argparse.ArgumentParser(prog="kdm")
+    add_play_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["play", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return run_play(args)
+    except UsageError as error:
+        print(f"kdm play: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,107 @@
+"""The table screen's keys, gated by what is on screen (the quit question, an overlay, the game's end).
+
+Slap and feint keys stamp the press first thing: prompt_toolkit calls a handler synchronously from the
+callback that reads the terminal, so the stamp is the moment the key was read (DESIGN 5.6). They work
+with the help or the scoreboard open, since a slap cannot wait for the player to close a window; only
+the quit question holds every key. A key that sends an action does not redraw at once: its commit does
+(``drawn_with_commit``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from kdm.peer import local_time_ms
+from kdm.tui.state import TableScreen
+from kdm.tui.text import is_yes
+
+if TYPE_CHECKING:
+    from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
+
+HAND_KEYS = "12345"
+#: An action sent is drawn with its commit. Drawing "sent" at once would hold the loop for a redraw
+#: while the commit's messages wait; the feedback is drawn after this only if the commit is slow.
+FEEDBACK_AFTER_S = 0.05
+
+
+def drawn_with_commit(event: KeyPressEvent, sent: bool) -> NotImplementedOrNone:
+    """What a handler returns after an action: no redraw now if it was sent, else the usual one."""
+    if not sent:
+        return None
+    asyncio.get_running_loop().call_later(FEEDBACK_AFTER_S, event.app.invalidate)
+    return NotImplemented
+
+
+def table_bindings(screen: TableScreen) -> KeyBindings:
+    """Key bindings for ``screen``; leaving the table exits the running application."""
+    bindings = KeyBindings()
+    asking = Condition(lambda: screen.confirm_quit)
+    overlay = Condition(lambda: screen.help_open or screen.scores_open)
+    free = ~asking
+    choosing = ~asking & ~overlay & Condition(lambda: not screen.over)
+
+    @bindings.add(" ", filter=free)
+    def _slap(event: KeyPressEvent) -> NotImplementedOrNone:
+        pressed = local_time_ms()
+        return drawn_with_commit(event, screen.slap(pressed))
+
+    @bindings.add("f", filter=free)
+    def _feint(event: KeyPressEvent) -> NotImplementedOrNone:
+        pressed = local_time_ms()
+        return drawn_with_commit(event, screen.feint(pressed))
+
+    for index, key in enumerate(HAND_KEYS):
+
+        @bindings.add(key, filter=choosing)
+        def _choose(event: KeyPressEvent, index: int = index) -> None:
+            screen.choose(index)
+
+    @bindings.add("left", filter=choosing)
+    def _left(event: KeyPressEvent) -> None:
+        screen.move(-1)
+
+    @bindings.add("right", filter=choosing)
+    def _right(event: KeyPressEvent) -> None:
+        screen.move(1)
+
+    @bindings.add("enter", filter=choosing)
+    def _pass(event: KeyPressEvent) -> NotImplementedOrNone:
+        return drawn_with_commit(event, screen.pass_chosen())
+
+    @bindings.add("enter", filter=free & Condition(lambda: screen.over))
+    def _leave_after_game(event: KeyPressEvent) -> None:
+        screen.left = True
+        event.app.exit()
+
+    @bindings.add("b", filter=free)
+    def _bot(event: KeyPressEvent) -> None:
+        screen.add_bot()
+
+    @bindings.add("?", filter=free)
+    def _help(event: KeyPressEvent) -> None:
+        screen.toggle_help()
+
+    @bindings.add("s", filter=free)
+    def _scores(event: KeyPressEvent) -> None:
+        screen.toggle_scores()
+
+    @bindings.add("escape", filter=free & overlay)
+    def _close(event: KeyPressEvent) -> None:
+        screen.close_overlays()
+
+    @bindings.add("q", filter=free)
+    @bindings.add("c-c", filter=free)
+    def _quit(event: KeyPressEvent) -> None:
+        if screen.ask_quit():
+            event.app.exit()
+
+    @bindings.add("<any>", filter=asking)
+    def _answer(event: KeyPressEvent) -> None:
+        if screen.answer_quit(is_yes(screen.lang, event.data)):
+            event.app.exit()
+
+    return bindings

@@ -1,0 +1,202 @@
+"""The table screen's layout and style: where each panel goes, and how the screen's classes look.
+
+A header line; on the left the players and the table, on the right the event log; then the hand, one
+line of feedback and the key footer; overlays for help, the quit question, the scoreboard and the final
+ranking. What each panel says is in ``panels``. Fits 80×24; a larger terminal gets a wider, longer log.
+Colour is decoration only: with ``NO_COLOR`` (one-bit output) the chosen card, slaps and feints still
+stand out by reverse video, bold and italics.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+
+from prompt_toolkit.application import get_app
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.output import ColorDepth
+from prompt_toolkit.styles import Style
+from prompt_toolkit.widgets import Frame
+
+from kdm.tui.panels import (
+    LEFT_COLUMN,
+    Fragments,
+    footer_text,
+    hand_text,
+    header_text,
+    help_text,
+    message_text,
+    players_text,
+    players_title,
+    quit_text,
+    ranking_text,
+    scores_text,
+    table_text,
+)
+from kdm.tui.state import LogLine, TableScreen
+
+COLOURS = {
+    "header": "bg:#1f3a5f #ffffff",
+    "header.title": "bold",
+    "panel": "bg:#303030 #ffffff bold",
+    "rule": "#585858",
+    "dim": "#888888",
+    "me": "bold",
+    "turn": "bold #ffd75f",
+    "lost": "#ff5f5f italic",
+    "card": "bg:#ffffff #000000 bold",
+    "card.red": "#cc0000",
+    "chosen": "reverse underline",
+    "label": "#888888",
+    "slap": "bg:#cc0000 #ffffff bold",
+    "feint": "#ff8700 italic",
+    "result": "#87d7ff",
+    "call": "#d7afff italic",
+    "round": "bold #afd787",
+    "error": "#ff5f5f",
+    "message": "#ffd75f",
+    "footer": "bg:#303030 #d0d0d0",
+    "winner": "bold #ffd75f",
+}
+#: Without colour (``NO_COLOR``), what colour told apart is told by attributes.
+NO_COLOUR_ATTRIBUTES = {
+    "header": "reverse",
+    "panel": "underline bold",
+    "turn": "bold underline",
+    "slap": "reverse bold",
+    "feint": "italic",
+    "footer": "reverse",
+}
+
+
+def table_style(no_colour: bool | None = None) -> Style:
+    """The style of every screen; without colour for one-bit output (by default when ``NO_COLOR`` is set,
+    which the applications also pass on as their colour depth)."""
+    if no_colour is None:
+        no_colour = ColorDepth.from_env() == ColorDepth.DEPTH_1_BIT
+    return Style.from_dict({**COLOURS, **NO_COLOUR_ATTRIBUTES} if no_colour else COLOURS)
+
+
+def build_layout(screen: TableScreen) -> Layout:
+    """The whole table screen."""
+
+    def text(render: Callable[[TableScreen], Fragments]) -> FormattedTextControl:
+        return FormattedTextControl(lambda: render(screen))
+
+    # Titled panels and one rule rather than Frames: every frame is three more splits to lay out, and
+    # a redraw is on the path from a key press to the screen (benchmarks/input_latency.py).
+    players = _titled(lambda: players_title(screen), Window(text(players_text), dont_extend_height=True))
+    table = _titled(lambda: screen.say("table_panel"), Window(text(table_text), wrap_lines=True))
+    log_panel = LogPanel(screen)
+    log = _titled(
+        lambda: screen.say("log"),
+        Window(
+            FormattedTextControl(log_panel.fragments, get_cursor_position=log_panel.cursor),
+            wrap_lines=True,
+            width=lambda: Dimension.exact(log_width(get_app().output.get_size().columns)),
+        ),
+    )
+    body = HSplit(
+        [
+            Window(text(header_text), height=1, style="class:header"),
+            VSplit(
+                [
+                    HSplit([players, table], width=Dimension.exact(LEFT_COLUMN)),
+                    Window(width=1, char="│", style="class:rule"),
+                    log,
+                ],
+                # Exact widths: prompt_toolkit shares out spare columns one at a time otherwise.
+                width=lambda: Dimension.exact(get_app().output.get_size().columns),
+            ),
+            Window(text(hand_text), height=3),
+            Window(text(message_text), height=1),
+            Window(text(footer_text), height=1, style="class:footer"),
+        ]
+    )
+    floats = [
+        _overlay(screen, lambda s: s.say("help_title"), help_text, lambda s: s.help_open),
+        _overlay(screen, lambda s: s.say("scores"), scores_text, lambda s: s.scores_open),
+        _overlay(screen, lambda s: s.say("ranking"), ranking_text, lambda s: s.over and not s.scores_open),
+        _overlay(screen, lambda s: s.say("quit_title"), quit_text, lambda s: s.confirm_quit),
+    ]
+    return Layout(FloatContainer(body, floats=floats))
+
+
+def log_width(columns: int) -> int:
+    """The log panel's width: what the left column and the rule leave (too narrow a terminal gets
+    prompt_toolkit's "window too small")."""
+    return max(1, columns - LEFT_COLUMN - 1)
+
+
+def _titled(title: Callable[[], str], body: Window) -> HSplit:
+    heading = Window(FormattedTextControl(lambda: [("", " " + title())]), height=1, style="class:panel")
+    return HSplit([heading, body])
+
+
+def _overlay(
+    screen: TableScreen,
+    title: Callable[[TableScreen], str],
+    render: Callable[[TableScreen], Fragments],
+    visible: Callable[[TableScreen], bool],
+) -> Float:
+    frame = Frame(Window(FormattedTextControl(lambda: render(screen))), title=lambda: title(screen))
+    return Float(ConditionalContainer(frame, filter=Condition(lambda: visible(screen))), transparent=False)
+
+
+class LogPanel:
+    """The log's last lines, word-wrapped to the log panel (continuations indented), the newest at the
+    bottom: the cursor on the last row keeps it in view. Only a screenful of rows is laid out, and each
+    line is wrapped once: on the path from a key press to the screen, a redraw must stay cheap."""
+
+    def __init__(self, screen: TableScreen) -> None:
+        self.screen = screen
+        self._key = (-1, -1, -1)
+        self._rows: list[tuple[str, str]] = []
+        self._wrapped: dict[LogLine, list[tuple[str, str]]] = {}
+        self._width = -1
+
+    def rows(self) -> list[tuple[str, str]]:
+        size = get_app().output.get_size()
+        width = log_width(size.columns)
+        if self._key == (self.screen.logged, width, size.rows):
+            return self._rows
+        if width != self._width:
+            self._wrapped, self._width = {}, width
+        wrapped: dict[LogLine, list[tuple[str, str]]] = {}
+        rows: list[tuple[str, str]] = []
+        for line in reversed(self.screen.log):  # newest first, until a screenful
+            if line not in wrapped:
+                wrapped[line] = self._wrapped.get(line) or self._wrap(line, width)
+            rows[:0] = wrapped[line]
+            if len(rows) >= size.rows:
+                break
+        self._key, self._rows, self._wrapped = (self.screen.logged, width, size.rows), rows, wrapped
+        return rows
+
+    @staticmethod
+    def _wrap(line: LogLine, width: int) -> list[tuple[str, str]]:
+        style = f"class:{line.style}" if line.style != "info" else ""
+        return [(style, row) for row in textwrap.wrap(line.text, width, subsequent_indent="  ") or [""]]
+
+    def fragments(self) -> Fragments:
+        lines: Fragments = []
+        for index, (style, row) in enumerate(self.rows()):
+            if index:
+                lines.append(("", "\n"))
+            lines.append((style, row))
+        return lines
+
+    def cursor(self) -> Point:
+        return Point(0, max(0, len(self.rows()) - 1))

@@ -1,0 +1,192 @@
+"""The lobby on screen: its layout, its keys, and ``run_lobby``, which browses the LAN while it shows.
+
+The table list updates live from a ``TableBrowser``; where multicast is unavailable the lobby still
+offers to create a table or to join one by ``HOST:PORT``.
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.output import ColorDepth, Output
+from prompt_toolkit.widgets import Frame
+
+from kdm.net.discovery import TableBrowser
+from kdm.session import SessionConfig
+from kdm.tui.layout import table_style
+from kdm.tui.lobby import Create, Join, LobbyState
+
+Fragments = StyleAndTextTuples
+
+
+async def run_lobby(
+    config: SessionConfig,
+    options: dict[str, object] | None = None,
+    variants: list[str] | None = None,
+    input: Input | None = None,
+    output: Output | None = None,
+    browse: bool = True,
+    state: LobbyState | None = None,
+) -> Join | Create | None:
+    """Show the lobby until the player chooses a table to join or to create (None if they leave).
+
+    ``browse=False`` leaves the LAN alone (tests give ``state`` its tables themselves).
+    """
+    state = state or LobbyState(config.lang, config.name, dict(options or {}), variants)
+    app: Application[None] = Application(
+        layout=lobby_layout(state),
+        key_bindings=lobby_bindings(state),
+        style=table_style(),
+        color_depth=ColorDepth.from_env,
+        full_screen=True,
+        input=input,
+        output=output,
+    )
+    state.on_change = app.invalidate
+    browser = TableBrowser(on_change=lambda: state.set_tables(browser.tables()))
+    if browse:
+        try:
+            await browser.start(config.interface)
+        except OSError as error:  # no multicast here: HOST:PORT and creating still work
+            state.message = str(error)
+    try:
+        await app.run_async()
+    finally:
+        await browser.close()
+    return state.choice
+
+
+def lobby_layout(state: LobbyState) -> Layout:
+    return Layout(
+        HSplit(
+            [
+                Window(FormattedTextControl(lambda: header(state)), height=1, style="class:header"),
+                Frame(
+                    Window(FormattedTextControl(lambda: body(state)), wrap_lines=True),
+                    title=lambda: title(state),
+                ),
+                Window(FormattedTextControl(lambda: prompt(state)), height=1),
+                Window(FormattedTextControl(lambda: footer(state)), height=1, style="class:footer"),
+            ]
+        )
+    )
+
+
+def header(state: LobbyState) -> Fragments:
+    return [("class:header.title", " kdm "), ("", state.say("lobby"))]
+
+
+def title(state: LobbyState) -> str:
+    return state.say("create_title" if state.mode == "create" else "lobby")
+
+
+def body(state: LobbyState) -> Fragments:
+    if state.mode == "create":
+        return form(state)
+    if not state.tables:
+        return [("class:dim", state.say("no_tables"))]
+    lines: Fragments = [("class:dim", state.say("lobby_columns") + "\n")]
+    for index, ad in enumerate(state.tables):
+        variants = [plugin.split("=", 1)[0] for plugin in ad.plugins]
+        game = "+".join([ad.mode, *(name for name in variants if name != ad.mode)])
+        seats = f"{ad.seats_taken}/{ad.seats_total}"
+        row = f"{'▸' if index == state.selected else ' '} {ad.name[:20]:<20} {game[:20]:<20} {seats:>5}  "
+        row += state.say(f"state_{ad.state}")
+        full = ad.seats_taken >= ad.seats_total
+        style = "reverse" if index == state.selected else "class:dim" if full else ""
+        lines += [(style, row), ("", "\n")]
+    return lines
+
+
+def form(state: LobbyState) -> Fragments:
+    lines: Fragments = []
+    for index, entry in enumerate(state.fields):
+        value = entry.value
+        if isinstance(value, bool):
+            shown = state.say("on" if value else "off")
+        else:
+            shown = str(value) + ("█" if entry.key == "name" and index == state.field_index else "")
+        chosen = index == state.field_index
+        marker = "▸" if chosen else " "
+        arrows = "◂ " + shown + " ▸" if chosen and entry.key != "name" else shown
+        lines += [("reverse" if chosen else "", f"{marker} {entry.label[:26]:<26} {arrows}"), ("", "\n")]
+        if chosen and entry.option is not None:
+            lines += [("class:dim", f"    {entry.option.help}"), ("", "\n")]
+    return lines
+
+
+def prompt(state: LobbyState) -> Fragments:
+    if state.mode == "address":
+        return [("bold", " " + state.say("address_prompt")), ("", state.address + "█")]
+    return [("class:message", " " + state.message)] if state.message else []
+
+
+def footer(state: LobbyState) -> Fragments:
+    key = {"create": "create_footer", "address": "address_footer"}.get(state.mode, "lobby_footer")
+    return [("", " " + state.say(key))]
+
+
+def lobby_bindings(state: LobbyState) -> KeyBindings:
+    bindings = KeyBindings()
+    listing = Condition(lambda: state.mode == "list")
+    typing = Condition(lambda: state.mode != "list")
+
+    def finish(event: KeyPressEvent) -> None:
+        if state.done:
+            event.app.exit()
+
+    @bindings.add("up")
+    def _up(event: KeyPressEvent) -> None:
+        state.move(-1)
+
+    @bindings.add("down")
+    def _down(event: KeyPressEvent) -> None:
+        state.move(1)
+
+    @bindings.add("left")
+    def _left(event: KeyPressEvent) -> None:
+        state.change(-1)
+
+    @bindings.add("right")
+    def _right(event: KeyPressEvent) -> None:
+        state.change(1)
+
+    @bindings.add("enter")
+    def _enter(event: KeyPressEvent) -> None:
+        state.submit()
+        finish(event)
+
+    @bindings.add("c", filter=listing)
+    def _create(event: KeyPressEvent) -> None:
+        state.start_create()
+
+    @bindings.add("a", filter=listing)
+    def _address(event: KeyPressEvent) -> None:
+        state.start_address()
+
+    @bindings.add("q", filter=listing)
+    @bindings.add("c-c")
+    def _leave(event: KeyPressEvent) -> None:
+        state.leave()
+        finish(event)
+
+    @bindings.add("escape", filter=typing)
+    def _back(event: KeyPressEvent) -> None:
+        state.back()
+
+    @bindings.add("backspace", filter=typing)
+    def _erase(event: KeyPressEvent) -> None:
+        state.backspace()
+
+    @bindings.add(Keys.Any, filter=typing)
+    def _type(event: KeyPressEvent) -> None:
+        if event.data.isprintable():
+            state.type_text(event.data)
+
+    return bindings

@@ -1,0 +1,383 @@
+"""The table screen's state: what the player sees, and what their keys do at the table.
+
+Pure logic, no prompt_toolkit: the layout reads this object at every redraw and the key bindings call
+its methods. It follows the peer's notices (``on_notice``) to keep the event log, the last slap or feint,
+the window's result, round results and the final ranking. It marks an event shown only once a redraw has
+painted it (``mark_painted``, DESIGN 5.6), and it turns key presses into events proposed through the
+peer, with the slap timing contract: ``t_sync`` on the agreed clock, and ``trigger``/``rt`` measured from
+the moment the trigger was painted on this screen.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdm.calls import QUEENS_CALL
+from kdm.cards import pretty
+from kdm.engine import SeatView
+from kdm.events import Feint, Pass, Slap
+from kdm.kilo import NAME as KILO
+from kdm.kilo import KiloView
+from kdm.peer import Peer, local_time_ms
+from kdm.record import Notice
+from kdm.tui.text import say
+
+LOG_LINES = 300
+#: A seated process not heard from for this long is shown as lost (the peer hands its seat to a bot at 3 s).
+LOST_AFTER_MS = 1500.0
+#: How each effect's log line is styled; the rest are plain.
+EFFECT_STYLES = {
+    "slapped": "slap",
+    "feinted": "feint",
+    "window_closed": "result",
+    "hand_shown": "result",
+    "judged": "result",
+    "drew": "result",
+    "passing_started": "call",
+    "round_over": "round",
+    "game_over": "round",
+}
+
+
+@dataclass(frozen=True)
+class LogLine:
+    style: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Flash:
+    """The latest slap or feint, shown big until the next one."""
+
+    kind: str  # "slap" or "feint"
+    seat: int
+    seq: int
+    opened: bool = False
+
+
+@dataclass
+class WindowResult:
+    """A judged slap window: who slapped when, who was first, and who drew what."""
+
+    seq: int
+    round: int
+    valid: bool
+    first: int
+    order: list[tuple[int, float]]
+    losers: list[int]
+    shown: list[str] | None = None
+    draws: list[tuple[int, str, bool]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    round: int
+    scores: tuple[int, ...]
+
+
+class TableScreen:
+    """One player's table screen over a peer (``peer.seat`` is the seat played from the keyboard)."""
+
+    def __init__(
+        self,
+        peer: Peer,
+        lang: str = "en",
+        on_change: Callable[[], None] | None = None,
+        add_bot: Callable[[], bool] | None = None,
+    ) -> None:
+        self.peer = peer
+        self.lang = lang
+        self.on_change = on_change or (lambda: None)
+        self._add_bot = add_bot
+        self.log: deque[LogLine] = deque(maxlen=LOG_LINES)
+        self.logged = 0  # lines ever added: tells a changed log from an unchanged one
+        self.selected = 0
+        self.fresh: set[int] = set()
+        self.flash: Flash | None = None
+        self.result: WindowResult | None = None
+        self.rounds: list[RoundResult] = []
+        self.winners: list[int] | None = None
+        self.call = ""
+        self.message = ""
+        self.help_open = False
+        self.scores_open = False
+        self.confirm_quit = False
+        self.left = False
+        self.unpainted: list[int] = []
+        self.painted: set[int] = set()
+        self.lost: set[str] = set()
+        self._hand: tuple[int, ...] = ()
+        self._view: SeatView | None = None
+        self._view_key: tuple[int, int, int | None, bool] = (0, -2, None, False)
+        self._passing: int | None = None  # token of our pass until it is applied or refused
+        self._slapping = False
+        self._shown_hand: list[str] | None = None  # the first slapper's hand, until the window is judged
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        """What the record holds already when the screen opens (the seats taken before it followed)."""
+        record = self.peer.record
+        for seat in range(len(record.seats)):
+            self._add("info", self.say("seated", name=self.name(seat), seat=seat))
+        if record.started:
+            self._add("info", self.say("started"))
+
+    # --- what the layout reads --------------------------------------------------------------------
+
+    def say(self, key: str, **fields: object) -> str:
+        return say(self.lang, key, **fields)
+
+    def view(self) -> SeatView | None:
+        """This seat's view, built once per applied event (a redraw asks for it from every panel)."""
+        record = self.peer.record
+        engine = record.engine
+        key = (id(engine), engine.state.seq if engine is not None else -1, self.peer.seat, record.started)
+        if key != self._view_key:
+            self._view, self._view_key = self.peer.view(), key
+        return self._view
+
+    @staticmethod
+    def kilo(view: SeatView) -> KiloView | None:
+        part: Any = view.rules.get(KILO)
+        return part if isinstance(part, KiloView) else None
+
+    @property
+    def over(self) -> bool:
+        return self.winners is not None
+
+    def name(self, seat: int) -> str:
+        """A seat's name as people read it: bots by seat number, since they share their machine's name."""
+        seats = self.peer.record.seats
+        if not 0 <= seat < len(seats):
+            return self.say("bot", seat=seat)
+        if seats[seat].bot:
+            return self.say("bot", seat=seat)
+        return seats[seat].name
+
+    def is_lost(self, seat: int) -> bool:
+        seats = self.peer.record.seats
+        return 0 <= seat < len(seats) and seats[seat].node.split("#", 1)[0] in self.lost
+
+    # --- following the table ----------------------------------------------------------------------
+
+    def on_notice(self, notice: Notice) -> None:
+        """One notice from the peer, in log order."""
+        mine = notice.node == self.peer.me.identity
+        if notice.kind == "seated" and notice.seat is not None:
+            self._add("info", self.say("seated", name=self.name(notice.seat), seat=notice.seat))
+        elif notice.kind == "started":
+            self._add("info", self.say("started"))
+        elif notice.kind == "took_over" and notice.seat is not None:
+            self._add("error", self.say("took_over", seat=notice.seat))
+        elif notice.kind == "rejected" and mine:
+            self._passing, self._slapping = None, False
+            self._add("error", self.say("refused", reason=notice.reason))
+        elif notice.kind == "applied":
+            self.unpainted.append(notice.seq)
+            for effect in notice.effects:
+                self._follow(effect, notice.seq)
+        self._track_hand()
+        self.on_change()
+
+    def _follow(self, effect: dict[str, Any], seq: int) -> None:
+        kind = effect["kind"]
+        line = self.peer.record.rules.describe(effect, self.lang)
+        if line:
+            self._add(EFFECT_STYLES.get(kind, "info"), line)
+        me = self.peer.seat
+        if kind == "slapped":
+            self.flash = Flash("slap", effect["seat"], effect["seq"], bool(effect["opened"]))
+            if effect["opened"]:
+                self.result = None
+            if effect["seat"] == me:
+                self._slapping = False
+        elif kind == "feinted":
+            self.flash = Flash("feint", effect["seat"], effect["seq"])
+        elif kind == "judged":
+            order = [(int(s), float(t)) for s, t in effect["order"]]
+            valid, first, losers = bool(effect["valid"]), int(effect["first"]), list(effect["losers"])
+            self.result = WindowResult(seq, self._round(), valid, first, order, losers)
+            self.result.shown, self._shown_hand = self._shown_hand, None
+        elif kind == "hand_shown":
+            self._shown_hand = [pretty(card) for card in effect["cards"]]
+        elif kind == "drew" and self.result is not None:
+            self.result.draws.append((effect["seat"], effect["card"], bool(effect["flush"])))
+        elif kind == "passed" and effect["seat"] == me:
+            self._passing, self.message, self.fresh = None, "", set()
+        elif kind == "passed" and effect["to"] == me:
+            self.fresh = {effect["token"]}
+        elif kind == "passing_started":
+            self.call = QUEENS_CALL
+        elif kind == "dealt":
+            self.flash, self.fresh, self.call = None, set(), ""
+        elif kind == "round_over":
+            self.rounds.append(RoundResult(effect["round"], tuple(effect["scores"])))
+        elif kind == "game_over":
+            self.winners = list(effect["winners"])
+
+    def _round(self) -> int:
+        engine = self.peer.record.engine
+        return engine.state.round if engine is not None else 0
+
+    def _track_hand(self) -> None:
+        view = self.view()
+        tokens = tuple(token for token, _face in view.hand) if view is not None else ()
+        if tokens != self._hand:
+            self.fresh &= set(tokens)
+            self._hand = tokens
+        self.selected = max(0, min(self.selected, len(tokens) - 1))
+
+    def _add(self, style: str, text: str) -> None:
+        self.log.append(LogLine(style, text))
+        self.logged += 1
+
+    def mark_painted(self, now_ms: float) -> None:
+        """A redraw has just finished: every event applied before it is on screen since ``now_ms``."""
+        for seq in self.unpainted:
+            self.peer.shown[seq] = now_ms  # replaces the apply-time stamp: rt counts from the paint
+            self.painted.add(seq)
+        self.unpainted.clear()
+
+    def check_liveness(self) -> None:
+        """Note seated processes that went silent or came back (heard only where heartbeats arrive:
+        the leader hears everyone, a follower hears the leader)."""
+        node, record = self.peer.node, self.peer.record
+        leader = getattr(node, "leader", None)
+        changed = False
+        for seat, owner in enumerate(record.seats):
+            process = owner.node.split("#", 1)[0]
+            if process == node.node_id or not (node.is_leader or process == leader):
+                continue
+            silent = node.silent_ms(process) > LOST_AFTER_MS
+            if silent and process not in self.lost:
+                self.lost.add(process)
+                self._add("error", self.say("peer_lost", name=self.name(seat)))
+                changed = True
+            elif not silent and process in self.lost:
+                self.lost.discard(process)
+                self._add("info", self.say("peer_back", name=self.name(seat)))
+                changed = True
+        if changed:
+            self.on_change()
+
+    # --- the player's keys ------------------------------------------------------------------------
+
+    def choose(self, index: int) -> None:
+        view = self.view()
+        if view is not None and 0 <= index < len(view.hand):
+            self.selected = index
+            self.on_change()
+
+    def move(self, step: int) -> None:
+        view = self.view()
+        if view is not None and view.hand:
+            self.selected = (self.selected + step) % len(view.hand)
+            self.on_change()
+
+    def pass_chosen(self) -> bool:
+        """Pass the chosen card, if it is this seat's turn and no pass of ours is on its way.
+
+        Like ``slap`` and ``feint``: True when an event was proposed (its commit will redraw the screen),
+        False when the player was told why not (the screen must redraw now)."""
+        view, seat = self.view(), self.peer.seat
+        if view is None or seat is None:
+            return self._tell("not_seated")
+        if view.phase != "passing":
+            return self._tell("no_passing")
+        if view.turn != seat:
+            return self._tell("not_your_turn")
+        if self._passing is not None or not view.hand:
+            return False
+        token, face = view.hand[self.selected]
+        self._passing = token
+        self.message = self.say("pass_sent", card=pretty(face) if face else "?")
+        self.peer.act(Pass(seat=seat, token=token))
+        return True
+
+    def slap(self, pressed_ms: float) -> bool:
+        """Slap the pile; ``pressed_ms`` is when the key was read, on ``local_time_ms``."""
+        view, seat = self.view(), self.peer.seat
+        if view is None or seat is None:
+            return self._tell("not_seated")
+        kilo = self.kilo(view)
+        if kilo is None or view.phase not in ("passing", "window"):
+            return self._tell("no_slapping")
+        if self._slapping or (kilo.window_open and seat in kilo.slapped):
+            return self._tell("already_slapped")
+        self._slapping = True
+        trigger, rt = self._trigger(kilo, seat, pressed_ms)
+        self.peer.act(Slap(seat=seat, t_sync=self._agreed(pressed_ms), trigger=trigger, rt=rt))
+        return True
+
+    def feint(self, pressed_ms: float) -> bool:
+        """Feint: the slapping gesture without the slap, timed like one."""
+        view, seat = self.view(), self.peer.seat
+        if view is None or seat is None:
+            return self._tell("not_seated")
+        kilo = self.kilo(view)
+        if kilo is None or view.phase not in ("passing", "window"):
+            return self._tell("no_feinting")
+        trigger, rt = self._trigger(kilo, seat, pressed_ms)
+        self.peer.act(Feint(seat=seat, t_sync=self._agreed(pressed_ms), trigger=trigger, rt=rt))
+        return True
+
+    def _trigger(self, kilo: KiloView, seat: int, pressed_ms: float) -> tuple[int | None, float | None]:
+        """The slap or feint of this window the player saw before pressing (the window's opener, or the
+        last feint when no window is open), and the time from its paint to the press."""
+        if kilo.window_open:
+            trigger = kilo.window_opened_by
+        elif kilo.last_feint_seat != seat:
+            trigger = kilo.last_feint
+        else:
+            trigger = None  # one's own feint is no surprise
+        if trigger is None or trigger not in self.painted:
+            return None, None
+        return trigger, max(0.0, pressed_ms - self.peer.shown[trigger])
+
+    def _agreed(self, pressed_ms: float) -> float:
+        """``pressed_ms`` on the table's agreed clock."""
+        return self.peer.node.agreed_time_ms() - (local_time_ms() - pressed_ms)
+
+    def _tell(self, key: str) -> bool:
+        self.message = self.say(key)
+        self.on_change()
+        return False
+
+    def add_bot(self) -> None:
+        record = self.peer.record
+        if self._add_bot is None or record.started:
+            return
+        if len(record.seats) >= record.players:
+            self._tell("no_bot_room")
+        elif self._add_bot():
+            self._tell("bot_added")
+
+    def toggle_help(self) -> None:
+        self.help_open, self.scores_open = not self.help_open, False
+        self.on_change()
+
+    def toggle_scores(self) -> None:
+        self.scores_open, self.help_open = not self.scores_open, False
+        self.on_change()
+
+    def close_overlays(self) -> None:
+        self.help_open = self.scores_open = self.confirm_quit = False
+        self.on_change()
+
+    def ask_quit(self) -> bool:
+        """Whether to leave at once (the game is over), else ask first."""
+        if self.over or not self.peer.record.started:
+            self.left = True
+            return True
+        self.confirm_quit = True
+        self.on_change()
+        return False
+
+    def answer_quit(self, yes: bool) -> bool:
+        self.confirm_quit = False
+        self.left = yes
+        self.on_change()
+        return yes

@@ -1,0 +1,172 @@
+"""Every string the terminal client shows a player, in English and French.
+
+The game's own lines (one per effect, and the queens' call) come from the rules (``rules.describe``), so
+that a variant plugin brings its words with it; this catalogue holds the client's own: titles, keys, help,
+prompts and the slap window's summary. ``say(lang, key, **fields)`` picks the language and fills fields;
+an unknown language falls back to English.
+"""
+
+from __future__ import annotations
+
+LANGUAGES = ("en", "fr")
+
+#: key -> (English, French)
+CATALOGUE: dict[str, tuple[str, str]] = {
+    # --- the table screen -------------------------------------------------------------------------
+    "table": ("table «{name}»", "table « {name} »"),
+    "round": ("round {round}/{rounds}", "manche {round}/{rounds}"),
+    "round_open": ("round {round}", "manche {round}"),
+    "pile": ("pile {cards}", "tas {cards}"),
+    "left": ("passing left ↓", "on passe à gauche ↓"),
+    "right": ("passing right ↑", "on passe à droite ↑"),
+    "players": ("Players", "Joueurs"),
+    "columns": ("   # name            cards  kilos", "   # nom            cartes  kilos"),
+    "log": ("Log", "Journal"),
+    "table_panel": ("Table", "Table"),
+    "you": ("you", "vous"),
+    "bot": ("bot {seat}", "robot {seat}"),
+    "lost": ("lost", "perdu"),
+    "free_seat": ("free seat", "place libre"),
+    "hand": ("Your hand", "Votre main"),
+    "your_turn": ("your turn: pass a card", "à vous : passez une carte"),
+    "turn_of": ("{name} is passing", "{name} passe"),
+    "watching": ("you are watching", "vous regardez"),
+    "new_card": ("new", "nouvelle"),
+    "footer": (
+        "1-5 ←→ choose  Enter pass  Space slap  f feint  s scores  ? help  q quit",
+        "1-5 ←→ choix  Entrée passe  Espace tape  f feinte  s scores  ? aide  q quitte",
+    ),
+    "footer_waiting": (
+        "b add a bot  ? help  q quit",
+        "b ajouter un robot  ? aide  q quitter",
+    ),
+    "footer_over": ("s scores  q leave", "s scores  q partir"),
+    # --- what happened ----------------------------------------------------------------------------
+    "seated": ("{name} takes seat {seat}", "{name} prend la place {seat}"),
+    "started": ("the game starts", "la partie commence"),
+    "took_over": ("seat {seat} is gone: a bot plays it", "la place {seat} est partie : un robot la joue"),
+    "peer_lost": ("{name} is not answering", "{name} ne répond plus"),
+    "peer_back": ("{name} is back", "{name} est de retour"),
+    "refused": ("refused: {reason}", "refusé : {reason}"),
+    "slap_banner": ("✋ SLAP! {name}", "✋ PAF ! {name}"),
+    "slap_opens": ("opens a window", "tape le tas"),
+    "feint_banner": ("✋ … {name} raises a hand", "✋ … {name} lève la main"),
+    "slapped_so_far": ("slapped: {names}", "ont tapé : {names}"),
+    "valid_slap": ("valid slap by {name}", "tape valable de {name}"),
+    "false_slap": ("false slap by {name}", "fausse tape de {name}"),
+    "showed": ("{name} shows {cards}", "{name} montre {cards}"),
+    "order": ("order:", "ordre :"),
+    "draws": ("draws: {names}", "pioche : {names}"),
+    "drew": ("{name} draws {card}", "{name} pioche {card}"),
+    "flushed": ("{name}: « la chasse ! »", "{name} : « la chasse ! »"),
+    "nothing_drawn": ("the pile is empty: nothing drawn", "le tas est vide : rien à piocher"),
+    "round_over": ("round {round} over", "fin de la manche {round}"),
+    "kilos": ("{kilos} kg", "{kilos} kg"),
+    "scores": ("Scores", "Scores"),
+    "scores_round": ("round", "manche"),
+    "scores_total": ("total", "total"),
+    "ranking": ("Final ranking", "Classement final"),
+    "winner": ("★ winner", "★ vainqueur"),
+    "game_over": ("game over", "partie terminée"),
+    "any_key": ("q or Enter: leave the table", "q ou Entrée : quitter la table"),
+    # --- feedback to the player's keys ------------------------------------------------------------
+    "not_your_turn": ("not your turn to pass", "ce n'est pas à vous de passer"),
+    "no_passing": ("no passing now", "on ne passe pas maintenant"),
+    "pass_sent": ("passing {card}…", "vous passez {card}…"),
+    "no_slapping": ("no slapping now", "on ne tape pas maintenant"),
+    "already_slapped": ("you have already slapped", "vous avez déjà tapé"),
+    "no_feinting": ("no feinting now", "on ne feinte pas maintenant"),
+    "not_seated": ("you have no seat at this table", "vous n'avez pas de place à cette table"),
+    "bot_added": ("a bot is on its way", "un robot arrive"),
+    "no_bot_room": ("every seat is taken", "toutes les places sont prises"),
+    # --- waiting room -----------------------------------------------------------------------------
+    "waiting_room": ("Waiting room", "Salle d'attente"),
+    "seats_taken": ("{taken} of {total} seats taken", "{taken} places sur {total} prises"),
+    "starts_when_full": (
+        "the game starts when every seat is taken",
+        "la partie commence quand toutes les places sont prises",
+    ),
+    "host": ("host", "hôte"),
+    "join_with": ("others join with: kdm play {address}", "les autres viennent par : kdm play {address}"),
+    "waiting_for_players": ("waiting for players…", "on attend les joueurs…"),
+    "joining": ("joining the table…", "on rejoint la table…"),
+    # --- help and quitting ------------------------------------------------------------------------
+    "help_title": ("Keys", "Touches"),
+    "help": (
+        "1 to 5       choose a card of your hand\n"
+        "← →          choose the card to the left or right\n"
+        "Enter        pass the chosen card (on your turn)\n"
+        "Space        slap the pile\n"
+        "f            feint: the gesture without the slap\n"
+        "s            scores of every round\n"
+        "b            add a bot (waiting room)\n"
+        "?            this help; ? or Esc closes it\n"
+        "q            leave the table (asks first)\n"
+        "\n"
+        "When everyone holds 4 cards and you hold four of a rank\n"
+        "or of a suit, slap! Then everyone slaps: the last draws.\n"
+        "A slap at any other moment, or fooled by a feint, draws.",
+        "1 à 5        choisir une carte de votre main\n"
+        "← →          choisir la carte à gauche ou à droite\n"
+        "Entrée       passer la carte choisie (à votre tour)\n"
+        "Espace       taper sur le tas\n"
+        "f            feinter : le geste sans taper\n"
+        "s            les scores de chaque manche\n"
+        "b            ajouter un robot (salle d'attente)\n"
+        "?            cette aide ; ? ou Échap la ferme\n"
+        "q            quitter la table (demande d'abord)\n"
+        "\n"
+        "Quand tout le monde a 4 cartes et que vous avez un carré\n"
+        "ou une couleur, tapez ! Tous tapent : le dernier pioche.\n"
+        "Taper à un autre moment, ou sur une feinte, fait piocher.",
+    ),
+    "quit_title": ("Leave the table?", "Quitter la table ?"),
+    "quit_ask": (
+        "The game goes on without you. Leave? (y/n)",
+        "La partie continue sans vous. Partir ? (o/n)",
+    ),
+    "leaving": ("leaving the table…", "on quitte la table…"),
+    # --- the lobby --------------------------------------------------------------------------------
+    "lobby": ("Tables on this network", "Tables sur ce réseau"),
+    "lobby_columns": (
+        "  name                 game                 seats  state",
+        "  nom                  jeu                  places état",
+    ),
+    "no_tables": ("no tables yet: press c to create one", "pas encore de table : c pour en créer une"),
+    "state_lobby": ("waiting", "en attente"),
+    "state_playing": ("playing", "en cours"),
+    "state_over": ("over", "finie"),
+    "lobby_footer": (
+        "↑↓ choose  Enter join  c create  a address  q quit",
+        "↑↓ choisir  Entrée rejoindre  c créer  a adresse  q quitter",
+    ),
+    "address_prompt": ("join HOST:PORT or table name: ", "rejoindre HÔTE:PORT ou nom de table : "),
+    "address_footer": (
+        "type the address  Enter join  Esc back",
+        "tapez l'adresse  Entrée rejoindre  Échap retour",
+    ),
+    "create_title": ("New table", "Nouvelle table"),
+    "create_footer": (
+        "↑↓ field  ←→ change  type to edit  Enter create  Esc back",
+        "↑↓ champ  ←→ changer  tapez pour écrire  Entrée créer  Échap retour",
+    ),
+    "field_name": ("table name", "nom de la table"),
+    "field_players": ("players", "joueurs"),
+    "field_bots": ("bots", "robots"),
+    "field_variant": ("variant {name}", "variante {name}"),
+    "on": ("on", "oui"),
+    "off": ("off", "non"),
+    "full": ("full", "complète"),
+}
+
+
+def say(lang: str, key: str, **fields: object) -> str:
+    """The text for ``key`` in ``lang`` (English if unknown), with ``fields`` filled in."""
+    english, french = CATALOGUE[key]
+    text = french if lang == "fr" else english
+    return text.format(**fields) if fields else text
+
+
+def is_yes(lang: str, key: str) -> bool:
+    """Whether ``key`` answers yes to a question asked in ``lang`` (y, and o for « oui »)."""
+    return key.lower() in (("o", "y") if lang == "fr" else ("y",))

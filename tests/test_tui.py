@@ -1,0 +1,515 @@
+"""The terminal table's logic, headless: pipe input, an 80×24 ``DummyOutput``, and a fake consensus.
+
+Four peers share a log that commits every proposal at once (as in ``test_peer``); seat 0 is played from
+the keyboard through the real ``TableApp``, the other seats act when a test tells them to, so every
+scene is exact. What the player would see is read from the renderer's last screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import os
+import re
+import string
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input.base import PipeInput
+from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from kdm.bots import Bot
+from kdm.errors import UsageError
+from kdm.events import Event, Feint, Pass, Slap
+from kdm.manager import Rules, installed_plugins
+from kdm.net.discovery import TableAd
+from kdm.peer import Peer, local_time_ms
+from kdm.session import SessionConfig
+from kdm.tui.app import TableApp
+from kdm.tui.command import add_play_parser, run_play, stderr_to
+from kdm.tui.lobby import Create, Join, LobbyState, stepped
+from kdm.tui.lobby_app import run_lobby
+from kdm.tui.text import CATALOGUE, say
+
+DEADLINE_S = 10.0
+
+
+class FakeLog:
+    """A log that commits proposals immediately and delivers them to every peer in one order."""
+
+    def __init__(self) -> None:
+        self.peers: list[Peer] = []
+        self.entries: list[dict[str, Any]] = []
+        self.silent_ms: dict[str, float] = {}
+
+    def commit(self, data: bytes) -> None:
+        self.entries.append(msgpack.unpackb(data, raw=False))
+        loop = asyncio.get_running_loop()
+        for peer in self.peers:
+            loop.call_soon(peer.committed, data)
+
+    def events(self, kind: str, seat: int | None = None) -> list[dict[str, Any]]:
+        """The events of ``kind`` (by ``seat``) proposed so far, as plain dicts."""
+        found = [e["event"] for e in self.entries if e["t"] == "event" and e["event"]["kind"] == kind]
+        return [event for event in found if seat is None or event.get("seat") == seat]
+
+
+class FakeNode:
+    def __init__(self, log: FakeLog, node_id: str) -> None:
+        self.log, self.node_id = log, node_id
+
+    @property
+    def is_leader(self) -> bool:
+        return self.node_id == "n0"
+
+    def propose(self, data: bytes) -> bool:
+        self.log.commit(data)
+        return True
+
+    def agreed_time_ms(self) -> float:
+        return local_time_ms() + 1000.0  # an offset, so the test can tell agreed from local times
+
+    def silent_ms(self, node_id: str) -> float:
+        return self.log.silent_ms.get(node_id, 0.0)
+
+
+class Screen80x24(DummyOutput):
+    def __init__(self) -> None:
+        self.size = Size(rows=24, columns=80)
+
+    def get_size(self) -> Size:
+        return self.size
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    """Wait for ``condition`` on the loop, failing after a deadline."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DEADLINE_S
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.002)
+
+
+class Table:
+    """Four peers at one table; seat 0 on screen."""
+
+    def __init__(self, log: FakeLog, peers: list[Peer], app: TableApp, keys: PipeInput) -> None:
+        self.log, self.peers, self.app, self.keys = log, peers, app, keys
+        self.screen = app.screen
+
+    @property
+    def state(self) -> Any:
+        engine = self.peers[0].record.engine
+        assert engine is not None
+        return engine.state
+
+    def text(self) -> str:
+        """What the terminal shows now, as plain text."""
+        rendered = self.app.application.renderer.last_rendered_screen
+        if rendered is None:
+            return ""  # not drawn yet, or drawn and closed
+        size = self.app.application.output.get_size()
+        rows = rendered.data_buffer
+        return "\n".join(
+            "".join(rows[y][x].char for x in range(size.columns)).rstrip() for y in range(size.rows)
+        )
+
+    async def press(self, keys: str, then: Callable[[], bool], what: str) -> None:
+        self.keys.send_text(keys)
+        await until(then, what)
+
+    async def shows(self, text: str) -> None:
+        """Wait until ``text`` is on screen (painted, not only applied)."""
+        await until(lambda: text in self.text(), f"{text!r} on screen; the screen is:\n{self.text()}")
+
+    async def act(self, seat: int, event: Event) -> None:
+        seq = self.state.seq
+        self.peers[seat].act(event)
+        await until(lambda: self.state.seq > seq, f"seat {seat}'s {event.kind} applied")
+
+    async def others_pass_until_my_turn(self) -> None:
+        while not (self.state.phase == "passing" and self.state.turn == 0):
+            await until(lambda: self.state.phase == "passing", "passing")
+            turn = self.state.turn
+            if turn != 0:
+                await self.act(turn, Pass(seat=turn, token=self.state.hands[turn][0]))
+
+
+@asynccontextmanager
+async def table(
+    lang: str = "en",
+    output: Any = None,
+    rounds: int = 3,
+    seated: int = 4,
+    add_bot: Callable[[], bool] | None = None,
+) -> AsyncIterator[Table]:
+    """Four peers at a table, seat 0 on screen; with ``seated < 4`` the screen opens on the waiting room
+    and the game does not start."""
+    log = FakeLog()
+    installed = installed_plugins()
+    peers = [Peer(FakeNode(log, f"n{i}"), installed, name=f"player{i}") for i in range(4)]
+    log.peers = peers
+    for peer in peers:
+        peer.start(takeover_after_s=None)
+    peers[0].create_table("kitchen", 4, {"rounds": rounds, "slap_timeout_ms": 500}, Rules.for_table())
+    for peer in peers[1:seated]:
+        await asyncio.sleep(0)
+        peer.join_table()
+    await until(lambda: len(peers[0].record.seats) == seated, f"{seated} seats taken")
+    with create_pipe_input() as keys:
+        app = TableApp(peers[0], lang, input=keys, output=output or Screen80x24(), add_bot=add_bot)
+        running = asyncio.get_running_loop().create_task(app.run())
+        scene = Table(log, peers, app, keys)
+        try:
+            if seated == 4:
+                peers[0].start_game()
+                await until(lambda: peers[0].view() is not None and scene.state.phase == "passing", "passing")
+                await scene.shows(say(lang, "hand"))
+            else:
+                await scene.shows(say(lang, "waiting_room"))
+            yield scene
+        finally:
+            future = app.application.future
+            if future is None:
+                running.cancel()  # the screen never got going: the test has failed already
+            elif not future.done():
+                app.application.exit()
+            await asyncio.wait([running], timeout=DEADLINE_S)
+            for peer in peers:
+                await peer.stop()
+
+
+def run(scene: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(scene(), 60))
+
+
+def hand_faces(scene: Table) -> list[str]:
+    view = scene.peers[0].view()
+    assert view is not None
+    return [face for _token, face in view.hand if face]
+
+
+# --- the table screen -------------------------------------------------------------------------------
+
+
+def test_a_pass_chosen_with_a_digit_and_enter_reaches_the_log_and_the_hand() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            await t.others_pass_until_my_turn()
+            await t.shows("your turn: pass a card")
+            before = list(t.state.hands[0])
+            await t.press("2", lambda: t.screen.selected == 1, "the second card chosen")
+            await t.press("\r", lambda: len(t.log.events("pass", seat=0)) == 1, "our pass proposed")
+            assert t.log.events("pass", seat=0)[0]["token"] == before[1]
+            await until(lambda: before[1] not in t.state.hands[0], "our pass applied")
+            await t.shows("seat 0 passes to seat")
+            assert "your turn" not in t.text()
+            t.keys.send_text("\r")  # not our turn any more: nothing is sent, the player is told
+            await t.shows("not your turn to pass")
+            assert len(t.log.events("pass", seat=0)) == 1
+
+    run(scene)
+
+
+def test_arrows_choose_and_the_hand_shows_suits() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            await t.press("\x1b[C", lambda: t.screen.selected == 1, "→ moves right")
+            await t.press("\x1b[D\x1b[D", lambda: t.screen.selected == len(hand_faces(t)) - 1, "← wraps")
+            suits = set("♠♥♦♣")
+            hand_line = next(line for line in t.text().splitlines() if line.startswith(" 1 "))
+            assert len([c for c in hand_line if c in suits]) == len(hand_faces(t))
+
+    run(scene)
+
+
+def test_a_slap_is_timed_shown_at_once_and_the_window_result_follows() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            await t.others_pass_until_my_turn()
+            before = local_time_ms()
+            await t.press(" ", lambda: len(t.log.events("slap", seat=0)) == 1, "our slap proposed")
+            slap = t.log.events("slap", seat=0)[0]
+            # No slap or feint was shown before: no trigger, the press time on the agreed clock.
+            assert slap["trigger"] is None and slap["rt"] is None
+            assert before + 1000.0 <= slap["t_sync"] <= local_time_ms() + 1000.0
+            await t.shows("✋ SLAP! player0 opens a window")
+            opener = t.state.rules["kilo"].window.opened_by
+            await until(lambda: opener in t.screen.painted, "the opener painted")
+            for seat in (1, 2, 3):
+                await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 * seat))
+            # A slap when every hand did not hold 4 is false: its instigator draws.
+            await t.shows("false slap by player0")
+            text = t.text()
+            # Followers are ordered by reaction time to the opener: eff = eff(opener) + rt.
+            for entry in ("1. player0 +0ms", "2. player1 +100ms", "3. player2 +200ms", "4. player3 +300ms"):
+                assert entry in text, text
+            assert "draws: player0" in text and "player0 draws" in text
+
+    run(scene)
+
+
+def test_a_feint_shows_distinctly_and_a_slap_after_it_names_it_as_trigger() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            await t.act(1, Feint(seat=1, t_sync=local_time_ms()))
+            feint = t.state.rules["kilo"].last_feint
+            await t.shows("✋ … player1 raises a hand")
+            assert "SLAP" not in t.text()
+            await until(lambda: feint in t.screen.painted, "the feint painted")
+            painted_at = t.peers[0].shown[feint]
+            await t.press(" ", lambda: len(t.log.events("slap", seat=0)) == 1, "our slap proposed")
+            slap = t.log.events("slap", seat=0)[0]
+            assert slap["trigger"] == feint
+            assert 0.0 <= slap["rt"] <= local_time_ms() - painted_at
+            await t.press("f", lambda: len(t.log.events("feint", seat=0)) == 1, "our feint proposed")
+
+    run(scene)
+
+
+def test_an_event_is_shown_when_the_redraw_that_paints_it_ends() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            applied: dict[int, float] = {}
+            t.peers[0].on_notice = _spy(t.peers[0].on_notice, applied, t.peers[0])
+            await t.act(2, Feint(seat=2, t_sync=local_time_ms()))
+            feint = t.state.rules["kilo"].last_feint
+            await until(lambda: feint in t.screen.painted, "the feint painted")
+            assert t.peers[0].shown[feint] >= applied[feint]  # the paint's stamp replaced the apply's
+
+    run(scene)
+
+
+def _spy(previous: Any, applied: dict[int, float], peer: Peer) -> Callable[[Any], None]:
+    def spy(notice: Any) -> None:
+        if notice.kind == "applied":
+            applied[notice.seq] = peer.shown[notice.seq]
+        previous(notice)
+
+    return spy
+
+
+def test_help_opens_and_closes() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            await t.press("?", lambda: t.screen.help_open, "help open")
+            await t.shows("Space        slap the pile")
+            await t.press("?", lambda: not t.screen.help_open, "help closed")
+            await until(lambda: "slap the pile" not in t.text(), "help gone from screen")
+            await t.press("s", lambda: t.screen.scores_open, "scores open")
+            await t.shows("total")
+
+    run(scene)
+
+
+def test_quit_asks_first() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            await t.press("q", lambda: t.screen.confirm_quit, "asked")
+            await t.shows("The game goes on without you. Leave? (y/n)")
+            await t.press(" ", lambda: not t.screen.confirm_quit, "any other key says no")
+            assert not t.log.events("slap") and not t.screen.left
+            await t.press("qy", lambda: t.screen.left, "left")
+
+    run(scene)
+
+
+def test_french_table() -> None:
+    async def scene() -> None:
+        async with table(lang="fr") as t:
+            await t.shows("Espace tape")
+            await t.press("q", lambda: t.screen.confirm_quit, "asked")
+            await t.shows("Partir ? (o/n)")
+            await t.press("o", lambda: t.screen.left, "oui")
+
+    run(scene)
+
+
+def test_no_color_uses_attributes_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    terminal = io.StringIO()
+    output = Vt100_Output(terminal, lambda: Size(rows=24, columns=80), term="xterm-256color")
+
+    async def scene() -> None:
+        async with table(output=output) as t:
+            await t.others_pass_until_my_turn()
+            await t.press(" ", lambda: bool(t.log.events("slap")), "slap")
+            await until(lambda: "PAF" in terminal.getvalue() or "SLAP" in terminal.getvalue(), "slap drawn")
+
+    run(scene)
+    written = terminal.getvalue()
+    assert "\x1b[7m" in written or ";7m" in written  # reverse video marks the chosen card and the slap
+    assert not re.search(r"\x1b\[[0-9;]*(38|48);5;", written)  # and no colour at all
+
+
+def test_every_string_exists_in_both_languages_with_the_same_fields() -> None:
+    fields = string.Formatter()
+    for key, (english, french) in CATALOGUE.items():
+        assert english and french, key
+        names_en = {name for _lit, name, _spec, _conv in fields.parse(english) if name}
+        names_fr = {name for _lit, name, _spec, _conv in fields.parse(french) if name}
+        assert names_en == names_fr, key
+        for line in (english + "\n" + french).splitlines():
+            assert len(line) <= 78, f"{key}: {line!r} does not fit 80 columns"
+    assert say("fr", "seated", name="Zoé", seat=2) == "Zoé prend la place 2"
+
+
+def test_the_waiting_room_lists_seats_and_adds_a_bot() -> None:
+    added: list[bool] = []
+
+    def add_bot() -> bool:
+        added.append(True)
+        return True
+
+    async def scene() -> None:
+        async with table(seated=2, add_bot=add_bot) as t:
+            await t.shows("2 of 4 seats taken")
+            text = t.text()
+            assert "player0 (you) · host" in text and "player1" in text and text.count("free seat") == 2
+            assert "others join with: kdm play n0" in text and "b add a bot" in text
+            await t.press("b", lambda: bool(added), "a bot asked for")
+            await t.shows("a bot is on its way")
+            await t.press("q", lambda: t.screen.left, "leaving a table that has not started: no question")
+
+    run(scene)
+
+
+def test_lost_and_returning_peers_and_a_seat_taken_over() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            t.log.silent_ms["n2"] = 5000.0
+            t.screen.check_liveness()
+            await t.shows("player2 is not answering")
+            assert re.search(r"2 player2 .* lost", t.text())
+            t.log.silent_ms["n2"] = 10.0
+            t.screen.check_liveness()
+            await t.shows("player2 is back")
+            assert not re.search(r"2 player2 .* lost", t.text())
+            t.peers[1].take_over(2, Bot(2, "greedy", seed=b"t"))
+            await t.shows("seat 2 is gone: a bot plays it")
+            assert re.search(r"2 bot 2 ", t.text())
+
+    run(scene)
+
+
+def test_the_screen_follows_a_resize() -> None:
+    output = Screen80x24()
+
+    async def scene() -> None:
+        async with table(output=output) as t:
+            output.size = Size(rows=40, columns=120)
+            t.app.invalidate()
+            await until(
+                lambda: len(t.text().splitlines()) == 40 and "q quit" in t.text().splitlines()[-1], "40 rows"
+            )
+            assert any(len(line) > 80 for line in t.text().splitlines())
+
+    run(scene)
+
+
+def test_the_final_ranking_and_leaving_after_the_game() -> None:
+    async def scene() -> None:
+        async with table(rounds=1) as t:
+            await t.others_pass_until_my_turn()
+            await t.press(" ", lambda: t.state.phase == "window", "our slap opened a window")
+            opener = t.state.rules["kilo"].window.opened_by
+            for seat in (1, 2, 3):
+                await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=50.0 * seat))
+            await t.shows("Final ranking")
+            text = t.text()
+            assert re.search(r"1\. player\d .*★ winner", text) and re.search(r"4\. player0 \(you\)", text)
+            await t.press("\r", lambda: t.screen.left, "Enter leaves")
+
+    run(scene)
+
+
+# --- the lobby --------------------------------------------------------------------------------------
+
+
+def ad(name: str, port: int, taken: int = 1) -> TableAd:
+    return TableAd(name=name, host="10.0.0.7", port=port, node_id=f"10.0.0.7:{port}~ab", version=1,
+                   mode="kilo", plugins=("kilo=0.1.0",), seats_taken=taken, seats_total=4,
+                   state="lobby")  # fmt: skip
+
+
+def lobby(keys: str, tables: list[TableAd] | None = None) -> Join | Create | None:
+    async def scene() -> Join | Create | None:
+        with create_pipe_input() as pipe:
+            config = SessionConfig(interface="127.0.0.1", name="kitchen")
+            state = LobbyState(config.lang, config.name)
+            state.tables = list(tables or [])
+            task = asyncio.get_running_loop().create_task(
+                run_lobby(config, input=pipe, output=Screen80x24(), browse=False, state=state)
+            )
+            pipe.send_text(keys)
+            return await asyncio.wait_for(task, DEADLINE_S)
+
+    return asyncio.run(scene())
+
+
+def test_lobby_joins_the_chosen_table() -> None:
+    assert lobby("\x1b[B\r", [ad("attic", 4001), ad("kitchen", 4002)]) == Join("10.0.0.7:4002")
+
+
+def test_lobby_joins_by_address() -> None:
+    assert lobby("a10.0.0.9:5000\r") == Join("10.0.0.9:5000")
+
+
+def test_lobby_creates_a_table_with_options() -> None:
+    # Name field: add "2"; players 4 → 5; bots 0 → 1; then create.
+    choice = lobby("c2\x1b[B\x1b[C\x1b[B\x1b[C\r")
+    assert isinstance(choice, Create)
+    assert (choice.table, choice.players, choice.bots) == ("kitchen2", 5, 1)
+    assert choice.options["rounds"] == 10 and choice.options["direction"] == "toward-queen-of-spades"
+
+
+def test_lobby_quits() -> None:
+    assert lobby("q") is None
+
+
+def test_option_steps() -> None:
+    (rounds,) = [o for o in Rules.for_table().options() if o.name == "rounds"]
+    (timeout,) = [o for o in Rules.for_table().options() if o.name == "slap_timeout_ms"]
+    assert stepped(rounds, 1, -1) == "pile" and stepped(rounds, "pile", 1) == 1
+    assert stepped(timeout, 4000, 1) == 4100
+
+
+# --- the command line -------------------------------------------------------------------------------
+
+
+def play_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="kdm")
+    add_play_parser(parser.add_subparsers(dest="command", required=True))
+    return parser.parse_args(["play", *argv])
+
+
+def test_play_parser() -> None:
+    args = play_args("--bots", "3", "--lang", "fr", "--option", "rounds=2", "10.0.0.1:4000")
+    assert (args.bots, args.lang, args.option, args.target) == (3, "fr", ["rounds=2"], "10.0.0.1:4000")
+    assert args.run is run_play
+
+
+def test_play_refuses_bad_bot_counts_and_a_missing_terminal() -> None:
+    with pytest.raises(UsageError, match="--bots must be 0 to 3"):
+        run_play(play_args("--bots", "4", "--players", "4"))
+    with pytest.raises(UsageError, match="for a table you host"):
+        run_play(play_args("--bots", "2", "10.0.0.1:4000"))
+    with pytest.raises(UsageError, match="needs a terminal"):
+        run_play(play_args("--bots", "3"))  # pytest's stdin is not a terminal
+
+
+def test_stderr_goes_to_the_log_while_the_screen_is_up(tmp_path: Path) -> None:
+    log = tmp_path / "logs" / "play.log"
+    with stderr_to(log):
+        os.write(2, b"a warning the table must not show\n")
+    assert log.read_text() == "a warning the table must not show\n"
+    assert os.fstat(2).st_ino != os.stat(log).st_ino  # fd 2 is ours again

@@ -1,0 +1,181 @@
+"""End to end: the real ``kdm play --bots 3`` in an 80×24 tmux pane, driven by ``send-keys``.
+
+Three bot peers run as separate processes on loopback. The test passes three times, checking each time
+that the passed card left the hand and that the log gained "seat 0 passes"; then it slaps and waits for
+the window's result (its order, who draws) on the table; then it quits (asking first). Every wait polls
+``capture-pane`` against a deadline. It skips without tmux, except under ``CI=true``, where a skip is a
+failure. It runs ``kdm play`` when the CLI has it, else the same command as ``python -m kdm.tui``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+TMUX = shutil.which("tmux")
+REPO = Path(__file__).resolve().parent.parent
+NAME = "tester"
+STEP_S = 60.0
+
+
+def require_tmux() -> str:
+    if TMUX is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must run the tmux end-to-end test, but tmux is not installed")
+        pytest.skip("tmux is not installed")
+    return TMUX
+
+
+def play_command() -> list[str]:
+    """``kdm play`` if the CLI has it, else the same subcommand on its own."""
+    probe = subprocess.run(
+        [sys.executable, "-m", "kdm", "play", "--help"], capture_output=True, timeout=60, cwd=REPO
+    )
+    return (
+        [sys.executable, "-m", "kdm", "play"] if probe.returncode == 0 else [sys.executable, "-m", "kdm.tui"]
+    )
+
+
+class Pane:
+    """One detached tmux session on a private server, 80×24."""
+
+    def __init__(self, tmux: str, socket: str) -> None:
+        self.tmux, self.socket = tmux, socket
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run(
+            [self.tmux, "-u", "-L", self.socket, *args], capture_output=True, text=True, timeout=30
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "kdm", *keys)
+
+    def text(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "kdm")
+
+    def poll(self, condition: Callable[[str], bool], timeout: float) -> str | None:
+        """The screen once ``condition`` holds on it, or None after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.text()
+            if condition(screen):
+                return screen
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.02)  # a polling interval, not a wait for the game: the deadline bounds it
+
+    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = STEP_S) -> str:
+        """The screen once ``condition`` holds on it; fails with the screen after ``timeout``."""
+        screen = self.poll(condition, timeout)
+        if screen is None:
+            raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.text()}")
+        return screen
+
+
+@pytest.fixture
+def pane(tmp_path: Path) -> Iterator[Pane]:
+    tmux = require_tmux()
+    socket = f"kdm-test-{os.getpid()}"
+    command = [*play_command(), "--bots", "3", "--name", NAME, "--data-dir", str(tmp_path)]
+    shell = f"cd {shlex.quote(str(REPO))} && {shlex.join(command)}; echo KDM-EXIT=$?; sleep 120"
+    terminal = Pane(tmux, socket)
+    terminal.run("new-session", "-d", "-s", "kdm", "-x", "80", "-y", "24",
+                 "-e", "LANG=C.UTF-8", "-e", "TERM=xterm-256color", "sh", "-c", shell)  # fmt: skip
+    socket_path = terminal.run("display-message", "-p", "#{socket_path}").strip()
+    shell_pid = int(terminal.run("list-panes", "-t", "kdm", "-F", "#{pane_pid}").split()[0])
+    try:
+        yield terminal
+    finally:
+        # A failed test leaves kdm and its bots running: stop them by pid, then the server.
+        leftovers = descendants(shell_pid)
+        subprocess.run([tmux, "-L", socket, "kill-server"], capture_output=True, timeout=30)
+        for pid in leftovers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        Path(socket_path).unlink(missing_ok=True)
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes under ``pid`` (children first found, then theirs)."""
+    found: list[int] = []
+    parents = [pid]
+    while parents:
+        listing = subprocess.run(
+            ["ps", "-o", "pid=", "--ppid", ",".join(map(str, parents))], capture_output=True, text=True
+        )
+        parents = [int(word) for word in listing.stdout.split()]
+        found += parents
+    return found
+
+
+def hand(screen: str) -> str:
+    lines = screen.splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith(" Your hand"))
+    return lines[index + 1]
+
+
+def log_lines(screen: str) -> list[str]:
+    """The log panel's rows: right of the rule, from under its heading down to the hand."""
+    rows = []
+    for line in screen.splitlines()[2:]:
+        if "│" not in line:
+            break
+        rows.append(line.split("│", 1)[1].rstrip())
+    while rows and not rows[-1]:
+        rows.pop()
+    return rows
+
+
+def new_log(before: list[str], after: list[str]) -> str:
+    """What the log gained: ``after`` is ``before`` scrolled up by some rows, plus new rows."""
+    for shift in range(len(before) + 1):
+        kept = before[shift:]
+        if after[: len(kept)] == kept:
+            return "".join(after[len(kept) :])
+    return "".join(after)
+
+
+def pass_first_card(pane: Pane) -> None:
+    """On our turn, pass card 1; see it leave the hand and our pass join the log."""
+    screen = pane.wait(lambda s: "your turn: pass a card" in s, "our turn")
+    cards, log = hand(screen), log_lines(screen)
+    passed = cards.split()[1]  # " 1  K♥   2  Q♠ ..." → the first card
+    pane.keys("1", "Enter")
+    screen = pane.wait(
+        lambda s: passed not in hand(s) and "seat 0 passes to seat" in new_log(log, log_lines(s)),
+        f"our pass of {passed} in the hand and the log",
+    )
+    assert hand(screen) != cards
+
+
+def test_play_with_three_bots_in_tmux(pane: Pane) -> None:
+    for _ in range(3):
+        pass_first_card(pane)
+
+    # Between a window's judging and the next deal slapping is refused ("no slapping now"): press again.
+    before = log_lines(pane.text())
+    deadline = time.monotonic() + STEP_S
+    while pane.poll(lambda s: "SLAP! seat 0" in new_log(before, log_lines(s)), timeout=0.0) is None:
+        assert time.monotonic() < deadline, f"our slap never reached the log:\n{pane.text()}"
+        pane.keys("Space")
+        pane.poll(lambda s: "SLAP! seat 0" in new_log(before, log_lines(s)), timeout=1.0)
+    screen = pane.wait(lambda s: re.search(r"order:\s+1\. ", s) is not None and "draws:" in s, "the result")
+    assert NAME in screen.split("order:")[1] and "slap by" in screen
+
+    pane.keys("q")
+    pane.wait(lambda s: "Leave? (y/n)" in s, "the quit question")
+    pane.keys("y")
+    pane.wait(lambda s: "KDM-EXIT=0" in s, "kdm play to exit", timeout=90)
