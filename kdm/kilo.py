@@ -369,8 +369,10 @@ def _show_hand(engine: Engine, event: Event) -> list[Effect]:
         raise IllegalAction(f"seat {first} shows their hand, not seat {event.seat}")
     if sorted(event.tokens) != sorted(state.hands[first]) or len(event.cards) != len(event.tokens):
         raise IllegalAction(f"seat {first} must show exactly the cards it holds")
-    if not all(is_face(card) for card in event.cards):
-        raise IllegalAction(f"seat {first} shows something that is not a card")
+    if not all(
+        is_face(card) and engine.rules.card_kilos(card, state.options) is not None for card in event.cards
+    ):
+        raise IllegalAction(f"seat {first} shows something that is not a card of this table")
     state.faces.update(zip(event.tokens, event.cards, strict=True))
     combo = engine.rules.is_combo(list(event.cards), state.options)
     shown: Effect = {"kind": "hand_shown", "seat": first, "cards": list(event.cards), "combo": combo}
