@@ -18,8 +18,8 @@ from kdm.cards import full_deck, rank_of, suit_of
 from kdm.engine import SeatView
 from kdm.events import Event, Feint, Pass, Slap
 from kdm.hookspecs import hookimpl
+from kdm.kilo import HAND, KiloView, is_combo
 from kdm.kilo import NAME as KILO
-from kdm.kilo import KiloView, is_combo
 
 STRATEGIES = ("greedy", "random")
 #: A greedy bot that passes this many times without getting closer to a combo changes its target.
@@ -103,32 +103,63 @@ def decide(view: SeatView, bot: Bot) -> Decision | None:
     table: KiloView = view.rules[KILO]
     seat = view.seat
     if view.phase == "window":
-        if seat in table.slapped or not table.window_open:
-            return None
-        opener = table.window_opened_by
-        if bot.memory.get("missed") == opener:
-            return None
-        if bot.chance(bot.timing.miss_chance):
-            bot.memory["missed"] = opener
-            return None
-        return Decision(Slap(seat=seat, trigger=opener), bot.reaction_ms())
+        return react(view, bot, table)
     if view.phase != "passing":
         return None
-    if table.checkpoint and is_combo(view.cards, view.options["suit_combos"]):
+    slap = slap_now(view, bot, table)
+    if slap is not None:
+        return slap
+    if view.turn != seat:
+        return None
+    feint = maybe_feint(view, bot, (view.round, table.passes))
+    if feint is not None:
+        return feint
+    token = _PASSERS[bot.strategy](view, bot)
+    return Decision(Pass(seat=seat, token=token), bot.think_ms())
+
+
+def react(view: SeatView, bot: Bot, table: KiloView) -> Decision | None:
+    """In an open window: slap, triggered by its opener, unless already in or missing it this time."""
+    seat = view.seat
+    if seat in table.slapped or not table.window_open:
+        return None
+    opener = table.window_opened_by
+    if bot.memory.get("missed") == opener:
+        return None
+    if bot.chance(bot.timing.miss_chance):
+        bot.memory["missed"] = opener
+        return None
+    return Decision(Slap(seat=seat, trigger=opener), bot.reaction_ms())
+
+
+def slap_now(view: SeatView, bot: Bot, table: KiloView) -> Decision | None:
+    """While passing: open a window with a combo at a checkpoint, or be fooled by a new feint.
+
+    A seat the table bars from opening a window (``KiloView.barred``) does neither.
+    """
+    seat = view.seat
+    barred = seat in table.barred
+    if not barred and table.checkpoint and is_combo(view.cards, view.options["suit_combos"]):
         return Decision(Slap(seat=seat), bot.reaction_ms())
     feint = table.last_feint
     if feint is not None and bot.memory.get("seen_feint") != feint:
         bot.memory["seen_feint"] = feint
-        if table.last_feint_seat != seat and bot.chance(bot.timing.fooled_chance):
+        if not barred and table.last_feint_seat != seat and bot.chance(bot.timing.fooled_chance):
             return Decision(Slap(seat=seat, trigger=feint), bot.reaction_ms())
-    if view.turn != seat:
-        return None
-    turn = (view.round, table.passes)
-    if bot.memory.get("feinted_on") != turn and bot.chance(bot.timing.feint_chance):
-        bot.memory["feinted_on"] = turn
-        return Decision(Feint(seat=seat), bot.think_ms() / 2)
-    token = _PASSERS[bot.strategy](view, bot)
-    return Decision(Pass(seat=seat, token=token), bot.think_ms())
+    return None
+
+
+def maybe_feint(view: SeatView, bot: Bot, moment: Any) -> Decision | None:
+    """Now and then, once per ``moment`` (a turn to pass), a feint instead of the move."""
+    if bot.memory.get("feinted_on") != moment and bot.chance(bot.timing.feint_chance):
+        bot.memory["feinted_on"] = moment
+        return Decision(Feint(seat=view.seat), bot.think_ms() / 2)
+    return None
+
+
+def choose_card(view: SeatView, bot: Bot) -> int:
+    """The card this bot's strategy would give away from ``view``'s hand."""
+    return _PASSERS[bot.strategy](view, bot)
 
 
 def random_pass(view: SeatView, bot: Bot) -> int:
@@ -157,9 +188,11 @@ def greedy_pass(view: SeatView, bot: Bot) -> int:
         memory["best"], memory["stale"] = best, 0
     else:
         memory["stale"] += 1
-    if kept is not None and memory["stale"] >= STUCK_PASSES:
+    others = sorted(k for k in counts if k != kept)
+    if kept is not None and memory["stale"] >= STUCK_PASSES and best < HAND and others:
         # Everyone may be holding the card the next player waits for: give up this group for another.
-        target = bot.rng.choice(sorted(k for k in counts if k != kept))
+        # A complete group is never given up (a marathon instigator keeps its combo while passing).
+        target = bot.rng.choice(others)
         memory["stale"] = 0
     elif kept is not None and counts.get(kept, 0) >= best - 1:
         target = kept  # stay the course while it is still (nearly) the best

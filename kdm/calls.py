@@ -1,7 +1,8 @@
-"""What the base game says to people: one line per effect, in English or French.
+"""What the table says to people: one line per effect of the base game and the built-in variants,
+in English or French.
 
-The table calls are part of the fun (« Dame de cœur ! À vous l'honneur ! »), so they stay French in both
-languages; everything else follows ``lang``.
+The table calls are part of the fun (« Dame de cœur ! À vous l'honneur ! », « 1, 2, 3, GO ! »), so they
+stay French in both languages; everything else follows ``lang``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from kdm.cards import pretty
 from kdm.hookspecs import hookimpl
 
 QUEENS_CALL = "« Dame de cœur ! À vous l'honneur ! Dame de pique, à vous la suite ! »"
+GO_CALL = "« 1, 2, 3, GO ! »"
 
 Line = Callable[[dict[str, Any]], str]
 
@@ -27,6 +29,28 @@ def _cards(cards: list[str]) -> str:
 
 def _order(order: list[tuple[int, float]]) -> str:
     return ", ".join(f"{seat}@{eff:.0f}ms" for seat, eff in order)
+
+
+def _reserve_en(effect: dict[str, Any]) -> str:
+    reserve = effect.get("reserve")
+    if reserve == "kept":
+        return ": a first 7, kept in reserve (0 kilos)"
+    if reserve == "flushed":
+        return ": « la chasse ! » with the 7 in reserve, both go under the pile"
+    return ": « la chasse ! » kilos flushed" if effect["flush"] else ""
+
+
+def _reserve_fr(effect: dict[str, Any]) -> str:
+    reserve = effect.get("reserve")
+    if reserve == "kept":
+        return " : un premier 7, gardé en réserve (0 kilo)"
+    if reserve == "flushed":
+        return " : « la chasse ! » avec le 7 en réserve, les deux retournent sous le tas"
+    return " : « la chasse ! » ses kilos retournent sous le tas" if effect["flush"] else ""
+
+
+def _picked(effect: dict[str, Any], text: str) -> str:
+    return f" ({text} {', '.join(map(str, effect['picked']))})" if effect["picked"] else ""
 
 
 ENGLISH: dict[str, Line] = {
@@ -48,11 +72,13 @@ ENGLISH: dict[str, Line] = {
         + "; draws: "
         + ", ".join(_seat(s) for s in e["losers"])
     ),
-    "drew": lambda e: (
-        f"{_seat(e['seat'])} draws {pretty(e['card'])}"
-        + (": « la chasse ! » kilos flushed" if e["flush"] else "")
-    ),
+    "drew": lambda e: f"{_seat(e['seat'])} draws {pretty(e['card'])}" + _reserve_en(e),
     "passing_resumed": lambda e: "passing goes on",
+    "chose": lambda e: f"{_seat(e['seat'])} has chosen a card",
+    "steered": lambda e: f"{_seat(e['seat'])} chooses to pass {e['direction']}",
+    "went": lambda e: f"{GO_CALL} everyone passes" + _picked(e, "the table picks for seats"),
+    "grabbed": lambda e: f"GRAB! {_seat(e['seat'])} takes an object" + (" first" if e["opened"] else ""),
+    "pile_chosen": lambda e: f"{_seat(e['seat'])} draws from pile {e['pile']}",
     "round_over": lambda e: f"round {e['round']} over; kilos: {e['scores']}",
     "game_over": lambda e: (
         "game over; winners: " + ", ".join(_seat(s) for s in e["winners"]) + f"; kilos: {e['scores']}"
@@ -83,11 +109,17 @@ FRENCH: dict[str, Line] = {
         + " ; piochent : "
         + ", ".join(str(s) for s in e["losers"])
     ),
-    "drew": lambda e: (
-        f"la place {e['seat']} pioche {pretty(e['card'])}"
-        + (" : « la chasse ! » ses kilos retournent sous le tas" if e["flush"] else "")
-    ),
+    "drew": lambda e: f"la place {e['seat']} pioche {pretty(e['card'])}" + _reserve_fr(e),
     "passing_resumed": lambda e: "on continue de passer",
+    "chose": lambda e: f"la place {e['seat']} a choisi sa carte",
+    "steered": lambda e: (
+        f"la place {e['seat']} fait passer vers la " + ("gauche" if e["direction"] == "left" else "droite")
+    ),
+    "went": lambda e: f"{GO_CALL} tout le monde passe" + _picked(e, "la table choisit pour les places"),
+    "grabbed": lambda e: (
+        f"HOP ! la place {e['seat']} attrape un objet" + (" en premier" if e["opened"] else "")
+    ),
+    "pile_chosen": lambda e: f"la place {e['seat']} pioche dans le tas {e['pile']}",
     "round_over": lambda e: f"fin de la manche {e['round']} ; kilos : {e['scores']}",
     "game_over": lambda e: (
         "fin de la partie ; vainqueurs : "

@@ -6,21 +6,29 @@ variants, then third-party house rules (see ``kdm.manager`` for the order). plug
 registered *last* first, so a variant overrides the base by implementing the same ``firstresult`` hook,
 or wraps it with ``@hookimpl(wrapper=True)``.
 
-How the planned rules use these hooks, so that none of them needs a special case in the core:
+How the built-in variants use these hooks, so that none of them needs a special case in the core
+(each module in ``kdm.plugins`` says more):
 
-- ``all_at_once``: registers a ``Go`` event (``kdm_event_types``); wraps ``kdm_apply`` so a ``Pass``
-  only *chooses* a card, and ``Go`` moves every chosen card at once (random card for who did not
-  choose); ``kdm_awaiting`` asks for ``Go`` on ``go_interval_ms``; every moment between GOs is a
-  checkpoint because every hand holds 4.
-- ``spoons``: registers ``Grab``; ``kdm_window_complete`` closes the window at the N-1th grab;
-  ``kdm_judge_window`` makes the seat without an object the loser (earlier effective time wins a race).
-- ``piles``: ``kdm_setup_table`` splits the pile into N-1 zones; ``kdm_awaiting`` lets the last player
-  draw from any pile (the ``Draw`` names the token, so the pile is chosen by the token's zone);
-  ``kdm_draw`` puts a flush under the pile drawn from.
-- ``jokers``: ``kdm_deck`` adds two jokers to the pile; ``kdm_card_kilos`` values them ``joker_kilos``.
+- ``all_at_once``: registers ``Steer`` and ``Go`` (``kdm_event_types``); its ``kdm_apply`` answers
+  first for ``pass`` (which only *chooses* a card), ``steer`` and ``go`` (every chosen card moves at
+  once; the table picks from the round's agreed seed for who did not choose); ``kdm_awaiting`` asks
+  for a timer ``go`` duty with ``go_interval_ms``; every moment between GOs is a checkpoint because
+  every hand holds 4. ``kdm_bot_decide`` answers for the passing phase.
+- ``spoons``: registers ``Grab`` and refuses ``Slap``; ``kdm_window_complete`` closes the window at the
+  N-1th grab (after ``grab_grace_ms``, asked as a ``close`` timer by ``kdm_awaiting``); the base judge
+  already makes the seat without an object the loser (earlier effective time wins a race). A
+  ``kdm_bot_decide`` wrapper turns the base bots' slaps into grabs.
+- ``piles``: ``kdm_pile_zones`` cuts the pile into N-1 zones; registers ``ChoosePile``; while a loser
+  has not chosen, ``kdm_awaiting`` waits for the player, then asks for the draw from that pile; the
+  base game flushes under the pile drawn from.
+- ``jokers``: a ``kdm_deck`` wrapper adds two jokers to the pile; ``kdm_card_kilos`` values them.
 - ``seven_in_reserve``: ``kdm_draw`` keeps a first 7 in reserve (worth 0) and flushes it at the next draw.
-- ``marathon`` (and the ``classic`` preset): ``kdm_round_over`` keeps the round going after a window
-  while combos remain; its ``kdm_apply`` wrapper refuses a second instigation from the same seat.
+- ``marathon``: ``kdm_round_over`` keeps the round going after a window; ``kdm_window_judged`` bars a
+  seat that instigated a valid slap from opening another window this round.
+- ``classic``: a preset: ``KDM_REQUIRES = ("marathon",)`` and ``kdm_option_defaults``.
+
+A plugin module may set ``KDM_MODE = True`` (it is a game mode that replaces the base game) and
+``KDM_REQUIRES = ("name", ...)`` (plugins that come with it whenever a table picks it).
 - Kem's (a game mode: it replaces the base plugin instead of stacking on it): ``kdm_table_options``
   (``deck``, ``target``, ``signs``...), ``kdm_check_table`` (4, 6 or 8 players), ``kdm_setup_table``
   (teams, the face-up table, talon and bin zones), ``kdm_event_types`` (``Exchange``, ``Sweep``,
@@ -79,6 +87,16 @@ def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -
 
 
 @hookspec
+def kdm_option_defaults(players: int) -> dict[str, Any] | None:
+    """Option values this plugin chooses for its table (a preset such as ``classic``), or None.
+
+    Called once per table, before the options are resolved: a value the table is given explicitly
+    still wins. Two plugins choosing different values for one option is an error naming both.
+    """
+    raise NotImplementedError
+
+
+@hookspec
 def kdm_setup_table(state: TableState) -> None:
     """Add this plugin's public data to a new table (``state.rules[name] = ...``). Called once."""
     raise NotImplementedError
@@ -127,6 +145,14 @@ def kdm_deck(players: int, options: dict[str, Any]) -> tuple[list[str], list[str
 
 
 @hookspec(firstresult=True)
+def kdm_pile_zones(players: int, options: dict[str, Any]) -> list[str] | None:
+    """The names of the zones the pile is cut into when the game starts (``["pile"]`` by default),
+    in order; the shuffled pile is cut into contiguous runs of nearly equal size. ``firstresult``.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
 def kdm_card_kilos(card: str, options: dict[str, Any]) -> int | None:
     """How many kilos ``card`` weighs in front of a player. ``firstresult``."""
     raise NotImplementedError
@@ -148,6 +174,24 @@ def kdm_window_complete(state: TableState, window: Any) -> bool | None:
 def kdm_judge_window(state: TableState, window: Any, combo: bool) -> list[int] | None:
     """The losers of a closed window, in the order they draw. ``combo`` says whether the first
     slapper (by effective time) held a combo while every hand held 4. ``firstresult``.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def kdm_passing_started(state: TableState) -> None:
+    """Notification: the queens were called and passing begins (``state.turn`` is the starter, the
+    base game's ``KiloTable`` has the starter and direction). A plugin that passes otherwise may
+    change them, e.g. no one has the turn when everyone passes at once. Results are ignored.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def kdm_window_judged(state: TableState, window: Any, valid: bool, losers: list[int]) -> None:
+    """Notification: a window was just judged (``valid`` when its first slapper showed a combo at a
+    checkpoint), before anyone draws. A plugin may update its own data or the base game's, e.g.
+    bar a seat from opening another window (``KiloTable.barred``). Results are ignored.
     """
     raise NotImplementedError
 

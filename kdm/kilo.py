@@ -91,6 +91,14 @@ class KiloTable:
     ordered: list[tuple[int, float]] = field(default_factory=list)
     losers: list[int] = field(default_factory=list)
     windows: int = 0
+    #: The pile zones, top card last in each (one unless a variant splits the pile); game-wide.
+    piles: tuple[str, ...] = (PILE,)
+    #: The pile the latest draw came from: a flush goes back under it.
+    drawn_from: str = PILE
+    #: Seats that may not open a window for the rest of the round (a variant bars them).
+    barred: list[int] = field(default_factory=list)
+    #: The seq at which passing last (re)started, so a variant's passing timer can restart with it.
+    passing_since: int = 0
 
 
 def table(state: TableState) -> KiloTable:
@@ -139,6 +147,11 @@ def kdm_setup_table(state: TableState) -> None:
 
 
 @hookimpl
+def kdm_pile_zones(players: int, options: dict[str, Any]) -> list[str]:
+    return [PILE]
+
+
+@hookimpl
 def kdm_deck(players: int, options: dict[str, Any]) -> tuple[list[str], list[str]]:
     dealt = faces_of_ranks(DEALT_RANKS[players])
     return dealt, [card for card in full_deck() if card not in set(dealt)]
@@ -178,10 +191,18 @@ def _start_game(engine: Engine, event: Event) -> list[Effect]:
     _expect(state, "setup", "the game has already started")
     dealt, pile_cards = engine.rules.hook.kdm_deck(players=state.players, options=state.options)
     tokens = state.new_tokens(len(pile_cards))
-    state.zones[PILE] = list(tokens)  # effects outlive this event: they must not share the live list
+    piles: list[str] = engine.rules.hook.kdm_pile_zones(players=state.players, options=state.options)
+    # Cut the shuffled pile into as many piles as asked, in contiguous runs whose sizes differ by one
+    # at most; the effects outlive this event, so no zone shares the effect's list.
+    for index, name in enumerate(piles):
+        state.zones[name] = tokens[
+            len(tokens) * index // len(piles) : len(tokens) * (index + 1) // len(piles)
+        ]
     for seat in range(state.players):
         state.zones[kilos_zone(seat)] = []
     table(state).dealt = dealt
+    table(state).piles = tuple(piles)
+    table(state).drawn_from = piles[0]
     table(state).shown_kilos = ((),) * state.players
     state.phase = "dealing"
     return [
@@ -200,7 +221,9 @@ def _deal(engine: Engine, event: Event) -> list[Effect]:
         state.hands[seat] = tokens[seat * HAND : (seat + 1) * HAND]
     state.round += 1
     state.turn = None
-    fresh = KiloTable(dealt=kilo.dealt, shown_kilos=kilo.shown_kilos)
+    fresh = KiloTable(
+        dealt=kilo.dealt, shown_kilos=kilo.shown_kilos, piles=kilo.piles, drawn_from=kilo.drawn_from
+    )
     fresh.tiebreak = [hashlib.blake2b(event.seed + bytes([s]), digest_size=8).digest()
                       for s in range(state.players)]  # fmt: skip
     fresh.to_announce = [QUEEN_OF_HEARTS]
@@ -226,19 +249,22 @@ def _announce(engine: Engine, event: Event) -> list[Effect]:
     kilo.holders[event.card] = event.seat
     effects: list[Effect] = [{"kind": "announced", "seat": event.seat, "card": event.card}]
     if not kilo.to_announce:
-        effects.append(_begin_passing(state, kilo))
+        effects.append(_begin_passing(engine, kilo))
     return effects
 
 
-def _begin_passing(state: TableState, kilo: KiloTable) -> Effect:
+def _begin_passing(engine: Engine, kilo: KiloTable) -> Effect:
+    state = engine.state
     starter = kilo.holders[QUEEN_OF_HEARTS]
     kilo.starter = starter
     kilo.direction = passing_direction(
         state.options["direction"], state.players, starter, kilo.holders.get(QUEEN_OF_SPADES)
     )
     kilo.checkpoint = True
+    kilo.passing_since = state.seq
     state.turn = starter
     state.phase = "passing"
+    engine.rules.hook.kdm_passing_started(state=state)
     return {"kind": "passing_started", "round": state.round, "starter": starter,
             "direction": "left" if kilo.direction == LEFT else "right"}  # fmt: skip
 
@@ -295,6 +321,14 @@ def effective_time(kilo: KiloTable, event: TimedEvent) -> float:
 
 def _slap(engine: Engine, event: Event) -> list[Effect]:
     assert isinstance(event, Slap)
+    return slap(engine, event)
+
+
+def slap(engine: Engine, event: TimedEvent, effect_kind: str = "slapped") -> list[Effect]:
+    """A slap (or a variant's equivalent gesture, such as a spoon grab): opens a window or joins it.
+
+    Variants whose gesture is not a slap call this with their own event and ``effect_kind``.
+    """
     state = engine.state
     kilo = table(state)
     window = kilo.window
@@ -305,6 +339,8 @@ def _slap(engine: Engine, event: Event) -> list[Effect]:
     _check_seat(state, event.seat)
     if window is not None and window.slapped(event.seat):
         raise IllegalAction(f"seat {event.seat} has already slapped")
+    if window is None and event.seat in kilo.barred:
+        raise IllegalAction(f"seat {event.seat} may not open a window again this round")
     eff = effective_time(kilo, event)
     opened = window is None
     if window is None:
@@ -312,7 +348,7 @@ def _slap(engine: Engine, event: Event) -> list[Effect]:
         state.phase = "window"
     window.slaps.append((event.seat, eff, state.seq))
     kilo.reactions[state.seq] = eff
-    effect: Effect = {"kind": "slapped", "seat": event.seat, "seq": state.seq, "effective": eff,
+    effect: Effect = {"kind": effect_kind, "seat": event.seat, "seq": state.seq, "effective": eff,
                       "opened": opened}  # fmt: skip
     if opened:
         effect["close_after_ms"] = state.options["slap_timeout_ms"]
@@ -396,9 +432,11 @@ def _judge(engine: Engine, combo: bool) -> list[Effect]:
     losers: list[int] = engine.rules.hook.kdm_judge_window(state=state, window=window, combo=combo)
     kilo.losers = list(losers)
     state.phase = "drawing"
+    valid = window.checkpoint and combo
+    engine.rules.hook.kdm_window_judged(state=state, window=window, valid=valid, losers=list(losers))
     judged: Effect = {
         "kind": "judged",
-        "valid": window.checkpoint and combo,
+        "valid": valid,
         "first": kilo.ordered[0][0],
         "order": list(kilo.ordered),
         "losers": list(losers),
@@ -408,17 +446,24 @@ def _judge(engine: Engine, combo: bool) -> list[Effect]:
 
 def _draw(engine: Engine, event: Event) -> list[Effect]:
     assert isinstance(event, Draw)
+    return draw(engine, event)
+
+
+def draw(engine: Engine, event: Draw, zones: tuple[str, ...] | None = None) -> list[Effect]:
+    """The loser to draw takes the top card of one of ``zones`` (default: any pile) face up."""
     state = engine.state
     _expect(state, "drawing", "nobody draws now")
     kilo = table(state)
     if event.seat != kilo.losers[0]:
         raise IllegalAction(f"seat {kilo.losers[0]} draws now, not seat {event.seat}")
-    zone = next((name for name in _draw_zones(state) if state.zones[name][-1:] == [event.token]), None)
+    allowed = _draw_zones(state) if zones is None else zones
+    zone = next((name for name in allowed if state.zones[name][-1:] == [event.token]), None)
     if zone is None:
-        raise IllegalAction(f"card {event.token} is not on top of a pile")
+        raise IllegalAction(f"card {event.token} is not on top of a pile this seat may draw from")
     if not is_face(event.card) or engine.rules.card_kilos(event.card, state.options) is None:
         raise IllegalAction(f"{event.card!r} is not a card this table can weigh")
     state.zones[zone].pop()
+    kilo.drawn_from = zone
     state.faces[event.token] = event.card
     state.zones[kilos_zone(event.seat)].append(event.token)
     kilo.losers.pop(0)
@@ -429,27 +474,40 @@ def _draw(engine: Engine, event: Event) -> list[Effect]:
 
 
 def _draw_zones(state: TableState) -> list[str]:
-    return [name for name in (PILE,) if state.zones.get(name)]
+    """The piles that still hold cards."""
+    return [name for name in table(state).piles if state.zones.get(name)]
 
 
 @hookimpl
 def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[Effect]:
     """RULES 1.2.9: a 7 onto earlier kilos flushes them all under the pile; a first 7 counts 7."""
     state = engine.state
-    kilos = state.zones[kilos_zone(seat)]
-    flush = rank_of(card) == "7" and len(kilos) > 1
+    flush = rank_of(card) == "7" and len(state.zones[kilos_zone(seat)]) > 1
     drew: Effect = {"kind": "drew", "round": state.round, "seat": seat, "card": card, "flush": flush}
     if flush:
-        # Under the pile in the order they lay in front of the player, the 7 last (nearest the top).
-        state.zones[PILE][:0] = kilos
-        state.zones[kilos_zone(seat)] = []
-        if state.options["flush_to"] == "shuffle":
-            state.phase = "shuffling"
-    state.scores[seat] = kilos_of(engine, seat)
+        flush_kilos(engine, seat)
+    record_kilos(engine, seat, kilos_of(engine, seat))
+    return [drew]
+
+
+def flush_kilos(engine: Engine, seat: int) -> None:
+    """RULES 1.2.9 « la chasse »: every card in front of ``seat`` goes under the pile drawn from, in the
+    order they lay (the 7 last, nearest the top); with ``flush_to=shuffle`` that pile is reshuffled next."""
+    state = engine.state
+    kilo = table(state)
+    state.zones[kilo.drawn_from][:0] = state.zones[kilos_zone(seat)]
+    state.zones[kilos_zone(seat)] = []
+    if state.options["flush_to"] == "shuffle":
+        state.phase = "shuffling"
+
+
+def record_kilos(engine: Engine, seat: int, kilos: int) -> None:
+    """Set ``seat``'s score and the faces shown in front of it (what views show)."""
+    state = engine.state
+    state.scores[seat] = kilos
     shown = list(table(state).shown_kilos)
     shown[seat] = tuple(state.faces[t] for t in state.zones[kilos_zone(seat)])
     table(state).shown_kilos = tuple(shown)
-    return [drew]
 
 
 def kilos_of(engine: Engine, seat: int) -> int:
@@ -465,13 +523,14 @@ def _shuffle(engine: Engine, event: Event) -> list[Effect]:
     assert isinstance(event, Shuffle)
     state = engine.state
     _expect(state, "shuffling", "nothing is being shuffled now")
-    old = state.zones[PILE]
+    zone = table(state).drawn_from
+    old = state.zones[zone]
     new = state.new_tokens(len(old))
     for token in old:
         state.faces.pop(token, None)
-    state.zones[PILE] = list(new)
+    state.zones[zone] = list(new)
     state.phase = "drawing"
-    shuffled: Effect = {"kind": "shuffled", "zone": PILE, "tokens": new, "from_tokens": old,
+    shuffled: Effect = {"kind": "shuffled", "zone": zone, "tokens": new, "from_tokens": old,
                         "seed": event.seed}  # fmt: skip
     return [shuffled, *_after_draw(engine)]
 
@@ -486,6 +545,7 @@ def _after_draw(engine: Engine) -> list[Effect]:
     kilo.windows += 1
     if not engine.rules.hook.kdm_round_over(state=state):
         kilo.window = None
+        kilo.passing_since = state.seq
         state.phase = "passing"
         return [{"kind": "passing_resumed"}]
     return _end_round(engine)
@@ -514,7 +574,7 @@ def kdm_round_over(state: TableState) -> bool:
 def kdm_game_over(state: TableState) -> bool:
     rounds = state.options["rounds"]
     if rounds == "pile":
-        return not state.zones[PILE] or state.round >= state.options["max_rounds"]
+        return not _draw_zones(state) or state.round >= state.options["max_rounds"]
     return bool(state.round >= rounds)
 
 
@@ -587,6 +647,7 @@ class KiloView:
     kilos: tuple[tuple[str, ...], ...]
     pile: int
     losers: tuple[int, ...]
+    barred: tuple[int, ...] = ()
 
 
 @hookimpl
@@ -605,6 +666,7 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
         last_feint_seat=kilo.last_feint_seat,
         passes=kilo.passes,
         kilos=kilo.shown_kilos,
-        pile=len(state.zones.get(PILE, ())),
+        pile=sum(len(state.zones.get(name, ())) for name in kilo.piles),
         losers=tuple(kilo.losers),
+        barred=tuple(kilo.barred),
     )

@@ -7,6 +7,10 @@ Registration order (pluggy calls the plugin registered *last* first, so later on
 2. the table's built-in variants, in the order of ``BUILTINS``;
 3. the table's third-party plugins, from the entry-point group ``kdm``, by name.
 
+A plugin that requires others (``KDM_REQUIRES`` in its module, as the ``classic`` preset requires
+``marathon``) brings them to the table; a preset's option values (``kdm_option_defaults``) apply
+unless the table is given other values.
+
 ``KDM_DISABLE_PLUGIN_AUTOLOAD=1`` turns loading from entry points off. Every manager runs
 ``check_pending()``, so a misspelled hook is an error at start-up, not a silent no-op.
 """
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from types import ModuleType
@@ -33,9 +37,15 @@ AUTOLOAD_ENV = "KDM_DISABLE_PLUGIN_AUTOLOAD"
 BASE_MODE = "kilo"
 
 #: Built-in plugins by name, in registration order, each with the modules that implement it.
-#: Variants join this table as they land.
 BUILTINS: dict[str, tuple[str, ...]] = {
     "kilo": ("kdm.kilo", "kdm.bots", "kdm.calls"),
+    "all_at_once": ("kdm.plugins.all_at_once",),
+    "spoons": ("kdm.plugins.spoons",),
+    "piles": ("kdm.plugins.piles",),
+    "jokers": ("kdm.plugins.jokers",),
+    "seven_in_reserve": ("kdm.plugins.seven_in_reserve",),
+    "marathon": ("kdm.plugins.marathon",),
+    "classic": ("kdm.plugins.classic",),
 }
 
 
@@ -44,13 +54,18 @@ class PluginInfo:
     """An installed plugin: its name, module, version, and whether it is a game mode."""
 
     name: str
-    modules: tuple[ModuleType, ...]
+    modules: tuple[ModuleType | object, ...]
     version: str
     builtin: bool
 
     @property
     def mode(self) -> bool:
         return bool(getattr(self.modules[0], "KDM_MODE", False))
+
+    @property
+    def requires(self) -> tuple[str, ...]:
+        """The plugins that come with this one (``KDM_REQUIRES`` in its module)."""
+        return tuple(getattr(self.modules[0], "KDM_REQUIRES", ()))
 
 
 def installed_plugins() -> dict[str, PluginInfo]:
@@ -73,14 +88,18 @@ def installed_plugins() -> dict[str, PluginInfo]:
     return found
 
 
+def plugin_from(plugin: ModuleType | object, version: str = "0") -> PluginInfo:
+    """A plugin made of one object with ``@hookimpl`` functions (a module, a class, an instance), named
+    by its ``NAME`` attribute, else by the last part of its module name or its class name. This is how
+    a test registers a house rule that no distribution installs."""
+    name = getattr(plugin, "NAME", None) or getattr(plugin, "__name__", type(plugin).__name__)
+    return PluginInfo(str(name).rsplit(".", 1)[-1], (plugin,), version, False)
+
+
 def table_plugins(variants: Sequence[str], installed: dict[str, PluginInfo]) -> list[PluginInfo]:
     """The plugins of a table with these variants, in registration order."""
-    unknown = [name for name in variants if name not in installed]
-    if unknown:
-        raise PluginError(
-            f"unknown variant {unknown[0]!r}; installed plugins: {', '.join(sorted(installed))}"
-        )
-    chosen = [installed[name] for name in dict.fromkeys(variants)]
+    wanted = _with_requirements(variants, installed)
+    chosen = [installed[name] for name in wanted]
     modes = [info for info in chosen if info.mode or info.name == BASE_MODE]
     if len(modes) > 1:
         raise TableError(f"a table plays one game: choose one of {', '.join(info.name for info in modes)}")
@@ -89,6 +108,22 @@ def table_plugins(variants: Sequence[str], installed: dict[str, PluginInfo]) -> 
     rest = [info for info in chosen if info is not mode]
     rest.sort(key=lambda info: (not info.builtin, order.index(info.name) if info.builtin else 0, info.name))
     return [mode, *rest]
+
+
+def _with_requirements(variants: Sequence[str], installed: dict[str, PluginInfo]) -> list[str]:
+    """``variants`` and every plugin they require, each once, or a ``PluginError`` naming the missing."""
+    wanted: dict[str, None] = {}
+    pending = list(variants)
+    while pending:
+        name = pending.pop(0)
+        if name in wanted:
+            continue
+        if name not in installed:
+            # Registration order: the base game first, as the table would register them.
+            raise PluginError(f"unknown variant {name!r}; installed plugins: {', '.join(installed)}")
+        wanted[name] = None
+        pending.extend(installed[name].requires)
+    return list(wanted)
 
 
 class Rules:
@@ -112,9 +147,11 @@ class Rules:
                 self.codec.register(event_type)
 
     @classmethod
-    def for_table(cls, variants: Sequence[str] = ()) -> Rules:
-        """The rules of a table that plays the base game with ``variants`` (plugin names)."""
-        return cls(table_plugins(variants, installed_plugins()))
+    def for_table(cls, variants: Sequence[str] = (), extra: Sequence[PluginInfo] = ()) -> Rules:
+        """The rules of a table that plays the base game with ``variants`` (plugin names), plus
+        ``extra`` plugins that need not be installed (see ``plugin_from``)."""
+        installed = {**installed_plugins(), **{info.name: info for info in extra}}
+        return cls(table_plugins([*variants, *(info.name for info in extra)], installed))
 
     @property
     def names(self) -> list[str]:
@@ -140,9 +177,32 @@ class Rules:
                 declared.append(_tagged(option, info.name))
         return declared
 
+    def preset(self, players: int, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The option values the table's plugins choose (``kdm_option_defaults``) for the options
+        not in ``given``."""
+        chosen: dict[str, Any] = {}
+        by: dict[str, str] = {}
+        for info in self.plugins:
+            impls = [getattr(module, "kdm_option_defaults", None) for module in info.modules]
+            for impl in impls:
+                for name, value in ((impl(players=players) or {}) if impl else {}).items():
+                    if given is not None and name in given:
+                        continue
+                    if name in chosen and chosen[name] != value:
+                        raise PluginError(
+                            f"{by[name]} sets {name}={chosen[name]} and {info.name} sets {name}={value}: "
+                            f"give {name} explicitly"
+                        )
+                    chosen[name], by[name] = value, info.name
+        return chosen
+
     def resolve(self, players: int, given: dict[str, Any]) -> dict[str, Any]:
         """Typed options for a table of ``players``, or a ``UsageError`` saying what is allowed."""
-        options = resolve_options(self.options(), given)
+        declared = self.options()
+        names = {option.name for option in declared}
+        # A preset only sets options this table has: at a table it does not fit, the table refuses it.
+        preset = {name: value for name, value in self.preset(players, given).items() if name in names}
+        options = resolve_options(declared, {**preset, **given})
         for refusal in self.hook.kdm_check_table(players=players, options=options, plugins=self.names):
             if refusal:
                 raise TableError(refusal)

@@ -26,7 +26,7 @@ import msgpack
 from kdm.bots import Bot, Decision
 from kdm.deck import OpenDeck
 from kdm.engine import Duty, SeatView
-from kdm.events import Announce, Close, Event, TimedEvent
+from kdm.events import Announce, Event, TimedEvent
 from kdm.manager import PluginInfo, Rules
 from kdm.record import SEEDED_DUTIES, Notice, TableRecord, commitment
 
@@ -102,7 +102,7 @@ class Peer:
         self.finished = asyncio.Event()
         self.latencies_ms: list[float] = []
         self._pending: dict[tuple[str, int], tuple[bytes, float, float]] = {}  # id -> data, first, last try
-        self._close_timers: dict[int, asyncio.TimerHandle] = {}
+        self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
 
     @property
@@ -133,7 +133,7 @@ class Peer:
             task.cancel()
         for agent in self.agents:
             agent.cancel_plan()
-        for timer in self._close_timers.values():
+        for timer in self._timers.values():
             timer.cancel()
 
     def propose(self, kind: str, agent: Agent | None = None, **fields: Any) -> None:
@@ -256,19 +256,18 @@ class Peer:
         if engine is None or not record.started or engine.over:
             return
         for duty in engine.awaiting():
-            if duty.kind == "close":
-                self._owe_close(duty)
+            if duty.after_ms is not None and duty.seat is None:
+                self._owe_timer(duty)  # Close, a table-called GO: the leader proposes them on time
                 continue
             for agent in self.agents:
                 if agent.seat is not None and record.seats[agent.seat].node == agent.identity:
                     self._owe(agent, duty)
 
-    def _owe_close(self, duty: Duty) -> None:
-        if self.node.is_leader and duty.ref not in self._close_timers:
+    def _owe_timer(self, duty: Duty) -> None:
+        key = (duty.kind, duty.ref)
+        if self.node.is_leader and key not in self._timers:
             delay = (duty.after_ms or 0.0) / 1000.0
-            self._close_timers[duty.ref] = asyncio.get_running_loop().call_later(
-                delay, self._propose_close, duty.ref
-            )
+            self._timers[key] = asyncio.get_running_loop().call_later(delay, self._fire_timer, key)
 
     def _owe(self, agent: Agent, duty: Duty) -> None:
         engine, record = self.record.engine, self.record
@@ -297,10 +296,13 @@ class Peer:
                 agent.owed.add(key)
                 self.act(event, agent)
 
-    def _propose_close(self, ref: int) -> None:
+    def _fire_timer(self, key: tuple[str, int]) -> None:
+        kind, ref = key
         engine = self.record.engine
-        if engine is not None and any(d.kind == "close" and d.ref == ref for d in engine.awaiting()):
-            self.act(Close())
+        if engine is not None and any(
+            d.kind == kind and d.ref == ref and d.seat is None for d in engine.awaiting()
+        ):
+            self.act(self.record.rules.codec.decode({"kind": kind}))
 
     # --- bots ------------------------------------------------------------------------------------
 

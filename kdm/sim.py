@@ -141,8 +141,9 @@ class Simulation:
         seeded = SEEDED.get(duty.kind)
         if seeded is not None:
             return seeded(seed=derive_seed(self.master, duty.kind, self.engine.state.seq))
-        if duty.kind == "close":
-            return self.rules.codec.decode({"kind": "close"})
+        if duty.after_ms is not None and duty.seat is None:
+            # A table timer (``close``, a variant's ``go``...): its event carries nothing but its kind.
+            return self.rules.codec.decode({"kind": duty.kind})
         event = self.deck.fulfil(duty, self.engine.state)
         if event is None:
             raise RuntimeError(f"the simulation cannot fulfil {duty.kind!r}")

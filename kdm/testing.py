@@ -1,4 +1,4 @@
-"""A table you can script, for rule tests: set the pile and the hands, apply events, read the outcome.
+"""The plugin kit: a table you can script, for rule tests, and bots-only games with any plugins.
 
     table = ScriptedTable(players=4, options={"suit_combos": False})
     table.deal([["KH", "KS", "KD", "KC"], ...])        # faces per seat; the rest of the deal at random
@@ -9,20 +9,29 @@ The engine never knows faces, so scripting them is the deck's business: the tabl
 ``StartGame``/``Deal`` events and then tells its open deck which face each new token has. Everything else
 goes through ``Engine.apply`` exactly as at a real table; duties the table owes (the queens' calls, a
 shown hand, draws, reshuffles) are fulfilled by ``settle()``, which ``act`` calls after every event.
+Timers are never fired behind a test's back: ``close()`` and ``fire(kind)`` do it when the test says.
+
+For plugin authors (``docs/plugins.md``): ``pytest_plugins = ["kdm.testing"]`` in a ``conftest.py``
+gives the ``kdm_table`` fixture (a ``ScriptedTable`` factory); ``play`` runs a bots-only game and
+``check_cards`` checks that no card was lost or duplicated. Plugins that no distribution installs (a
+module or class with ``@hookimpl`` functions written in the test) go in ``plugins=[...]``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+import pytest
 
 from kdm.cards import derive_seed, shuffled
 from kdm.deck import OpenDeck
 from kdm.engine import Effect, Engine
 from kdm.events import Close, Deal, Event, Feint, Pass, Shuffle, Slap, StartGame
-from kdm.kilo import PILE, KiloTable, kilos_zone, table
-from kdm.manager import Rules
+from kdm.kilo import KiloTable, kilos_zone, table
+from kdm.manager import Rules, plugin_from
+from kdm.sim import SimResult, Simulation
 
 
 class ScriptedTable:
@@ -34,8 +43,9 @@ class ScriptedTable:
         options: dict[str, Any] | None = None,
         variants: Sequence[str] = (),
         seed: bytes = b"scripted",
+        plugins: Sequence[object] = (),
     ) -> None:
-        self.rules = Rules.for_table(variants)
+        self.rules = Rules.for_table(variants, [plugin_from(plugin) for plugin in plugins])
         self.engine = Engine(self.rules, players, options)
         self.deck = OpenDeck()
         self.seed = seed
@@ -52,19 +62,25 @@ class ScriptedTable:
 
     # --- setting the cards ----------------------------------------------------------------------
 
-    def start(self, pile_top: Sequence[str] = ()) -> None:
-        """Form the pile; ``pile_top`` are its top faces, topmost first."""
+    def start(self, pile_top: Sequence[str] = (), piles: Sequence[Sequence[str]] = ()) -> None:
+        """Form the pile; ``pile_top`` are its top faces, topmost first. When the pile is cut in
+        several (``piles`` variant), ``piles[i]`` are the top faces of pile ``i`` (``pile_top``: pile 0).
+        """
         self.act(StartGame(seed=derive_seed(self.seed, "pile")), settle=False)
-        pile = self.state.zones[PILE]
-        wanted = list(pile_top)
-        faces = [self.deck.faces[t] for t in pile]
-        for face in wanted:
+        zones = [self.state.zones[name] for name in self.kilo.piles]
+        tops = [list(top) for top in piles] or [list(pile_top)]
+        faces = [self.deck.faces[t] for zone in zones for t in zone]
+        for face in (face for top in tops for face in top):
             if face not in faces:
-                raise ValueError(f"{face} is not in the pile")
+                raise ValueError(f"{face} is not in the pile (or asked twice)")
             faces.remove(face)
-        # pile[-1] is the top: the wanted faces go on top in order, the others keep their order below.
-        ordered = faces + wanted[::-1]
-        self.deck.faces.update(zip(pile, ordered, strict=True))
+        for index, zone in enumerate(zones):
+            # zone[-1] is the top: the wanted faces go on top in order, other faces fill in below.
+            wanted = tops[index] if index < len(tops) else []
+            if len(wanted) > len(zone):
+                raise ValueError(f"pile {index} holds only {len(zone)} cards")
+            below, faces = faces[: len(zone) - len(wanted)], faces[len(zone) - len(wanted) :]
+            self.deck.faces.update(zip(zone, below + wanted[::-1], strict=True))
 
     def deal(self, hands: Sequence[Sequence[str]] = ()) -> None:
         """Deal a round; ``hands[seat]`` are faces for that seat (missing ones come from the rest)."""
@@ -146,20 +162,45 @@ class ScriptedTable:
     def slap(self, seat: int, at: float, trigger: int | None = None, rt: float | None = None) -> list[Effect]:
         return self.act(Slap(seat=seat, t_sync=at, trigger=trigger, rt=rt))
 
+    def grab(self, seat: int, at: float, trigger: int | None = None, rt: float | None = None) -> list[Effect]:
+        """``seat`` grabs an object (``spoons``): timed like a slap."""
+        return self.event("grab", seat=seat, t_sync=at, trigger=trigger, rt=rt)
+
+    def everyone_slaps(self, first: int, reactions: dict[int, float], kind: str = "slap") -> list[Effect]:
+        """``first`` slaps (or grabs: ``kind="grab"``) at 1000 ms; each other seat in ``reactions``
+        follows, reacting to it after the given time. Returns the effects of the last one."""
+        opened = self.event(kind, seat=first, t_sync=1000.0)
+        trigger = opened[0]["seq"]
+        effects = opened
+        for seat, rt in reactions.items():
+            effects = self.event(kind, seat=seat, t_sync=0.0, trigger=trigger, rt=rt)
+        return effects
+
     def feint(self, seat: int, at: float) -> list[Effect]:
         return self.act(Feint(seat=seat, t_sync=at))
 
     def close(self) -> list[Effect]:
         return self.act(Close())
 
+    def fire(self, kind: str) -> list[Effect]:
+        """The table's timer ``kind`` is up (a variant's ``go``, the ``close`` of a window): apply it.
+        The timer must be awaited now, as a driver would only fire a timer the table asks for."""
+        if not any(d.kind == kind and d.after_ms is not None for d in self.engine.awaiting()):
+            raise AssertionError(f"the table awaits no {kind!r} timer: {self.engine.awaiting()}")
+        return self.act(self.rules.codec.decode({"kind": kind}))
+
+    def event(self, kind: str, **fields: Any) -> list[Effect]:
+        """Apply a plugin's event by kind and fields (``table.event("grab", seat=1, t_sync=5.0)``)."""
+        return self.act(self.rules.codec.decode({"kind": kind, **fields}))
+
     # --- reading the outcome --------------------------------------------------------------------
 
     def hand(self, seat: int) -> list[str]:
         return [self.deck.faces[t] for t in self.state.hands[seat]]
 
-    def pile(self) -> list[str]:
-        """The pile's faces, top first."""
-        return [self.deck.faces[t] for t in reversed(self.state.zones[PILE])]
+    def pile(self, index: int = 0) -> list[str]:
+        """The faces of the pile (of pile ``index`` when it is cut in several), top first."""
+        return [self.deck.faces[t] for t in reversed(self.state.zones[self.kilo.piles[index]])]
 
     def kilos(self, seat: int) -> list[str]:
         return [self.state.faces[t] for t in self.state.zones[kilos_zone(seat)]]
@@ -176,3 +217,60 @@ class ScriptedTable:
     def seq_of(self, kind: str, seat: int) -> int:
         """The sequence number of ``seat``'s latest slap or feint."""
         return int(next(e["seq"] for e in reversed(self.effects) if e["kind"] == kind and e["seat"] == seat))
+
+
+# --- the kit for plugin authors -------------------------------------------------------------------------
+
+
+def check_cards(table: ScriptedTable) -> None:
+    """Assert that every card of the table lies in exactly one place and that public faces are true.
+
+    During a round the hands and zones hold the whole deck (the dealt faces and the pile's, as the
+    table's ``kdm_deck`` made them); between rounds, the pile's faces only.
+    """
+    state = table.state
+    live = [t for hand in state.hands for t in hand] + [t for zone in state.zones.values() for t in zone]
+    assert len(live) == len(set(live)), "a card lies in two places"
+    if state.phase == "setup":
+        assert not live, "cards before the game started"
+        return
+    dealt, pile = table.rules.hook.kdm_deck(players=state.players, options=state.options)
+    expected = Counter(pile) + (Counter(dealt) if any(state.hands) else Counter())
+    assert Counter(table.deck.faces[t] for t in live) == expected, "cards were lost or made"
+    for token, face in state.faces.items():
+        assert table.deck.faces.get(token) == face, f"card {token} shows {face}, it is not"
+
+
+def play(
+    players: int = 4,
+    variants: Sequence[str] = (),
+    options: dict[str, Any] | None = None,
+    seed: int = 0,
+    plugins: Sequence[object] = (),
+    bots: str | Sequence[str] = "greedy",
+    listener: Callable[[float, Event, list[Effect]], None] | None = None,
+) -> SimResult:
+    """A whole bots-only game at a table with these plugins, as ``kdm sim`` plays it."""
+    rules = Rules.for_table(variants, [plugin_from(plugin) for plugin in plugins])
+    return Simulation(players, seed, bots, options, rules=rules).run(listener)
+
+
+TableFactory = Callable[..., ScriptedTable]
+
+
+@pytest.fixture
+def kdm_table() -> Iterator[TableFactory]:
+    """A factory of scripted tables: ``kdm_table(players=4, options={...}, variants=[...], plugins=[...])``.
+
+    Each table it made is checked with ``check_cards`` when the test ends, so a plugin that loses or
+    duplicates a card fails even a test that did not look.
+    """
+    made: list[ScriptedTable] = []
+
+    def make(players: int = 4, options: dict[str, Any] | None = None, **kwargs: Any) -> ScriptedTable:
+        made.append(ScriptedTable(players, options, **kwargs))
+        return made[-1]
+
+    yield make
+    for scripted in made:
+        check_cards(scripted)

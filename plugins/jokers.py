@@ -1,0 +1,45 @@
+"""RULES 2.4 ``jokers``: two jokers join the pile; a joker drawn weighs ``joker_kilos`` (default 1000).
+
+Owns the jokers' place in the deck (a ``kdm_deck`` wrapper, so it stacks on whatever deck the table
+has) and their weight. Nothing else changes: a joker is drawn, counted and flushed like any card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any
+
+from kdm.cards import JOKER
+from kdm.hookspecs import hookimpl
+from kdm.options import TableOption
+from kdm.plugins._common import needs_base_game
+
+NAME = "jokers"
+JOKERS = 2
+
+
+@hookimpl
+def kdm_table_options() -> list[TableOption]:
+    return [
+        TableOption("joker_kilos", int, 1000, "what a joker weighs (the other value in the rule text is 50)",
+                    minimum=0, maximum=100000),
+    ]  # fmt: skip
+
+
+@hookimpl
+def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
+    return needs_base_game(NAME, plugins)
+
+
+@hookimpl(wrapper=True)
+def kdm_deck(
+    players: int, options: dict[str, Any]
+) -> Generator[None, tuple[list[str], list[str]], tuple[list[str], list[str]]]:
+    # A wrapper, not an answer: the jokers go into whatever pile the other plugins make.
+    dealt, pile = yield
+    return dealt, [*pile, *[JOKER] * JOKERS]
+
+
+@hookimpl
+def kdm_card_kilos(card: str, options: dict[str, Any]) -> int | None:
+    return int(options["joker_kilos"]) if card == JOKER else None

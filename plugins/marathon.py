@@ -1,0 +1,57 @@
+"""RULES 2.6 ``marathon``: the round goes on after each slap window, until everyone has shown a combo
+or ``marathon_max_slaps`` windows were played (default N-1).
+
+Owns when a marathon round ends and who may instigate. After a window is judged and its losers have
+drawn, passing resumes where it stopped. A seat whose slap opened a valid window keeps its combo and
+keeps passing, but is barred from opening another window this round (``KiloTable.barred``, which the
+base game enforces and its bots respect). The table sees a combo only when a hand is shown, so "every
+player holds a combo" is known when every seat has instigated a valid slap this round.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kdm import kilo
+from kdm.hookspecs import hookimpl
+from kdm.options import TableOption
+from kdm.plugins._common import needs_base_game
+from kdm.state import TableState
+
+NAME = "marathon"
+#: The word for the default of ``marathon_max_slaps``: one window fewer than there are players.
+PLAYERS_MINUS_ONE = "n-1"
+
+
+@hookimpl
+def kdm_table_options() -> list[TableOption]:
+    return [
+        TableOption("marathon_max_slaps", int, PLAYERS_MINUS_ONE,
+                    "a marathon round ends after this many slap windows ('n-1': one fewer than players)",
+                    minimum=1, maximum=1000, words=(PLAYERS_MINUS_ONE,)),
+    ]  # fmt: skip
+
+
+@hookimpl
+def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
+    return needs_base_game(NAME, plugins)
+
+
+def max_windows(state: TableState) -> int:
+    """How many windows a round may have at this table."""
+    limit = state.options["marathon_max_slaps"]
+    return state.players - 1 if limit == PLAYERS_MINUS_ONE else int(limit)
+
+
+@hookimpl
+def kdm_window_judged(state: TableState, window: kilo.Window, valid: bool, losers: list[int]) -> None:
+    data = kilo.table(state)
+    first = data.ordered[0][0]
+    if valid and first not in data.barred:
+        data.barred.append(first)
+
+
+@hookimpl
+def kdm_round_over(state: TableState) -> bool:
+    data = kilo.table(state)
+    return data.windows >= max_windows(state) or len(data.barred) == state.players
