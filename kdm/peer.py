@@ -170,11 +170,12 @@ class Peer:
         """Propose a player action (stamped by the caller when it is timed)."""
         self.propose("event", agent, event=self.record.rules.codec.encode(event))
 
-    def take_over(self, seat: int, bot: Bot) -> None:
+    def take_over(self, seat: int, bot: Bot, name: str = "") -> None:
         """Play ``seat`` from here with ``bot``: its player's process is gone."""
         identity = f"{self.node.node_id}#{seat}"
         if any(agent.identity == identity for agent in self.agents):
             return
+        log.warning("seat %d (%s) is silent: a bot plays it from here", seat, name or "?")
         agent = Agent(identity, f"bot for seat {seat}", bot)
         self.agents.append(agent)
         self.propose("takeover", agent, seat=seat, commit=agent.fresh_commitment())
@@ -188,8 +189,7 @@ class Peer:
             for seat, owner in enumerate(record.seats):
                 process = owner.node.split("#", 1)[0]
                 if process != self.node.node_id and self.node.silent_ms(process) > after_s * 1000:
-                    log.warning("seat %d (%s) is silent: a bot plays it from here", seat, owner.name)
-                    self.take_over(seat, Bot(seat, "greedy", seed=self.node.node_id.encode()))
+                    self.take_over(seat, Bot(seat, "greedy", seed=self.node.node_id.encode()), owner.name)
 
     # --- committed entries -----------------------------------------------------------------------
 

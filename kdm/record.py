@@ -79,6 +79,7 @@ class TableRecord:
     shuffles: int = 0
     reveals: dict[str, bytes] = field(default_factory=dict)
     done: set[str] = field(default_factory=set)
+    joined: set[str] = field(default_factory=set)
     engine: Engine | None = None
     applied_ids: set[tuple[str, int]] = field(default_factory=set)
 
@@ -140,6 +141,7 @@ class TableRecord:
         if not isinstance(commit, bytes) or len(commit) != 32:
             raise ValueError("commit must be 32 bytes")
         self.seats.append(Seat(node, str(entry.get("name", node)), bool(entry.get("bot", False)), commit))
+        self.joined.add(node)
         return [Notice("seated", node=node, seat=len(self.seats) - 1)]
 
     def _start(self, node: str, entry: dict[str, Any]) -> list[Notice]:
@@ -189,7 +191,9 @@ class TableRecord:
             raise UsageError("seats are taken over only during a game")
         if not 0 <= seat < len(self.seats) or self.seats[seat].node.split("#", 1)[0] == process:
             raise UsageError(f"{node} cannot take over seat {seat}")
-        if not any(s.node.split("#", 1)[0] == process for s in self.seats):
+        if process not in self.joined:
+            # Any process that sat down may lead and so take seats over, even one whose own seat was
+            # taken over while its link was down.
             raise UsageError(f"{node} is not at this table")
         if not isinstance(commit, bytes) or len(commit) != 32:
             raise ValueError("commit must be 32 bytes")

@@ -207,3 +207,15 @@ def test_nobody_acts_for_another_seat() -> None:
     seeded = msgpack.unpackb(msgpack.packb({"kind": "deal", "seed": b"mine"}), raw=False)
     (refused,) = record.apply({"t": "event", "id": ["a", 6], "event": seeded})
     assert "seeds come from reveals" in refused.reason
+
+
+def test_a_process_whose_seat_was_taken_may_still_take_over_others() -> None:
+    """The cut-off follower that comes back and then leads must be able to seat bots for the dead."""
+    record = table_of_three()
+    record.apply({"t": "start", "id": ["a", 3]})
+    (took,) = record.apply({"t": "takeover", "id": ["a#1", 1], "seat": 1, "commit": commitment(b"x")})
+    assert took.kind == "took_over" and record.seats[1].node == "a#1"
+    (again,) = record.apply({"t": "takeover", "id": ["b#0", 1], "seat": 0, "commit": commitment(b"y")})
+    assert again.kind == "took_over" and record.seats[0].node == "b#0"
+    (stranger,) = record.apply({"t": "takeover", "id": ["z#2", 1], "seat": 2, "commit": commitment(b"z")})
+    assert stranger.reason == "z#2 is not at this table"
