@@ -4,7 +4,8 @@ zmq on 127.0.0.1, all in one process, and every peer ends with the same digest."
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from kdm.bots import Bot, Profile
 from kdm.manager import Rules, installed_plugins
@@ -17,8 +18,15 @@ FAST = Profile(reaction_ms=15, reaction_spread_ms=3, think_ms=(30, 60), feint_ch
 
 
 async def play_table(
-    players: int, rounds: int, make_transport: Callable[[int], Transport], address: Callable[[str], str]
+    players: int,
+    rounds: int,
+    make_transport: Callable[[int], Transport],
+    address: Callable[[str], str],
+    variants: Sequence[str] = (),
+    options: dict[str, Any] | None = None,
+    profile: Profile = FAST,
 ) -> list[Peer]:
+    """Bot peers found, join and play a whole table; returns them once every one saw the end."""
     installed = installed_plugins()
     nodes: list[Node] = []
     peers: list[Peer] = []
@@ -26,7 +34,7 @@ async def play_table(
     for i in range(players):
         transport = make_transport(i)
         await transport.start()
-        bot = Bot(i, "greedy", seed=b"node-test", profile=FAST)
+        bot = Bot(i, "greedy", seed=b"node-test", profile=profile)
         founder = (transport.node_id if i == 0 else transports_seen[0],)
         transports_seen.append(transport.node_id)
         node = Node(transport, "t1", MemoryStorage(), voters=founder, seed=i, address_of=address)
@@ -41,7 +49,8 @@ async def play_table(
         peer.start()
     while not nodes[0].is_leader:
         await asyncio.sleep(0.01)
-    peers[0].create_table("kitchen", players, {"rounds": rounds, "slap_timeout_ms": 1000}, Rules.for_table())
+    table_options = {"rounds": rounds, "slap_timeout_ms": 1000, **(options or {})}
+    peers[0].create_table("kitchen", players, table_options, Rules.for_table(variants))
     for peer in peers[1:]:
         peer.join_table()
     while len(peers[0].record.seats) < players:
