@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
+EXAMPLE_STAMP := $(VENV)/.installed-lightaces
 
 .PHONY: play test lint typecheck pytest bench clean
 
@@ -16,14 +17,19 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+# The example third-party plugin, installed the way a stranger's package would be, after kdm (its dependency).
+$(EXAMPLE_STAMP): examples/lightaces/pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e examples/lightaces
+	touch $@
+
 play: $(STAMP)
 	$(BIN)/kdm play --bots 3
 
 test: lint typecheck pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check kdm net plugins tests benchmarks
-	$(BIN)/ruff format --check kdm net plugins tests benchmarks
+	$(BIN)/ruff check kdm net plugins tests benchmarks examples
+	$(BIN)/ruff format --check kdm net plugins tests benchmarks examples
 
 # mypy cannot follow setuptools' package-dir mapping (net/ is installed as kdm.net), so it checks a
 # tree of symlinks laid out the way the package is installed.
@@ -33,7 +39,9 @@ typecheck: $(STAMP)
 	ln -s ../../net .typecheck/kdm/net && ln -s ../../plugins .typecheck/kdm/plugins
 	cd .typecheck && ../$(BIN)/mypy -p kdm
 
-pytest: $(STAMP)
+# Collects tests/ and examples/lightaces/tests (pyproject's testpaths); tests/test_example_plugin.py
+# runs the installed kdm with the example plugin.
+pytest: $(STAMP) $(EXAMPLE_STAMP)
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -24,6 +24,7 @@ from kdm.engine import Effect
 from kdm.errors import UsageError
 from kdm.events import Event
 from kdm.options import parse_assignments
+from kdm.plugins_command import add_plugins_parser
 from kdm.session import SessionConfig, default_interface
 from kdm.sim import Simulation
 from kdm.tui.command import add_play_parser
@@ -141,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--lang", choices=("en", "fr"), default="en", help="transcript language")
     replay.set_defaults(run=run_replay)
     add_play_parser(cast("argparse._SubParsersAction[argparse.ArgumentParser]", commands))
+    add_plugins_parser(cast("argparse._SubParsersAction[argparse.ArgumentParser]", commands))
     return parser  # fmt: skip
 
 
