@@ -13,8 +13,8 @@ import io
 import os
 import re
 import string
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -100,11 +100,40 @@ async def until(condition: Callable[[], bool], what: str) -> None:
 
 
 class Table:
-    """Four peers at one table; seat 0 on screen."""
+    """Peers at one table; seat ``me`` on screen (seat 0 unless the test sits elsewhere)."""
 
-    def __init__(self, log: FakeLog, peers: list[Peer], app: TableApp, keys: PipeInput) -> None:
-        self.log, self.peers, self.app, self.keys = log, peers, app, keys
-        self.screen = app.screen
+    def __init__(self, log: FakeLog, peers: list[Peer], lang: str, output: Any) -> None:
+        self.log, self.peers, self.lang, self.output = log, peers, lang, output
+        self.me = 0
+        self.app: TableApp
+        self.keys: PipeInput
+        self._running: asyncio.Task[None] | None = None
+        self._pipe = ExitStack()
+
+    def open(self, seat: int, add_bot: Callable[[], bool] | None = None) -> None:
+        """Show seat ``seat``'s screen, played from a fresh pipe of keys."""
+        self.me, self.keys = seat, self._pipe.enter_context(create_pipe_input())
+        self.app = TableApp(self.peers[seat], self.lang, input=self.keys, output=self.output, add_bot=add_bot)
+        self._running = asyncio.get_running_loop().create_task(self.app.run())
+        self.screen = self.app.screen
+
+    async def close(self) -> None:
+        if self._running is None:
+            return
+        future = self.app.application.future
+        if future is None:
+            self._running.cancel()  # the screen never got going: the test has failed already
+        elif not future.done():
+            self.app.application.exit()
+        await asyncio.wait([self._running], timeout=DEADLINE_S)
+        self._pipe.close()
+        self._running = None
+
+    async def sit(self, seat: int) -> None:
+        """Play from seat ``seat`` instead: its peer's screen, opened on the game as it stands."""
+        await self.close()
+        self.open(seat)
+        await self.shows(say(self.lang, "hand"))
 
     @property
     def state(self) -> Any:
@@ -137,11 +166,17 @@ class Table:
         await until(lambda: self.state.seq > seq, f"seat {seat}'s {event.kind} applied")
 
     async def others_pass_until_my_turn(self) -> None:
-        while not (self.state.phase == "passing" and self.state.turn == 0):
+        while not (self.state.phase == "passing" and self.state.turn == self.me):
             await until(lambda: self.state.phase == "passing", "passing")
             turn = self.state.turn
-            if turn != 0:
+            if turn != self.me:
                 await self.act(turn, Pass(seat=turn, token=self.state.hands[turn][0]))
+
+    async def away_from_checkpoint(self) -> None:
+        """Let the seat to move pass once, so that not every hand holds 4: a slap now is false."""
+        turn = self.state.turn
+        await self.act(turn, Pass(seat=turn, token=self.state.hands[turn][0]))
+        await until(lambda: not self.state.rules["kilo"].checkpoint, "a pass away from the checkpoint")
 
 
 @asynccontextmanager
@@ -149,43 +184,41 @@ async def table(
     lang: str = "en",
     output: Any = None,
     rounds: int = 3,
-    seated: int = 4,
+    seated: int | None = None,
     add_bot: Callable[[], bool] | None = None,
+    variants: Sequence[str] = (),
+    options: dict[str, Any] | None = None,
+    players: int = 4,
 ) -> AsyncIterator[Table]:
-    """Four peers at a table, seat 0 on screen; with ``seated < 4`` the screen opens on the waiting room
-    and the game does not start."""
+    """``players`` peers (four) at a table playing ``variants`` with ``options``, seat 0 on screen; with
+    fewer ``seated`` the screen opens on the waiting room and the game does not start."""
+    seated = players if seated is None else seated
     log = FakeLog()
     installed = installed_plugins()
-    peers = [Peer(FakeNode(log, f"n{i}"), installed, name=f"player{i}") for i in range(4)]
+    peers = [Peer(FakeNode(log, f"n{i}"), installed, name=f"player{i}") for i in range(players)]
     log.peers = peers
     for peer in peers:
         peer.start(takeover_after_s=None)
-    peers[0].create_table("kitchen", 4, {"rounds": rounds, "slap_timeout_ms": 500}, Rules.for_table())
+    chosen = {"rounds": rounds, "slap_timeout_ms": 500, **(options or {})}
+    peers[0].create_table("kitchen", players, chosen, Rules.for_table(variants))
     for peer in peers[1:seated]:
         await asyncio.sleep(0)
         peer.join_table()
     await until(lambda: len(peers[0].record.seats) == seated, f"{seated} seats taken")
-    with create_pipe_input() as keys:
-        app = TableApp(peers[0], lang, input=keys, output=output or Screen80x24(), add_bot=add_bot)
-        running = asyncio.get_running_loop().create_task(app.run())
-        scene = Table(log, peers, app, keys)
-        try:
-            if seated == 4:
-                peers[0].start_game()
-                await until(lambda: peers[0].view() is not None and scene.state.phase == "passing", "passing")
-                await scene.shows(say(lang, "hand"))
-            else:
-                await scene.shows(say(lang, "waiting_room"))
-            yield scene
-        finally:
-            future = app.application.future
-            if future is None:
-                running.cancel()  # the screen never got going: the test has failed already
-            elif not future.done():
-                app.application.exit()
-            await asyncio.wait([running], timeout=DEADLINE_S)
-            for peer in peers:
-                await peer.stop()
+    scene = Table(log, peers, lang, output or Screen80x24())
+    scene.open(0, add_bot)
+    try:
+        if seated == players:
+            peers[0].start_game()
+            await until(lambda: peers[0].view() is not None and scene.state.phase == "passing", "passing")
+            await scene.shows(say(lang, "hand"))
+        else:
+            await scene.shows(say(lang, "waiting_room"))
+        yield scene
+    finally:
+        await scene.close()
+        for peer in peers:
+            await peer.stop()
 
 
 def run(scene: Callable[[], Awaitable[None]]) -> None:
@@ -193,7 +226,7 @@ def run(scene: Callable[[], Awaitable[None]]) -> None:
 
 
 def hand_faces(scene: Table) -> list[str]:
-    view = scene.peers[0].view()
+    view = scene.peers[scene.me].view()
     assert view is not None
     return [face for _token, face in view.hand if face]
 

@@ -2,5 +2,6 @@
 
 Like ptpython, each screen is a state object (``state``), a layout (``layout``) and key bindings
 (``keys``), joined in ``app`` with injectable input and output; ``text`` holds every string in English
-and French; ``command`` is the ``kdm play`` subcommand.
+and French; ``command`` is the ``kdm play`` subcommand. The house rules' parts of the table screen are
+``variants`` (their view parts and the events their keys send) and ``variant_panels`` (what they show).
 """

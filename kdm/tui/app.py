@@ -3,7 +3,8 @@
 ``TableApp`` joins the three parts (state, layout, keys), follows the peer's notices, and stamps the
 moment each redraw ends (``after_render``) as the moment the events it painted were shown (DESIGN 5.6).
 Redraws are not postponed (``max_render_postpone_time=None``): a slap must reach the screen as soon as
-it is applied. ``TableUI`` is the ``ui`` a session runs: it keeps the screen after the session ends, so
+it is applied; a countdown to the table's GO (all_at_once) is redrawn each time it shows one second less.
+``TableUI`` is the ``ui`` a session runs: it keeps the screen after the session ends, so
 the final ranking can stay up. Input and output are injectable, for tests and benchmarks.
 """
 
@@ -80,17 +81,27 @@ class TableApp:
             self._notice(notice)
 
         self.peer.on_notice = both
-        watcher = asyncio.get_running_loop().create_task(self._watch_liveness())
+        loop = asyncio.get_running_loop()
+        watchers = [loop.create_task(self._watch_liveness()), loop.create_task(self._count_down())]
         try:
             await self.application.run_async()
         finally:
-            watcher.cancel()
+            for watcher in watchers:
+                watcher.cancel()
             self.peer.on_notice = previous
 
     async def _watch_liveness(self) -> None:
         while True:
             await asyncio.sleep(LIVENESS_S)
             self.screen.check_liveness()
+
+    async def _count_down(self) -> None:
+        """Redraw when the countdown to the table's next GO (all_at_once) shows one second less."""
+        while True:
+            wait = self.screen.go_clock.next_change_s(local_time_ms())
+            await asyncio.sleep(LIVENESS_S if wait is None else wait)
+            if wait is not None:
+                self.invalidate()
 
 
 class TableUI:

@@ -2,8 +2,10 @@
 
 Owns the subcommand's arguments (``add_play_parser``) and its flow (``run_play``): straight to a table
 with ``--bots N`` (on loopback, unadvertised, when the bots fill every other seat), to a table named or
-given as ``HOST:PORT``, or through the lobby when nothing is said. While a screen is up, this process's
-stderr, which the bot processes inherit, goes to a log file, so that no warning scribbles over the table.
+given as ``HOST:PORT``, or through the lobby when nothing is said. A table you host plays the house rules
+of ``--variant NAME`` (repeatable) with ``--option NAME=VALUE``, parsed and checked as ``kdm host`` does.
+While a screen is up, this process's stderr, which the bot processes inherit, goes to a log file, so
+that no warning scribbles over the table.
 
 ``python -m kdm.tui [ARGS]`` runs the same command without the rest of the CLI.
 """
@@ -24,6 +26,7 @@ import platformdirs
 
 from kdm import session
 from kdm.errors import UsageError
+from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.session import SessionConfig
 from kdm.tui.app import TableUI
@@ -89,6 +92,10 @@ def run_play(args: argparse.Namespace) -> int:
         )
     if args.bots < 0 or args.bots >= players:
         raise UsageError(f"--bots must be 0 to {players - 1} (the other seats at a table of {players})")
+    if args.target is None:
+        # An unknown variant, a bad option value or variants that do not go together: one line now,
+        # before the screen takes the terminal (the lobby's form starts from these too).
+        Rules.for_table(args.variant).resolve(players, options)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UsageError("the table needs a terminal; without one, kdm host --headless prints the game log")
     config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang)

@@ -4,7 +4,8 @@ Slap and feint keys stamp the press first thing: prompt_toolkit calls a handler 
 callback that reads the terminal, so the stamp is the moment the key was read (DESIGN 5.6). They work
 with the help or the scoreboard open, since a slap cannot wait for the player to close a window; only
 the quit question holds every key. A key that sends an action does not redraw at once: its commit does
-(``drawn_with_commit``).
+(``drawn_with_commit``). The house rules' keys: the digits choose a pile instead of a card when this seat
+must choose the pile it draws from (piles), ``<`` and ``>`` steer and ``g`` calls GO (all_at_once).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from kdm.peer import local_time_ms
+from kdm.tui import variants
 from kdm.tui.state import TableScreen
 from kdm.tui.text import is_yes
 
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
 HAND_KEYS = "12345"
+#: Up to nine piles: ten players cut the pile into N-1.
+PILE_KEYS = "123456789"
 #: An action sent is drawn with its commit. Drawing "sent" at once would hold the loop for a redraw
 #: while the commit's messages wait; the feedback is drawn after this only if the commit is slow.
 FEEDBACK_AFTER_S = 0.05
@@ -43,6 +47,7 @@ def table_bindings(screen: TableScreen) -> KeyBindings:
     overlay = Condition(lambda: screen.help_open or screen.scores_open)
     free = ~asking
     choosing = ~asking & ~overlay & Condition(lambda: not screen.over)
+    picking_pile = choosing & Condition(lambda: variants.picking_pile(screen))
 
     @bindings.add(" ", filter=free)
     def _slap(event: KeyPressEvent) -> NotImplementedOrNone:
@@ -56,9 +61,25 @@ def table_bindings(screen: TableScreen) -> KeyBindings:
 
     for index, key in enumerate(HAND_KEYS):
 
-        @bindings.add(key, filter=choosing)
+        @bindings.add(key, filter=choosing & ~picking_pile)
         def _choose(event: KeyPressEvent, index: int = index) -> None:
             screen.choose(index)
+
+    for index, key in enumerate(PILE_KEYS):
+
+        @bindings.add(key, filter=picking_pile)
+        def _pile(event: KeyPressEvent, index: int = index) -> NotImplementedOrNone:
+            return drawn_with_commit(event, variants.choose_pile(screen, index))
+
+    for key, direction in variants.STEER_KEYS.items():
+
+        @bindings.add(key, filter=choosing)
+        def _steer(event: KeyPressEvent, direction: str = direction) -> NotImplementedOrNone:
+            return drawn_with_commit(event, variants.steer(screen, direction))
+
+    @bindings.add("g", filter=choosing)
+    def _go(event: KeyPressEvent) -> NotImplementedOrNone:
+        return drawn_with_commit(event, variants.call_go(screen))
 
     @bindings.add("left", filter=choosing)
     def _left(event: KeyPressEvent) -> None:

@@ -58,6 +58,8 @@ COLOURS = {
     "lost": "#ff5f5f italic",
     "card": "bg:#ffffff #000000 bold",
     "card.red": "#cc0000",
+    "card.joker": "#8700af",
+    "mark": "bold #87d7ff",
     "chosen": "reverse underline",
     "label": "#888888",
     "slap": "bg:#cc0000 #ffffff bold",
@@ -97,7 +99,9 @@ def build_layout(screen: TableScreen) -> Layout:
 
     # Titled panels and one rule rather than Frames: every frame is three more splits to lay out, and
     # a redraw is on the path from a key press to the screen (benchmarks/input_latency.py).
-    players = _titled(lambda: players_title(screen), Window(text(players_text), dont_extend_height=True))
+    # Every seat's row stays in view: at ten players the table panel below gives up its rows first.
+    players_rows = Window(text(players_text), height=lambda: Dimension.exact(_rows(players_text(screen))))
+    players = _titled(lambda: players_title(screen), players_rows)
     table = _titled(lambda: screen.say("table_panel"), Window(text(table_text), wrap_lines=True))
     log_panel = LogPanel(screen)
     log = _titled(
@@ -138,6 +142,10 @@ def log_width(columns: int) -> int:
     """The log panel's width: what the left column and the rule leave (too narrow a terminal gets
     prompt_toolkit's "window too small")."""
     return max(1, columns - LEFT_COLUMN - 1)
+
+
+def _rows(fragments: Fragments) -> int:
+    return 1 + sum(text.count("\n") for _style, text, *_rest in fragments)
 
 
 def _titled(title: Callable[[], str], body: Window) -> HSplit:

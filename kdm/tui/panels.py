@@ -3,7 +3,8 @@
 Header (table, round, pile, direction); the players (turn, cards, kilos, who slapped, who is lost) or,
 before the game, the waiting room; the table (the last slap or feint, big; the window's order with
 effective times and who drew what; the queens' call); the hand; feedback; the footer; and the overlays'
-texts (help, quit question, scoreboard, final ranking).
+texts (help, quit question, scoreboard with the cards in front of each player, final ranking). What the
+house rules add to them is in ``variant_panels``.
 """
 
 from __future__ import annotations
@@ -12,9 +13,21 @@ import textwrap
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
-from kdm.cards import RED_SUITS, pretty, suit_of
+from kdm.cards import JOKER, RED_SUITS, pretty, suit_of
+from kdm.engine import SeatView
 from kdm.kilo import LEFT
+from kdm.tui import variants
 from kdm.tui.state import TableScreen
+from kdm.tui.text import packed
+from kdm.tui.variant_panels import (
+    footer_hints,
+    hand_status,
+    help_lines,
+    legend,
+    reserve_face,
+    seat_marks,
+    status_lines,
+)
 
 Fragments = StyleAndTextTuples
 PLAYER_NAME_WIDTH = 14
@@ -22,6 +35,10 @@ PLAYER_NAME_WIDTH = 14
 LEFT_COLUMN = 37
 #: The table panel's width for text (its column, less a margin).
 PANEL_TEXT_WIDTH = LEFT_COLUMN - 1
+#: The scoreboard's rounds and players together, so that it fits 24 rows with its frame.
+SCOREBOARD_LINES = 17
+#: Columns for the cards in front of a player on the scoreboard (after their name).
+IN_FRONT_WIDTH = 56
 
 
 def header_text(screen: TableScreen) -> Fragments:
@@ -36,7 +53,9 @@ def header_text(screen: TableScreen) -> Fragments:
         kilo = screen.kilo(view)
         if kilo is not None:
             parts.append(screen.say("pile", cards=kilo.pile))
-            if view.phase in ("passing", "window"):
+            at_once = variants.all_at_once(view)
+            steering = at_once is not None and at_once.steering is not None
+            if view.phase in ("passing", "window") and not steering:  # not yet chosen: no direction
                 parts.append(screen.say("left" if kilo.direction == LEFT else "right"))
     return [("class:header.title", parts[0]), ("", " · ".join(parts[1:]))]
 
@@ -62,8 +81,13 @@ def players_text(screen: TableScreen) -> Fragments:
         row = f"{'▸' if turn else ' '}{seat:>2} {name[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}} "
         row += f"{view.hand_sizes[seat]:>5} {view.scores[seat]:>6}"
         lines.append((style, row))
+        marks = seat_marks(view, seat)
+        if seat in slapped or marks:
+            lines.append(("", " "))  # the marks are narrow: one space for them all, so they fit
         if seat in slapped:
-            lines.append(("class:slap", " ✋"))
+            lines.append(("class:slap", "✋"))
+        if marks:
+            lines.append(("class:mark", marks))
         if screen.is_lost(seat):
             lines.append(("class:lost", " " + screen.say("lost")))
         if seat < view.players - 1:
@@ -106,22 +130,27 @@ def table_text(screen: TableScreen) -> Fragments:
     if view is None:
         return _waiting_table(screen)
     kilo = screen.kilo(view)
+    lines += status_lines(screen, view, PANEL_TEXT_WIDTH)
+    status = len(lines)
     flash = screen.flash
     if flash is not None and (screen.result is None or flash.seq > screen.result.seq):
-        if flash.kind == "slap":
-            banner = screen.say("slap_banner", name=screen.name(flash.seat))
+        if flash.kind in ("slap", "grab"):
+            banner = screen.say(f"{flash.kind}_banner", name=screen.name(flash.seat))
             if flash.opened:
-                banner += " " + screen.say("slap_opens")
+                banner += " " + screen.say(f"{flash.kind}_opens")
             lines.append(("class:slap", f" {banner} \n"))
         else:
             lines.append(("class:feint", screen.say("feint_banner", name=screen.name(flash.seat)) + "\n"))
-    if kilo is not None and kilo.window_open:
+    # With spoons, the spoons' line says who grabbed.
+    if kilo is not None and kilo.window_open and variants.spoons(view) is None:
         names = ", ".join(screen.name(seat) for seat in kilo.slapped)
         lines.append(("", screen.say("slapped_so_far", names=names) + "\n"))
     if screen.result is not None:
         lines += _result_lines(screen)
-    elif screen.call and not lines:
+    elif screen.call and len(lines) == status:
         lines.append(("class:call", "\n".join(textwrap.wrap(screen.call, PANEL_TEXT_WIDTH)) + "\n"))
+    # Last, so that a short panel (ten players) loses it first: the help says it too.
+    lines += [("class:dim", line + "\n") for line in legend(screen, view, PANEL_TEXT_WIDTH)]
     return lines
 
 
@@ -129,7 +158,8 @@ def _result_lines(screen: TableScreen) -> Fragments:
     result = screen.result
     assert result is not None
     name = screen.name
-    verdict = "valid_slap" if result.valid else "false_slap"
+    grab = variants.spoons(screen.view()) is not None
+    verdict = ("valid_" if result.valid else "false_") + ("grab" if grab else "slap")
     lines: Fragments = [("class:result bold", screen.say(verdict, name=name(result.first)) + "\n")]
     if result.shown is not None:
         lines.append(
@@ -160,17 +190,6 @@ def _result_lines(screen: TableScreen) -> Fragments:
     return lines
 
 
-def packed(words: list[str], width: int) -> list[str]:
-    """``words`` on lines of at most ``width`` (a longer word alone on its line), never split."""
-    lines: list[str] = []
-    for word in words:
-        if lines and len(lines[-1]) + 2 + len(word) <= width:
-            lines[-1] += "  " + word
-        else:
-            lines.append(word)
-    return lines
-
-
 def hand_text(screen: TableScreen) -> Fragments:
     view, me = screen.view(), screen.peer.seat
     if screen.over:
@@ -179,27 +198,45 @@ def hand_text(screen: TableScreen) -> Fragments:
         started = screen.peer.record.started
         key = "watching" if started else "joining" if me is None else "waiting_for_players"
         return [("class:dim", " " + screen.say(key))]
-    if view.phase == "passing" and view.turn == me:
-        status: tuple[str, str] = ("class:turn", screen.say("your_turn"))
+    asked = hand_status(screen, view)
+    if asked is not None:
+        status: tuple[str, str] = asked
+    elif view.phase == "passing" and view.turn == me:
+        status = ("class:turn", screen.say("your_turn"))
     elif view.phase == "passing" and view.turn is not None:
         status = ("class:dim", screen.say("turn_of", name=screen.name(view.turn)))
     else:
         status = ("", "")
     lines: Fragments = [("bold", f" {screen.say('hand')}  "), status, ("", "\n ")]
+    at_once = variants.all_at_once(view)
+    for_go = at_once.my_choice if at_once is not None and view.phase == "passing" else None
     marks = " "
     for index, (token, face) in enumerate(view.hand):
         label = f"{index + 1} "
-        card = f" {pretty(face) if face else '??'} "
-        style = "class:card"
-        if face is not None and suit_of(face) in RED_SUITS:
-            style += " class:card.red"
+        face_style, face_text = card_fragment(face)
+        card = f" {face_text} "
+        style = f"class:card {face_style}".rstrip()
         if index == screen.selected:
             style += " class:chosen"
         lines += [("class:label", label), (style, card), ("", "  ")]
-        mark = "▲" if index == screen.selected else screen.say("new_card") if token in screen.fresh else ""
+        if index == screen.selected:
+            mark = "▲"
+        elif token == for_go:
+            mark = "GO"
+        else:
+            mark = screen.say("new_card") if token in screen.fresh else ""
         marks += " " * len(label) + f"{mark:^{len(card)}}"[: max(len(card), len(mark))] + "  "
     lines.append(("class:turn", "\n" + marks.rstrip()))
     return lines
+
+
+def card_fragment(face: str | None) -> tuple[str, str]:
+    """A card as people read it, with its colour class (red suits; a joker has its own)."""
+    if face is None:
+        return "", "??"
+    if face == JOKER:
+        return "class:card.joker", pretty(face)
+    return ("class:card.red" if suit_of(face) in RED_SUITS else ""), pretty(face)
 
 
 def message_text(screen: TableScreen) -> Fragments:
@@ -208,19 +245,17 @@ def message_text(screen: TableScreen) -> Fragments:
 
 def footer_text(screen: TableScreen) -> Fragments:
     if screen.over:
-        key = "footer_over"
-    elif not screen.peer.record.started:
-        key = "footer_waiting"
-    else:
-        key = "footer"
-    return [("", " " + screen.say(key))]
+        return [("", " " + screen.say("footer_over"))]
+    if not screen.peer.record.started:
+        return [("", " " + screen.say("footer_waiting"))]
+    return [("", " " + "  ".join(footer_hints(screen, screen.view())))]
 
 
 # --- overlays ---------------------------------------------------------------------------------------
 
 
 def help_text(screen: TableScreen) -> Fragments:
-    return [("", screen.say("help"))]
+    return [("", screen.say("help") + help_lines(screen))]
 
 
 def quit_text(screen: TableScreen) -> Fragments:
@@ -231,8 +266,10 @@ def scores_text(screen: TableScreen) -> Fragments:
     players = screen.peer.record.players
     head = f"{screen.say('scores_round'):>7} " + "".join(f"{screen.name(s)[:7]:>8}" for s in range(players))
     lines: Fragments = [("class:dim", head + "\n")]
-    previous = (0,) * players
-    for result in screen.rounds[-15:]:
+    shown = screen.rounds[-max(1, SCOREBOARD_LINES - players) :]
+    earlier = screen.rounds[: len(screen.rounds) - len(shown)]
+    previous = earlier[-1].scores if earlier else (0,) * players
+    for result in shown:
         gained = "".join(
             f"{b - a:>+8}" if b != a else f"{'·':>8}" for a, b in zip(previous, result.scores, strict=True)
         )
@@ -241,6 +278,33 @@ def scores_text(screen: TableScreen) -> Fragments:
     view = screen.view()
     totals = view.scores if view is not None else previous
     lines.append(("bold", f"{screen.say('scores_total'):>7} " + "".join(f"{kilos:>8}" for kilos in totals)))
+    if view is not None:
+        lines += _in_front(screen, view)
+    return lines
+
+
+def _in_front(screen: TableScreen, view: SeatView) -> Fragments:
+    """The cards in front of each player (their kilos), the latest when they are too many for a line."""
+    kilo = screen.kilo(view)
+    if kilo is None:
+        return []
+    lines: Fragments = [("class:dim", "\n\n" + screen.say("in_front"))]
+    for seat in range(view.players):
+        lines.append(("", f"\n{screen.name(seat)[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}}"))
+        seven = reserve_face(view, seat)
+        if seven is not None:
+            lines.append(("class:mark", " " + screen.say("mark_reserve", card=pretty(seven))))
+            continue
+        cards: Fragments = []
+        width = 0
+        for face in reversed(kilo.kilos[seat]):
+            style, text = card_fragment(face)
+            if width + 1 + len(text) > IN_FRONT_WIDTH:
+                cards[:0] = [("", " …")]
+                break
+            cards[:0] = [("", " "), (style, text)]
+            width += 1 + len(text)
+        lines += cards
     return lines
 
 

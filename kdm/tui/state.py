@@ -5,7 +5,8 @@ its methods. It follows the peer's notices (``on_notice``) to keep the event log
 the window's result, round results and the final ranking. It marks an event shown only once a redraw has
 painted it (``mark_painted``, DESIGN 5.6), and it turns key presses into events proposed through the
 peer, with the slap timing contract: ``t_sync`` on the agreed clock, and ``trigger``/``rt`` measured from
-the moment the trigger was painted on this screen.
+the moment the trigger was painted on this screen. What the house rules change in these keys, and their
+own keys, are in ``variants``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm.calls import QUEENS_CALL
+from kdm.calls import GO_CALL, QUEENS_CALL
 from kdm.cards import pretty
 from kdm.engine import SeatView
 from kdm.events import Feint, Pass, Slap
@@ -23,6 +24,7 @@ from kdm.kilo import NAME as KILO
 from kdm.kilo import KiloView
 from kdm.peer import Peer, local_time_ms
 from kdm.record import Notice
+from kdm.tui import variants
 from kdm.tui.text import say
 
 LOG_LINES = 300
@@ -31,15 +33,21 @@ LOST_AFTER_MS = 1500.0
 #: How each effect's log line is styled; the rest are plain.
 EFFECT_STYLES = {
     "slapped": "slap",
+    "grabbed": "slap",
     "feinted": "feint",
     "window_closed": "result",
     "hand_shown": "result",
     "judged": "result",
     "drew": "result",
     "passing_started": "call",
+    "steered": "call",
+    "went": "call",
+    "pile_chosen": "result",
     "round_over": "round",
     "game_over": "round",
 }
+#: The gestures shown big: a slap, or a spoon grabbed where spoons replace the slap.
+FLASHES = {"slapped": "slap", "grabbed": "grab"}
 
 
 @dataclass(frozen=True)
@@ -52,7 +60,7 @@ class LogLine:
 class Flash:
     """The latest slap or feint, shown big until the next one."""
 
-    kind: str  # "slap" or "feint"
+    kind: str  # "slap", "grab" (spoons) or "feint"
     seat: int
     seq: int
     opened: bool = False
@@ -115,6 +123,7 @@ class TableScreen:
         self._passing: int | None = None  # token of our pass until it is applied or refused
         self._slapping = False
         self._shown_hand: list[str] | None = None  # the first slapper's hand, until the window is judged
+        self.go_clock = variants.GoClock()
         self._catch_up()
 
     def _catch_up(self) -> None:
@@ -179,6 +188,8 @@ class TableScreen:
             self.unpainted.append(notice.seq)
             for effect in notice.effects:
                 self._follow(effect, notice.seq)
+            if variants.all_at_once(self.view()) is not None:
+                self.go_clock.follow(self.peer.record.engine, local_time_ms())
         self._track_hand()
         self.on_change()
 
@@ -188,8 +199,8 @@ class TableScreen:
         if line:
             self._add(EFFECT_STYLES.get(kind, "info"), line)
         me = self.peer.seat
-        if kind == "slapped":
-            self.flash = Flash("slap", effect["seat"], effect["seq"], bool(effect["opened"]))
+        if kind in FLASHES:
+            self.flash = Flash(FLASHES[kind], effect["seat"], effect["seq"], bool(effect["opened"]))
             if effect["opened"]:
                 self.result = None
             if effect["seat"] == me:
@@ -209,6 +220,12 @@ class TableScreen:
             self._passing, self.message, self.fresh = None, "", set()
         elif kind == "passed" and effect["to"] == me:
             self.fresh = {effect["token"]}
+        elif kind == "chose" and effect["seat"] == me:
+            self._passing, self.message = None, ""
+        elif kind == "went":
+            # Everyone passed at once: what came to this seat is new, and the call is on the table.
+            self.fresh = {token for _seat, to, token in effect["moves"] if to == me}
+            self._passing, self.call = None, GO_CALL
         elif kind == "passing_started":
             self.call = QUEENS_CALL
         elif kind == "dealt":
@@ -284,42 +301,48 @@ class TableScreen:
         False when the player was told why not (the screen must redraw now)."""
         view, seat = self.view(), self.peer.seat
         if view is None or seat is None:
-            return self._tell("not_seated")
+            return self.tell("not_seated")
         if view.phase != "passing":
-            return self._tell("no_passing")
-        if view.turn != seat:
-            return self._tell("not_your_turn")
+            return self.tell("no_passing")
+        # With all_at_once, Enter chooses the card for the next GO, on any turn, as often as one likes.
+        at_once = variants.all_at_once(view) is not None
+        if view.turn != seat and not at_once:
+            return self.tell("not_your_turn")
         if self._passing is not None or not view.hand:
             return False
         token, face = view.hand[self.selected]
         self._passing = token
-        self.message = self.say("pass_sent", card=pretty(face) if face else "?")
+        self.message = self.say("pick_sent" if at_once else "pass_sent", card=pretty(face) if face else "?")
         self.peer.act(Pass(seat=seat, token=token))
         return True
 
     def slap(self, pressed_ms: float) -> bool:
-        """Slap the pile; ``pressed_ms`` is when the key was read, on ``local_time_ms``."""
+        """Slap the pile (or grab a spoon); ``pressed_ms`` is when the key was read, on ``local_time_ms``."""
         view, seat = self.view(), self.peer.seat
         if view is None or seat is None:
-            return self._tell("not_seated")
+            return self.tell("not_seated")
         kilo = self.kilo(view)
+        event = variants.slap_event(view)
+        grab = event is not Slap
         if kilo is None or view.phase not in ("passing", "window"):
-            return self._tell("no_slapping")
+            return self.tell("no_grabbing" if grab else "no_slapping")
         if self._slapping or (kilo.window_open and seat in kilo.slapped):
-            return self._tell("already_slapped")
+            return self.tell("already_grabbed" if grab else "already_slapped")
+        if not kilo.window_open and seat in kilo.barred:
+            return self.tell("barred")
         self._slapping = True
         trigger, rt = self._trigger(kilo, seat, pressed_ms)
-        self.peer.act(Slap(seat=seat, t_sync=self._agreed(pressed_ms), trigger=trigger, rt=rt))
+        self.peer.act(event(seat=seat, t_sync=self._agreed(pressed_ms), trigger=trigger, rt=rt))
         return True
 
     def feint(self, pressed_ms: float) -> bool:
         """Feint: the slapping gesture without the slap, timed like one."""
         view, seat = self.view(), self.peer.seat
         if view is None or seat is None:
-            return self._tell("not_seated")
+            return self.tell("not_seated")
         kilo = self.kilo(view)
         if kilo is None or view.phase not in ("passing", "window"):
-            return self._tell("no_feinting")
+            return self.tell("no_feinting")
         trigger, rt = self._trigger(kilo, seat, pressed_ms)
         self.peer.act(Feint(seat=seat, t_sync=self._agreed(pressed_ms), trigger=trigger, rt=rt))
         return True
@@ -341,8 +364,9 @@ class TableScreen:
         """``pressed_ms`` on the table's agreed clock."""
         return self.peer.node.agreed_time_ms() - (local_time_ms() - pressed_ms)
 
-    def _tell(self, key: str) -> bool:
-        self.message = self.say(key)
+    def tell(self, key: str, **fields: object) -> bool:
+        """Tell the player why a key did nothing; False, for a key handler to return."""
+        self.message = self.say(key, **fields)
         self.on_change()
         return False
 
@@ -351,9 +375,9 @@ class TableScreen:
         if self._add_bot is None or record.started:
             return
         if len(record.seats) >= record.players:
-            self._tell("no_bot_room")
+            self.tell("no_bot_room")
         elif self._add_bot():
-            self._tell("bot_added")
+            self.tell("bot_added")
 
     def toggle_help(self) -> None:
         self.help_open, self.scores_open = not self.help_open, False

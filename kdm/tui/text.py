@@ -3,7 +3,7 @@
 The game's own lines (one per effect, and the queens' call) come from the rules (``rules.describe``), so
 that a variant plugin brings its words with it; this catalogue holds the client's own: titles, keys, help,
 prompts and the slap window's summary. ``say(lang, key, **fields)`` picks the language and fills fields;
-an unknown language falls back to English.
+an unknown language falls back to English; ``packed`` lays short texts out on lines of a panel's width.
 """
 
 from __future__ import annotations
@@ -32,10 +32,19 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "turn_of": ("{name} is passing", "{name} passe"),
     "watching": ("you are watching", "vous regardez"),
     "new_card": ("new", "nouvelle"),
-    "footer": (
-        "1-5 ←→ choose  Enter pass  Space slap  f feint  s scores  ? help  q quit",
-        "1-5 ←→ choix  Entrée passe  Espace tape  f feinte  s scores  ? aide  q quitte",
-    ),
+    # The footer is made of key hints, the ones that work now (see ``variant_panels.footer_hints``).
+    "hint_choose": ("1-5 ←→ choose", "1-5 ←→ choix"),
+    "hint_pass": ("Enter pass", "Entrée passe"),
+    "hint_pick": ("Enter pick for GO", "Entrée choix du GO"),
+    "hint_slap": ("Space slap", "Espace tape"),
+    "hint_grab": ("Space grab", "Espace attrape"),
+    "hint_feint": ("f feint", "f feinte"),
+    "hint_steer": ("< left  > right", "< gauche  > droite"),
+    "hint_go": ("g GO!", "g GO !"),
+    "hint_pile": ("1-{last} choose a pile", "1-{last} choix du tas"),
+    "hint_scores": ("s scores", "s scores"),
+    "hint_help": ("? help", "? aide"),
+    "hint_quit": ("q quit", "q quitte"),
     "footer_waiting": (
         "b add a bot  ? help  q quit",
         "b ajouter un robot  ? aide  q quitter",
@@ -79,6 +88,64 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "not_seated": ("you have no seat at this table", "vous n'avez pas de place à cette table"),
     "bot_added": ("a bot is on its way", "un robot arrive"),
     "no_bot_room": ("every seat is taken", "toutes les places sont prises"),
+    # --- house rules (variants) -------------------------------------------------------------------
+    "grab_banner": ("✋ GRAB! {name}", "✋ HOP ! {name}"),
+    "grab_opens": ("grabs first", "en premier"),
+    "valid_grab": ("valid grab by {name}", "prise valable de {name}"),
+    "false_grab": ("false grab by {name}", "fausse prise de {name}"),
+    "spoons_on_table": ("spoons on the table: {count}", "cuillères sur la table : {count}"),
+    "spoons_left": ("spoons left: {left} of {total}", "cuillères restantes : {left} sur {total}"),
+    "spoons_held": ("held by {names}", "tenues par {names}"),
+    "already_grabbed": ("you have already grabbed", "vous avez déjà attrapé"),
+    "no_grabbing": ("no grabbing now", "on n'attrape pas maintenant"),
+    "barred": (
+        "you may not open a window again this round",
+        "vous ne pouvez plus lancer de tape cette manche",
+    ),
+    "piles": ("piles:", "tas :"),
+    "choose_pile": ("your draw: choose a pile, 1-{last}", "vous piochez : choisissez un tas, 1-{last}"),
+    "chooses_pile": ("{name} chooses a pile", "{name} choisit un tas"),
+    "no_pile_choice": ("no pile to choose now", "pas de tas à choisir maintenant"),
+    "empty_pile": ("pile {pile} is empty", "le tas {pile} est vide"),
+    "no_such_pile": ("there is no pile {pile}", "il n'y a pas de tas {pile}"),
+    "pile_sent": ("drawing from pile {pile}…", "vous piochez dans le tas {pile}…"),
+    "go_caller": ("GO: {name} calls it", "GO : {name} l'annonce"),
+    "go_caller_you": ("GO: you call it, with g", "GO : c'est vous qui l'annoncez, avec g"),
+    "go_in": ("GO in {seconds} s (the table calls it)", "GO dans {seconds} s (la table l'annonce)"),
+    "go_table": ("GO: the table calls it", "GO : la table l'annonce"),
+    "go_steering": ("{name} chooses the direction", "{name} choisit le sens"),
+    "go_steer_you": ("choose the direction: < left  > right", "choisissez le sens : < gauche  > droite"),
+    "go_chosen": ("cards chosen: {count}/{total}", "cartes choisies : {count}/{total}"),
+    "pick_for_go": ("choose a card for GO, then Enter", "choisissez une carte pour le GO, puis Entrée"),
+    "picked_for_go": ("you pass {card} at GO", "vous passez {card} au GO"),
+    "pick_sent": ("{card} for the next GO…", "{card} pour le prochain GO…"),
+    "no_steering": ("the direction is not yours to choose now", "ce n'est pas à vous de choisir le sens"),
+    "steer_first": ("choose the direction first: < or >", "choisissez d'abord le sens : < ou >"),
+    "not_caller": ("{name} calls GO, not you", "c'est {name} qui annonce le GO"),
+    "table_calls": ("the table calls GO on its own", "la table annonce le GO toute seule"),
+    "no_go": ("no GO now", "pas de GO maintenant"),
+    "mark_chosen": ("✓ card chosen", "✓ carte choisie"),
+    "mark_barred": ("⊘ may not open a window", "⊘ ne peut plus taper le tas"),
+    "mark_reserve": ("{card} in reserve", "{card} en réserve"),
+    "in_front": ("in front of each player", "devant chaque joueur"),
+    "help_variants": ("At this table ({names}):", "À cette table ({names}) :"),
+    "help_spoons": (
+        "Space        grab a spoon (instead of slapping the pile)",
+        "Espace       attraper une cuillère (au lieu de taper le tas)",
+    ),
+    "help_piles": (
+        "1 to 9       choose the pile you draw from (when asked)",
+        "1 à 9        choisir le tas où piocher (quand on vous le demande)",
+    ),
+    "help_all_at_once": (
+        "Enter        choose the card you pass at the next GO\n"
+        "< >          the starter passes left or right\n"
+        "g            the starter calls « 1, 2, 3, GO ! »",
+        "Entrée       choisir la carte à passer au prochain GO\n"
+        "< >          le premier joueur fait passer à gauche ou à droite\n"
+        "g            le premier joueur annonce « 1, 2, 3, GO ! »",
+    ),
+    "help_marks": ("marks: {marks}", "marques : {marks}"),
     # --- waiting room -----------------------------------------------------------------------------
     "waiting_room": ("Waiting room", "Salle d'attente"),
     "seats_taken": ("{taken} of {total} seats taken", "{taken} places sur {total} prises"),
@@ -165,6 +232,18 @@ def say(lang: str, key: str, **fields: object) -> str:
     english, french = CATALOGUE[key]
     text = french if lang == "fr" else english
     return text.format(**fields) if fields else text
+
+
+def packed(words: list[str], width: int) -> list[str]:
+    """``words`` on lines of at most ``width``, two spaces apart (a longer word alone on its line),
+    never split."""
+    lines: list[str] = []
+    for word in words:
+        if lines and len(lines[-1]) + 2 + len(word) <= width:
+            lines[-1] += "  " + word
+        else:
+            lines.append(word)
+    return lines
 
 
 def is_yes(lang: str, key: str) -> bool:

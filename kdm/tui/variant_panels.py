@@ -1,0 +1,181 @@
+"""What the house rules add to the table screen's panels: functions of the ``TableScreen`` and its view.
+
+Status lines at the top of the table panel (the spoons left and who holds one, each pile's size and who
+chooses one, who steers and who calls GO, the table's countdown to its GO, the cards chosen); marks on
+the players' rows (✓ card chosen for GO, ⊘ barred from opening a window, the 7 kept in reserve) and
+their legend, at the foot of the table panel; the hand's status line when a variant asks something of
+this seat; the footer's key hints, which follow what the keys do now; and the help's lines for the
+variants at the table.
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from kdm.cards import pretty
+from kdm.engine import SeatView
+from kdm.kilo import NAME as KILO
+from kdm.peer import local_time_ms
+from kdm.plugins.all_at_once import NAME as ALL_AT_ONCE
+from kdm.plugins.marathon import NAME as MARATHON
+from kdm.plugins.piles import NAME as PILES
+from kdm.plugins.seven_in_reserve import NAME as SEVEN_IN_RESERVE
+from kdm.plugins.spoons import NAME as SPOONS
+from kdm.tui import variants
+from kdm.tui.state import TableScreen
+from kdm.tui.text import packed
+
+Fragments = StyleAndTextTuples
+#: The footer's width for hints (the screen's 80 columns, less its margin).
+FOOTER_WIDTH = 79
+#: The hints left out first when the footer is too narrow for all (each is in the help).
+OPTIONAL_HINTS = ("hint_scores", "hint_feint", "hint_choose")
+BARRED_MARK = "⊘"
+CHOSEN_MARK = "✓"
+#: The reserve's mark is the 7 itself; the help shows one.
+RESERVE_EXAMPLE = "7♥"
+
+
+def status_lines(screen: TableScreen, view: SeatView, width: int) -> Fragments:
+    """The variants' lines at the top of the table panel (the piles' sizes packed to ``width``)."""
+    lines: Fragments = []
+    kilo, me = screen.kilo(view), screen.peer.seat
+    spoons = variants.spoons(view)
+    if spoons is not None and kilo is not None:
+        if kilo.window_open:
+            left = spoons.objects - len(spoons.holders)
+            lines.append(("bold", screen.say("spoons_left", left=left, total=spoons.objects) + "\n"))
+            if spoons.holders:
+                names = ", ".join(screen.name(seat) for seat in spoons.holders)
+                lines.append(("", screen.say("spoons_held", names=names) + "\n"))
+        else:
+            lines.append(("", screen.say("spoons_on_table", count=spoons.objects) + "\n"))
+    piles = variants.piles(view)
+    if piles is not None:
+        sizes = [f"{index}:{size}" for index, size in enumerate(piles.sizes, 1)]
+        lines.append(("", "\n".join(packed([screen.say("piles"), *sizes], width)) + "\n"))
+        if piles.choosing is not None and piles.choosing != me:
+            lines.append(("class:dim", screen.say("chooses_pile", name=screen.name(piles.choosing)) + "\n"))
+    at_once = variants.all_at_once(view)
+    if at_once is not None and view.phase == "passing":
+        lines += _go_lines(screen, view)
+    return lines
+
+
+def _go_lines(screen: TableScreen, view: SeatView) -> Fragments:
+    at_once, me = variants.all_at_once(view), screen.peer.seat
+    assert at_once is not None
+    lines: Fragments = []
+    if at_once.steering == me:
+        lines.append(("class:turn", screen.say("go_steer_you") + "\n"))
+    elif at_once.steering is not None:
+        lines.append(("class:dim", screen.say("go_steering", name=screen.name(at_once.steering)) + "\n"))
+    if at_once.caller is None:
+        seconds = screen.go_clock.seconds_left(local_time_ms())
+        line = screen.say("go_table") if seconds is None else screen.say("go_in", seconds=seconds)
+        lines.append(("class:call", line + "\n"))
+    elif at_once.caller == me:
+        lines.append(("class:call", screen.say("go_caller_you") + "\n"))
+    else:
+        lines.append(("class:call", screen.say("go_caller", name=screen.name(at_once.caller)) + "\n"))
+    count = sum(at_once.chosen)
+    lines.append(("", screen.say("go_chosen", count=count, total=len(at_once.chosen)) + "\n"))
+    return lines
+
+
+# --- the players' rows --------------------------------------------------------------------------------
+
+
+def seat_marks(view: SeatView, seat: int) -> str:
+    """The variants' marks after a seat's row: ✓ card chosen for GO, ⊘ barred, the 7 in reserve."""
+    marks = ""
+    at_once = variants.all_at_once(view)
+    if at_once is not None and view.phase == "passing" and at_once.chosen[seat]:
+        marks += CHOSEN_MARK
+    kilo = view.rules.get(KILO)
+    if kilo is not None and seat in kilo.barred:
+        marks += BARRED_MARK
+    seven = reserve_face(view, seat)
+    if seven is not None:
+        marks += pretty(seven)
+    return marks
+
+
+def reserve_face(view: SeatView, seat: int) -> str | None:
+    """The 7 ``seat`` keeps in reserve (the card lies face up in front of them), if any."""
+    kept = variants.reserve(view)
+    kilo = view.rules.get(KILO)
+    if kept is None or seat not in kept.seats or kilo is None or not kilo.kilos[seat]:
+        return None
+    face: str = kilo.kilos[seat][-1]
+    return face
+
+
+def legend(screen: TableScreen, view: SeatView, width: int) -> list[str]:
+    """What the marks on the rows mean, for the marks shown now (none: no legend)."""
+    shown = "".join(seat_marks(view, seat) for seat in range(view.players))
+    words = []
+    if CHOSEN_MARK in shown:
+        words.append(screen.say("mark_chosen"))
+    if BARRED_MARK in shown:
+        words.append(screen.say("mark_barred"))
+    seven = next((f for f in (reserve_face(view, s) for s in range(view.players)) if f is not None), None)
+    if seven is not None:
+        words.append(screen.say("mark_reserve", card=pretty(seven)))
+    return packed(words, width)
+
+
+# --- the hand, the footer and the help ------------------------------------------------------------
+
+
+def hand_status(screen: TableScreen, view: SeatView) -> tuple[str, str] | None:
+    """What a variant asks of this seat now, for the hand's status line (None: the base game's)."""
+    piles = variants.piles(view)
+    if piles is not None and piles.choosing is not None and piles.choosing == screen.peer.seat:
+        return "class:turn", screen.say("choose_pile", last=len(piles.sizes))
+    at_once = variants.all_at_once(view)
+    if at_once is None or view.phase != "passing":
+        return None
+    if at_once.steering is not None and at_once.steering == screen.peer.seat:
+        return "class:turn", screen.say("go_steer_you")
+    faces = dict(view.hand)
+    if at_once.my_choice is None or at_once.my_choice not in faces:
+        return "class:turn", screen.say("pick_for_go")
+    face = faces[at_once.my_choice]
+    return "", screen.say("picked_for_go", card=pretty(face) if face else "?")
+
+
+def footer_hints(screen: TableScreen, view: SeatView | None) -> list[str]:
+    """The keys that work at the table now, as many as fit the footer."""
+    me = screen.peer.seat
+    piles = variants.piles(view)
+    if piles is not None and piles.choosing is not None and piles.choosing == me:
+        keys = [screen.say("hint_pile", last=len(piles.sizes))]
+        return keys + [screen.say(key) for key in ("hint_scores", "hint_help", "hint_quit")]
+    at_once = variants.all_at_once(view)
+    spoons = variants.spoons(view) is not None
+    names = ["hint_choose", "hint_pick" if at_once else "hint_pass", "hint_grab" if spoons else "hint_slap"]
+    names += ["hint_feint", "hint_scores", "hint_help", "hint_quit"]
+    if at_once is not None and at_once.steering is not None and at_once.steering == me:
+        names.insert(0, "hint_steer")
+    elif at_once is not None and at_once.caller is not None and at_once.caller == me:
+        names.insert(2, "hint_go")
+    for optional in OPTIONAL_HINTS:
+        if len("  ".join(screen.say(name) for name in names)) <= FOOTER_WIDTH:
+            break
+        names.remove(optional)
+    return [screen.say(name) for name in names]
+
+
+def help_lines(screen: TableScreen) -> str:
+    """The help's part for the variants at this table (empty at a base-game table)."""
+    names = [name for name in screen.peer.record.rules.names if name != KILO]
+    if not names:
+        return ""
+    lines = ["", "", screen.say("help_variants", names=", ".join(names))]  # after a blank line
+    lines += [screen.say(f"help_{name}") for name in (SPOONS, PILES, ALL_AT_ONCE) if name in names]
+    marked = ((ALL_AT_ONCE, "mark_chosen"), (MARATHON, "mark_barred"), (SEVEN_IN_RESERVE, "mark_reserve"))
+    marks = [screen.say(key, card=RESERVE_EXAMPLE) for name, key in marked if name in names]
+    if marks:
+        lines.append(screen.say("help_marks", marks="  ".join(marks)))
+    return "\n".join(lines)
