@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.cards import full_deck, rank_of, suit_of
+from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.events import Event, Feint, Pass, Slap
 from kdm.hookspecs import hookimpl
@@ -54,10 +55,10 @@ class Decision:
     """What a bot wants to do and how long after seeing the view it does it.
 
     Timed events (slaps, feints) leave ``t_sync`` and ``rt`` to the driver, which stamps them when the
-    action actually happens.
+    action actually happens. A ``PrivateNote`` goes straight to its seat instead of to the table.
     """
 
-    event: Event
+    event: Event | PrivateNote
     delay_ms: float
 
 

@@ -4,12 +4,18 @@ The engine emits a ``shuffled`` effect whenever it makes tokens from a pool of f
 or reshuffles tokens; the deck turns the effect's seed into faces. ``OpenDeck`` knows every face, which
 is what ``kdm sim`` and bot-only tables need; each seat's ``Knowledge`` holds only the faces that seat
 may know. Fair dealing (DESIGN 7) replaces ``OpenDeck`` without touching the engine.
+
+Beyond its own hand a seat may know two kinds of private things, both kept here and never in the log:
+faces shown to it alone (a ``shown_privately`` effect names the tokens and the seat; the log never holds
+those faces), and private notes: what partners agree between themselves before play, such as a team's
+secret sign in Kem's, delivered from one seat's process to another's directly (``PrivateNote``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from kdm.cards import shuffled
 from kdm.engine import Duty, Effect
@@ -19,9 +25,24 @@ from kdm.state import TableState
 
 @dataclass
 class Knowledge:
-    """The faces one seat privately knows, by token."""
+    """What one seat privately knows: faces by token, and the private notes it sent or received."""
 
     faces: dict[int, str] = field(default_factory=dict)
+    notes: tuple[PrivateNote, ...] = ()
+
+
+@dataclass(frozen=True)
+class PrivateNote:
+    """A message from one seat to another that never enters the log (a team's secret sign).
+
+    A bot or a person sends one instead of an event (a ``Decision`` may carry it); the driver delivers
+    it straight to the receiving seat's process, and both seats' ``Knowledge`` then hold it.
+    ``data`` is plain msgpack data whose meaning belongs to the game's plugin.
+    """
+
+    sender: int
+    to: int
+    data: Mapping[str, Any]
 
 
 class OpenDeck:
@@ -29,10 +50,17 @@ class OpenDeck:
 
     def __init__(self) -> None:
         self.faces: dict[int, str] = {}
+        #: seat → tokens shown to that seat alone (their faces are in ``faces``).
+        self.shown: dict[int, list[int]] = {}
+        #: seat → the private notes it sent or received, oldest first.
+        self.notes: dict[int, list[PrivateNote]] = {}
 
     def observe(self, effects: Iterable[Effect]) -> None:
         """Learn the faces of tokens made or reshuffled by these effects."""
         for effect in effects:
+            if effect["kind"] == "shown_privately":
+                self.shown.setdefault(effect["to"], []).extend(effect["tokens"])
+                continue
             if effect["kind"] != "shuffled":
                 continue
             tokens = effect["tokens"]
@@ -42,9 +70,19 @@ class OpenDeck:
                 pool = sorted(self.faces.pop(t) for t in effect["from_tokens"])
             self.faces.update(zip(tokens, shuffled(pool, effect["seed"]), strict=True))
 
+    def note(self, note: PrivateNote) -> None:
+        """Keep a private note delivered to (or sent by) a seat of this process."""
+        for seat in {note.sender, note.to}:
+            self.notes.setdefault(seat, []).append(note)
+
     def knowledge(self, state: TableState, seat: int) -> Knowledge:
-        """What ``seat`` knows: the faces of its own hand."""
-        return Knowledge({t: self.faces[t] for t in state.hands[seat]})
+        """What ``seat`` knows: the faces of its own hand and of cards shown to it alone, its notes."""
+        faces = {t: self.faces[t] for t in state.hands[seat]}
+        for token in self.shown.get(seat, ()):
+            face = self.faces.get(token)
+            if face is not None:
+                faces[token] = face
+        return Knowledge(faces, tuple(self.notes.get(seat, ())))
 
     def fulfil(self, duty: Duty, state: TableState) -> Event | None:
         """The event that fulfils a reveal duty (announce, show a hand, draw), or None for others."""

@@ -7,13 +7,14 @@ what any event *means* belongs to the plugins behind ``Rules``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from kdm.errors import KdmError
-from kdm.events import Event
+from kdm.events import Event, TimedEvent
 from kdm.state import TableState
 
 if TYPE_CHECKING:
@@ -30,6 +31,21 @@ class IllegalAction(KdmError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+def effective_time(reactions: Mapping[int, float], event: TimedEvent) -> float:
+    """DESIGN 5.6: ``eff(trigger) + rt`` when the trigger is in ``reactions`` (seq → effective time of
+    the events a press may react to), else ``t_sync``. Shared by every game that orders presses."""
+    if not math.isfinite(event.t_sync) or (event.rt is not None and not math.isfinite(event.rt)):
+        raise IllegalAction("times must be finite numbers")  # NaN would unsort the window's order
+    if event.rt is not None:
+        if event.rt < 0:
+            raise IllegalAction("a reaction time cannot be negative")
+        if event.trigger is not None:
+            base = reactions.get(event.trigger)
+            if base is not None:
+                return base + event.rt
+    return event.t_sync
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ A plugin module may set ``KDM_MODE = True`` (it is a game mode that replaces the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -131,6 +132,25 @@ def kdm_awaiting(state: TableState) -> list[Duty] | None:
 def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any] | None:
     """This plugin's part of a seat's view: ``(name, data)`` built from public state and the seat's
     own ``knowledge`` only. All results are collected into ``SeatView.rules``.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event | None:
+    """The event that fulfils ``duty`` when only a process that knows faces can build it (a card
+    turned face up, a hand checked at the deal, two cards shown to one player), or None.
+
+    ``faces`` are the faces the fulfilling process knows. ``firstresult``. Asked by the drivers for a
+    duty the deck itself does not fulfil (the base game's ``announce``, ``show_hand`` and ``draw``).
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def kdm_summary(state: TableState) -> dict[str, Any] | None:
+    """The game mode's part of a finished game's summary (what ``kdm sim --json`` prints beside
+    ``players``, ``seed``, ``events``, ``seconds`` and ``digest``). ``firstresult``.
     """
     raise NotImplementedError
 

@@ -13,7 +13,6 @@ after a flush with ``flush_to=shuffle``) → ``dealing`` for the next round, or 
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 from kdm.cards import RANK_KILOS, faces_of_ranks, full_deck, is_face, rank_of, suit_of
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction
+from kdm.engine import effective_time as engine_effective_time
 from kdm.events import (
     Announce,
     Close,
@@ -306,17 +306,8 @@ def _pass(engine: Engine, event: Event) -> list[Effect]:
 
 
 def effective_time(kilo: KiloTable, event: TimedEvent) -> float:
-    """DESIGN 5.6: eff(trigger) + rt when the trigger is a slap or feint of this round, else t_sync."""
-    if not math.isfinite(event.t_sync) or (event.rt is not None and not math.isfinite(event.rt)):
-        raise IllegalAction("times must be finite numbers")  # NaN would unsort the window's order
-    if event.rt is not None:
-        if event.rt < 0:
-            raise IllegalAction("a reaction time cannot be negative")
-        if event.trigger is not None:
-            base = kilo.reactions.get(event.trigger)
-            if base is not None:
-                return base + event.rt
-    return event.t_sync
+    """DESIGN 5.6, against this round's slaps and feints."""
+    return engine_effective_time(kilo.reactions, event)
 
 
 def _slap(engine: Engine, event: Event) -> list[Effect]:

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import msgpack
 
 from kdm.bots import Bot, Decision
-from kdm.deck import OpenDeck
+from kdm.deck import OpenDeck, PrivateNote
 from kdm.engine import Duty, SeatView
 from kdm.events import Announce, Event, TimedEvent
 from kdm.manager import PluginInfo, Rules
@@ -49,6 +49,8 @@ class Consensus(Protocol):
     def agreed_time_ms(self) -> float: ...
 
     def silent_ms(self, node_id: str) -> float: ...
+
+    def send_direct(self, to: str, data: bytes) -> None: ...
 
 
 def local_time_ms() -> float:
@@ -291,7 +293,9 @@ class Peer:
                 self.act(Announce(seat=agent.seat, card=duty.cards[0]), agent)
         elif duty.seat == agent.seat:
             key = (duty.kind, state.seq)
-            event = self.deck.fulfil(duty, state)
+            event = self.deck.fulfil(duty, state) or self.record.rules.hook.kdm_reveal(
+                duty=duty, state=state, faces=self.deck.faces
+            )
             if event is not None and key not in agent.owed:
                 agent.owed.add(key)
                 self.act(event, agent)
@@ -303,6 +307,54 @@ class Peer:
             d.kind == kind and d.ref == ref and d.seat is None for d in engine.awaiting()
         ):
             self.act(self.record.rules.codec.decode({"kind": kind}))
+
+    # --- private notes ---------------------------------------------------------------------------
+
+    def send_note(self, note: PrivateNote, agent: Agent | None = None) -> None:
+        """Send a note from this process's seat straight to the process of seat ``note.to``: never
+        through the log, never to anyone else."""
+        agent = agent or self.me
+        record = self.record
+        if agent.seat != note.sender or not 0 <= note.to < len(record.seats):
+            log.warning("a note from seat %s to seat %s is not this player's to send", note.sender, note.to)
+            return
+        self._keep_note(note)
+        process = record.seats[note.to].node.split("#", 1)[0]
+        if process != self.node.node_id:
+            data = msgpack.packb(
+                {"sender": note.sender, "to": note.to, "data": dict(note.data)}, use_bin_type=True
+            )
+            self.node.send_direct(process, data)
+
+    def received_direct(self, sender: str, data: bytes) -> None:
+        """A direct message from another member: a private note for a seat played here, from the
+        process that plays the seat it claims to come from; anything else is dropped."""
+        try:
+            body = msgpack.unpackb(data, raw=False, strict_map_key=True)
+            note = PrivateNote(body["sender"], body["to"], body["data"])
+            seats = self.record.seats
+            if not all(isinstance(v, int) and 0 <= v < len(seats) for v in (note.sender, note.to)):
+                raise ValueError("no such seat")
+            if not isinstance(note.data, dict):
+                raise ValueError("the note is not a map")
+        except (ValueError, KeyError, TypeError, msgpack.UnpackException) as error:
+            log.warning("dropped a direct message from %s: %s", sender, error)
+            return
+        if seats[note.sender].node.split("#", 1)[0] != sender:
+            log.warning("dropped a note from %s: it does not play seat %d", sender, note.sender)
+            return
+        if not any(agent.seat == note.to for agent in self.agents):
+            log.warning("dropped a note from %s: seat %d is not played here", sender, note.to)
+            return
+        self._keep_note(note)
+
+    def _keep_note(self, note: PrivateNote) -> None:
+        self.deck.note(note)
+        if self.on_notice is not None:
+            self.on_notice(Notice("note", seat=note.to))
+        for agent in self.agents:
+            if agent.seat in (note.sender, note.to):
+                self._wake_bot(agent)
 
     # --- bots ------------------------------------------------------------------------------------
 
@@ -327,6 +379,9 @@ class Peer:
     def _fire(self, agent: Agent, decision: Decision) -> None:
         agent.plan = None
         event = decision.event
+        if isinstance(event, PrivateNote):
+            self.send_note(event, agent)
+            return
         if isinstance(event, TimedEvent):
             shown = self.shown.get(event.trigger) if event.trigger is not None else None
             now = local_time_ms()

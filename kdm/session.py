@@ -163,6 +163,7 @@ class TableSession:
         )
         self.peer = Peer(node, installed_plugins(), name=config.name, bot=bot, on_notice=self._notice)
         node.on_commit = self.peer.committed
+        node.on_direct = self.peer.received_direct
         node.on_leader = lambda leader: self._say(f"leader: {leader}" if leader else "no leader")
         self.players = players
         self.error: str | None = None

@@ -16,7 +16,7 @@ from typing import Any
 
 from kdm.bots import Bot, Decision
 from kdm.cards import derive_seed
-from kdm.deck import OpenDeck
+from kdm.deck import OpenDeck, PrivateNote
 from kdm.engine import Duty, Effect, Engine, IllegalAction
 from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
 from kdm.manager import Rules
@@ -40,8 +40,13 @@ class SimResult:
     winners: list[int]
     draws: list[dict[str, Any]] = field(default_factory=list)
     digest: str = ""
+    #: The game mode's own summary (``kdm_summary``), for modes other than Kilo de merde.
+    summary: dict[str, Any] | None = None
 
     def as_json(self) -> dict[str, Any]:
+        if self.summary is not None:
+            return {"players": self.players, "seed": self.seed, **self.summary, "events": self.events,
+                    "seconds": round(self.seconds, 4), "digest": self.digest}  # fmt: skip
         return {
             "players": self.players, "rounds": self.rounds, "seed": self.seed,
             "events": self.events, "seconds": round(self.seconds, 4), "kilos": self.kilos,
@@ -85,6 +90,7 @@ class Simulation:
         self._timers: dict[tuple[str, int], float] = {}
         self._order = 0
         self._bot_decide = self.rules.fast("kdm_bot_decide")
+        self._reveal = self.rules.fast("kdm_reveal")
 
     # --- running -------------------------------------------------------------------------------
 
@@ -107,6 +113,7 @@ class Simulation:
             winners=list(engine.rules.hook.kdm_winners(state=state)),
             draws=self.draws,
             digest=engine.digest(),
+            summary=engine.rules.hook.kdm_summary(state=state),
         )
 
     def step(self, listener: Listener | None = None) -> None:
@@ -144,13 +151,19 @@ class Simulation:
         if duty.after_ms is not None and duty.seat is None:
             # A table timer (``close``, a variant's ``go``...): its event carries nothing but its kind.
             return self.rules.codec.decode({"kind": duty.kind})
-        event = self.deck.fulfil(duty, self.engine.state)
+        state = self.engine.state
+        event = self.deck.fulfil(duty, state) or self._reveal(duty=duty, state=state, faces=self.deck.faces)
         if event is None:
             raise RuntimeError(f"the simulation cannot fulfil {duty.kind!r}")
         return event
 
     def _act(self, plan: _Plan, listener: Listener | None) -> None:
         event = plan.decision.event
+        if isinstance(event, PrivateNote):
+            # Straight from one seat to another, never through the table: both now know it.
+            self.deck.note(event)
+            self._wake(sorted({event.sender, event.to} | self._plans.keys()))
+            return
         if isinstance(event, TimedEvent):
             shown = self.shown.get(event.trigger) if event.trigger is not None else None
             event = replace(event, t_sync=self.now, rt=None if shown is None else self.now - shown)

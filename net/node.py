@@ -68,9 +68,17 @@ def _pong_body(body: dict[str, Any]) -> None:
     check_fields(body, {"sent": float, "time": float})
 
 
+def _direct_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"data": bytes})
+
+
 def node_codec(table: str) -> Codec:
-    """The wire codec for one table's consensus traffic."""
-    return Codec(table, {"raft": _raft_body, "hello": _hello_body, "ping": _ping_body, "pong": _pong_body})
+    """The wire codec for one table's traffic: consensus, clock, and direct messages between members."""
+    return Codec(
+        table,
+        {"raft": _raft_body, "hello": _hello_body, "ping": _ping_body, "pong": _pong_body,
+         "direct": _direct_body},
+    )  # fmt: skip
 
 
 #: Before it knows a table's id, a newcomer asks "which table is this?" on the lobby codec.
@@ -137,6 +145,8 @@ class Node:
         self.raft = RaftNode(self.node_id, voters, storage=storage, rng_seed=seed)
         self.on_commit = on_commit
         self.on_leader: Callable[[str | None], None] | None = None
+        #: Called with (sender, bytes) for each direct message from a member.
+        self.on_direct: Callable[[str, bytes], None] | None = None
         self.tick_s = tick_ms / 1000.0
         self.clock = ClockEstimator()
         self.dropped = 0
@@ -250,6 +260,8 @@ class Node:
                 self._send(sender, "pong", {"sent": body["sent"], "time": monotonic_ms()})
             elif envelope.kind == "pong" and sender == self.raft.leader:
                 self.clock.add(ClockSample(body["sent"], body["time"], monotonic_ms()))
+            elif envelope.kind == "direct":
+                self._direct(sender, body["data"])
 
     async def _hello_until_member(self) -> None:
         assert self._contact is not None
@@ -280,6 +292,21 @@ class Node:
             self._process()
         elif self.raft.leader is not None:
             self._send(self.raft.leader, "hello", {"node": newcomer})
+
+    def send_direct(self, to: str, data: bytes) -> None:
+        """Send opaque bytes to one member only, outside the log (partners' private notes)."""
+        self._send(to, "direct", {"data": data})
+
+    def _direct(self, sender: str, data: bytes) -> None:
+        if sender not in self.members:
+            self.dropped += 1
+            log.warning("dropped a direct message from %s: not a member of this table", sender)
+            return
+        if self.on_direct is not None:
+            try:
+                self.on_direct(sender, data)
+            except Exception:  # a bug above us must not stop the receive loop
+                log.exception("handling a direct message from %s failed", sender)
 
     def _decode(self, payload: bytes, sender: str) -> Envelope | None:
         try:
