@@ -23,6 +23,7 @@ from kdm.bots import STRATEGIES
 from kdm.engine import Effect
 from kdm.errors import UsageError
 from kdm.events import Event
+from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.plugins_command import add_plugins_parser
 from kdm.session import SessionConfig, default_interface
@@ -220,10 +221,12 @@ def _run(coroutine: Any) -> int:
 
 def run_sim(args: argparse.Namespace) -> int:
     options: dict[str, Any] = parse_assignments(args.option)
-    options.setdefault("rounds", args.rounds)
     if args.speed <= 0:
         raise UsageError("--speed must be a positive number")
-    simulation = Simulation(args.players, args.seed, args.bots, options, args.variant)
+    rules = Rules.for_table(args.variant)
+    if any(option.name == "rounds" for option in rules.options()):
+        options.setdefault("rounds", args.rounds)  # a game of rounds (Kem's plays to a target instead)
+    simulation = Simulation(args.players, args.seed, args.bots, options, args.variant, rules)
     if args.json:
         print(json.dumps(simulation.run().as_json()))
         return 0

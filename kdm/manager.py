@@ -46,6 +46,7 @@ BUILTINS: dict[str, tuple[str, ...]] = {
     "seven_in_reserve": ("kdm.plugins.seven_in_reserve",),
     "marathon": ("kdm.plugins.marathon",),
     "classic": ("kdm.plugins.classic",),
+    "kems": ("kdm.plugins.kems", "kdm.plugins.kems_view", "kdm.plugins.kems_bots", "kdm.plugins.kems_text"),
 }
 
 

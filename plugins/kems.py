@@ -1,0 +1,791 @@
+"""RULES 3, Kem's: the team game with secret signs, as a game mode (it replaces the base game).
+
+Owns the deal (with the three-of-a-kind redraw), the face-up table and its refill, the talon and the bin,
+exchanges, the sweep question, gestures and chat, calls (Kem's, Double Kem's, Contre Kem's) judged by
+effective time like slaps, scoring, new deals and the game to ``target``. Its public data lives in
+``state.rules["kems"]`` (a ``KemsTable``); ``state.scores`` gives every seat its team's points.
+
+Phases of a deal: ``dealing`` → ``checking`` (each seat in deal order keeps its hand or shows three or
+four of a rank, which go back into the talon: ``reshuffling``, then it draws again) → ``turning`` (the
+dealer turns cards face up until four lie there without three of a rank; an empty talon takes the bin
+back: ``reshuffling``) → ``hunt``. In the hunt: exchanges; after ``sweep_after_ms`` without one, a
+``Quiet`` timer makes a sweep askable: ``sweep`` (everyone else answers; all yes: the table goes to the
+bin and ``turning`` again; a no: ``refused`` until that seat exchanges). A call opens ``calling`` for
+``call_window_ms`` (other calls race it by effective time), then ``showing`` hands or ``answering`` a
+Contre. A call that shows a whole hand ends the deal: ``dealing`` again, or ``over`` at ``target``.
+
+Secret signs never enter the log: partners agree them with a ``PrivateNote`` (``kdm.deck``), and every
+gesture here is public. Faces shown to one player (after a failed Contre) are named by token only; the
+deck service lets that player alone learn them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of
+from kdm.engine import Duty, Effect, Engine, IllegalAction, effective_time
+from kdm.events import Close, Deal, Event, ShowHand, Shuffle
+from kdm.hookspecs import hookimpl
+from kdm.options import TableOption
+from kdm.plugins.kems_events import (
+    EVENTS,
+    Call,
+    Exchange,
+    Gesture,
+    KeepHand,
+    Quiet,
+    Redraw,
+    Say,
+    ShowTwo,
+    Sweep,
+    SweepAnswer,
+    Turn,
+)
+from kdm.state import TableState
+
+NAME = "kems"
+KDM_MODE = True
+PLAYER_COUNTS = (4, 6, 8)
+HAND = 4
+TABLE_CARDS = 4
+TABLE, TALON, BIN = "table", "talon", "bin"
+#: Cards that must stay out of the hands so that four table cards without three of a rank always exist.
+MIN_SPARE = 8
+#: RULES 3.2: the gestures anyone may make, in catalogue order.
+GESTURES: tuple[str, ...] = (
+    "scratch_head", "touch_nose", "wink", "yawn", "cough", "sigh",
+    "tap_table", "look_ceiling", "adjust_glasses", "shrug", "smile", "rub_eyes",
+)  # fmt: skip
+CALLS = ("kems", "double", "contre")
+#: How many recent gestures and chat lines the public feed keeps.
+FEED = 16
+MAX_CHAT = 200
+
+
+# --- public data ----------------------------------------------------------------------------------
+
+
+@dataclass
+class CallStats:
+    """How calls of one kind ended, over the game."""
+
+    confirmed: int = 0
+    failed: int = 0
+    void: int = 0
+
+
+@dataclass
+class KemsTable:
+    """Kem's public data: game-wide fields, then this deal's."""
+
+    teams: int = 2
+    team_scores: list[int] = field(default_factory=list)
+    deals: int = 0
+    winner: int | None = None
+    stats: dict[str, CallStats] = field(default_factory=lambda: {call: CallStats() for call in CALLS})
+    #: (seat, gesture, seq), newest last; and (seat, text), newest last.
+    gestures: list[tuple[int, str, int]] = field(default_factory=list)
+    chat: list[tuple[int, str]] = field(default_factory=list)
+    #: Scored calls, newest last: (caller, call, target, result, seq of the call).
+    results: list[tuple[int, str, int, str, int]] = field(default_factory=list)
+    # This deal's:
+    dealer: int = -1
+    deal_started: int = 0
+    tiebreak: list[bytes] = field(default_factory=list)
+    #: Seats still to check their dealt hand, in deal order.
+    to_check: list[int] = field(default_factory=list)
+    #: After a redraw, the seat that draws once the talon is reshuffled, and how many cards.
+    redraw: tuple[int, int] | None = None
+    #: Which zone a ``reshuffling`` phase takes back into the talon: ``talon`` or ``bin``.
+    reshuffle: str = TALON
+    #: The seq the quiet timer counts from (the hunt's opening or its latest exchange).
+    quiet_since: int = 0
+    sweepable: bool = False
+    sweep_asker: int | None = None
+    sweep_accepted: list[int] = field(default_factory=list)
+    refuser: int | None = None
+    #: seq of every gesture and call this deal → its effective time (what a ``trigger`` names).
+    reactions: dict[int, float] = field(default_factory=dict)
+    #: The open call window: (seat, call, target, effective time, seq), in commit order.
+    calls: list[tuple[int, str, int, float, int]] = field(default_factory=list)
+    window_opened_by: int = -1
+    #: The call that counted: (seat, call, target), and its seq.
+    judged: tuple[int, str, int] | None = None
+    judged_seq: int = -1
+    #: Seats that must show their whole hand now, in order; and the shown hands' verdicts.
+    to_show: list[int] = field(default_factory=list)
+    shown: dict[int, bool] = field(default_factory=dict)
+    #: Seats barred from calling Contre Kem's again this deal.
+    barred: list[int] = field(default_factory=list)
+    #: Cards shown to one seat only: (to seat, from seat, tokens).
+    private_shows: list[tuple[int, int, tuple[int, ...]]] = field(default_factory=list)
+
+
+def kems(state: TableState) -> KemsTable:
+    """Kem's data of a table."""
+    data: KemsTable = state.rules[NAME]
+    return data
+
+
+def partner_of(seat: int, players: int) -> int:
+    """RULES 3.1: partners sit opposite each other."""
+    return (seat + players // 2) % players
+
+
+def team_of(seat: int, players: int) -> int:
+    return seat % (players // 2)
+
+
+def team_seats(team: int, players: int) -> tuple[int, int]:
+    return (team, team + players // 2)
+
+
+def is_four_of_a_kind(cards: list[str] | tuple[str, ...]) -> bool:
+    return len(cards) == HAND and len({rank_of(card) for card in cards}) == 1
+
+
+def has_three_of_a_rank(cards: list[str] | tuple[str, ...]) -> bool:
+    return any(count >= 3 for count in Counter(map(rank_of, cards)).values())
+
+
+def deck_faces(options: Mapping[str, Any]) -> list[str]:
+    """RULES 3.1: 52 cards, or 32 (7 to ace)."""
+    if options["deck"] == "32":
+        return faces_of_ranks(("7", "8", "9", "10", "J", "Q", "K", "A"))
+    return full_deck()
+
+
+# --- set-up ---------------------------------------------------------------------------------------
+
+
+@hookimpl
+def kdm_table_options() -> list[TableOption]:
+    return [
+        TableOption("deck", str, "52", "cards in the deck: 52, or 32 (7 to ace)", choices=("52", "32")),
+        TableOption("target", int, 10, "points a team needs to win", minimum=1),
+        TableOption(
+            "signs",
+            str,
+            "one",
+            "secret signs: one per team, or multi (several per team, one per player)",
+            choices=("one", "multi"),
+        ),
+        TableOption("spoken", bool, False, "« à la parlante »: players may also say lines everyone sees"),
+        TableOption(
+            "sweep_after_ms", int, 3000, "ms without an exchange before a sweep may be asked", minimum=0
+        ),
+        TableOption(
+            "call_window_ms", int, 400, "ms during which a racing call may still beat the first", minimum=0
+        ),
+    ]
+
+
+@hookimpl
+def kdm_event_types() -> list[type[Event]]:
+    return list(EVENTS)
+
+
+@hookimpl
+def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
+    if NAME not in plugins:
+        return None
+    if players not in PLAYER_COUNTS:
+        return f"Kem's is played by 4, 6 or 8 players in teams of two, not {players}"
+    spare = len(deck_faces(options)) - HAND * players
+    if spare < MIN_SPARE:
+        return (
+            f"a {options['deck']}-card deck leaves {spare} cards beside {players} hands; "
+            f"the table needs {MIN_SPARE}: use deck=52"
+        )
+    return None
+
+
+@hookimpl
+def kdm_setup_table(state: TableState) -> None:
+    teams = state.players // 2
+    state.rules[NAME] = KemsTable(teams=teams, team_scores=[0] * teams)
+    for zone in (TALON, TABLE, BIN):
+        state.zones[zone] = []
+    state.phase = "dealing"
+
+
+# --- the event loop -------------------------------------------------------------------------------
+
+
+@hookimpl
+def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
+    handler = _HANDLERS.get(event.kind)
+    return None if handler is None else handler(engine, event)
+
+
+def _deal(engine: Engine, event: Event) -> list[Effect]:
+    """RULES 3.3: a fresh deck, shuffled, four cards to each player one at a time; the rest is the talon."""
+    assert isinstance(event, Deal)
+    state = engine.state
+    _expect(state, "dealing", "cards are dealt only between deals")
+    data = kems(state)
+    pool = deck_faces(state.options)
+    tokens = state.new_tokens(len(pool))
+    data.deals += 1
+    data.dealer = (data.dealer + 1) % state.players
+    first = (data.dealer + 1) % state.players
+    order = [(first + i) % state.players for i in range(state.players)]
+    state.hands = [[] for _ in range(state.players)]
+    for index in range(HAND * state.players):
+        state.hands[order[index % state.players]].append(tokens[-1 - index])
+    state.zones[TALON] = tokens[: len(tokens) - HAND * state.players]
+    state.zones[TABLE], state.zones[BIN] = [], []
+    _new_deal_fields(data, event.seed, state.players)
+    data.deal_started = state.seq
+    data.to_check = order
+    state.phase = "checking"
+    return [
+        {"kind": "shuffled", "zone": TALON, "tokens": tokens, "pool": pool, "seed": event.seed},
+        {"kind": "dealt", "round": data.deals, "dealer": data.dealer},
+    ]
+
+
+def _new_deal_fields(data: KemsTable, seed: bytes, players: int) -> None:
+    fresh = KemsTable()
+    for name in ("redraw", "reshuffle", "quiet_since", "sweepable", "sweep_asker", "refuser",
+                 "window_opened_by", "judged"):  # fmt: skip
+        setattr(data, name, getattr(fresh, name))
+    for name in ("to_check", "sweep_accepted", "calls", "to_show", "barred", "private_shows"):
+        getattr(data, name).clear()
+    data.shown.clear()
+    data.reactions.clear()
+    data.tiebreak = [hashlib.blake2b(seed + bytes([s]), digest_size=8).digest() for s in range(players)]
+
+
+def _keep_hand(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, KeepHand)
+    state = engine.state
+    _expect(state, "checking", "hands are checked only after the deal")
+    data = kems(state)
+    if event.seat != data.to_check[0]:
+        raise IllegalAction(f"seat {data.to_check[0]} checks its hand now, not seat {event.seat}")
+    data.to_check.pop(0)
+    return [{"kind": "hand_kept", "seat": event.seat}, *_after_check(state)]
+
+
+def _after_check(state: TableState) -> list[Effect]:
+    if not kems(state).to_check:
+        _start_turning(state)
+    return []
+
+
+def _start_turning(state: TableState) -> None:
+    """Cards are turned from the talon; RULES 3.4.4: an empty talon takes the shuffled bin first."""
+    if state.zones[TALON]:
+        state.phase = "turning"
+    else:
+        kems(state).reshuffle = BIN
+        state.phase = "reshuffling"
+
+
+def _redraw(engine: Engine, event: Event) -> list[Effect]:
+    """RULES 3.3: three or four of a rank are shown, go back into the talon (shuffled), and are redrawn."""
+    assert isinstance(event, Redraw)
+    state = engine.state
+    _expect(state, "checking", "hands are checked only after the deal")
+    data = kems(state)
+    if event.seat != data.to_check[0]:
+        raise IllegalAction(f"seat {data.to_check[0]} checks its hand now, not seat {event.seat}")
+    hand = state.hands[event.seat]
+    _check_shown(engine, event.seat, event.tokens, event.cards, hand)
+    if len(event.tokens) < 3 or len({rank_of(card) for card in event.cards}) != 1:
+        raise IllegalAction("only three or four cards of one rank are put back")
+    state.faces.update(zip(event.tokens, event.cards, strict=True))
+    for token in event.tokens:
+        hand.remove(token)
+    state.zones[TALON].extend(event.tokens)
+    data.redraw = (event.seat, len(event.tokens))
+    data.reshuffle = TALON
+    state.phase = "reshuffling"
+    return [{"kind": "redrawn", "seat": event.seat, "cards": list(event.cards)}]
+
+
+def _shuffle(engine: Engine, event: Event) -> list[Effect]:
+    """The talon (after a redraw) or the bin (when the talon ran out) is shuffled into a new talon."""
+    assert isinstance(event, Shuffle)
+    state = engine.state
+    _expect(state, "reshuffling", "nothing is being shuffled now")
+    data = kems(state)
+    old = state.zones[TALON] + (state.zones[BIN] if data.reshuffle == BIN else [])
+    new = state.new_tokens(len(old))
+    for token in old:
+        state.faces.pop(token, None)
+    state.zones[TALON] = list(new)
+    if data.reshuffle == BIN:
+        state.zones[BIN] = []
+    effects: list[Effect] = [
+        {"kind": "shuffled", "zone": TALON, "tokens": new, "from_tokens": old, "seed": event.seed},
+        {"kind": "talon_shuffled", "from": data.reshuffle, "cards": len(new)},
+    ]
+    if data.redraw is not None:
+        seat, count = data.redraw
+        data.redraw = None
+        for _ in range(count):
+            state.hands[seat].append(state.zones[TALON].pop())
+        state.phase = "checking"  # the same seat checks its new hand
+    else:
+        _start_turning(state)
+    return effects
+
+
+def _turn(engine: Engine, event: Event) -> list[Effect]:
+    """RULES 3.4.1 and 3.4.4: turn cards until four lie face up without three of a rank."""
+    assert isinstance(event, Turn)
+    state = engine.state
+    _expect(state, "turning", "no cards are being turned now")
+    data = kems(state)
+    if event.seat != data.dealer:
+        raise IllegalAction(f"the dealer, seat {data.dealer}, turns the cards")
+    talon, on_table = state.zones[TALON], state.zones[TABLE]
+    wanted = min(TABLE_CARDS - len(on_table), len(talon))
+    tops = tuple(reversed(talon[len(talon) - wanted :]))
+    if event.tokens != tops or len(event.cards) != len(event.tokens):
+        raise IllegalAction(f"the next cards to turn are {list(tops)}")
+    _check_faces(engine, event.cards)
+    del talon[len(talon) - wanted :]
+    on_table.extend(event.tokens)
+    state.faces.update(zip(event.tokens, event.cards, strict=True))
+    effects: list[Effect] = [{"kind": "turned", "cards": list(event.cards)}]
+    if len(on_table) < TABLE_CARDS:
+        data.reshuffle = BIN
+        state.phase = "reshuffling"
+        return effects
+    faces = [state.faces[t] for t in on_table]
+    if has_three_of_a_rank(faces):
+        state.zones[BIN].extend(on_table)
+        state.zones[TABLE] = []
+        _start_turning(state)
+        return [*effects, {"kind": "binned", "cards": faces, "reason": "three"}]
+    return [*effects, *_open_hunt(state)]
+
+
+def _open_hunt(state: TableState) -> list[Effect]:
+    data = kems(state)
+    data.quiet_since = state.seq
+    data.sweepable = False
+    state.phase = "hunt"
+    return [{"kind": "hunt_open", "table": [state.faces[t] for t in state.zones[TABLE]]}]
+
+
+def _exchange(engine: Engine, event: Event) -> list[Effect]:
+    """RULES 3.4.2: give k cards, take k table cards; a card already taken voids the whole exchange."""
+    assert isinstance(event, Exchange)
+    state = engine.state
+    data = kems(state)
+    _check_seat(state, event.seat)
+    if state.phase == "refused":
+        if event.seat != data.refuser:
+            raise IllegalAction(f"seat {data.refuser} refused the sweep and exchanges first")
+    else:
+        _expect(state, "hunt", "no exchanging now")
+    k = len(event.give)
+    if not 1 <= k <= HAND or len(event.take) != k or len(event.cards) != k:
+        raise IllegalAction("an exchange gives and takes the same number of cards, 1 to 4")
+    if len(set(event.take)) != k:
+        raise IllegalAction("a table card is taken once")
+    hand, on_table = state.hands[event.seat], state.zones[TABLE]
+    gone = [t for t in event.take if t not in on_table]
+    if gone:
+        raise IllegalAction(f"card {gone[0]} is no longer on the table")
+    _check_shown(engine, event.seat, event.give, event.cards, hand)
+    state.faces.update(zip(event.give, event.cards, strict=True))
+    for given, taken in zip(event.give, event.take, strict=True):
+        hand[hand.index(given)] = taken
+        on_table[on_table.index(taken)] = given
+    data.quiet_since = state.seq
+    data.sweepable = False
+    effects: list[Effect] = [
+        {
+            "kind": "exchanged",
+            "seat": event.seat,
+            "gave": list(event.cards),
+            "took": [state.faces[t] for t in event.take],
+        }
+    ]
+    if state.phase == "refused":
+        data.refuser = None
+        state.phase = "hunt"
+    return effects
+
+
+def _quiet(engine: Engine, event: Event) -> list[Effect]:
+    state = engine.state
+    _expect(state, "hunt", "the hunt is not on")
+    kems(state).sweepable = True
+    return [{"kind": "quiet"}]
+
+
+def _sweep(engine: Engine, event: Event) -> list[Effect]:
+    """RULES 3.4.3: « Balayage ? », once nobody has exchanged for ``sweep_after_ms``."""
+    assert isinstance(event, Sweep)
+    state = engine.state
+    _expect(state, "hunt", "a sweep is asked during the hunt")
+    _check_seat(state, event.seat)
+    data = kems(state)
+    if not data.sweepable:
+        raise IllegalAction(
+            f"a sweep may be asked after {state.options['sweep_after_ms']} ms without an exchange"
+        )
+    data.sweep_asker = event.seat
+    data.sweep_accepted = []
+    state.phase = "sweep"
+    return [{"kind": "sweep_asked", "seat": event.seat}]
+
+
+def _sweep_answer(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, SweepAnswer)
+    state = engine.state
+    _expect(state, "sweep", "nobody asked for a sweep")
+    _check_seat(state, event.seat)
+    data = kems(state)
+    if event.seat == data.sweep_asker or event.seat in data.sweep_accepted:
+        raise IllegalAction(f"seat {event.seat} has no sweep question to answer")
+    answered: Effect = {"kind": "sweep_answered", "seat": event.seat, "accept": event.accept}
+    if not event.accept:
+        data.refuser = event.seat
+        data.sweep_asker = None
+        state.phase = "refused"
+        return [answered]
+    data.sweep_accepted.append(event.seat)
+    if len(data.sweep_accepted) < state.players - 1:
+        return [answered]
+    faces = [state.faces[t] for t in state.zones[TABLE]]
+    state.zones[BIN].extend(state.zones[TABLE])
+    state.zones[TABLE] = []
+    data.sweep_asker = None
+    _start_turning(state)
+    return [answered, {"kind": "binned", "cards": faces, "reason": "sweep"}]
+
+
+def _gesture(engine: Engine, event: Event) -> list[Effect]:
+    """RULES 3.2: anyone may make any gesture at any time, and everyone sees it."""
+    assert isinstance(event, Gesture)
+    state = engine.state
+    _playing(state)
+    _check_seat(state, event.seat)
+    if event.gesture not in GESTURES:
+        raise IllegalAction(f"{event.gesture!r} is not a gesture; gestures: {', '.join(GESTURES)}")
+    data = kems(state)
+    data.reactions[state.seq] = effective_time(data.reactions, event)
+    data.gestures.append((event.seat, event.gesture, state.seq))
+    del data.gestures[:-FEED]
+    return [{"kind": "gestured", "seat": event.seat, "gesture": event.gesture, "seq": state.seq}]
+
+
+def _say(engine: Engine, event: Event) -> list[Effect]:
+    assert isinstance(event, Say)
+    state = engine.state
+    _playing(state)
+    _check_seat(state, event.seat)
+    if not state.options["spoken"]:
+        raise IllegalAction("this table plays without words (spoken=off)")
+    text = event.text.strip()
+    if not text or len(text) > MAX_CHAT or not text.isprintable():
+        raise IllegalAction(f"a line is 1 to {MAX_CHAT} printable characters")
+    data = kems(state)
+    data.chat.append((event.seat, text))
+    del data.chat[:-FEED]
+    return [{"kind": "said", "seat": event.seat, "text": text}]
+
+
+def _call(engine: Engine, event: Event) -> list[Effect]:
+    """RULES 3.5: a call opens a window (or joins it); the earliest effective time counts."""
+    assert isinstance(event, Call)
+    state = engine.state
+    if state.phase not in ("hunt", "calling"):
+        raise IllegalAction("calls are made during the hunt only")
+    _check_seat(state, event.seat)
+    data = kems(state)
+    if event.call not in CALLS:
+        raise IllegalAction(f"{event.call!r} is not a call; calls: {', '.join(CALLS)}")
+    if event.call == "contre":
+        if not (0 <= event.target < state.players) or team_of(event.target, state.players) == team_of(
+            event.seat, state.players
+        ):
+            raise IllegalAction("Contre Kem's names an opponent")
+        if event.seat in data.barred:
+            raise IllegalAction(f"seat {event.seat} may not call Contre Kem's again this deal")
+    elif event.target != -1:
+        raise IllegalAction("Kem's and Double Kem's name no one")
+    if any(seat == event.seat for seat, *_rest in data.calls):
+        raise IllegalAction(f"seat {event.seat} has already called")
+    eff = effective_time(data.reactions, event)
+    data.reactions[state.seq] = eff
+    opened = state.phase == "hunt"
+    if opened:
+        data.window_opened_by = state.seq
+        state.phase = "calling"
+    data.calls.append((event.seat, event.call, event.target, eff, state.seq))
+    return [{"kind": "called", "seat": event.seat, "call": event.call, "target": event.target,
+             "effective": eff, "opened": opened}]  # fmt: skip
+
+
+def _close(engine: Engine, event: Event) -> list[Effect]:
+    """The call window's time is up: the earliest call counts, the others are void."""
+    state = engine.state
+    _expect(state, "calling", "no call is open")
+    data = kems(state)
+    ordered = sorted(data.calls, key=lambda c: (c[3], data.tiebreak[c[0]]))
+    seat, call, target, _eff, seq = ordered[0]
+    data.calls.clear()
+    data.judged, data.judged_seq = (seat, call, target), seq
+    judged: Effect = {"kind": "call_judged", "seat": seat, "call": call, "target": target,
+                      "void": [c[0] for c in ordered[1:]]}  # fmt: skip
+    partner = partner_of(seat, state.players)
+    if call == "contre":
+        state.phase = "answering"
+        return [judged]
+    data.to_show = [partner] if call == "kems" else [seat, partner]
+    state.phase = "showing"
+    return [judged]
+
+
+def _show_hand(engine: Engine, event: Event) -> list[Effect]:
+    """A whole hand shown for a call (or in answer to a Contre)."""
+    assert isinstance(event, ShowHand)
+    state = engine.state
+    data = kems(state)
+    if state.phase == "answering":
+        assert data.judged is not None
+        shower = data.judged[2]
+    else:
+        _expect(state, "showing", "no hand is being shown now")
+        shower = data.to_show[0]
+    if event.seat != shower:
+        raise IllegalAction(f"seat {shower} shows their hand, not seat {event.seat}")
+    hand = state.hands[shower]
+    if sorted(event.tokens) != sorted(hand):
+        raise IllegalAction(f"seat {shower} must show exactly the cards it holds")
+    _check_shown(engine, shower, event.tokens, event.cards, hand)
+    state.faces.update(zip(event.tokens, event.cards, strict=True))
+    four = is_four_of_a_kind(event.cards)
+    data.shown[shower] = four
+    effects: list[Effect] = [{"kind": "hand_shown", "seat": shower, "cards": list(event.cards), "four": four}]
+    if state.phase == "answering":
+        if four:  # the Contre holds unless the partner has four too: they show as well
+            data.to_show = [partner_of(shower, state.players)]
+            state.phase = "showing"
+            return effects
+        return effects + _score(engine)
+    data.to_show.pop(0)
+    if data.to_show:
+        return effects
+    return effects + _score(engine)
+
+
+def _show_two(engine: Engine, event: Event) -> list[Effect]:
+    """RULES 3.5: a failed Contre: two cards to the caller only, -1, and no more Contre this deal."""
+    assert isinstance(event, ShowTwo)
+    state = engine.state
+    _expect(state, "answering", "no Contre Kem's is being answered")
+    data = kems(state)
+    assert data.judged is not None
+    caller, _call_kind, accused = data.judged
+    if event.seat != accused:
+        raise IllegalAction(f"seat {accused} answers the Contre, not seat {event.seat}")
+    if (
+        len(event.tokens) != 2
+        or len(set(event.tokens)) != 2
+        or not set(event.tokens) <= set(state.hands[accused])
+    ):
+        raise IllegalAction("two different cards of the accused's hand are shown")
+    team = team_of(caller, state.players)
+    _add_points(state, team, -1)
+    data.stats["contre"].failed += 1
+    data.barred.append(caller)
+    data.private_shows.append((caller, accused, tuple(event.tokens)))
+    _record_result(data, "failed")
+    effects: list[Effect] = [
+        {"kind": "shown_privately", "to": caller, "by": accused, "tokens": list(event.tokens)},
+        {"kind": "call_result", "seat": caller, "call": "contre", "target": accused, "result": "failed",
+         "points": -1, "team": team, "scores": list(data.team_scores)},
+    ]  # fmt: skip
+    return effects + _resume_hunt(state)
+
+
+def _resume_hunt(state: TableState) -> list[Effect]:
+    data = kems(state)
+    data.quiet_since = state.seq
+    data.sweepable = False
+    state.phase = "hunt"
+    return [{"kind": "hunt_resumed"}]
+
+
+def _score(engine: Engine) -> list[Effect]:
+    """RULES 3.5: score the call that counted, from the hands shown; the deal ends."""
+    state = engine.state
+    data = kems(state)
+    assert data.judged is not None
+    caller, call, target = data.judged
+    team = team_of(caller, state.players)
+    result: str
+    if call == "kems":
+        result = "confirmed" if data.shown[partner_of(caller, state.players)] else "failed"
+        points = 1 if result == "confirmed" else -1
+    elif call == "double":
+        both = data.shown[caller] and data.shown[partner_of(caller, state.players)]
+        result, points = ("confirmed", 2) if both else ("failed", -2)
+    elif not data.shown[target]:
+        result, points = "failed", -1  # the accused chose to show a whole hand without four
+    elif data.shown.get(partner_of(target, state.players)):
+        result, points = "void", 0  # against a double the Contre does not work
+    else:
+        result, points = "confirmed", 1
+    setattr(data.stats[call], result, getattr(data.stats[call], result) + 1)
+    _record_result(data, result)
+    _add_points(state, team, points)
+    effects: list[Effect] = [
+        {"kind": "call_result", "seat": caller, "call": call, "target": target, "result": result,
+         "points": points, "team": team, "scores": list(data.team_scores)},
+    ]  # fmt: skip
+    return effects + _end_deal(state)
+
+
+def _record_result(data: KemsTable, result: str) -> None:
+    assert data.judged is not None
+    data.results.append((*data.judged, result, data.judged_seq))
+    del data.results[:-FEED]
+    data.judged = None
+
+
+def _add_points(state: TableState, team: int, points: int) -> None:
+    data = kems(state)
+    data.team_scores[team] += points
+    for seat in team_seats(team, state.players):
+        state.scores[seat] = data.team_scores[team]
+
+
+def _end_deal(state: TableState) -> list[Effect]:
+    data = kems(state)
+    effects: list[Effect] = [{"kind": "round_over", "round": data.deals, "scores": list(data.team_scores)}]
+    leaders = [t for t, score in enumerate(data.team_scores) if score >= state.options["target"]]
+    if leaders:
+        data.winner = max(leaders, key=lambda t: data.team_scores[t])
+        state.phase = "over"
+        winners = list(team_seats(data.winner, state.players))
+        return [*effects, {"kind": "game_over", "winners": winners, "team": data.winner}]
+    state.phase = "dealing"
+    return effects
+
+
+_HANDLERS: dict[str, Callable[[Engine, Event], list[Effect]]] = {
+    Deal.kind: _deal,
+    KeepHand.kind: _keep_hand,
+    Redraw.kind: _redraw,
+    Shuffle.kind: _shuffle,
+    Turn.kind: _turn,
+    Exchange.kind: _exchange,
+    Quiet.kind: _quiet,
+    Sweep.kind: _sweep,
+    SweepAnswer.kind: _sweep_answer,
+    Gesture.kind: _gesture,
+    Say.kind: _say,
+    Call.kind: _call,
+    Close.kind: _close,
+    ShowHand.kind: _show_hand,
+    ShowTwo.kind: _show_two,
+}
+
+
+def _expect(state: TableState, phase: str, reason: str) -> None:
+    if state.phase != phase:
+        raise IllegalAction(f"{reason} (the table is {state.phase})")
+
+
+def _playing(state: TableState) -> None:
+    if state.phase in ("setup", "over"):
+        raise IllegalAction(f"the game is not on (the table is {state.phase})")
+
+
+def _check_seat(state: TableState, seat: int) -> None:
+    if not 0 <= seat < state.players:
+        raise IllegalAction(f"there is no seat {seat}")
+
+
+def _check_faces(engine: Engine, cards: tuple[str, ...]) -> None:
+    allowed = set(deck_faces(engine.state.options))
+    if not all(is_face(card) and card in allowed for card in cards):
+        raise IllegalAction("that is not a card of this deck")
+
+
+def _check_shown(
+    engine: Engine, seat: int, tokens: tuple[int, ...], cards: tuple[str, ...], hand: list[int]
+) -> None:
+    """Cards a seat shows must be distinct cards of its hand, with faces of this deck."""
+    if len(cards) != len(tokens) or len(set(tokens)) != len(tokens) or not set(tokens) <= set(hand):
+        raise IllegalAction(f"seat {seat} shows cards it does not hold")
+    _check_faces(engine, cards)
+
+
+# --- what the table waits for ---------------------------------------------------------------------
+
+
+@hookimpl
+def kdm_awaiting(state: TableState) -> list[Duty]:
+    phase = state.phase
+    if phase == "dealing":
+        return [Duty("deal")]
+    if phase == "reshuffling":
+        return [Duty("shuffle")]
+    data = kems(state)
+    if phase == "checking":
+        seat = data.to_check[0]
+        return [Duty("check_hand", seat=seat, tokens=tuple(state.hands[seat]))]
+    if phase == "turning":
+        talon = state.zones[TALON]
+        wanted = min(TABLE_CARDS - len(state.zones[TABLE]), len(talon))
+        return [Duty("turn", seat=data.dealer, tokens=tuple(reversed(talon[len(talon) - wanted :])))]
+    if phase == "hunt" and not data.sweepable:
+        return [Duty("quiet", after_ms=state.options["sweep_after_ms"], ref=data.quiet_since)]
+    if phase == "calling":
+        return [Duty("close", after_ms=state.options["call_window_ms"], ref=data.window_opened_by)]
+    if phase == "showing":
+        seat = data.to_show[0]
+        return [Duty("show_hand", seat=seat, tokens=tuple(state.hands[seat]))]
+    if phase == "answering":
+        assert data.judged is not None
+        accused = data.judged[2]
+        return [Duty("answer_contre", seat=accused, tokens=tuple(state.hands[accused]))]
+    return []
+
+
+@hookimpl
+def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event | None:
+    """Build the events only a process that knows the faces can: it answers truthfully for the seat."""
+    if duty.seat is None:
+        return None
+    seat = duty.seat
+    if duty.kind == "check_hand":
+        by_rank: dict[str, list[int]] = {}
+        for token in state.hands[seat]:
+            by_rank.setdefault(rank_of(faces[token]), []).append(token)
+        triple = next((tokens for tokens in by_rank.values() if len(tokens) >= 3), None)
+        if triple is None:
+            return KeepHand(seat=seat)
+        return Redraw(seat=seat, tokens=tuple(triple), cards=tuple(faces[t] for t in triple))
+    if duty.kind == "turn":
+        return Turn(seat=seat, tokens=duty.tokens, cards=tuple(faces[t] for t in duty.tokens))
+    if duty.kind == "answer_contre":
+        hand = state.hands[seat]
+        cards = tuple(faces[t] for t in hand)
+        if is_four_of_a_kind(cards):  # the rules leave no choice: the Contre was right
+            return ShowHand(seat=seat, tokens=tuple(hand), cards=cards)
+        return ShowTwo(seat=seat, tokens=two_different_ranks(hand, faces))
+    return None
+
+
+def two_different_ranks(hand: list[int], faces: Mapping[int, str]) -> tuple[int, ...]:
+    """Two cards of different ranks: the proof, to the caller, that this hand is no Kem's."""
+    first = hand[0]
+    second = next(t for t in hand[1:] if rank_of(faces[t]) != rank_of(faces[first]))
+    return (first, second)

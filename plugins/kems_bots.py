@@ -1,0 +1,273 @@
+"""Kem's bots (RULES 3): collect four of a kind, sign to the partner, call on the partner's sign, and
+watch the opponents' gestures to catch their sign with a Contre Kem's.
+
+A bot decides from its ``SeatView`` only (its hand, the public table and gesture feed, its team's
+privately agreed signs). What it remembers lives in ``bot.memory``: the gestures it has seen, and for
+each opponent team how often each gesture came just before one of their confirmed calls. Two settings
+there shape a bot (the bot league in ``benchmarks/kems_league.py`` plays them against each other):
+
+- ``kems_signs``: ``fixed`` (one sign agreed for the whole game) or ``vary`` (a new sign every deal);
+- ``kems_watch``: whether it learns the opponents' signs and calls Contre Kem's on them.
+
+The team's first seat chooses the signs and sends them to its partner in a ``PrivateNote``; nothing
+about them reaches the table. Decoy gestures are drawn once per slot so a bot's plan is stable while
+it waits.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from kdm.bots import Bot, Decision
+from kdm.cards import RANKS, rank_of
+from kdm.deck import PrivateNote
+from kdm.engine import SeatView
+from kdm.hookspecs import hookimpl
+from kdm.plugins.kems import GESTURES, HAND, NAME, is_four_of_a_kind, partner_of, team_of
+from kdm.plugins.kems_events import Call, Exchange, Gesture, Sweep, SweepAnswer
+from kdm.plugins.kems_view import KemsView, Signs
+
+#: A learned gesture must have come before an opponent's confirmed call this often to be trusted...
+CATCH_MIN_SCORE = 2.0
+#: ...and lead the next likeliest gesture of that team by this much.
+CATCH_MARGIN = 1.0
+#: Re-sign when the partner has not called after this many events.
+RESIGN_AFTER_EVENTS = 40
+PRESIGN_CHANCE = 0.5
+#: Mean ms between decoy gestures of one bot.
+DECOY_EVERY_MS = (4000.0, 12000.0)
+
+
+@dataclass
+class Watch:
+    """What a Kem's bot remembers: the gestures it has seen (by seq), for each opponent team the weight
+    of evidence for each gesture being their sign, and the choices it drew once so that its plans stay
+    the same while it waits (signs it chose, the sign it makes, pre-signs, decoys)."""
+
+    gestures: dict[int, tuple[int, str]] = field(default_factory=dict)
+    evidence: dict[int, dict[str, float]] = field(default_factory=dict)
+    last_result_seq: int = -1
+    chosen: dict[int, Signs] = field(default_factory=dict)
+    signing: dict[tuple[int, int | None], str] = field(default_factory=dict)
+    presigning: dict[int, bool] = field(default_factory=dict)
+    decoys: dict[tuple[int, int], tuple[str, float]] = field(default_factory=dict)
+
+
+@hookimpl
+def kdm_bot_decide(view: SeatView, bot: Bot) -> Decision | None:
+    part = view.rules.get(NAME)
+    if not isinstance(part, KemsView):
+        return None
+    return decide(view, part, bot)
+
+
+def decide(view: SeatView, table: KemsView, bot: Bot) -> Decision | None:
+    """A Kem's bot's next move, in order of urgency."""
+    watch = _watch(bot)
+    _observe(view, table, watch)
+    if view.phase in ("setup", "over"):
+        return None
+    for choose in (_agree_signs, _answer_sign, _catch_sign, _obliged, _sweep_answer):
+        decision = choose(view, table, bot, watch)
+        if decision is not None:
+            return decision
+    if view.phase == "hunt":
+        for choose in (_sign, _exchange, _ask_sweep):
+            decision = choose(view, table, bot, watch)
+            if decision is not None:
+                return decision
+    return _decoy(view, table, bot, watch)
+
+
+# --- signs ----------------------------------------------------------------------------------------
+
+
+def _agree_signs(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
+    """The team's first seat chooses the signs (again each deal with ``kems_signs=vary``)."""
+    if view.seat >= view.players // 2:
+        return None
+    vary = bot.memory.get("kems_signs", "fixed") == "vary"
+    if table.signs and not (vary and table.signs_deal != table.deal):
+        return None
+    key = table.deal if vary else 0
+    chosen = watch.chosen.get(key)
+    if chosen is None:
+        count = 2 if view.options["signs"] == "multi" else 1
+        picked = bot.rng.sample(GESTURES, count + 1)
+        chosen = watch.chosen[key] = Signs(tuple(picked[:count]), picked[count], table.deal)
+    note = PrivateNote(sender=view.seat, to=table.partner, data=chosen.note_data())
+    return Decision(note, 50.0)
+
+
+def _sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
+    """Holding four of a kind: make the team's sign (again if the partner seems to have missed it);
+    holding three: sometimes the pre-sign."""
+    if not table.signs:
+        return None
+    cards = view.cards
+    mine = [(seq, g) for seq, (s, g) in watch.gestures.items() if s == view.seat and seq > table.deal_started]
+    last_sign = max((seq for seq, g in mine if g in table.signs), default=None)
+    if is_four_of_a_kind(cards):
+        if last_sign is not None and view.seq - last_sign < RESIGN_AFTER_EVENTS:
+            return None
+        key = (table.deal, last_sign)
+        if key not in watch.signing:
+            watch.signing[key] = bot.rng.choice(table.signs)
+        sign = watch.signing[key]
+        return Decision(Gesture(seat=view.seat, gesture=sign), bot.think_ms())
+    presign = table.presign
+    if presign is None or max(Counter(map(rank_of, cards)).values(), default=0) != 3:
+        return None
+    if any(g == presign for _seq, g in mine):
+        return None
+    if table.deal not in watch.presigning:
+        watch.presigning[table.deal] = bot.chance(PRESIGN_CHANCE)
+    if not watch.presigning[table.deal]:
+        return None
+    return Decision(Gesture(seat=view.seat, gesture=presign), bot.think_ms())
+
+
+def _answer_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
+    """The partner signed this deal and nobody has called yet: Kem's (Double with four here too)."""
+    if view.phase not in ("hunt", "calling") or not table.signs:
+        return None
+    if any(seat == view.seat for seat, _c, _t in table.calls):
+        return None
+    signed = [seq for seq, (s, g) in watch.gestures.items()
+              if s == table.partner and g in table.signs and seq > table.deal_started]  # fmt: skip
+    if not signed:
+        return None
+    call = "double" if is_four_of_a_kind(view.cards) else "kems"
+    trigger = max(signed)
+    return Decision(Call(seat=view.seat, call=call, trigger=trigger), bot.reaction_ms())
+
+
+# --- watching the opponents -----------------------------------------------------------------------
+
+
+def _watch(bot: Bot) -> Watch:
+    watch = bot.memory.get("kems_memory")
+    if watch is None:
+        watch = bot.memory["kems_memory"] = Watch()
+    assert isinstance(watch, Watch)
+    return watch
+
+
+def _observe(view: SeatView, table: KemsView, watch: Watch) -> None:
+    """Remember new gestures; after an opponent's confirmed call, weigh the gestures that led to it."""
+    for seat, gesture, seq in table.gestures:
+        watch.gestures.setdefault(seq, (seat, gesture))
+    for caller, call, _target, result, seq in table.results:
+        if seq <= watch.last_result_seq:
+            continue
+        watch.last_result_seq = seq
+        if call == "contre" or result != "confirmed":
+            continue
+        signers = [partner_of(caller, view.players)] + ([caller] if call == "double" else [])
+        evidence = watch.evidence.setdefault(team_of(caller, view.players), {})
+        for signer in signers:
+            before = sorted((s, g) for s, (who, g) in watch.gestures.items() if who == signer and s < seq)
+            if before:
+                evidence[before[-1][1]] = (
+                    evidence.get(before[-1][1], 0.0) + 1.0
+                )  # the sign is most likely the last gesture before the call
+                for _s, gesture in before[-4:-1]:
+                    evidence[gesture] = evidence.get(gesture, 0.0) + 0.25
+
+
+def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
+    """An opponent just made the gesture that has preceded their team's calls: Contre Kem's."""
+    if not bot.memory.get("kems_watch", True) or view.seat in table.barred:
+        return None
+    if view.phase not in ("hunt", "calling") or any(seat == view.seat for seat, _c, _t in table.calls):
+        return None
+    mine = team_of(view.seat, view.players)
+    for seq in sorted(watch.gestures, reverse=True)[:3]:
+        seat, gesture = watch.gestures[seq]
+        if seq <= table.deal_started or team_of(seat, view.players) == mine:
+            continue
+        weights = watch.evidence.get(team_of(seat, view.players), {})
+        likely = sorted(weights.items(), key=lambda item: (-item[1], item[0]))[:2]
+        if not likely or likely[0][0] != gesture or likely[0][1] < CATCH_MIN_SCORE:
+            continue
+        runner_up = likely[1][1] if len(likely) > 1 else 0.0
+        if likely[0][1] - runner_up >= CATCH_MARGIN:
+            return Decision(Call(seat=view.seat, call="contre", target=seat, trigger=seq), bot.reaction_ms())
+    return None
+
+
+# --- the hunt -------------------------------------------------------------------------------------
+
+
+def best_exchange(view: SeatView, table: KemsView, forced: bool = False) -> Exchange | None:
+    """The exchange that brings this hand closest to four of a kind: take the table's cards of one
+    rank, give the cards of the ranks held least. Only an exchange that makes the largest set larger is
+    worth making; ``forced`` (after refusing a sweep) swaps one card all the same."""
+    hand = [(t, f) for t, f in view.hand if f is not None]
+    if len(hand) != HAND or not table.table:
+        return None
+    faces = dict(hand)
+    held = Counter(rank_of(f) for _t, f in hand)
+    on_table = Counter(rank_of(f) for _t, f in table.table)
+    best = max(held.values())
+    gains = {r: held[r] + min(on_table[r], HAND - held[r]) for r in on_table}
+    rank = max(gains, key=lambda r: (gains[r], -RANKS.index(r)))
+    if gains[rank] <= best or best == HAND:
+        if not forced:
+            return None
+        # Keep the largest set; give away one card of the rank held least, for any table card.
+        keep = max(held, key=lambda r: (held[r], -RANKS.index(r)))
+        rank = next((r for r in on_table if r != keep), keep)
+    count = min(on_table[rank], HAND - held[rank]) or 1
+    spare = sorted((t for t, f in hand if rank_of(f) != rank), key=lambda t: (held[rank_of(faces[t])], t))
+    take = [t for t, f in table.table if rank_of(f) == rank][:count]
+    give = tuple(spare[: len(take)])
+    if not give:
+        return None
+    take = take[: len(give)]
+    return Exchange(seat=view.seat, give=give, cards=tuple(faces[t] for t in give), take=tuple(take))
+
+
+def _exchange(view: SeatView, table: KemsView, bot: Bot, _watch: Watch) -> Decision | None:
+    exchange = best_exchange(view, table)
+    return None if exchange is None else Decision(exchange, bot.think_ms())
+
+
+def _obliged(view: SeatView, table: KemsView, bot: Bot, _watch: Watch) -> Decision | None:
+    """Refused a sweep: exchange right away."""
+    if view.phase != "refused" or table.refuser != view.seat:
+        return None
+    exchange = best_exchange(view, table, forced=True)
+    return None if exchange is None else Decision(exchange, bot.think_ms())
+
+
+def _ask_sweep(view: SeatView, table: KemsView, bot: Bot, _watch: Watch) -> Decision | None:
+    if not table.sweepable or _holding(view, table):
+        return None
+    return Decision(Sweep(seat=view.seat), bot.think_ms())
+
+
+def _sweep_answer(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
+    """Accept, unless the table holds a card worth taking."""
+    if view.phase != "sweep" or table.sweep_asker == view.seat or view.seat in table.sweep_accepted:
+        return None
+    refuse = best_exchange(view, table) is not None
+    return Decision(SweepAnswer(seat=view.seat, accept=not refuse), bot.think_ms())
+
+
+def _holding(view: SeatView, table: KemsView) -> bool:
+    """Whether this bot holds four and waits for its partner: it does not stir the table then."""
+    return is_four_of_a_kind(view.cards)
+
+
+def _decoy(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
+    """Now and then a gesture that means nothing, so the real sign does not stand out."""
+    made = sum(1 for s, _g, seq in table.gestures if s == view.seat and seq > table.deal_started)
+    key = (table.deal, made)
+    planned = watch.decoys.get(key)
+    if planned is None:
+        choices = [g for g in GESTURES if g not in table.signs and g != table.presign]
+        planned = watch.decoys[key] = (bot.rng.choice(choices), bot.rng.uniform(*DECOY_EVERY_MS))
+    gesture, delay = planned
+    return Decision(Gesture(seat=view.seat, gesture=gesture), delay)

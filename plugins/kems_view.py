@@ -1,0 +1,155 @@
+"""Kem's seat views, privately agreed signs, winners and the game summary (RULES 3).
+
+A seat's view holds the public table plus what that seat alone may know: its team's signs (from the
+``PrivateNote`` its partner sent or it sent) and the faces shown to it after a failed Contre.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kdm.deck import Knowledge
+from kdm.hookspecs import hookimpl
+from kdm.plugins.kems import BIN, GESTURES, NAME, TABLE, TALON, kems, partner_of, team_of, team_seats
+from kdm.state import TableState
+
+
+@dataclass(slots=True)
+class KemsView:
+    """Kem's part of a seat view: public data plus the seat's private knowledge (its team's signs,
+    cards shown to it alone)."""
+
+    team: int
+    partner: int
+    team_scores: tuple[int, ...]
+    target: int
+    deal: int
+    dealer: int
+    table: tuple[tuple[int, str], ...]
+    talon: int
+    bin: int
+    #: Each seat's cards whose faces are public (taken from the table or shown), None where unknown.
+    public_hands: tuple[tuple[str | None, ...], ...]
+    sweepable: bool
+    sweep_asker: int | None
+    sweep_accepted: tuple[int, ...]
+    refuser: int | None
+    calls: tuple[tuple[int, str, int], ...]
+    judged: tuple[int, str, int] | None
+    to_show: tuple[int, ...]
+    barred: tuple[int, ...]
+    gestures: tuple[tuple[int, str, int], ...]
+    chat: tuple[tuple[int, str], ...]
+    #: Faces shown to this seat alone: (from seat, face).
+    shown_to_me: tuple[tuple[int, str], ...]
+    #: This team's signs and pre-sign, as agreed privately (empty until the partners agreed), and the
+    #: deal they were agreed at.
+    signs: tuple[str, ...]
+    presign: str | None
+    signs_deal: int
+    stats: dict[str, tuple[int, int, int]]
+    results: tuple[tuple[int, str, int, str, int], ...]
+    deal_started: int
+
+
+@hookimpl
+def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any]:
+    data = kems(state)
+    faces = state.faces
+    agreed = team_signs(knowledge, seat, state.players)
+    shown_to_me = tuple(
+        (by, knowledge.faces[t])
+        for to, by, tokens in data.private_shows
+        if to == seat
+        for t in tokens
+        if t in knowledge.faces
+    )
+    return NAME, KemsView(
+        team=team_of(seat, state.players),
+        partner=partner_of(seat, state.players),
+        team_scores=tuple(data.team_scores),
+        target=state.options["target"],
+        deal=data.deals,
+        dealer=data.dealer,
+        table=tuple((t, faces[t]) for t in state.zones[TABLE]),
+        talon=len(state.zones[TALON]),
+        bin=len(state.zones[BIN]),
+        public_hands=tuple(tuple(faces.get(t) for t in hand) for hand in state.hands),
+        sweepable=data.sweepable,
+        sweep_asker=data.sweep_asker,
+        sweep_accepted=tuple(data.sweep_accepted),
+        refuser=data.refuser,
+        calls=tuple((s, c, t) for s, c, t, _eff, _seq in data.calls),
+        judged=data.judged,
+        to_show=tuple(data.to_show),
+        barred=tuple(data.barred),
+        gestures=tuple(data.gestures),
+        chat=tuple(data.chat),
+        shown_to_me=shown_to_me,
+        signs=agreed.signs,
+        presign=agreed.presign,
+        signs_deal=agreed.deal,
+        stats={call: (s.confirmed, s.failed, s.void) for call, s in data.stats.items()},
+        results=tuple(data.results),
+        deal_started=data.deal_started,
+    )
+
+
+@dataclass(frozen=True)
+class Signs:
+    """What two partners agreed privately: their signs, a pre-sign, and the deal they agreed at."""
+
+    signs: tuple[str, ...] = ()
+    presign: str | None = None
+    deal: int = 0
+
+    def note_data(self) -> dict[str, Any]:
+        """As the plain data of a ``PrivateNote``."""
+        return {"signs": list(self.signs), "presign": self.presign, "deal": self.deal}
+
+
+def team_signs(knowledge: Knowledge, seat: int, players: int) -> Signs:
+    """The signs this seat's team agreed last (the latest note between the partners)."""
+    partner = partner_of(seat, players)
+    for note in reversed(knowledge.notes):
+        if {note.sender, note.to} != {seat, partner}:
+            continue
+        signs, presign, deal = note.data.get("signs"), note.data.get("presign"), note.data.get("deal", 0)
+        if isinstance(signs, list | tuple) and isinstance(deal, int):
+            return Signs(
+                tuple(sign for sign in signs if sign in GESTURES),
+                presign if presign in GESTURES else None,
+                deal,
+            )
+    return Signs()
+
+
+@hookimpl
+def kdm_winners(state: TableState) -> list[int]:
+    data = kems(state)
+    if data.winner is None:
+        return []
+    return list(team_seats(data.winner, state.players))
+
+
+@hookimpl
+def kdm_summary(state: TableState) -> dict[str, Any]:
+    data = kems(state)
+    return {
+        "deals": data.deals,
+        "teams": [
+            {"seats": list(team_seats(t, state.players)), "score": data.team_scores[t]}
+            for t in range(data.teams)
+        ],
+        "winner": data.winner,
+        "calls": {
+            "kems": {"confirmed": data.stats["kems"].confirmed, "failed": data.stats["kems"].failed},
+            "double": {"confirmed": data.stats["double"].confirmed, "failed": data.stats["double"].failed},
+            "contre": {
+                "confirmed": data.stats["contre"].confirmed,
+                "failed": data.stats["contre"].failed,
+                "void": data.stats["contre"].void,
+            },
+        },
+    }
