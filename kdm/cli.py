@@ -129,6 +129,16 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--peers", type=int, default=4, help="peers, 3 to 10 (default 4)")
     selfplay.add_argument("--rounds", type=int, default=3, help="rounds to play (default 3)")
     selfplay.add_argument("--seed", type=int, default=0, help="bot seed (default 0)")
+    selfplay.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a rule plugin or game mode (repeatable)",
+    )
+    selfplay.add_argument(
+        "--option", action="append", default=[], metavar="NAME=VALUE", help="a table option (repeatable)"
+    )
     selfplay.add_argument("--json", action="store_true", help="print one JSON summary")
     selfplay.add_argument("--timeout", type=float, default=300.0, help=argparse.SUPPRESS)
     selfplay.set_defaults(run=run_selfplay)
@@ -204,7 +214,14 @@ def run_tables(args: argparse.Namespace) -> int:
 def run_selfplay(args: argparse.Namespace) -> int:
     from kdm.selfplay import selfplay
 
-    result = selfplay(args.peers, args.rounds, args.seed, timeout_s=args.timeout)
+    result = selfplay(
+        args.peers,
+        args.rounds,
+        args.seed,
+        timeout_s=args.timeout,
+        variants=args.variant,
+        options=parse_assignments(args.option),
+    )
     if args.json:
         print(json.dumps(result))
     else:

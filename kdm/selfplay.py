@@ -11,25 +11,45 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from kdm.errors import UsageError
+from kdm.manager import Rules
 
 LOOPBACK = "127.0.0.1"
 
 
-def selfplay(peers: int, rounds: int, seed: int, timeout_s: float = 300.0) -> dict[str, Any]:
-    """Play one game between ``peers`` bot processes and summarise it."""
+def selfplay(
+    peers: int,
+    rounds: int,
+    seed: int,
+    timeout_s: float = 300.0,
+    variants: Sequence[str] = (),
+    options: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Play one game between ``peers`` bot processes and summarise it.
+
+    ``rounds`` applies to a game of rounds; a game mode that plays to a target (Kem's) takes its
+    ``options`` instead. The table's rules check the player count and options before any process starts.
+    """
     if not 3 <= peers <= 10:
         raise UsageError("peers must be 3 to 10")
     if rounds < 1:
         raise UsageError("rounds must be at least 1")
+    rules = Rules.for_table(variants)
+    given: dict[str, Any] = dict(options or {})
+    if any(option.name == "rounds" for option in rules.options()):
+        given.setdefault("rounds", str(rounds))
+    rules.resolve(peers, dict(given))  # one clear line for a bad count or option, before any process
+    table_flags = [flag for name, value in given.items() for flag in ("--option", f"{name}={value}")]
+    table_flags += [flag for name in variants for flag in ("--variant", name)]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="kdm-selfplay-") as scratch:
         root = Path(scratch)
         common = ["--interface", LOOPBACK, "--headless", "--data-dir", str(root / "data")]
-        argv = ["host", "--players", str(peers), "--option", f"rounds={rounds}", "--as-bot", "greedy",
+        argv = ["host", "--players", str(peers), *table_flags, "--as-bot", "greedy",
                 "--no-advertise", "--name", "selfplay", "--seed", str(seed), *common]  # fmt: skip
         host = _spawn([*argv, "--report", str(root / "peer0.json")], stdout=subprocess.PIPE)
         children = [host]

@@ -40,6 +40,7 @@ async def play_table(
         node = Node(transport, "t1", MemoryStorage(), voters=founder, seed=i, address_of=address)
         peer = Peer(node, installed, bot=bot)
         node.on_commit = peer.committed
+        node.on_direct = peer.received_direct
         nodes.append(node)
         peers.append(peer)
     await nodes[0].start()
@@ -49,8 +50,14 @@ async def play_table(
         peer.start()
     while not nodes[0].is_leader:
         await asyncio.sleep(0.01)
-    table_options = {"rounds": rounds, "slap_timeout_ms": 1000, **(options or {})}
-    peers[0].create_table("kitchen", players, table_options, Rules.for_table(variants))
+    rules = Rules.for_table(variants)
+    declared = {option.name for option in rules.options()}
+    # Kilo de merde's own defaults; a game mode without rounds (Kem's) plays to its target instead.
+    defaults = {
+        name: value for name, value in (("rounds", rounds), ("slap_timeout_ms", 1000)) if name in declared
+    }
+    table_options = {**defaults, **(options or {})}
+    peers[0].create_table("kitchen", players, table_options, rules)
     for peer in peers[1:]:
         peer.join_table()
     while len(peers[0].record.seats) < players:

@@ -39,6 +39,22 @@ def test_selfplay_peers_agree(peers: int, rounds: int) -> None:
     assert result["commit_latency_ms"]["p50"] is not None
 
 
+def test_selfplay_plays_kems_to_its_target_and_the_peers_agree() -> None:
+    done = run_kdm(
+        "selfplay", "--peers", "4", "--variant", "kems", "--option", "target=1",
+        "--option", "sweep_after_ms=300", "--json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert len(result["digests"]) == 4 and len(set(result["digests"])) == 1
+
+
+def test_selfplay_refuses_a_kems_table_of_five_in_one_line() -> None:
+    done = run_kdm("selfplay", "--peers", "5", "--variant", "kems")
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "4, 6 or 8 players" in done.stderr
+
+
 def test_a_live_peer_drops_garbage_and_keeps_playing(tmp_path: Path) -> None:
     """Random bytes, msgpack with wrong fields, a 10 MB frame and a stale raft term at the host's port."""
     report = tmp_path / "host.json"
