@@ -29,13 +29,15 @@ How the built-in variants use these hooks, so that none of them needs a special 
 
 A plugin module may set ``KDM_MODE = True`` (it is a game mode that replaces the base game) and
 ``KDM_REQUIRES = ("name", ...)`` (plugins that come with it whenever a table picks it).
-- Kem's (a game mode: it replaces the base plugin instead of stacking on it): ``kdm_table_options``
-  (``deck``, ``target``, ``signs``...), ``kdm_check_table`` (4, 6 or 8 players), ``kdm_setup_table``
-  (teams, the face-up table, talon and bin zones), ``kdm_event_types`` (``Exchange``, ``Sweep``,
-  ``SweepAnswer``, ``Gesture``, ``Call``...), ``kdm_apply`` for them, ``kdm_awaiting`` for the deal,
-  the table refill and the shown hands, ``kdm_view`` for the shared table and the gesture feed,
-  ``kdm_winners`` for the team that reached ``target``, ``kdm_bot_decide`` for its bots. Secret signs
-  never enter the log: they live in each peer's private memory, beside ``Knowledge``.
+
+Kem's (``kdm.plugins.kems``) is such a mode, built on the same hooks with no special case in the core:
+``kdm_table_options`` (``deck``, ``target``, ``signs``, ``spoken``, ``sweep_after_ms``, ``call_window_ms``),
+``kdm_check_table`` (4, 6 or 8 players), ``kdm_setup_table`` (talon, table and bin zones, team scores),
+``kdm_event_types`` and ``kdm_apply`` for its events, ``kdm_awaiting`` for the deal, the dealer's turns,
+the ``quiet`` and ``close`` timers and the hands shown, ``kdm_reveal`` to build the events only a
+face-knower can (a hand checked at the deal, cards turned up, a Contre answered), ``kdm_view``,
+``kdm_winners``, ``kdm_summary``, ``kdm_describe`` and ``kdm_bot_decide``. Its secret signs never enter
+the log: partners agree them with a ``PrivateNote`` (``kdm.deck``), kept beside ``Knowledge``.
 """
 
 from __future__ import annotations
