@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import msgpack
+from nacl.exceptions import CryptoError
+from nacl.public import Box, PrivateKey, PublicKey
 
 from kdm.bots import Bot, Decision
 from kdm.deck import OpenDeck, PrivateNote
@@ -70,6 +72,8 @@ class Agent:
     nonces: dict[bytes, bytes] = field(default_factory=dict)  # commitment -> nonce
     owed: set[tuple[str, int]] = field(default_factory=set)
     plan: tuple[asyncio.TimerHandle, Decision] | None = None
+    #: This seat's key for private notes: partners' notes are encrypted to it (PyNaCl ``Box``).
+    box: PrivateKey = field(default_factory=PrivateKey.generate)
 
     def fresh_commitment(self) -> bytes:
         """Commit to a new secret nonce, to be revealed at a later shuffle."""
@@ -163,7 +167,13 @@ class Peer:
 
     def join_table(self) -> None:
         me = self.me
-        self.propose("join", name=me.name, bot=me.bot is not None, commit=me.fresh_commitment())
+        self.propose(
+            "join",
+            name=me.name,
+            bot=me.bot is not None,
+            commit=me.fresh_commitment(),
+            box_key=bytes(me.box.public_key),
+        )
 
     def start_game(self) -> None:
         self.propose("start")
@@ -312,41 +322,49 @@ class Peer:
 
     def send_note(self, note: PrivateNote, agent: Agent | None = None) -> None:
         """Send a note from this process's seat straight to the process of seat ``note.to``: never
-        through the log, never to anyone else."""
+        through the log, never to anyone else, and encrypted to that seat's key (its join entry's
+        ``box_key``), so that nobody who listens on the LAN can read it."""
         agent = agent or self.me
-        record = self.record
-        if agent.seat != note.sender or not 0 <= note.to < len(record.seats):
+        seats = self.record.seats
+        if agent.seat != note.sender or not 0 <= note.to < len(seats):
             log.warning("a note from seat %s to seat %s is not this player's to send", note.sender, note.to)
             return
         self._keep_note(note)
-        process = record.seats[note.to].node.split("#", 1)[0]
-        if process != self.node.node_id:
-            data = msgpack.packb(
-                {"sender": note.sender, "to": note.to, "data": dict(note.data)}, use_bin_type=True
-            )
-            self.node.send_direct(process, data)
+        process = seats[note.to].node.split("#", 1)[0]
+        if process == self.node.node_id:
+            return
+        if not seats[note.to].box_key:
+            log.warning("seat %d has no key for private notes: the note stays here", note.to)
+            return
+        sealed = Box(agent.box, PublicKey(seats[note.to].box_key)).encrypt(
+            msgpack.packb(dict(note.data), use_bin_type=True)
+        )
+        data = msgpack.packb({"sender": note.sender, "to": note.to, "box": bytes(sealed)}, use_bin_type=True)
+        self.node.send_direct(process, data)
 
     def received_direct(self, sender: str, data: bytes) -> None:
         """A direct message from another member: a private note for a seat played here, from the
-        process that plays the seat it claims to come from; anything else is dropped."""
+        process that plays the seat it claims to come from, sealed with both seats' keys; anything
+        else is dropped."""
         try:
             body = msgpack.unpackb(data, raw=False, strict_map_key=True)
-            note = PrivateNote(body["sender"], body["to"], body["data"])
+            from_seat, to_seat, sealed = body["sender"], body["to"], body["box"]
             seats = self.record.seats
-            if not all(isinstance(v, int) and 0 <= v < len(seats) for v in (note.sender, note.to)):
+            if not all(isinstance(v, int) and 0 <= v < len(seats) for v in (from_seat, to_seat)):
                 raise ValueError("no such seat")
-            if not isinstance(note.data, dict):
+            if seats[from_seat].node.split("#", 1)[0] != sender:
+                raise ValueError(f"it does not play seat {from_seat}")
+            agent = next((a for a in self.agents if a.seat == to_seat), None)
+            if agent is None:
+                raise ValueError(f"seat {to_seat} is not played here")
+            opened = Box(agent.box, PublicKey(seats[from_seat].box_key)).decrypt(sealed)
+            note_data = msgpack.unpackb(opened, raw=False, strict_map_key=True)
+            if not isinstance(note_data, dict):
                 raise ValueError("the note is not a map")
-        except (ValueError, KeyError, TypeError, msgpack.UnpackException) as error:
+        except (ValueError, KeyError, TypeError, CryptoError, msgpack.UnpackException) as error:
             log.warning("dropped a direct message from %s: %s", sender, error)
             return
-        if seats[note.sender].node.split("#", 1)[0] != sender:
-            log.warning("dropped a note from %s: it does not play seat %d", sender, note.sender)
-            return
-        if not any(agent.seat == note.to for agent in self.agents):
-            log.warning("dropped a note from %s: seat %d is not played here", sender, note.to)
-            return
-        self._keep_note(note)
+        self._keep_note(PrivateNote(from_seat, to_seat, note_data))
 
     def _keep_note(self, note: PrivateNote) -> None:
         self.deck.note(note)

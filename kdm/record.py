@@ -63,6 +63,8 @@ class Seat:
     name: str
     bot: bool
     commitment: bytes
+    #: The seat's public key for private notes (Curve25519, 32 bytes), b"" when it has none.
+    box_key: bytes = b""
 
 
 @dataclass
@@ -137,10 +139,13 @@ class TableRecord:
             raise UsageError(f"table '{self.name}': the game has already started")
         if len(self.seats) >= self.players:
             raise UsageError(f"table '{self.name}' is full ({self.players} players)")
-        commit = entry["commit"]
+        commit, box_key = entry["commit"], entry.get("box_key", b"")
         if not isinstance(commit, bytes) or len(commit) != 32:
             raise ValueError("commit must be 32 bytes")
-        self.seats.append(Seat(node, str(entry.get("name", node)), bool(entry.get("bot", False)), commit))
+        if not isinstance(box_key, bytes) or len(box_key) not in (0, 32):
+            raise ValueError("box_key must be 32 bytes")
+        name, bot = str(entry.get("name", node)), bool(entry.get("bot", False))
+        self.seats.append(Seat(node, name, bot, commit, box_key))
         self.joined.add(node)
         return [Notice("seated", node=node, seat=len(self.seats) - 1)]
 

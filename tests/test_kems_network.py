@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import msgpack
+from nacl.public import Box, PrivateKey, PublicKey
 
 from kdm.net.node import node_codec
 from kdm.net.transport import MemoryNetwork, MemoryTransport
@@ -57,32 +58,50 @@ def test_rule_3_kems_bot_peers_play_a_whole_game_over_the_network_and_agree() ->
     assert state is not None and max(state.scores) >= FAST_KEMS["target"]
 
 
-def test_rule_3_2_a_teams_sign_goes_only_to_the_partner_never_into_the_log() -> None:
+def test_rule_3_2_a_teams_sign_goes_only_to_the_partner_sealed_and_never_into_the_log() -> None:
     tap = Wiretap()
     peers = play(4, tap)
     seats = seat_of(peers)
     codec = node_codec("t1")
     directs: list[tuple[str, str, dict[str, Any]]] = []
     for sender, to, payload in tap.sent:
+        # Raft messages carry every log entry; direct ones are sealed: a listener reads no note.
+        assert b"presign" not in payload and b"signs" not in payload
         envelope = codec.decode(payload, claimed_sender=sender)
         if envelope.kind == "direct":
             directs.append((sender, to, msgpack.unpackb(envelope.body["data"], raw=False)))
-        else:
-            # Every log entry travels in raft messages: none of them holds a note.
-            assert b"presign" not in payload
     assert directs, "the partners agreed their signs by direct message"
-    for sender, to, note in directs:
+    for sender, to, body in directs:
         # From a seat to its partner's process, and to nobody else.
-        assert seats[to] == partner_of(seats[sender], 4) == note["to"]
-        assert note["sender"] == seats[sender]
-    agreed = {seats[s]: tuple(note["data"]["signs"]) for s, _to, note in directs}
+        assert seats[to] == partner_of(seats[sender], 4) == body["to"]
+        assert body["sender"] == seats[sender] and set(body) == {"sender", "to", "box"}
+    agreed: dict[int, tuple[str, ...]] = {}
     for peer in peers:
         engine = peer.record.engine
         assert engine is not None and peer.seat is not None
         own = team_signs(peer.deck.knowledge(engine.state, peer.seat), peer.seat, 4).signs
-        assert own and own in agreed.values()
+        assert own, f"seat {peer.seat} knows its team's sign"
+        agreed[peer.seat] = own
         for note in peer.deck.notes.get(peer.seat, []):
             assert team_of(note.sender, 4) == team_of(peer.seat, 4) == team_of(note.to, 4)
         for other in range(4):
             if team_of(other, 4) != team_of(peer.seat, 4):
                 assert peer.deck.notes.get(other, []) == []  # this process knows no note of theirs
+    for seat, signs in agreed.items():
+        assert agreed[partner_of(seat, 4)] == signs  # both partners read the same sign
+
+
+def test_a_note_that_is_not_sealed_for_this_seat_is_dropped() -> None:
+    tap = Wiretap()
+    peers = play(4, tap)
+    by_seat = {peer.seat: peer for peer in peers}
+    receiver, partner = by_seat[2], by_seat[0]
+    before = list(receiver.deck.notes.get(2, []))
+    forged = Box(PrivateKey.generate(), PublicKey(receiver.record.seats[2].box_key)).encrypt(
+        msgpack.packb({"signs": ["wink"], "presign": None, "deal": 9})
+    )
+    message = {"sender": 0, "to": 2, "box": bytes(forged)}
+    receiver.received_direct(partner.node.node_id, msgpack.packb(message))  # a key that is not seat 0's
+    receiver.received_direct(by_seat[1].node.node_id, msgpack.packb(message))  # not seat 0's process
+    receiver.received_direct(partner.node.node_id, b"\xc1 not msgpack")
+    assert receiver.deck.notes.get(2, []) == before
