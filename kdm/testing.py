@@ -8,8 +8,10 @@
 The engine never knows faces, so scripting them is the deck's business: the table applies the real
 ``StartGame``/``Deal`` events and then tells its open deck which face each new token has. Everything else
 goes through ``Engine.apply`` exactly as at a real table; duties the table owes (the queens' calls, a
-shown hand, draws, reshuffles) are fulfilled by ``settle()``, which ``act`` calls after every event.
-Timers are never fired behind a test's back: ``close()`` and ``fire(kind)`` do it when the test says.
+shown hand, draws, reshuffles, and whatever a game mode reveals through ``kdm_reveal``) are fulfilled by
+``settle()``, which ``act`` calls after every event. Timers are never fired behind a test's back:
+``close()`` and ``fire(kind)`` do it when the test says. Another game mode (Kem's) deals with its own
+events; ``arrange`` then gives its hidden cards the faces a scenario needs.
 
 For plugin authors (``docs/plugins.md``): ``pytest_plugins = ["kdm.testing"]`` in a ``conftest.py``
 gives the ``kdm_table`` fixture (a ``ScriptedTable`` factory); ``play`` runs a bots-only game and
@@ -20,7 +22,7 @@ module or class with ``@hookimpl`` functions written in the test) go in ``plugin
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -98,6 +100,24 @@ class ScriptedTable:
             self.deck.faces.update(zip(tokens, faces, strict=True))
         self.settle()
 
+    def arrange(self, faces: Mapping[int, str]) -> None:
+        """Give hidden cards the faces a scenario needs: token ``t`` gets ``faces[t]``, and the hidden
+        card that had that face takes ``t``'s old one, so the table still holds the same cards.
+        Only cards whose faces no event has revealed can change (the log does not know them)."""
+        state = self.state
+        live = [t for hand in state.hands for t in hand] + [t for zone in state.zones.values() for t in zone]
+        hidden = [t for t in live if t not in state.faces]
+        fixed: set[int] = set()
+        for token, face in faces.items():
+            if token not in hidden or token in fixed:
+                raise ValueError(f"card {token} is not a hidden card of this table (or asked twice)")
+            if self.deck.faces[token] != face:
+                holder = next((t for t in hidden if t not in fixed and self.deck.faces[t] == face), None)
+                if holder is None:
+                    raise ValueError(f"{face} is not among the hidden cards (or asked twice)")
+                self.deck.faces[holder], self.deck.faces[token] = self.deck.faces[token], face
+            fixed.add(token)
+
     def _fill(self, hands: Sequence[Sequence[str]], rest: list[str]) -> list[list[str]]:
         """The given hands completed from ``rest`` so that no hand the test left open is a combo:
         a scenario gets exactly the combos it wrote down."""
@@ -128,14 +148,18 @@ class ScriptedTable:
         return effects
 
     def settle(self) -> list[Effect]:
-        """Fulfil the duties the table owes now (reveals, draws, shuffles); timers are left alone."""
+        """Fulfil the duties the table owes now (reveals, draws, shuffles), truthfully, as the drivers
+        do; timers are left alone. A test that wants a seat to choose otherwise acts with ``settle=False``
+        and applies the seat's own event."""
         effects: list[Effect] = []
         while True:
             duties = [d for d in self.engine.awaiting() if d.after_ms is None and d.kind != "deal"]
             if not duties:
                 return effects
             duty = duties[0]
-            event = self.deck.fulfil(duty, self.state)
+            event = self.deck.fulfil(duty, self.state) or self.rules.hook.kdm_reveal(
+                duty=duty, state=self.state, faces=self.deck.faces
+            )
             if event is None and duty.kind == "shuffle":
                 event = Shuffle(seed=derive_seed(self.seed, "shuffle", self.state.seq))
             if event is None:
@@ -226,7 +250,8 @@ def check_cards(table: ScriptedTable) -> None:
     """Assert that every card of the table lies in exactly one place and that public faces are true.
 
     During a round the hands and zones hold the whole deck (the dealt faces and the pile's, as the
-    table's ``kdm_deck`` made them); between rounds, the pile's faces only.
+    table's ``kdm_deck`` made them); between rounds, the pile's faces only. A game mode without
+    ``kdm_deck`` (Kem's) checks its own deck.
     """
     state = table.state
     live = [t for hand in state.hands for t in hand] + [t for zone in state.zones.values() for t in zone]
@@ -234,9 +259,11 @@ def check_cards(table: ScriptedTable) -> None:
     if state.phase == "setup":
         assert not live, "cards before the game started"
         return
-    dealt, pile = table.rules.hook.kdm_deck(players=state.players, options=state.options)
-    expected = Counter(pile) + (Counter(dealt) if any(state.hands) else Counter())
-    assert Counter(table.deck.faces[t] for t in live) == expected, "cards were lost or made"
+    deck = table.rules.hook.kdm_deck(players=state.players, options=state.options)
+    if deck is not None:  # a game mode that does not declare its deck is checked for places and faces
+        dealt, pile = deck
+        expected = Counter(pile) + (Counter(dealt) if any(state.hands) else Counter())
+        assert Counter(table.deck.faces[t] for t in live) == expected, "cards were lost or made"
     for token, face in state.faces.items():
         assert table.deck.faces.get(token) == face, f"card {token} shows {face}, it is not"
 

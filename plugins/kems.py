@@ -551,7 +551,8 @@ def _close(engine: Engine, event: Event) -> list[Effect]:
 
 
 def _show_hand(engine: Engine, event: Event) -> list[Effect]:
-    """A whole hand shown for a call (or in answer to a Contre)."""
+    """A whole hand shown for a call, or in answer to a Contre by an accused who holds four of a kind
+    (without four, the accused answers with ``ShowTwo``: RULES 3.5, the deal goes on)."""
     assert isinstance(event, ShowHand)
     state = engine.state
     data = kems(state)
@@ -567,16 +568,19 @@ def _show_hand(engine: Engine, event: Event) -> list[Effect]:
     if sorted(event.tokens) != sorted(hand):
         raise IllegalAction(f"seat {shower} must show exactly the cards it holds")
     _check_shown(engine, shower, event.tokens, event.cards, hand)
-    state.faces.update(zip(event.tokens, event.cards, strict=True))
     four = is_four_of_a_kind(event.cards)
+    if state.phase == "answering" and not four:
+        assert data.judged is not None
+        raise IllegalAction(
+            f"seat {shower} holds no four of a kind: it shows two cards to seat {data.judged[0]} only"
+        )
+    state.faces.update(zip(event.tokens, event.cards, strict=True))
     data.shown[shower] = four
     effects: list[Effect] = [{"kind": "hand_shown", "seat": shower, "cards": list(event.cards), "four": four}]
-    if state.phase == "answering":
-        if four:  # the Contre holds unless the partner has four too: they show as well
-            data.to_show = [partner_of(shower, state.players)]
-            state.phase = "showing"
-            return effects
-        return effects + _score(engine)
+    if state.phase == "answering":  # four: the Contre holds unless the partner has four too
+        data.to_show = [partner_of(shower, state.players)]
+        state.phase = "showing"
+        return effects
     data.to_show.pop(0)
     if data.to_show:
         return effects
@@ -635,9 +639,7 @@ def _score(engine: Engine) -> list[Effect]:
     elif call == "double":
         both = data.shown[caller] and data.shown[partner_of(caller, state.players)]
         result, points = ("confirmed", 2) if both else ("failed", -2)
-    elif not data.shown[target]:
-        result, points = "failed", -1  # the accused chose to show a whole hand without four
-    elif data.shown.get(partner_of(target, state.players)):
+    elif data.shown[partner_of(target, state.players)]:
         result, points = "void", 0  # against a double the Contre does not work
     else:
         result, points = "confirmed", 1

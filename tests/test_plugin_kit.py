@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
 
+from kdm.events import Deal
 from kdm.hookspecs import hookimpl
 from kdm.options import TableOption
 from kdm.testing import ScriptedTable, check_cards, play
@@ -65,6 +67,22 @@ def test_kit_check_cards_notices_a_lost_card() -> None:
     table.state.zones["pile/1"].pop()
     with pytest.raises(AssertionError, match="lost or made"):
         check_cards(table)
+
+
+def test_kit_arranges_hidden_faces_and_settles_a_game_mode_s_reveals() -> None:
+    table = ScriptedTable(4, variants=["kems"])
+    table.act(Deal(seed=b"arranged"), settle=False)
+    live = [t for hand in table.state.hands for t in hand] + table.state.zones["talon"]
+    before = Counter(table.deck.faces[t] for t in live)
+    table.arrange(dict(zip(table.state.hands[1], ["KH", "KS", "KD", "2C"], strict=True)))
+    assert table.hand(1) == ["KH", "KS", "KD", "2C"]
+    assert Counter(table.deck.faces[t] for t in live) == before  # the same cards, swapped
+    effects = table.settle()  # seat 1 checks first: Kem's reveal shows its three kings for it
+    assert effects[0] == {"kind": "redrawn", "seat": 1, "cards": ["KH", "KS", "KD"]}
+    assert table.state.phase == "hunt"
+    with pytest.raises(ValueError, match="not a hidden card"):
+        table.arrange({table.state.zones["table"][0]: "2S"})  # face up: the log knows it
+    check_cards(table)
 
 
 AUTHOR_CONFTEST = 'pytest_plugins = ["kdm.testing"]\n'
