@@ -4,7 +4,10 @@ Prints one JSON object per figure:
 - ``sim``: whole games as ``kdm sim`` plays them (engine + greedy bots + the simulated table);
 - ``replay``: the engine alone, applying the same recorded events to a fresh table.
 
-    python benchmarks/sim.py [--games N] [--rounds R] [--variant NAME]...
+A game mode without rounds (Kem's plays deals to a target) gets no ``rounds`` option, and its deals
+count as rounds; give it player counts it allows (``--variant kems --players 4 --players 8``).
+
+    python benchmarks/sim.py [--games N] [--rounds R] [--variant NAME]... [--players N]...
 """
 
 from __future__ import annotations
@@ -23,21 +26,23 @@ from kdm.sim import Simulation
 
 def measure(players: int, games: int, rounds: int, variants: list[str]) -> list[dict[str, object]]:
     rules = Rules.for_table(variants)
+    # As ``kdm sim`` does: only a game of rounds has a ``rounds`` option.
+    options = {"rounds": rounds} if any(option.name == "rounds" for option in rules.options()) else {}
     logs: list[list[Event]] = []
     events = played_rounds = 0
     sim_seconds = 0.0
     for seed in range(games):
         log: list[Event] = []
-        simulation = Simulation(players, seed, "greedy", {"rounds": rounds}, rules=rules)
+        simulation = Simulation(players, seed, "greedy", options, rules=rules)
         started = time.perf_counter()
         result = simulation.run(lambda _now, event, _effects, log=log: log.append(event))
         sim_seconds += time.perf_counter() - started
         events += result.events
-        played_rounds += result.rounds
+        played_rounds += result.rounds or (result.summary or {}).get("deals", 0)
         logs.append(log)
     replay_seconds = 0.0
     for log in logs:
-        engine = Engine(rules, players, {"rounds": rounds})
+        engine = Engine(rules, players, options)
         started = time.perf_counter()
         for event in log:
             engine.apply(event)
@@ -72,11 +77,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--variant", action="append", default=[])
+    parser.add_argument("--players", action="append", type=int, help="player counts (default 4 and 10)")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core, as the figure says
     machine = {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()}
-    for players in (4, 10):
+    for players in args.players or (4, 10):
         for figure in measure(players, args.games, args.rounds, args.variant):
             print(json.dumps({**figure, **machine}), flush=True)
 

@@ -3,8 +3,9 @@ watch the opponents' gestures to catch their sign with a Contre Kem's.
 
 A bot decides from its ``SeatView`` only (its hand, the public table and gesture feed, its team's
 privately agreed signs). What it remembers lives in ``bot.memory``: the gestures it has seen, and for
-each opponent team how often each gesture came just before one of their confirmed calls. Two settings
-there shape a bot (the bot league in ``benchmarks/kems_league.py`` plays them against each other):
+each opponent team how often each gesture came just before one of their confirmed calls (less each
+time a Contre Kem's of its team on that gesture failed). Two settings there shape a bot (the bot
+league in ``benchmarks/kems_league.py`` plays them against each other):
 
 - ``kems_signs``: ``fixed`` (one sign agreed for the whole game) or ``vary`` (a new sign every deal);
 - ``kems_watch``: whether it learns the opponents' signs and calls Contre Kem's on them.
@@ -32,6 +33,8 @@ from kdm.plugins.kems_view import KemsView, Signs
 CATCH_MIN_SCORE = 2.0
 #: ...and lead the next likeliest gesture of that team by this much.
 CATCH_MARGIN = 1.0
+#: How much a failed Contre takes off the evidence for the gesture it trusted.
+DOUBT = 1.0
 #: Re-sign when the partner has not called after this many events.
 RESIGN_AFTER_EVENTS = 40
 PRESIGN_CHANCE = 0.5
@@ -158,10 +161,12 @@ def _observe(view: SeatView, table: KemsView, watch: Watch) -> None:
     """Remember new gestures; after an opponent's confirmed call, weigh the gestures that led to it."""
     for seat, gesture, seq in table.gestures:
         watch.gestures.setdefault(seq, (seat, gesture))
-    for caller, call, _target, result, seq in table.results:
+    for caller, call, target, result, seq in table.results:
         if seq <= watch.last_result_seq:
             continue
         watch.last_result_seq = seq
+        if call == "contre" and result == "failed":
+            _doubt(view, watch, caller, target, seq)
         if call == "contre" or result != "confirmed":
             continue
         signers = [partner_of(caller, view.players)] + ([caller] if call == "double" else [])
@@ -174,6 +179,17 @@ def _observe(view: SeatView, table: KemsView, watch: Watch) -> None:
                 )  # the sign is most likely the last gesture before the call
                 for _s, gesture in before[-4:-1]:
                     evidence[gesture] = evidence.get(gesture, 0.0) + 0.25
+
+
+def _doubt(view: SeatView, watch: Watch, caller: int, accused: int, seq: int) -> None:
+    """A Contre of this bot's team failed: the gesture it trusted was no sign (not, or no longer)."""
+    if team_of(caller, view.players) != team_of(view.seat, view.players):
+        return
+    before = [(s, g) for s, (who, g) in watch.gestures.items() if who == accused and s < seq]
+    if before:
+        gesture = max(before)[1]
+        evidence = watch.evidence.setdefault(team_of(accused, view.players), {})
+        evidence[gesture] = evidence.get(gesture, 0.0) - DOUBT
 
 
 def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
@@ -270,4 +286,9 @@ def _decoy(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision 
         choices = [g for g in GESTURES if g not in table.signs and g != table.presign]
         planned = watch.decoys[key] = (bot.rng.choice(choices), bot.rng.uniform(*DECOY_EVERY_MS))
     gesture, delay = planned
+    if gesture in table.signs or gesture == table.presign:
+        # Planned before the team agreed (or agreed anew): now it would tell the partner a lie.
+        choices = [g for g in GESTURES if g not in table.signs and g != table.presign]
+        gesture = bot.rng.choice(choices)
+        watch.decoys[key] = (gesture, delay)
     return Decision(Gesture(seat=view.seat, gesture=gesture), delay)
