@@ -21,6 +21,8 @@ from prompt_toolkit.output import ColorDepth, Output
 from kdm.peer import Peer, local_time_ms
 from kdm.record import Notice
 from kdm.session import TableSession, spawn_bot, stop_process
+from kdm.tui import kems_keys, kems_layout
+from kdm.tui.kems_state import KemsPlay
 from kdm.tui.keys import table_bindings
 from kdm.tui.layout import build_layout, table_style
 from kdm.tui.state import TableScreen
@@ -44,11 +46,13 @@ class TableApp:
         self.peer = peer
         self.screen = screen or TableScreen(peer, lang, add_bot=add_bot)
         self.screen.on_change = self.invalidate
+        #: Kem's is another game: its own screen, shown while the seat's view has a Kem's part.
+        self.kems = KemsPlay(self.screen)
         #: Called after every redraw (benchmarks and tests watch the screen through it).
         self.painted_listeners: list[Callable[[], None]] = []
         self.application: Application[None] = Application(
-            layout=build_layout(self.screen),
-            key_bindings=table_bindings(self.screen),
+            layout=kems_layout.with_kems(build_layout(self.screen), self.kems),
+            key_bindings=kems_keys.with_kems(table_bindings(self.screen), self.kems),
             style=table_style(),
             color_depth=ColorDepth.from_env,
             full_screen=True,
@@ -69,6 +73,7 @@ class TableApp:
 
     def _notice(self, notice: Notice) -> None:
         self.screen.on_notice(notice)
+        self.kems.on_notice(notice)
 
     async def run(self) -> None:
         """Show the table until the player leaves (or the task is cancelled)."""

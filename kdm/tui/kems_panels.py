@@ -1,0 +1,399 @@
+"""What each panel of the Kem's table screen says: functions of ``KemsPlay``, read at every redraw.
+
+Header (deal, talon, bin); the players (under the target) with their team, its points and their
+marks (a call in the open window, ⊘ no more Contre this deal); the table (the four face-up cards to
+mark, the hunt's state: the sweep question, the calls and whose counts, the team's sign, cards shown to
+this seat alone, the last call's result); the gesture feed; the hand; the footer; and the overlays
+(gesture menu, the Contre's opponent, the sign chooser, help, scores, final ranking). The message line,
+the log and the quit question are the table screen's own (``panels``).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from kdm.plugins.kems import CALLS, GESTURES, team_of, team_seats
+from kdm.plugins.kems_text import CALL_NAMES, RESULTS
+from kdm.plugins.kems_view import KemsView
+from kdm.tui.kems_state import GESTURE_KEYS, HAND_KEYS, MOST_SIGNS, TABLE_KEYS, KemsPlay, pretty_cards
+from kdm.tui.panels import PANEL_TEXT_WIDTH, PLAYER_NAME_WIDTH, Fragments, card_fragment
+from kdm.tui.text import say as client_say
+
+#: The gesture feed's rows (newest at the bottom).
+FEED_ROWS = 6
+FOOTER_WIDTH = 79
+#: The footer's hints left out first when it is too narrow for all (each is in the help).
+OPTIONAL_HINTS = ("hint_sign", "hint_scores", "hint_mark", "hint_gesture")
+#: Points of a call's result (RULES 3.5), for the line that reports it.
+POINTS = {("kems", "confirmed"): 1, ("kems", "failed"): -1, ("double", "confirmed"): 2,
+          ("double", "failed"): -2, ("contre", "confirmed"): 1, ("contre", "failed"): -1}  # fmt: skip
+#: A call in the open window, on its caller's row.
+CALL_MARKS = {"kems": "K!", "double": "DK!", "contre": "CK→{target}"}
+BARRED_MARK = "⊘"
+SIGN_MARK, PRESIGN_MARK = "★", "☆"
+#: Deals on the scoreboard, the latest.
+SCOREBOARD_DEALS = 8
+
+
+def header_text(play: KemsPlay) -> Fragments:
+    screen, part = play.screen, play.part()
+    parts = [" kdm ", client_say(screen.lang, "table", name=screen.peer.record.name or "…"), play.say("game")]
+    if part is not None:
+        parts += [
+            play.say("deal", deal=part.deal),
+            play.say("talon", cards=part.talon),
+            play.say("bin", cards=part.bin),
+        ]
+    return [("class:header.title", parts[0]), ("", " · ".join(parts[1:]))]
+
+
+def players_title(play: KemsPlay) -> str:
+    part = play.part()
+    return play.say("teams", target=part.target if part is not None else "?")
+
+
+def players_text(play: KemsPlay) -> Fragments:
+    screen, view, part = play.screen, play.screen.view(), play.part()
+    if view is None or part is None:
+        return []
+    me = view.seat
+    calls = {seat: (call, target) for seat, call, target in part.calls}
+    lines: Fragments = [("class:dim", play.say("columns") + "\n")]
+    for seat in range(view.players):
+        team = team_of(seat, view.players)
+        name = screen.name(seat) + (f" ({client_say(screen.lang, 'you')})" if seat == me else "")
+        row = f" {seat:>2} {name[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}} "
+        row += f"{team:>5} {part.team_scores[team]:>6}"
+        lines.append(("class:me" if team == part.team else "", row))
+        if seat in calls:
+            call, target = calls[seat]
+            lines.append(("class:slap", " " + CALL_MARKS[call].format(target=target)))
+        if seat in part.barred:
+            lines.append(("class:mark", " " + BARRED_MARK))
+        if screen.is_lost(seat):
+            lines.append(("class:lost", " " + client_say(screen.lang, "lost")))
+        if seat < view.players - 1:
+            lines.append(("", "\n"))
+    return lines
+
+
+def table_text(play: KemsPlay) -> Fragments:
+    view, part = play.screen.view(), play.part()
+    if view is None or part is None:
+        return []
+    _give, take = play.marked(view, part)
+    lines = _cards_lines(list(zip(TABLE_KEYS, part.table, strict=False)), set(take))
+    lines.append(("", "\n"))
+    for style, text in [*_phase_lines(play, part), *_sign_lines(play), *_private_lines(play, part)]:
+        lines.append((style, "\n".join(textwrap.wrap(text, PANEL_TEXT_WIDTH, subsequent_indent="  ")) + "\n"))
+    last = _last_result(play, part)
+    if last:
+        lines.append(("class:result", "\n".join(textwrap.wrap(last, PANEL_TEXT_WIDTH))))
+    return lines
+
+
+def _cards_lines(cards: list[tuple[str, tuple[int, str | None]]], marked: set[int]) -> Fragments:
+    """Cards under their keys, marked ones in reverse video with ▲ below."""
+    lines: Fragments = [("", " ")]
+    marks = " "
+    for key, (token, face) in cards:
+        face_style, face_text = card_fragment(face)
+        style = f"class:card {face_style}".rstrip() + (" class:chosen" if token in marked else "")
+        card = f" {face_text} "
+        lines += [("class:label", f"{key} "), (style, card), ("", "  ")]
+        marks += "  " + (f"{'▲':^{len(card)}}" if token in marked else " " * len(card)) + "  "
+    lines.append(("class:turn", "\n" + marks.rstrip()))
+    return lines
+
+
+def _phase_lines(play: KemsPlay, part: KemsView) -> list[tuple[str, str]]:
+    """Where the deal is: dealing, the hunt, the sweep question, the calls and whose counts."""
+    screen, view = play.screen, play.screen.view()
+    assert view is not None
+    phase, me, name = view.phase, view.seat, screen.name
+    if phase in ("dealing", "checking", "reshuffling", "turning"):
+        return [("class:dim", play.say(phase))]
+    if phase == "hunt":
+        lines = [("class:call", play.say("hunt"))]
+        if part.sweepable:
+            lines.append(("", play.say("sweepable")))
+        return lines
+    if phase == "sweep" and part.sweep_asker is not None:
+        count = len(part.sweep_accepted)
+        if part.sweep_asker == me:
+            return [("class:call", play.say("sweep_you_asked", count=count))]
+        if me in part.sweep_accepted:
+            return [("class:call", play.say("sweep_waiting", count=count))]
+        return [("class:turn", play.say("sweep_asked_you", name=name(part.sweep_asker)))]
+    if phase == "refused" and part.refuser is not None:
+        if part.refuser == me:
+            return [("class:turn", play.say("refused_you"))]
+        return [("class:call", play.say("refused_other", name=name(part.refuser)))]
+    if phase == "calling":
+        calls = ", ".join(f"{name(seat)} {play.call_name(call, target)}" for seat, call, target in part.calls)
+        return [("class:slap", play.say("calls", calls=calls))]
+    if phase in ("showing", "answering") and part.judged is not None:
+        seat, call, target = part.judged
+        lines = [
+            ("class:result bold", play.say("counts", name=name(seat), call=play.call_name(call, target)))
+        ]
+        if phase == "answering":
+            lines.append(("", play.say("answering", name=name(target))))
+        elif part.to_show:
+            lines.append(("", play.say("showing", name=name(part.to_show[0]))))
+        return lines
+    if phase == "over" and screen.winners:
+        return [("class:round", play.say("winner_team", team=team_of(screen.winners[0], view.players)))]
+    return []
+
+
+def _sign_lines(play: KemsPlay) -> list[tuple[str, str]]:
+    """The team's secret sign, always on this seat's screen (never on anyone else's)."""
+    view = play.screen.view()
+    assert view is not None
+    agreed = play.signs()
+    if agreed.signs:
+        key = "your_signs" if len(agreed.signs) > 1 else "your_sign"
+        lines = [("class:mark", play.say(key, signs=", ".join(map(play.gesture, agreed.signs))))]
+        if agreed.presign is not None:
+            lines.append(("class:mark", play.say("presign", gesture=play.gesture(agreed.presign))))
+        return lines
+    if play.first_of_team(view):
+        unset = play.say("sign_unset")
+    else:
+        part = play.part()
+        assert part is not None
+        unset = play.say("sign_waiting", name=play.screen.name(part.partner))
+    return [("class:dim", play.say("your_sign", signs=unset))]
+
+
+def _private_lines(play: KemsPlay, part: KemsView) -> list[tuple[str, str]]:
+    """Cards shown to this seat alone, after its failed Contre (RULES 3.5): theirs to keep."""
+    by_seat: dict[int, list[str]] = {}
+    for seat, face in part.shown_to_me:
+        by_seat.setdefault(seat, []).append(face)
+    return [
+        ("class:mark", play.say("shown_to_you", name=play.screen.name(seat), cards=pretty_cards(faces)))
+        for seat, faces in by_seat.items()
+    ]
+
+
+def _last_result(play: KemsPlay, part: KemsView) -> str:
+    if not part.results:
+        return ""
+    caller, call, target, result, _seq = part.results[-1]
+    return play.say(
+        "last_call",
+        call=play.call_name(call, target),
+        name=play.screen.name(caller),
+        result=RESULTS[result][play.screen.lang == "fr"],
+        points=f"{POINTS.get((call, result), 0):+d}",
+    )
+
+
+def feed_text(play: KemsPlay) -> Fragments:
+    """Everyone's gestures, the latest at the bottom; this team's signs starred (here only)."""
+    view, part = play.screen.view(), play.part()
+    if view is None or part is None:
+        return []
+    if not part.gestures:
+        return [("class:dim", play.say("no_gestures"))]
+    agreed = play.signs()
+    lines: Fragments = []
+    for seat, gesture, seq in part.gestures[-FEED_ROWS:]:
+        text = f"{play.screen.name(seat)} {play.gesture(gesture)}"
+        mine = team_of(seat, view.players) == part.team
+        if mine and gesture in agreed.signs:
+            style, text = "class:call", f"{text} {SIGN_MARK}"
+        elif mine and gesture == agreed.presign:
+            style, text = "class:call", f"{text} {PRESIGN_MARK}"
+        else:
+            style = "" if seq > part.deal_started else "class:dim"
+        if lines:
+            lines.append(("", "\n"))
+        lines.append((style, text))
+    return lines
+
+
+def hand_text(play: KemsPlay) -> Fragments:
+    screen, view, part = play.screen, play.screen.view(), play.part()
+    if screen.over:
+        return [("class:round", " " + client_say(screen.lang, "game_over"))]
+    if view is None or part is None:
+        return []
+    give, take = play.marked(view, part)
+    faces, table = dict(view.hand), dict(part.table)
+    if view.phase == "refused" and part.refuser == view.seat:
+        status = ("class:turn", play.say("refused_you"))
+    elif play.asked_to_sweep() and part.sweep_asker is not None:
+        status = ("class:turn", play.say("sweep_asked_you", name=screen.name(part.sweep_asker)))
+    elif give or take:
+        ready = len(give) == len(take)
+        key = "give_take_enter" if ready else "give_take"
+        cards = {
+            "give": pretty_cards(faces[t] or "" for t in give),
+            "take": pretty_cards(table[t] for t in take),
+        }
+        status = ("class:turn" if ready else "", play.say(key, **{k: v or "–" for k, v in cards.items()}))
+    elif view.phase == "hunt":
+        status = ("class:dim", play.say("mark_cards"))
+    else:
+        status = ("", "")
+    lines: Fragments = [("bold", f" {play.say('hand')}  "), status, ("", "\n")]
+    lines += _cards_lines(list(zip(HAND_KEYS, view.hand, strict=False)), set(give))
+    return lines
+
+
+def footer_text(play: KemsPlay) -> Fragments:
+    screen = play.screen
+    if screen.over:
+        return [("", " " + client_say(screen.lang, "footer_over"))]
+    return [("", " " + "  ".join(footer_hints(play)))]
+
+
+def footer_hints(play: KemsPlay) -> list[str]:
+    """The keys that work now, as many as fit the footer."""
+    view, part = play.screen.view(), play.part()
+    if play.menu_open:
+        return [play.say("hint_menu")]
+    if play.signs_open:
+        return [play.say("hint_signs")]
+    if play.choosing_target and view is not None:
+        opponents = play.opponents(view)
+        return [play.say("hint_contre", keys=f"{opponents[0]}-{opponents[-1]}")]
+    names = ["hint_mark", "hint_exchange", "hint_gesture", "hint_calls"]
+    if play.asked_to_sweep():
+        names.insert(0, "hint_answer")
+    elif part is not None and part.sweepable and view is not None and view.phase == "hunt":
+        names.insert(2, "hint_sweep")
+    if view is not None and play.first_of_team(view):
+        names.append("hint_sign")
+    names += ["hint_scores", "hint_help", "hint_quit"]
+    for optional in OPTIONAL_HINTS:
+        if len("  ".join(play.say(name) for name in names)) <= FOOTER_WIDTH:
+            break
+        if optional in names:
+            names.remove(optional)
+    return [play.say(name) for name in names]
+
+
+# --- overlays ---------------------------------------------------------------------------------------
+
+
+def menu_text(play: KemsPlay) -> Fragments:
+    """The gesture menu: the catalogue under a to l, this team's signs marked (on this screen only)."""
+    agreed = play.signs()
+    rows: list[Fragments] = []
+    for key, gesture in zip(GESTURE_KEYS, GESTURES, strict=True):
+        row: Fragments = [("class:label", f"{key}  "), ("", play.gesture(gesture))]
+        if gesture in agreed.signs:
+            row.append(("class:call", f"  {SIGN_MARK} {play.say('menu_sign')}"))
+        elif gesture == agreed.presign:
+            row.append(("class:call", f"  {PRESIGN_MARK} {play.say('menu_presign')}"))
+        rows.append(row)
+    return _joined(rows)
+
+
+def contre_text(play: KemsPlay) -> Fragments:
+    """The opponents a Contre may name, under their seat numbers."""
+    view = play.screen.view()
+    if view is None:
+        return []
+    return _joined(
+        [[("class:label", f"{seat}  "), ("", play.screen.name(seat))] for seat in play.opponents(view)]
+    )
+
+
+def signs_text(play: KemsPlay) -> Fragments:
+    """The sign chooser: the field being chosen (reverse video), then the catalogue, the draft marked."""
+    part = play.part()
+    if part is None:
+        return []
+    none = play.say("none")
+    names = ", ".join(map(play.gesture, play.draft_signs)) or none
+    if play.multi():
+        field = play.say("signs_field_multi", most=MOST_SIGNS, signs=names)
+    else:
+        field = play.say("signs_field_one", signs=names)
+    presign = play.gesture(play.draft_presign) if play.draft_presign else none
+    presign_field = play.say("signs_field_presign", gesture=presign)
+    chosen = play.sign_field
+    rows: list[Fragments] = [
+        [("", play.say("signs_intro", name=play.screen.name(part.partner)))],
+        [],
+        [("class:chosen" if chosen == "signs" else "", f"{SIGN_MARK} {field}")],
+        [("class:chosen" if chosen == "presign" else "", f"{PRESIGN_MARK} {presign_field}")],
+        [],
+    ]
+    for key, gesture in zip(GESTURE_KEYS, GESTURES, strict=True):
+        mark = " "
+        if gesture in play.draft_signs:
+            mark = SIGN_MARK
+        elif gesture == play.draft_presign:
+            mark = PRESIGN_MARK
+        rows.append([("class:label", f"{key}  "), ("class:call", mark), ("", " " + play.gesture(gesture))])
+    return _joined(rows)
+
+
+def _joined(rows: list[Fragments]) -> Fragments:
+    lines: Fragments = []
+    for index, row in enumerate(rows):
+        if index:
+            lines.append(("", "\n"))
+        lines += row
+    return lines
+
+
+def help_text(play: KemsPlay) -> Fragments:
+    return [("", play.say("help"))]
+
+
+def scores_text(play: KemsPlay) -> Fragments:
+    """Each team's points, deal by deal, and how the calls went."""
+    view, part = play.screen.view(), play.part()
+    if view is None or part is None:
+        return []
+    lines: Fragments = []
+    for team, points in enumerate(part.team_scores):
+        names = " + ".join(play.screen.name(seat) for seat in team_seats(team, view.players))
+        row = f"{play.say('scores_team', team=team, names=names):<48} {play.say('points', points=points):>8}"
+        lines += [("class:me" if team == part.team else "", row), ("", "\n")]
+    deals = play.screen.rounds[-SCOREBOARD_DEALS:]
+    if deals:
+        lines.append(("class:dim", "\n" + play.say("scores_deals") + "\n"))
+        earlier = play.screen.rounds[: len(play.screen.rounds) - len(deals)]
+        previous = earlier[-1].scores if earlier else (0,) * len(part.team_scores)
+        for deal in deals:
+            gains = "".join(
+                f"{b - a:>+6}" if b != a else f"{'·':>6}" for a, b in zip(previous, deal.scores, strict=False)
+            )
+            lines.append(("", f"{play.say('deal', deal=deal.round):>10}{gains}\n"))
+            previous = deal.scores
+    lines.append(("", "\n"))
+    for call in CALLS:
+        confirmed, failed, void = part.stats[call]
+        key = "scores_void" if call == "contre" else "scores_calls"
+        text = play.say(key, call=CALL_NAMES[call], confirmed=confirmed, failed=failed, void=void)
+        lines.append(("", text + ("\n" if call != CALLS[-1] else "")))
+    return lines
+
+
+def ranking_text(play: KemsPlay) -> Fragments:
+    """The teams by points, the winners starred."""
+    screen, view, part = play.screen, play.screen.view(), play.part()
+    if view is None or part is None:
+        return []
+    winners = screen.winners or []
+    ranked = sorted(range(len(part.team_scores)), key=lambda team: -part.team_scores[team])
+    lines: Fragments = []
+    for place, team in enumerate(ranked, 1):
+        seats = team_seats(team, view.players)
+        names = " + ".join(screen.name(seat) for seat in seats)
+        row = f"{place:>2}. {play.say('ranking_row', team=team, names=names)[:40]:<40} "
+        row += f"{play.say('points', points=part.team_scores[team]):>8}"
+        if any(seat in winners for seat in seats):
+            lines += [("class:winner", row + "  " + client_say(screen.lang, "winner")), ("", "\n")]
+        else:
+            lines += [("class:me" if team == part.team else "", row), ("", "\n")]
+    lines.append(("class:dim", "\n" + client_say(screen.lang, "any_key")))
+    return lines

@@ -1,0 +1,435 @@
+"""The terminal table playing Kem's (RULES 3), headless, in the scenes of ``test_tui``: four peers on a log
+that commits at once, one seat on screen through the real ``TableApp``, keys down a pipe, and what the
+player sees read from the renderer's last 80×24 screen. Private notes (a team's sign) go straight from
+one peer to the other, as ``send_direct`` does between processes.
+
+The other seats act when a test tells them to; their duties (checking a dealt hand, turning the table's
+cards, showing a hand or two cards) are fulfilled by their own peers, as at a real table. Nobody but seat
+0 exchanges, so no dealt hand (which never holds three of a rank) can hold four of a kind: every call
+here fails, and a Contre is answered with two cards to the caller only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import string
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from kdm.cards import pretty
+from kdm.deck import PrivateNote
+from kdm.errors import UsageError
+from kdm.manager import Rules, installed_plugins
+from kdm.peer import Peer, local_time_ms
+from kdm.plugins.kems import GESTURES, kems
+from kdm.plugins.kems_events import Call, Gesture, Sweep, SweepAnswer
+from kdm.plugins.kems_text import gesture_name
+from kdm.tui.command import run_play
+from kdm.tui.kems_text import CATALOGUE, say
+from kdm.tui.panels import LEFT_COLUMN
+from tests.test_tui import FakeLog, FakeNode, Screen80x24, Table, play_args, run, until
+
+#: Timers out of the way unless a test wants them: no sweep question by itself; a call is judged at once.
+QUIET_TABLE = {"sweep_after_ms": 600_000, "call_window_ms": 0}
+
+
+class DirectNode(FakeNode):
+    """A fake node that also carries direct messages (private notes) to the process addressed."""
+
+    def send_direct(self, to: str, data: bytes) -> None:
+        for peer in self.log.peers:
+            if peer.node.node_id == to:
+                asyncio.get_running_loop().call_soon(peer.received_direct, self.node_id, data)
+
+
+@asynccontextmanager
+async def kems_table(
+    lang: str = "en", output: Any = None, options: dict[str, Any] | None = None, players: int = 4
+) -> AsyncIterator[Table]:
+    """``players`` peers playing Kem's with ``options``, seat 0 on screen once the hunt is open."""
+    log = FakeLog()
+    installed = installed_plugins()
+    peers = [Peer(DirectNode(log, f"n{i}"), installed, name=f"player{i}") for i in range(players)]
+    log.peers = peers
+    for peer in peers:
+        peer.start(takeover_after_s=None)
+    peers[0].create_table("kitchen", players, {**QUIET_TABLE, **(options or {})}, Rules.for_table(["kems"]))
+    for peer in peers[1:]:
+        await asyncio.sleep(0)
+        peer.join_table()
+    await until(lambda: len(peers[0].record.seats) == players, f"{players} seats taken")
+    scene = Table(log, peers, lang, output or Screen80x24())
+    scene.open(0)
+    try:
+        peers[0].start_game()
+        await until(lambda: peers[0].view() is not None and scene.state.phase == "hunt", "the hunt")
+        await scene.shows(say(lang, "hand"))
+        yield scene
+    finally:
+        await scene.close()
+        for peer in peers:
+            await peer.stop()
+
+
+def table_cards(t: Table) -> list[tuple[int, str]]:
+    state = t.state
+    return [(token, state.faces[token]) for token in state.zones["table"]]
+
+
+def hand(t: Table, seat: int | None = None) -> list[tuple[int, str]]:
+    """A seat's cards, faces included (the open deck knows them all)."""
+    seat = t.me if seat is None else seat
+    return [(token, t.peers[0].deck.faces[token]) for token in t.state.hands[seat]]
+
+
+async def agree_sign(t: Table, keys: str = "c") -> None:
+    """Seat 0's sign chooser opened by itself: choose with ``keys`` (winks by default) and send it."""
+    await t.shows("Your team's secret sign")
+    await t.press(keys + "\r", lambda: not t.app.kems.signs_open, "the sign sent")
+
+
+def left_column(t: Table) -> str:
+    """The players and table panels as one line of words (their lines wrap at the column's width)."""
+    return " ".join(" ".join(line[:LEFT_COLUMN].split()) for line in t.text().splitlines())
+
+
+async def left_shows(t: Table, text: str) -> None:
+    await until(lambda: text in left_column(t), f"{text!r} on the left; the screen is:\n{t.text()}")
+
+
+async def hunt_again(t: Table) -> None:
+    await until(lambda: t.state.phase == "hunt", "the hunt")
+
+
+# --- the sign -----------------------------------------------------------------------------------------
+
+
+def test_the_first_seat_chooses_the_sign_before_play_and_only_the_partner_learns_it() -> None:
+    async def scene() -> None:
+        async with kems_table() as t:
+            await t.shows("Only player2, your partner, will know it.")
+            assert all(gesture_name(gesture) in t.text() for gesture in GESTURES)
+            await agree_sign(t, "c")
+            note = PrivateNote(sender=0, to=2, data={"signs": ["wink"], "presign": None, "deal": 1})
+            await until(lambda: t.peers[2].deck.notes.get(2) == [note], "the note at the partner's process")
+            assert t.peers[0].deck.notes[0] == [note]
+            assert not t.peers[1].deck.notes and not t.peers[3].deck.notes  # opponents learn nothing
+            assert all(entry["t"] != "note" and "wink" not in str(entry) for entry in t.log.entries)
+            await left_shows(t, "your team's sign: winks")
+            assert "player2 now knows your sign" in t.text()
+            await t.sit(2)  # the partner sees it too, and may not choose it
+            await left_shows(t, "your team's sign: winks")
+            await t.press("t", lambda: "player0, first of your team, chooses the sign" in t.text(), "told")
+            assert not t.app.kems.signs_open
+            await t.sit(3)  # an opponent: their own team's sign is not chosen yet
+            await left_shows(t, "your team's sign: player1 chooses it")
+            assert "winks" not in t.text()
+
+    run(scene)
+
+
+def test_several_signs_and_a_pre_sign_with_signs_multi() -> None:
+    async def scene() -> None:
+        async with kems_table(options={"signs": "multi"}) as t:
+            await t.shows("signs (up to 3): none")
+            # Two signs, then Tab to the pre-sign (a sign cannot be the pre-sign), then send.
+            await t.press("ac", lambda: t.app.kems.draft_signs == ["scratch_head", "wink"], "two signs")
+            await t.press(
+                "\tc", lambda: "must differ from the signs" in t.text(), "a sign refused as pre-sign"
+            )
+            await agree_sign(t, "e")
+            data = {"signs": ["scratch_head", "wink"], "presign": "cough", "deal": 1}
+            await until(lambda: t.peers[2].deck.notes.get(2) == [PrivateNote(0, 2, data)], "the note sent")
+            await left_shows(t, "your team's signs: scratches their head, winks")
+            assert "pre-sign: coughs" in left_column(t)
+            await t.press("g", lambda: t.app.kems.menu_open, "the gesture menu")
+            await t.shows("c  winks  ★ your sign")
+            assert "e  coughs  ☆ your pre-sign" in t.text()
+
+    run(scene)
+
+
+# --- exchanges ----------------------------------------------------------------------------------------
+
+
+def test_marked_hand_and_table_cards_are_exchanged_with_enter() -> None:
+    async def scene() -> None:
+        async with kems_table() as t:
+            await agree_sign(t)
+            on_table, mine = table_cards(t), hand(t)
+            for _token, face in on_table + mine:
+                assert pretty(face) in t.text()
+            await t.press("125", lambda: len(t.app.kems.give) == 2 and len(t.app.kems.take) == 1, "3 marked")
+            await t.shows(f"give {pretty(mine[0][1])} {pretty(mine[1][1])} · take {pretty(on_table[0][1])}")
+            await t.press("\r", lambda: "give and take as many cards: 2 and 1" in t.text(), "uneven refused")
+            await t.press("7", lambda: len(t.app.kems.take) == 2, "a second table card marked")
+            await t.shows(": Enter")
+            await t.press("\r", lambda: bool(t.log.events("exchange")), "the exchange proposed")
+            assert t.log.events("exchange") == [
+                {
+                    "kind": "exchange",
+                    "seat": 0,
+                    "give": [mine[0][0], mine[1][0]],
+                    "cards": [mine[0][1], mine[1][1]],
+                    "take": [on_table[0][0], on_table[2][0]],
+                }
+            ]
+            await until(lambda: on_table[0][0] in t.state.hands[0], "the exchange applied")
+            assert t.state.hands[0] == [on_table[0][0], on_table[2][0], mine[2][0], mine[3][0]]
+            await t.shows(f"seat 0 gives {pretty(mine[0][1])} {pretty(mine[1][1])}")
+            assert not t.app.kems.give and not t.app.kems.take
+            await until(lambda: "exchanging" not in t.text(), "the message gone once the exchange is done")
+
+    run(scene)
+
+
+# --- gestures -----------------------------------------------------------------------------------------
+
+
+def test_a_gesture_from_the_menu_is_stamped_like_a_slap_and_the_feed_shows_everyone_s() -> None:
+    async def scene() -> None:
+        async with kems_table() as t:
+            await agree_sign(t)
+            await t.act(1, Gesture(seat=1, t_sync=local_time_ms(), gesture="cough"))
+            seen = kems(t.state).gestures[-1][2]
+            await until(lambda: seen in t.screen.painted, "seat 1's gesture painted")
+            await t.shows("player1 coughs")
+            await t.press("g", lambda: t.app.kems.menu_open, "the gesture menu")
+            await t.shows("Make a gesture (everyone sees it)")
+            for key, gesture in zip("abcdefghijkl", GESTURES, strict=True):
+                assert f"{key}  {gesture_name(gesture)}" in t.text()
+            before = local_time_ms()
+            await t.press("d", lambda: bool(t.log.events("gesture", seat=0)), "our gesture proposed")
+            (made,) = t.log.events("gesture", seat=0)
+            assert made["gesture"] == "yawn" and made["trigger"] == seen
+            assert 0.0 <= made["rt"] <= local_time_ms() - t.peers[0].shown[seen]
+            assert before + 1000.0 <= made["t_sync"] <= local_time_ms() + 1000.0  # on the agreed clock
+            await t.shows("player0 yawns")
+            feed = [line[LEFT_COLUMN + 1 :] for line in t.text().splitlines()[2:8]]
+            assert feed[:2] == ["player1 coughs", "player0 yawns"], feed
+            await t.act(2, Gesture(seat=2, t_sync=local_time_ms(), gesture="wink"))
+            await t.shows("player2 winks ★")  # the partner's sign, starred on this screen only
+            await t.sit(3)
+            await t.shows("player2 winks")
+            assert "★" not in t.text()
+
+    run(scene)
+
+
+# --- calls --------------------------------------------------------------------------------------------
+
+
+def test_kems_double_and_contre_keys_send_calls_stamped_like_slaps() -> None:
+    async def scene() -> None:
+        async with kems_table() as t:
+            await agree_sign(t)
+            await t.act(2, Gesture(seat=2, t_sync=local_time_ms(), gesture="wink"))
+            sign = kems(t.state).gestures[-1][2]
+            await until(lambda: sign in t.screen.painted, "the partner's sign painted")
+            await t.act(
+                1, Gesture(seat=1, t_sync=local_time_ms(), gesture="yawn")
+            )  # seen later, not the sign
+            await until(lambda: kems(t.state).gestures[-1][2] in t.screen.painted, "a decoy painted")
+            before = local_time_ms()
+            await t.press("k", lambda: bool(t.log.events("call", seat=0)), "Kem's called")
+            (call,) = t.log.events("call", seat=0)
+            assert (call["call"], call["target"], call["trigger"]) == ("kems", -1, sign)
+            assert 0.0 <= call["rt"] <= local_time_ms() - t.peers[0].shown[sign]
+            assert before + 1000.0 <= call["t_sync"] <= local_time_ms() + 1000.0
+            await left_shows(t, "last: « Kem's ! » by player0: failed -1")
+            assert re.search(r"0 player0 \(you\) +0 +-1", t.text())
+
+            await hunt_again(t)
+            await t.press("d", lambda: len(t.log.events("call", seat=0)) == 2, "Double Kem's called")
+            assert t.log.events("call", seat=0)[1]["call"] == "double"
+            await left_shows(t, "last: « Double Kem's ! » by player0: failed -2")
+
+            await hunt_again(t)
+            await t.act(3, Gesture(seat=3, t_sync=local_time_ms(), gesture="smile"))
+            smiled = kems(t.state).gestures[-1][2]
+            await until(lambda: smiled in t.screen.painted, "seat 3's gesture painted")
+            await t.press("c", lambda: t.app.kems.choosing_target, "the opponent asked for")
+            await t.shows("« Contre Kem's ! » against…")
+            assert "1  player1" in t.text() and "3  player3" in t.text() and "2  player2" not in t.text()
+            await t.press("3", lambda: len(t.log.events("call", seat=0)) == 3, "Contre Kem's called")
+            contre = t.log.events("call", seat=0)[2]
+            assert (contre["call"], contre["target"], contre["trigger"]) == ("contre", 3, smiled)
+            # Seat 3 holds no four: it shows two cards to us alone; we lose 1 and may not Contre again.
+            await left_shows(t, "player3 showed you")
+            (shown,) = kems(t.state).private_shows
+            faces = " ".join(pretty(t.peers[0].deck.faces[token]) for token in shown[2])
+            assert f"player3 showed you {faces}" in left_column(t)
+            assert re.search(r"0 player0 \(you\) +0 +-4 ⊘", t.text())
+            await t.press("c", lambda: "no more Contre for you this deal" in t.text(), "barred")
+            assert not t.app.kems.choosing_target and len(t.log.events("call", seat=0)) == 3
+            await t.sit(2)  # the partner sees neither the cards nor their faces
+            await left_shows(t, "your team's sign: winks")
+            assert "showed you" not in t.text() and faces not in t.text()
+
+    run(scene)
+
+
+def test_calls_in_an_open_window_and_a_second_call_refused() -> None:
+    async def scene() -> None:
+        async with kems_table(options={"call_window_ms": 600_000}) as t:
+            await agree_sign(t)
+            await t.press("k", lambda: t.state.phase == "calling", "our call opened the window")
+            await t.act(1, Call(seat=1, t_sync=local_time_ms(), call="contre", target=2))
+            await left_shows(t, "calls: player0 « Kem's ! », player1 « Contre Kem's ! » (against player2)")
+            assert re.search(r"0 player0 \(you\) .* K!", t.text()) and re.search(
+                r"1 player1 .* CK→2", t.text()
+            )
+            await t.press("d", lambda: "you have already called" in t.text(), "a second call refused")
+            assert len(t.log.events("call", seat=0)) == 1
+
+    run(scene)
+
+
+# --- the sweep ----------------------------------------------------------------------------------------
+
+
+def test_the_sweep_asked_with_b_and_a_refusal_lets_the_refuser_exchange_first() -> None:
+    async def scene() -> None:
+        async with kems_table(options={"sweep_after_ms": 0}) as t:
+            await agree_sign(t)
+            await left_shows(t, "nobody exchanges: b asks « Balayage ? »")
+            assert "b sweep" in t.text().splitlines()[-1]
+            await t.press("b", lambda: bool(t.log.events("sweep")), "the sweep asked")
+            assert t.log.events("sweep") == [{"kind": "sweep", "seat": 0}]
+            await left_shows(t, "you asked « Balayage ? »: 0 yes")
+            await t.act(1, SweepAnswer(seat=1, accept=True))
+            await left_shows(t, "you asked « Balayage ? »: 1 yes")
+            await t.act(2, SweepAnswer(seat=2, accept=False))
+            await left_shows(t, "player2 refused the sweep: they exchange")
+            await t.press("15\r", lambda: "player2 refused the sweep and exchanges first" in t.text(), "wait")
+            assert not t.log.events("exchange")
+
+    run(scene)
+
+
+def test_a_sweep_question_answered_with_y_and_n_and_the_exchange_it_requires() -> None:
+    async def scene() -> None:
+        async with kems_table(options={"sweep_after_ms": 0}) as t:
+            await agree_sign(t)
+            await until(lambda: kems(t.state).sweepable, "a sweep askable")
+            before = table_cards(t)
+            await t.act(1, Sweep(seat=1))
+            await t.shows("« Balayage ? » player1 asks: y or n")
+            assert t.text().splitlines()[-1].startswith(" y yes  n no")
+            await t.press("y", lambda: bool(t.log.events("sweep_answer", seat=0)), "our yes")
+            assert t.log.events("sweep_answer", seat=0) == [
+                {"kind": "sweep_answer", "seat": 0, "accept": True}
+            ]
+            await left_shows(t, "« Balayage ? »: you said yes; 1 yes")
+            await t.act(2, SweepAnswer(seat=2, accept=True))
+            await t.act(3, SweepAnswer(seat=3, accept=True))
+            await until(lambda: t.state.phase == "hunt" and kems(t.state).sweepable, "a new table")
+            fresh = table_cards(t)
+            assert not {token for token, _face in fresh} & {token for token, _face in before}
+            await t.shows(f"5  {pretty(fresh[0][1])} ")
+            await t.act(3, Sweep(seat=3))
+            await t.press("n", lambda: len(t.log.events("sweep_answer", seat=0)) == 2, "our no")
+            assert t.log.events("sweep_answer", seat=0)[1]["accept"] is False
+            await t.shows("you refused: exchange now")
+            mine = hand(t)
+            await t.press("48\r", lambda: bool(t.log.events("exchange")), "the required exchange")
+            assert t.log.events("exchange")[0]["give"] == [mine[3][0]]
+            assert t.log.events("exchange")[0]["take"] == [fresh[3][0]]
+            await until(lambda: t.state.phase == "hunt", "the hunt goes on")
+
+    run(scene)
+
+
+# --- scores, the end, the whole screen ----------------------------------------------------------------
+
+
+def test_scores_and_the_final_ranking_by_team() -> None:
+    async def scene() -> None:
+        async with kems_table(options={"target": 10}) as t:
+            await agree_sign(t)
+            # Team 1 one point from the target on every peer (no shuffle can be chosen for a real four):
+            # a failed call of theirs costs 1 and leaves them at the target.
+            for peer in t.peers:
+                assert peer.record.engine is not None
+                kems(peer.record.engine.state).team_scores[1] = 11
+            await t.act(1, Call(seat=1, t_sync=local_time_ms(), call="kems"))
+            await t.shows("Final ranking")
+            text = t.text()
+            assert re.search(r" 1\. team 1  player1 \+ player3 +10 pts  ★ winner", text), text
+            assert re.search(r" 2\. team 0  player0 \+ player2 +0 pts", text)
+            await t.press("s", lambda: t.screen.scores_open, "the scores")
+            await t.shows("« Kem's ! »: 0 confirmed, 1 failed")
+            assert "deal by deal:" in t.text() and re.search(r"deal 1 +· +\+10", t.text())
+            await t.press("s\r", lambda: t.screen.left, "Enter leaves")
+
+    run(scene)
+
+
+def test_help_and_the_french_table() -> None:
+    async def scene() -> None:
+        async with kems_table(lang="fr", options={"sweep_after_ms": 0}) as t:
+            await t.shows("Le signe secret de votre équipe")
+            await t.press("c\r", lambda: not t.app.kems.signs_open, "le signe envoyé")
+            await left_shows(t, "le signe de votre équipe : fait un clin d'œil")
+            assert "Équipes · en 10 points" in t.text() and "Entrée échanger" in t.text()
+            await until(lambda: kems(t.state).sweepable, "un balayage possible")
+            await t.act(1, Sweep(seat=1))
+            await t.shows("« Balayage ? » demande player1 : o ou n")
+            await t.press("o", lambda: bool(t.log.events("sweep_answer", seat=0)), "oui")
+            assert t.log.events("sweep_answer", seat=0)[0]["accept"] is True
+            await t.press("?", lambda: t.screen.help_open, "l'aide")
+            await t.shows("k            « Kem's ! » : votre partenaire a un carré")
+
+    run(scene)
+
+
+@pytest.mark.parametrize("players", [4, 8])
+def test_a_kems_table_fits_80x24_without_colour(monkeypatch: pytest.MonkeyPatch, players: int) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    terminal = io.StringIO()
+    output = Vt100_Output(terminal, lambda: Size(rows=24, columns=80), term="xterm-256color")
+
+    async def scene() -> None:
+        async with kems_table(output=output, players=players) as t:
+            await agree_sign(t)
+            kems(t.state).barred.append(players - 1)  # a mark on the last row, which must show
+            await t.act(1, Gesture(seat=1, t_sync=local_time_ms(), gesture="shrug"))
+            await t.press("15", lambda: len(t.app.kems.take) == 1, "cards marked")
+            await t.shows("· take")
+            lines = t.text().splitlines()
+            assert len(lines) == 24 and lines[0].startswith(" kdm table «kitchen» · Kem's · deal 1")
+            assert re.search(rf"{players - 1} player{players - 1} .*⊘", t.text())
+            assert "« La chasse est ouverte ! »" in t.text() and "your team's sign: winks" in left_column(t)
+            assert "player1 shrugs" in t.text()
+            assert lines[-1].rstrip().endswith("q quit") and lines[-5].startswith(" Your hand")
+
+    run(scene)
+    written = terminal.getvalue()
+    assert "\x1b[7m" in written or ";7m" in written  # reverse video marks the cards to exchange
+    assert not re.search(r"\x1b\[[0-9;]*(38|48);5;", written)  # and no colour at all
+
+
+def test_every_kems_string_exists_in_both_languages_with_the_same_fields() -> None:
+    fields = string.Formatter()
+    for key, (english, french) in CATALOGUE.items():
+        assert english and french, key
+        names_en = {name for _lit, name, _spec, _conv in fields.parse(english) if name}
+        names_fr = {name for _lit, name, _spec, _conv in fields.parse(french) if name}
+        assert names_en == names_fr, key
+        for line in (english + "\n" + french).splitlines():
+            assert len(line) <= 78, f"{key}: {line!r} does not fit 80 columns"
+
+
+def test_play_takes_kems_with_4_6_or_8_players() -> None:
+    with pytest.raises(UsageError, match="4, 6 or 8 players"):
+        run_play(play_args("--bots", "2", "--variant", "kems"))
+    for bots in ("3", "5", "7"):  # the check passes; pytest's stdin is not a terminal
+        with pytest.raises(UsageError, match="needs a terminal"):
+            run_play(play_args("--bots", bots, "--variant", "kems"))
