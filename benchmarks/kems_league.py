@@ -110,7 +110,9 @@ class Tally:
         state = self.simulation.engine.state
         if isinstance(event, Gesture) and team_of(event.seat, PLAYERS) != self.watchers:
             # The referee's eye: the signing team's own agreement says whether this gesture is its sign.
-            agreed = team_signs(self.simulation.deck.knowledge(state, event.seat), event.seat, PLAYERS)
+            agreed = team_signs(
+                self.simulation.deck.knowledge(state, event.seat), event.seat, PLAYERS, kems(state).deals
+            )
             if event.gesture in agreed.signs and self.signed_deal != kems(state).deals:
                 self.signed_deal = kems(state).deals
                 self.count["signed deals"] += 1

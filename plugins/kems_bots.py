@@ -7,7 +7,8 @@ each opponent team how often each gesture came just before one of their confirme
 time a Contre Kem's of its team on that gesture failed). Two settings there shape a bot (the bot
 league in ``benchmarks/kems_league.py`` plays them against each other):
 
-- ``kems_signs``: ``fixed`` (one sign agreed for the whole game) or ``vary`` (a new sign every deal);
+- ``kems_signs``: ``fixed`` (one sign for the whole game) or ``vary`` (a different sign each deal, from
+  a rotation agreed with the single note before play);
 - ``kems_watch``: whether it learns the opponents' signs and calls Contre Kem's on them.
 
 The team's first seat chooses the signs and sends them to its partner in a ``PrivateNote``; nothing
@@ -35,6 +36,8 @@ CATCH_MIN_SCORE = 2.0
 CATCH_MARGIN = 1.0
 #: How much a failed Contre takes off the evidence for the gesture it trusted.
 DOUBT = 1.0
+#: How many sign sets a team that varies its sign agrees before play (one per deal, in turn).
+ROTATION = 12
 #: Re-sign when the partner has not called after this many events.
 RESIGN_AFTER_EVENTS = 40
 PRESIGN_CHANCE = 0.5
@@ -87,18 +90,19 @@ def decide(view: SeatView, table: KemsView, bot: Bot) -> Decision | None:
 
 
 def _agree_signs(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
-    """The team's first seat chooses the signs (again each deal with ``kems_signs=vary``)."""
-    if view.seat >= view.players // 2:
+    """The team's first seat chooses the signs once, before play: with ``kems_signs=vary``, a rotation
+    of one sign set per deal, so that no private word is needed once play has begun."""
+    if view.seat >= view.players // 2 or table.signs:
         return None
-    vary = bot.memory.get("kems_signs", "fixed") == "vary"
-    if table.signs and not (vary and table.signs_deal != table.deal):
-        return None
-    key = table.deal if vary else 0
-    chosen = watch.chosen.get(key)
+    chosen = watch.chosen.get(0)
     if chosen is None:
         count = 2 if view.options["signs"] == "multi" else 1
         picked = bot.rng.sample(GESTURES, count + 1)
-        chosen = watch.chosen[key] = Signs(tuple(picked[:count]), picked[count], table.deal)
+        rotation: tuple[tuple[str, ...], ...] = ()
+        if bot.memory.get("kems_signs", "fixed") == "vary":
+            others = [g for g in GESTURES if g != picked[count]]
+            rotation = tuple(tuple(bot.rng.sample(others, count)) for _ in range(ROTATION))
+        chosen = watch.chosen[0] = Signs(tuple(picked[:count]), picked[count], table.deal, rotation)
     note = PrivateNote(sender=view.seat, to=table.partner, data=chosen.note_data())
     return Decision(note, 50.0)
 

@@ -57,7 +57,7 @@ class KemsView:
 def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any]:
     data = kems(state)
     faces = state.faces
-    agreed = team_signs(knowledge, seat, state.players)
+    agreed = team_signs(knowledge, seat, state.players, data.deals)
     shown_to_me = tuple(
         (by, knowledge.faces[t])
         for to, by, tokens in data.private_shows
@@ -98,30 +98,51 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
 
 @dataclass(frozen=True)
 class Signs:
-    """What two partners agreed privately: their signs, a pre-sign, and the deal they agreed at."""
+    """What two partners agreed privately before play: their signs, a pre-sign, the deal they agreed
+    at, and optionally a ``rotation`` (one set of signs per deal, in turn), so that partners who vary
+    their sign need no private word once play has begun (RULES 3.2)."""
 
     signs: tuple[str, ...] = ()
     presign: str | None = None
     deal: int = 0
+    rotation: tuple[tuple[str, ...], ...] = ()
 
     def note_data(self) -> dict[str, Any]:
         """As the plain data of a ``PrivateNote``."""
-        return {"signs": list(self.signs), "presign": self.presign, "deal": self.deal}
+        data: dict[str, Any] = {"signs": list(self.signs), "presign": self.presign, "deal": self.deal}
+        if self.rotation:
+            data["rotation"] = [list(signs) for signs in self.rotation]
+        return data
+
+    def for_deal(self, deal: int) -> Signs:
+        """The signs that hold at ``deal`` (the rotation's turn, when there is one)."""
+        if not self.rotation or deal < 1:
+            return self
+        signs = self.rotation[(deal - 1) % len(self.rotation)]
+        return Signs(signs, self.presign, self.deal, self.rotation)
 
 
-def team_signs(knowledge: Knowledge, seat: int, players: int) -> Signs:
-    """The signs this seat's team agreed last (the latest note between the partners)."""
+def team_signs(knowledge: Knowledge, seat: int, players: int, deal: int = 0) -> Signs:
+    """The signs this seat's team agreed last (the latest note between the partners), as they hold
+    at ``deal``."""
     partner = partner_of(seat, players)
     for note in reversed(knowledge.notes):
         if {note.sender, note.to} != {seat, partner}:
             continue
-        signs, presign, deal = note.data.get("signs"), note.data.get("presign"), note.data.get("deal", 0)
-        if isinstance(signs, list | tuple) and isinstance(deal, int):
+        signs, presign, agreed = note.data.get("signs"), note.data.get("presign"), note.data.get("deal", 0)
+        rotation = note.data.get("rotation", [])
+        if isinstance(signs, list | tuple) and isinstance(agreed, int) and isinstance(rotation, list | tuple):
+            turns = tuple(
+                tuple(sign for sign in turn if sign in GESTURES)
+                for turn in rotation
+                if isinstance(turn, list | tuple)
+            )
             return Signs(
                 tuple(sign for sign in signs if sign in GESTURES),
                 presign if presign in GESTURES else None,
-                deal,
-            )
+                agreed,
+                tuple(turn for turn in turns if turn),
+            ).for_deal(deal)
     return Signs()
 
 

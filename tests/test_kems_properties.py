@@ -109,14 +109,17 @@ def faces_in(value: Any, found: set[str]) -> set[str]:
     return found
 
 
-def agreed_signs(deck: OpenDeck, team: int, players: int) -> tuple[tuple[str, ...], str | None]:
-    """What the two partners of ``team`` last agreed between themselves: signs and pre-sign."""
+def agreed_signs(deck: OpenDeck, team: int, players: int, deal: int) -> tuple[tuple[str, ...], str | None]:
+    """What the two partners of ``team`` last agreed between themselves, as it holds at ``deal``: signs
+    (their rotation's turn, when they agreed one) and pre-sign."""
     partners = set(team_seats(team, players))
     notes = [note for note in deck.notes.get(min(partners), []) if {note.sender, note.to} == partners]
     if not notes:
         return (), None
     data = notes[-1].data
-    return tuple(data["signs"]), data["presign"]
+    rotation = data.get("rotation") or []
+    signs = rotation[(deal - 1) % len(rotation)] if rotation and deal >= 1 else data["signs"]
+    return tuple(signs), data["presign"]
 
 
 class SecrecyCheck:
@@ -139,7 +142,7 @@ class SecrecyCheck:
         state = engine.state
         public = state.faces
         players = state.players
-        agreed = [agreed_signs(deck, team, players) for team in range(players // 2)]
+        agreed = [agreed_signs(deck, team, players, kems(state).deals) for team in range(players // 2)]
         for seat in range(players):
             view = engine.view(seat, deck.knowledge(state, seat))
             own = {deck.faces[t] for t in state.hands[seat]}

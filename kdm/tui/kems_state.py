@@ -88,7 +88,7 @@ class KemsPlay:
         if seat is None or view is None:
             return Signs()
         notes = tuple(self.screen.peer.deck.notes.get(seat, ()))
-        return team_signs(Knowledge(notes=notes), seat, view.players)
+        return team_signs(Knowledge(notes=notes), seat, view.players, view.rules["kems"].deal)
 
     def first_of_team(self, view: SeatView) -> bool:
         """RULES 3.2 as the bots play it: the team's first seat chooses the sign."""
