@@ -34,6 +34,8 @@ from kdm.record import SEEDED_DUTIES, Notice, TableRecord, commitment
 
 log = logging.getLogger("kdm.peer")
 RETRY_S = 0.25
+#: Private notes that arrive before this process has applied the entries they depend on, kept to retry.
+MAX_EARLY_NOTES = 16
 #: A seated player's process silent this long is gone: the leader's process plays the seat instead.
 TAKEOVER_AFTER_S = 3.0
 
@@ -110,6 +112,7 @@ class Peer:
         self._pending: dict[tuple[str, int], tuple[bytes, float, float]] = {}  # id -> data, first, last try
         self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
+        self._early_notes: list[tuple[str, bytes]] = []
 
     @property
     def me(self) -> Agent:
@@ -221,6 +224,9 @@ class Peer:
         for notice in self.record.apply(entry):
             self._handle(notice)
         self._owe_duties()
+        early, self._early_notes = self._early_notes, []
+        for sender, note in early:
+            self.received_direct(sender, note)
 
     def _agent(self, identity: str) -> Agent | None:
         return next((agent for agent in self.agents if agent.identity == identity), None)
@@ -350,13 +356,17 @@ class Peer:
             body = msgpack.unpackb(data, raw=False, strict_map_key=True)
             from_seat, to_seat, sealed = body["sender"], body["to"], body["box"]
             seats = self.record.seats
-            if not all(isinstance(v, int) and 0 <= v < len(seats) for v in (from_seat, to_seat)):
+            if not all(isinstance(v, int) and v >= 0 for v in (from_seat, to_seat)):
                 raise ValueError("no such seat")
+            agent = next((a for a in self.agents if a.seat == to_seat), None)
+            if from_seat >= len(seats) or to_seat >= len(seats) or agent is None:
+                # The sender may have applied more of the log than we have: try again after the next
+                # committed entry (a few at most, so a flood cannot grow without bound).
+                if len(self._early_notes) < MAX_EARLY_NOTES:
+                    self._early_notes.append((sender, data))
+                return
             if seats[from_seat].node.split("#", 1)[0] != sender:
                 raise ValueError(f"it does not play seat {from_seat}")
-            agent = next((a for a in self.agents if a.seat == to_seat), None)
-            if agent is None:
-                raise ValueError(f"seat {to_seat} is not played here")
             opened = Box(agent.box, PublicKey(seats[from_seat].box_key)).decrypt(sealed)
             note_data = msgpack.unpackb(opened, raw=False, strict_map_key=True)
             if not isinstance(note_data, dict):

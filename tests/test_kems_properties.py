@@ -47,8 +47,7 @@ from kdm.plugins.kems import (
 from kdm.plugins.kems_events import Call, Exchange, Gesture, Quiet, Say, ShowTwo, Sweep, SweepAnswer, Turn
 from kdm.plugins.kems_view import KemsView
 from kdm.sim import SEEDED, Simulation
-from kdm.state import canonical
-from tests.test_variant_properties import PHASES, through_the_wire, times
+from tests.test_variant_properties import PHASES, assert_replays, through_the_wire, times
 
 KEMS = ("kems",)
 MAX_ATTEMPTS = 220
@@ -369,18 +368,7 @@ def test_kems_tables_conserve_cards_keep_secrets_and_replay_to_the_same_digests(
     options = data.draw(kems_options(players), label="options")
     driver = KemsDriver(data, players, options)
     driver.play()
-    rules = Rules.for_table(KEMS)
-    engine = Engine(rules, players, options)
-    for event, applied, digest, effects in driver.attempts:
-        decoded = through_the_wire(rules, event)
-        try:
-            replayed = engine.apply(decoded)
-        except IllegalAction:
-            assert not applied, f"replay refused {decoded}"
-        else:
-            assert applied, f"replay accepted {decoded}"
-            assert canonical(replayed) == canonical(effects)
-        assert engine.digest() == digest
+    assert_replays(Rules.for_table(KEMS), players, options, driver.attempts)
 
 
 @settings(max_examples=10, deadline=None, phases=PHASES)

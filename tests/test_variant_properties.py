@@ -214,6 +214,24 @@ def through_the_wire(rules: Rules, original: Event) -> Event:
     return decoded
 
 
+def assert_replays(
+    rules: Rules, players: int, options: dict[str, Any], attempts: list[tuple[Event, bool, str, Any]]
+) -> None:
+    """A fresh engine fed every attempted event through the wire codec accepts and refuses the same
+    ones, with the same effects and the same digest after each."""
+    engine = Engine(rules, players, options)
+    for event, applied, digest, effects in attempts:
+        decoded = through_the_wire(rules, event)
+        try:
+            replayed = engine.apply(decoded)
+        except IllegalAction:
+            assert not applied, f"replay refused {decoded}"
+        else:
+            assert applied, f"replay accepted {decoded}"
+            assert canonical(replayed) == canonical(effects)
+        assert engine.digest() == digest
+
+
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
 @PER_CONFIG
 @given(players=st.integers(3, 10), data=st.data())
@@ -224,18 +242,7 @@ def test_variant_tables_conserve_cards_and_replay_to_the_same_digests(
     options = data.draw(variant_options(config), label="options")
     driver = VariantDriver(data, players, config, options)
     driver.play()
-    rules = Rules.for_table(config)
-    engine = Engine(rules, players, options)
-    for event, applied, digest, effects in driver.attempts:
-        decoded = through_the_wire(rules, event)
-        try:
-            replayed = engine.apply(decoded)
-        except IllegalAction:
-            assert not applied, f"replay refused {decoded}"
-        else:
-            assert applied, f"replay accepted {decoded}"
-            assert canonical(replayed) == canonical(effects)
-        assert engine.digest() == digest
+    assert_replays(Rules.for_table(config), players, options, driver.attempts)
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
