@@ -84,7 +84,7 @@ def table_text(play: KemsPlay) -> Fragments:
     _give, take = play.marked(view, part)
     lines = _cards_lines(list(zip(TABLE_KEYS, part.table, strict=False)), set(take))
     lines.append(("", "\n"))
-    for style, text in [*_phase_lines(play, part), *_sign_lines(play), *_private_lines(play, part)]:
+    for style, text in [*_phase_lines(play, part), *_sign_lines(play, part), *_private_lines(play, part)]:
         lines.append((style, "\n".join(textwrap.wrap(text, PANEL_TEXT_WIDTH, subsequent_indent="  ")) + "\n"))
     last = _last_result(play, part)
     if last:
@@ -147,22 +147,19 @@ def _phase_lines(play: KemsPlay, part: KemsView) -> list[tuple[str, str]]:
     return []
 
 
-def _sign_lines(play: KemsPlay) -> list[tuple[str, str]]:
+def _sign_lines(play: KemsPlay, part: KemsView) -> list[tuple[str, str]]:
     """The team's secret sign, always on this seat's screen (never on anyone else's)."""
     view = play.screen.view()
     assert view is not None
-    agreed = play.signs()
-    if agreed.signs:
-        key = "your_signs" if len(agreed.signs) > 1 else "your_sign"
-        lines = [("class:mark", play.say(key, signs=", ".join(map(play.gesture, agreed.signs))))]
-        if agreed.presign is not None:
-            lines.append(("class:mark", play.say("presign", gesture=play.gesture(agreed.presign))))
+    if part.signs:
+        key = "your_signs" if len(part.signs) > 1 else "your_sign"
+        lines = [("class:mark", play.say(key, signs=", ".join(map(play.gesture, part.signs))))]
+        if part.presign is not None:
+            lines.append(("class:mark", play.say("presign", gesture=play.gesture(part.presign))))
         return lines
     if play.first_of_team(view):
         unset = play.say("sign_unset")
     else:
-        part = play.part()
-        assert part is not None
         unset = play.say("sign_waiting", name=play.screen.name(part.partner))
     return [("class:dim", play.say("your_sign", signs=unset))]
 
@@ -198,14 +195,13 @@ def feed_text(play: KemsPlay) -> Fragments:
         return []
     if not part.gestures:
         return [("class:dim", play.say("no_gestures"))]
-    agreed = play.signs()
     lines: Fragments = []
     for seat, gesture, seq in part.gestures[-FEED_ROWS:]:
         text = f"{play.screen.name(seat)} {play.gesture(gesture)}"
         mine = team_of(seat, view.players) == part.team
-        if mine and gesture in agreed.signs:
+        if mine and gesture in part.signs:
             style, text = "class:call", f"{text} {SIGN_MARK}"
-        elif mine and gesture == agreed.presign:
+        elif mine and gesture == part.presign:
             style, text = "class:call", f"{text} {PRESIGN_MARK}"
         else:
             style = "" if seq > part.deal_started else "class:dim"
@@ -282,13 +278,15 @@ def footer_hints(play: KemsPlay) -> list[str]:
 
 def menu_text(play: KemsPlay) -> Fragments:
     """The gesture menu: the catalogue under a to l, this team's signs marked (on this screen only)."""
-    agreed = play.signs()
+    part = play.part()
+    if part is None:
+        return []
     rows: list[Fragments] = []
     for key, gesture in zip(GESTURE_KEYS, GESTURES, strict=True):
         row: Fragments = [("class:label", f"{key}  "), ("", play.gesture(gesture))]
-        if gesture in agreed.signs:
+        if gesture in part.signs:
             row.append(("class:call", f"  {SIGN_MARK} {play.say('menu_sign')}"))
-        elif gesture == agreed.presign:
+        elif gesture == part.presign:
             row.append(("class:call", f"  {PRESIGN_MARK} {play.say('menu_presign')}"))
         rows.append(row)
     return _joined(rows)

@@ -17,12 +17,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from kdm.cards import pretty
-from kdm.deck import Knowledge, PrivateNote
+from kdm.deck import PrivateNote
 from kdm.engine import SeatView
-from kdm.plugins.kems import GESTURES, HAND, NAME, TABLE_CARDS, partner_of, team_of
+from kdm.plugins.kems import GESTURES, HAND, NAME, TABLE_CARDS, team_of
 from kdm.plugins.kems_events import Call, Exchange, Gesture, Sweep, SweepAnswer
 from kdm.plugins.kems_text import CALL_NAMES, gesture_name
-from kdm.plugins.kems_view import KemsView, Signs, team_signs
+from kdm.plugins.kems_view import KemsView, Signs
 from kdm.record import Notice
 from kdm.tui.kems_text import say
 from kdm.tui.state import TableScreen
@@ -81,15 +81,6 @@ class KemsPlay:
     def gesture(self, name: str) -> str:
         return gesture_name(name, self.screen.lang)
 
-    def signs(self) -> Signs:
-        """What this seat's team agreed, read from the notes as they arrive (a note is no event, so the
-        screen's cached view may not have it yet)."""
-        seat, view = self.screen.peer.seat, self.screen.view()
-        if seat is None or view is None:
-            return Signs()
-        notes = tuple(self.screen.peer.deck.notes.get(seat, ()))
-        return team_signs(Knowledge(notes=notes), seat, view.players, view.rules["kems"].deal)
-
     def first_of_team(self, view: SeatView) -> bool:
         """RULES 3.2 as the bots play it: the team's first seat chooses the sign."""
         return view.seat < view.players // 2
@@ -125,11 +116,11 @@ class KemsPlay:
                     self.screen.message = ""  # what we sent is done: the log and the panels say it now
         if self.screen.over:
             self.menu_open = self.choosing_target = self.signs_open = False  # the ranking shows now
-        view = self.screen.view()
-        if self.offered or view is None or self.part() is None or self.screen.over:
+        view, part = self.screen.view(), self.part()
+        if self.offered or view is None or part is None or self.screen.over:
             return
         self.offered = True
-        if self.first_of_team(view) and not self.signs().signs:
+        if self.first_of_team(view) and not part.signs:
             self.open_signs()
 
     # --- exchanges --------------------------------------------------------------------------------
@@ -296,14 +287,13 @@ class KemsPlay:
 
     def open_signs(self) -> None:
         """Open the sign chooser (the team's first seat), starting from what the team agreed."""
-        view = self.screen.view()
-        if view is None or self.part() is None:
+        view, part = self.screen.view(), self.part()
+        if view is None or part is None:
             return
         if not self.first_of_team(view):
-            self.tell("not_first", name=self.screen.name(partner_of(view.seat, view.players)))
+            self.tell("not_first", name=self.screen.name(part.partner))
             return
-        agreed = self.signs()
-        self.draft_signs, self.draft_presign = list(agreed.signs), agreed.presign
+        self.draft_signs, self.draft_presign = list(part.signs), part.presign
         self.sign_field = SIGN_FIELDS[0]
         self.signs_open, self.menu_open, self.choosing_target = True, False, False
         self.screen.on_change()

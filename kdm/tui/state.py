@@ -119,7 +119,7 @@ class TableScreen:
         self.lost: set[str] = set()
         self._hand: tuple[int, ...] = ()
         self._view: SeatView | None = None
-        self._view_key: tuple[int, int, int | None, bool] = (0, -2, None, False)
+        self._view_key: tuple[int, int, int | None, bool] | None = None
         self._passing: int | None = None  # token of our pass until it is applied or refused
         self._slapping = False
         self._shown_hand: list[str] | None = None  # the first slapper's hand, until the window is judged
@@ -140,7 +140,8 @@ class TableScreen:
         return say(self.lang, key, **fields)
 
     def view(self) -> SeatView | None:
-        """This seat's view, built once per applied event (a redraw asks for it from every panel)."""
+        """This seat's view, built once per applied event or private note (a redraw asks for it from
+        every panel)."""
         record = self.peer.record
         engine = record.engine
         key = (id(engine), engine.state.seq if engine is not None else -1, self.peer.seat, record.started)
@@ -181,6 +182,8 @@ class TableScreen:
             self._add("info", self.say("started"))
         elif notice.kind == "took_over" and notice.seat is not None:
             self._add("error", self.say("took_over", seat=notice.seat))
+        elif notice.kind == "note":
+            self._view_key = None  # a note is no event, but the view holds what it says (a team's sign)
         elif notice.kind == "rejected" and mine:
             self._passing, self._slapping = None, False
             self._add("error", self.say("refused", reason=notice.reason))
