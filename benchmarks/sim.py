@@ -27,7 +27,7 @@ from kdm.sim import Simulation
 def measure(players: int, games: int, rounds: int, variants: list[str]) -> list[dict[str, object]]:
     rules = Rules.for_table(variants)
     # As ``kdm sim`` does: only a game of rounds has a ``rounds`` option.
-    options = {"rounds": rounds} if any(option.name == "rounds" for option in rules.options()) else {}
+    options = {"rounds": rounds} if rules.declares("rounds") else {}
     logs: list[list[Event]] = []
     events = played_rounds = 0
     sim_seconds = 0.0

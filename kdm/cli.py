@@ -241,7 +241,7 @@ def run_sim(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         raise UsageError("--speed must be a positive number")
     rules = Rules.for_table(args.variant)
-    if any(option.name == "rounds" for option in rules.options()):
+    if rules.declares("rounds"):
         options.setdefault("rounds", args.rounds)  # a game of rounds (Kem's plays to a target instead)
     simulation = Simulation(args.players, args.seed, args.bots, options, args.variant, rules)
     if args.json:

@@ -13,7 +13,7 @@ secret sign in Kem's, delivered from one seat's process to another's directly (`
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,9 @@ from kdm.cards import shuffled
 from kdm.engine import Duty, Effect
 from kdm.events import Announce, Draw, Event, ShowHand
 from kdm.state import TableState
+
+#: The ``kdm_reveal`` hook: the event a plugin builds for its own reveal duty, or None.
+Reveal = Callable[..., Event | None]
 
 
 @dataclass
@@ -84,8 +87,10 @@ class OpenDeck:
                 faces[token] = face
         return Knowledge(faces, tuple(self.notes.get(seat, ())))
 
-    def fulfil(self, duty: Duty, state: TableState) -> Event | None:
-        """The event that fulfils a reveal duty (announce, show a hand, draw), or None for others."""
+    def fulfil(self, duty: Duty, state: TableState, reveal: Reveal | None = None) -> Event | None:
+        """The event that fulfils a reveal duty (announce, show a hand, draw), or what the table's
+        plugins build for their own duties from the faces known here (``reveal``: the ``kdm_reveal``
+        hook), or None."""
         if duty.kind == "announce":
             wanted = duty.cards[0]
             for seat, hand in enumerate(state.hands):
@@ -100,4 +105,7 @@ class OpenDeck:
             assert duty.seat is not None
             token = duty.tokens[0]
             return Draw(seat=duty.seat, token=token, card=self.faces[token])
-        return None
+        if reveal is None:
+            return None
+        event: Event | None = reveal(duty=duty, state=state, faces=self.faces)
+        return event

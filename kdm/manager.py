@@ -178,6 +178,10 @@ class Rules:
                 declared.append(_tagged(option, info.name))
         return declared
 
+    def declares(self, option: str) -> bool:
+        """Whether one of the table's plugins declares the table option named ``option``."""
+        return any(declared.name == option for declared in self.options())
+
     def preset(self, players: int, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The option values the table's plugins choose (``kdm_option_defaults``) for the options
         not in ``given``."""

@@ -309,9 +309,7 @@ class Peer:
                 self.act(Announce(seat=agent.seat, card=duty.cards[0]), agent)
         elif duty.seat == agent.seat:
             key = (duty.kind, state.seq)
-            event = self.deck.fulfil(duty, state) or self.record.rules.hook.kdm_reveal(
-                duty=duty, state=state, faces=self.deck.faces
-            )
+            event = self.deck.fulfil(duty, state, self.record.rules.hook.kdm_reveal)
             if event is not None and key not in agent.owed:
                 agent.owed.add(key)
                 self.act(event, agent)

@@ -40,7 +40,7 @@ def selfplay(
         raise UsageError("rounds must be at least 1")
     rules = Rules.for_table(variants)
     given: dict[str, Any] = dict(options or {})
-    if any(option.name == "rounds" for option in rules.options()):
+    if rules.declares("rounds"):
         given.setdefault("rounds", str(rounds))
     rules.resolve(peers, dict(given))  # one clear line for a bad count or option, before any process
     table_flags = [flag for name, value in given.items() for flag in ("--option", f"{name}={value}")]

@@ -152,7 +152,7 @@ class Simulation:
             # A table timer (``close``, a variant's ``go``...): its event carries nothing but its kind.
             return self.rules.codec.decode({"kind": duty.kind})
         state = self.engine.state
-        event = self.deck.fulfil(duty, state) or self._reveal(duty=duty, state=state, faces=self.deck.faces)
+        event = self.deck.fulfil(duty, state, self._reveal)
         if event is None:
             raise RuntimeError(f"the simulation cannot fulfil {duty.kind!r}")
         return event

@@ -157,9 +157,7 @@ class ScriptedTable:
             if not duties:
                 return effects
             duty = duties[0]
-            event = self.deck.fulfil(duty, self.state) or self.rules.hook.kdm_reveal(
-                duty=duty, state=self.state, faces=self.deck.faces
-            )
+            event = self.deck.fulfil(duty, self.state, self.rules.hook.kdm_reveal)
             if event is None and duty.kind == "shuffle":
                 event = Shuffle(seed=derive_seed(self.seed, "shuffle", self.state.seq))
             if event is None:

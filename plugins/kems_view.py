@@ -43,11 +43,9 @@ class KemsView:
     chat: tuple[tuple[int, str], ...]
     #: Faces shown to this seat alone: (from seat, face).
     shown_to_me: tuple[tuple[int, str], ...]
-    #: This team's signs and pre-sign, as agreed privately (empty until the partners agreed), and the
-    #: deal they were agreed at.
+    #: This team's signs (as they hold this deal) and pre-sign, as agreed privately (empty until then).
     signs: tuple[str, ...]
     presign: str | None
-    signs_deal: int
     stats: dict[str, tuple[int, int, int]]
     results: tuple[tuple[int, str, int, str, int], ...]
     deal_started: int
@@ -89,7 +87,6 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
         shown_to_me=shown_to_me,
         signs=agreed.signs,
         presign=agreed.presign,
-        signs_deal=agreed.deal,
         stats={call: (s.confirmed, s.failed, s.void) for call, s in data.stats.items()},
         results=tuple(data.results),
         deal_started=data.deal_started,

@@ -51,10 +51,9 @@ async def play_table(
     while not nodes[0].is_leader:
         await asyncio.sleep(0.01)
     rules = Rules.for_table(variants)
-    declared = {option.name for option in rules.options()}
     # Kilo de merde's own defaults; a game mode without rounds (Kem's) plays to its target instead.
     defaults = {
-        name: value for name, value in (("rounds", rounds), ("slap_timeout_ms", 1000)) if name in declared
+        name: value for name, value in (("rounds", rounds), ("slap_timeout_ms", 1000)) if rules.declares(name)
     }
     table_options = {**defaults, **(options or {})}
     peers[0].create_table("kitchen", players, table_options, rules)
