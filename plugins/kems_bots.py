@@ -19,7 +19,9 @@ it waits.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 
 from kdm.bots import Bot, Decision
 from kdm.cards import RANKS, rank_of
@@ -51,6 +53,7 @@ class Watch:
     of evidence for each gesture being their sign, and the choices it drew once so that its plans stay
     the same while it waits (signs it chose, the sign it makes, pre-signs, decoys)."""
 
+    #: seq → (seat, gesture), in log order (the feed is in log order and only newer gestures join it).
     gestures: dict[int, tuple[int, str]] = field(default_factory=dict)
     evidence: dict[int, dict[str, float]] = field(default_factory=dict)
     last_result_seq: int = -1
@@ -113,7 +116,7 @@ def _sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision |
     if not table.signs:
         return None
     cards = view.cards
-    mine = [(seq, g) for seq, (s, g) in watch.gestures.items() if s == view.seat and seq > table.deal_started]
+    mine = [(seq, g) for seq, s, g in _this_deal(watch, table.deal_started) if s == view.seat]
     last_sign = max((seq for seq, g in mine if g in table.signs), default=None)
     if is_four_of_a_kind(cards):
         if last_sign is not None and view.seq - last_sign < RESIGN_AFTER_EVENTS:
@@ -141,8 +144,9 @@ def _answer_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Dec
         return None
     if any(seat == view.seat for seat, _c, _t in table.calls):
         return None
-    signed = [seq for seq, (s, g) in watch.gestures.items()
-              if s == table.partner and g in table.signs and seq > table.deal_started]  # fmt: skip
+    signed = [
+        seq for seq, s, g in _this_deal(watch, table.deal_started) if s == table.partner and g in table.signs
+    ]
     if not signed:
         return None
     call = "double" if is_four_of_a_kind(view.cards) else "kems"
@@ -159,6 +163,16 @@ def _watch(bot: Bot) -> Watch:
         watch = bot.memory["kems_memory"] = Watch()
     assert isinstance(watch, Watch)
     return watch
+
+
+def _this_deal(watch: Watch, deal_started: int) -> Iterator[tuple[int, int, str]]:
+    """This deal's gestures, newest first: the memory holds every gesture seen, in log order, so
+    decisions made at every event look back only as far as the deal goes."""
+    for seq in reversed(watch.gestures):
+        if seq <= deal_started:
+            return
+        seat, gesture = watch.gestures[seq]
+        yield seq, seat, gesture
 
 
 def _observe(view: SeatView, table: KemsView, watch: Watch) -> None:
@@ -203,7 +217,7 @@ def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Deci
     if view.phase not in ("hunt", "calling") or any(seat == view.seat for seat, _c, _t in table.calls):
         return None
     mine = team_of(view.seat, view.players)
-    for seq in sorted(watch.gestures, reverse=True)[:3]:
+    for seq in islice(reversed(watch.gestures), 3):
         seat, gesture = watch.gestures[seq]
         if seq <= table.deal_started or team_of(seat, view.players) == mine:
             continue
