@@ -4,9 +4,10 @@
 opens the gesture menu (``a``-``l``); ``k`` calls « Kem's ! », ``d`` « Double Kem's ! », ``c`` asks for
 the opponent's seat number and calls « Contre Kem's ! » on them; ``b`` asks « Balayage ? » and ``y``
 (``o``) / ``n`` answer it; ``t`` opens the sign chooser (letters, Tab for the pre-sign, Enter sends it
-to the partner); ``s``, ``?`` and ``q`` as at every table. Gestures and calls stamp the press first
-thing, like a slap (``keys``), and work with help or the scores open; a chooser (menu, opponent, sign)
-holds the letters and digits until it is closed; the quit question holds every key.
+to the partner); ``s``, ``?`` and ``q`` as at every table (``keys.add_every_table_keys``). Gestures and
+calls stamp the press first thing, like a slap (``keys``), and work with help or the scores open; a
+chooser (menu, opponent, sign) holds the letters and digits until it is closed; the quit question holds
+every key.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from prompt_toolkit.key_binding import (
 
 from kdm.peer import local_time_ms
 from kdm.tui.kems_state import GESTURE_KEYS, HAND_KEYS, TABLE_KEYS, KemsPlay
-from kdm.tui.keys import drawn_with_commit
+from kdm.tui.keys import add_every_table_keys, drawn_with_commit
 from kdm.tui.text import is_yes
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ def kems_bindings(play: KemsPlay) -> KeyBindings:
     menu = ~asking & Condition(lambda: play.menu_open)
     target = ~asking & Condition(lambda: play.choosing_target)
     signs = ~asking & Condition(lambda: play.signs_open)
-    free = ~asking & ~Condition(lambda: play.modal) & ~over
+    modal = Condition(lambda: play.modal)
+    free = ~asking & ~modal & ~over
     marking = free & ~overlay
     sweep_question = free & Condition(play.asked_to_sweep)
 
@@ -137,36 +139,9 @@ def kems_bindings(play: KemsPlay) -> KeyBindings:
     def _send_signs(event: KeyPressEvent) -> None:
         play.send_signs()
 
-    @bindings.add("escape", filter=~asking)
+    @bindings.add("escape", filter=~asking & ~overlay)
     def _close(event: KeyPressEvent) -> None:
-        if screen.help_open or screen.scores_open:
-            screen.close_overlays()
-        else:
-            play.close()
+        play.close()
 
-    # Every table's keys: help, scores, leaving.
-    @bindings.add("?", filter=~asking)
-    def _help(event: KeyPressEvent) -> None:
-        screen.toggle_help()
-
-    @bindings.add("s", filter=~asking & ~Condition(lambda: play.modal))
-    def _scores(event: KeyPressEvent) -> None:
-        screen.toggle_scores()
-
-    @bindings.add("enter", filter=~asking & over)
-    def _leave_after_game(event: KeyPressEvent) -> None:
-        screen.left = True
-        event.app.exit()
-
-    @bindings.add("q", filter=~asking & ~Condition(lambda: play.modal))
-    @bindings.add("c-c", filter=~asking)
-    def _quit(event: KeyPressEvent) -> None:
-        if screen.ask_quit():
-            event.app.exit()
-
-    @bindings.add("<any>", filter=asking)
-    def _answer(event: KeyPressEvent) -> None:
-        if screen.answer_quit(is_yes(screen.lang, event.data)):
-            event.app.exit()
-
+    add_every_table_keys(bindings, screen, chooser=modal)
     return bindings

@@ -6,6 +6,7 @@ with the help or the scoreboard open, since a slap cannot wait for the player to
 the quit question holds every key. A key that sends an action does not redraw at once: its commit does
 (``drawn_with_commit``). The house rules' keys: the digits choose a pile instead of a card when this seat
 must choose the pile it draws from (piles), ``<`` and ``>`` steer and ``g`` calls GO (all_at_once).
+Help, scores and leaving are every game's keys (``add_every_table_keys``; Kem's has them too).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, FilterOrBool, to_filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from kdm.peer import local_time_ms
@@ -93,20 +94,33 @@ def table_bindings(screen: TableScreen) -> KeyBindings:
     def _pass(event: KeyPressEvent) -> NotImplementedOrNone:
         return drawn_with_commit(event, screen.pass_chosen())
 
+    @bindings.add("b", filter=free)
+    def _bot(event: KeyPressEvent) -> None:
+        screen.add_bot()
+
+    add_every_table_keys(bindings, screen)
+    return bindings
+
+
+def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: FilterOrBool = False) -> None:
+    """Add the keys every game's table has to ``bindings``: ``?`` help, ``s`` scores, Esc closes them,
+    Enter leaves once the game is over, ``q`` (or Ctrl-C) asks to leave, and any key answers. While
+    ``chooser`` holds the letters (a game's own menu), ``s`` and ``q`` are the chooser's."""
+    asking = Condition(lambda: screen.confirm_quit)
+    overlay = Condition(lambda: screen.help_open or screen.scores_open)
+    free = ~asking
+    letters = free & ~to_filter(chooser)
+
     @bindings.add("enter", filter=free & Condition(lambda: screen.over))
     def _leave_after_game(event: KeyPressEvent) -> None:
         screen.left = True
         event.app.exit()
 
-    @bindings.add("b", filter=free)
-    def _bot(event: KeyPressEvent) -> None:
-        screen.add_bot()
-
     @bindings.add("?", filter=free)
     def _help(event: KeyPressEvent) -> None:
         screen.toggle_help()
 
-    @bindings.add("s", filter=free)
+    @bindings.add("s", filter=letters)
     def _scores(event: KeyPressEvent) -> None:
         screen.toggle_scores()
 
@@ -114,7 +128,7 @@ def table_bindings(screen: TableScreen) -> KeyBindings:
     def _close(event: KeyPressEvent) -> None:
         screen.close_overlays()
 
-    @bindings.add("q", filter=free)
+    @bindings.add("q", filter=letters)
     @bindings.add("c-c", filter=free)
     def _quit(event: KeyPressEvent) -> None:
         if screen.ask_quit():
@@ -124,5 +138,3 @@ def table_bindings(screen: TableScreen) -> KeyBindings:
     def _answer(event: KeyPressEvent) -> None:
         if screen.answer_quit(is_yes(screen.lang, event.data)):
             event.app.exit()
-
-    return bindings
