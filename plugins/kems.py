@@ -21,6 +21,7 @@ deck service lets that player alone learn them.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -124,6 +125,13 @@ class KemsTable:
     barred: list[int] = field(default_factory=list)
     #: Cards shown to one seat only: (to seat, from seat, tokens).
     private_shows: list[tuple[int, int, tuple[int, ...]]] = field(default_factory=list)
+
+
+#: What outlives a deal (the dealer seat too: it moves on by one each deal); the rest is the deal's.
+GAME_FIELDS = frozenset(
+    {"teams", "team_scores", "deals", "winner", "stats", "gestures", "chat", "results", "dealer"}
+)
+DEAL_FIELDS = tuple(f.name for f in dataclasses.fields(KemsTable) if f.name not in GAME_FIELDS)
 
 
 def kems(state: TableState) -> KemsTable:
@@ -251,14 +259,10 @@ def _deal(engine: Engine, event: Event) -> list[Effect]:
 
 
 def _new_deal_fields(data: KemsTable, seed: bytes, players: int) -> None:
+    """Every field but the game-wide ones starts afresh (a field added for the deal needs no line here)."""
     fresh = KemsTable()
-    for name in ("redraw", "reshuffle", "quiet_since", "sweepable", "sweep_asker", "refuser",
-                 "window_opened_by", "judged"):  # fmt: skip
+    for name in DEAL_FIELDS:
         setattr(data, name, getattr(fresh, name))
-    for name in ("to_check", "sweep_accepted", "calls", "to_show", "barred", "private_shows"):
-        getattr(data, name).clear()
-    data.shown.clear()
-    data.reactions.clear()
     data.tiebreak = [hashlib.blake2b(seed + bytes([s]), digest_size=8).digest() for s in range(players)]
 
 
