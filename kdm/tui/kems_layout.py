@@ -13,17 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from prompt_toolkit.application import get_app
-from prompt_toolkit.layout import DynamicContainer, FloatContainer, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout import DynamicContainer, Float, FloatContainer, HSplit, Layout, VSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 
 from kdm.tui import kems_panels as panels
 from kdm.tui.kems_state import KemsPlay
-from kdm.tui.layout import LogPanel, _overlay, _rows, _titled, log_width
-from kdm.tui.panels import LEFT_COLUMN, Fragments, message_text, quit_text
-from kdm.tui.state import TableScreen
-from kdm.tui.text import say as client_say
+from kdm.tui.layout import columns, log_panel, log_width, overlay, quit_overlay, rows_of, titled
+from kdm.tui.panels import LEFT_COLUMN, Fragments, message_text
 
 
 def with_kems(kilo: Layout, play: KemsPlay) -> Layout:
@@ -40,19 +37,11 @@ def build_kems(play: KemsPlay) -> FloatContainer:
         return FormattedTextControl(lambda: render(play))
 
     players_rows = Window(
-        text(panels.players_text), height=lambda: Dimension.exact(_rows(panels.players_text(play)))
+        text(panels.players_text), height=lambda: Dimension.exact(rows_of(panels.players_text(play)))
     )
-    players = _titled(lambda: panels.players_title(play), players_rows)
-    table = _titled(lambda: play.say("table_panel"), Window(text(panels.table_text)))
-    feed = _titled(lambda: play.say("feed"), Window(text(panels.feed_text), height=panels.FEED_ROWS))
-    log_panel = LogPanel(screen)
-    log = _titled(
-        lambda: client_say(screen.lang, "log"),
-        Window(
-            FormattedTextControl(log_panel.fragments, get_cursor_position=log_panel.cursor),
-            wrap_lines=True,
-        ),
-    )
+    players = titled(lambda: panels.players_title(play), players_rows)
+    table = titled(lambda: play.say("table_panel"), Window(text(panels.table_text)))
+    feed = titled(lambda: play.say("feed"), Window(text(panels.feed_text), height=panels.FEED_ROWS))
     body = HSplit(
         [
             Window(text(panels.header_text), height=1, style="class:header"),
@@ -60,9 +49,9 @@ def build_kems(play: KemsPlay) -> FloatContainer:
                 [
                     HSplit([players, table], width=Dimension.exact(LEFT_COLUMN)),
                     Window(width=1, char="│", style="class:rule"),
-                    HSplit([feed, log], width=lambda: Dimension.exact(log_width(_columns()))),
+                    HSplit([feed, log_panel(screen)], width=lambda: Dimension.exact(log_width(columns()))),
                 ],
-                width=lambda: Dimension.exact(_columns()),
+                width=lambda: Dimension.exact(columns()),
             ),
             Window(text(panels.hand_text), height=3),
             Window(FormattedTextControl(lambda: message_text(screen)), height=1),
@@ -70,25 +59,16 @@ def build_kems(play: KemsPlay) -> FloatContainer:
         ]
     )
 
-    def shown(render: Callable[[KemsPlay], Fragments]) -> Callable[[TableScreen], Fragments]:
-        return lambda _screen: render(play)
-
-    def title(key: str) -> Callable[[TableScreen], str]:
-        return lambda _screen: play.say(key)
+    def shown(key: str, render: Callable[[KemsPlay], Fragments], visible: Callable[[], bool]) -> Float:
+        return overlay(lambda: play.say(key), lambda: render(play), visible)
 
     floats = [
-        _overlay(screen, title("menu_title"), shown(panels.menu_text), lambda _s: play.menu_open),
-        _overlay(screen, title("contre_title"), shown(panels.contre_text), lambda _s: play.choosing_target),
-        _overlay(screen, title("signs_title"), shown(panels.signs_text), lambda _s: play.signs_open),
-        _overlay(screen, title("help_title"), shown(panels.help_text), lambda s: s.help_open),
-        _overlay(screen, title("scores_title"), shown(panels.scores_text), lambda s: s.scores_open),
-        _overlay(
-            screen, title("ranking"), shown(panels.ranking_text), lambda s: s.over and not s.scores_open
-        ),
-        _overlay(screen, lambda s: s.say("quit_title"), quit_text, lambda s: s.confirm_quit),
+        shown("menu_title", panels.menu_text, lambda: play.menu_open),
+        shown("contre_title", panels.contre_text, lambda: play.choosing_target),
+        shown("signs_title", panels.signs_text, lambda: play.signs_open),
+        shown("help_title", panels.help_text, lambda: screen.help_open),
+        shown("scores_title", panels.scores_text, lambda: screen.scores_open),
+        shown("ranking", panels.ranking_text, lambda: screen.over and not screen.scores_open),
+        quit_overlay(screen),
     ]
     return FloatContainer(body, floats=floats)
-
-
-def _columns() -> int:
-    return get_app().output.get_size().columns

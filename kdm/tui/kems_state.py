@@ -193,7 +193,13 @@ class KemsPlay:
         gesture = GESTURES[index]
         self.screen.message = self.say("gesture_sent", gesture=self.gesture(gesture))
         self.screen.peer.act(
-            Gesture(seat=seat, t_sync=self._agreed(pressed_ms), trigger=trigger, rt=rt, gesture=gesture)
+            Gesture(
+                seat=seat,
+                t_sync=self.screen.on_agreed_clock(pressed_ms),
+                trigger=trigger,
+                rt=rt,
+                gesture=gesture,
+            )
         )
         return True
 
@@ -214,7 +220,14 @@ class KemsPlay:
             trigger, rt = self._trigger(part, others, pressed_ms)
         self.screen.message = self.say("call_sent", call=self.call_name(call, target))
         self.screen.peer.act(
-            Call(seat=seat, t_sync=self._agreed(pressed_ms), trigger=trigger, rt=rt, call=call, target=target)
+            Call(
+                seat=seat,
+                t_sync=self.screen.on_agreed_clock(pressed_ms),
+                trigger=trigger,
+                rt=rt,
+                call=call,
+                target=target,
+            )
         )
         return True
 
@@ -260,9 +273,6 @@ class KemsPlay:
             return None, None
         trigger = max(painted)
         return trigger, max(0.0, pressed_ms - self.screen.peer.shown[trigger])
-
-    def _agreed(self, pressed_ms: float) -> float:
-        return self.screen._agreed(pressed_ms)  # the slap's own conversion, so both games stamp alike
 
     # --- the sweep --------------------------------------------------------------------------------
 

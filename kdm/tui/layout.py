@@ -100,18 +100,9 @@ def build_layout(screen: TableScreen) -> Layout:
     # Titled panels and one rule rather than Frames: every frame is three more splits to lay out, and
     # a redraw is on the path from a key press to the screen (benchmarks/input_latency.py).
     # Every seat's row stays in view: at ten players the table panel below gives up its rows first.
-    players_rows = Window(text(players_text), height=lambda: Dimension.exact(_rows(players_text(screen))))
-    players = _titled(lambda: players_title(screen), players_rows)
-    table = _titled(lambda: screen.say("table_panel"), Window(text(table_text), wrap_lines=True))
-    log_panel = LogPanel(screen)
-    log = _titled(
-        lambda: screen.say("log"),
-        Window(
-            FormattedTextControl(log_panel.fragments, get_cursor_position=log_panel.cursor),
-            wrap_lines=True,
-            width=lambda: Dimension.exact(log_width(get_app().output.get_size().columns)),
-        ),
-    )
+    players_rows = Window(text(players_text), height=lambda: Dimension.exact(rows_of(players_text(screen))))
+    players = titled(lambda: players_title(screen), players_rows)
+    table = titled(lambda: screen.say("table_panel"), Window(text(table_text), wrap_lines=True))
     body = HSplit(
         [
             Window(text(header_text), height=1, style="class:header"),
@@ -119,10 +110,10 @@ def build_layout(screen: TableScreen) -> Layout:
                 [
                     HSplit([players, table], width=Dimension.exact(LEFT_COLUMN)),
                     Window(width=1, char="│", style="class:rule"),
-                    log,
+                    log_panel(screen),
                 ],
                 # Exact widths: prompt_toolkit shares out spare columns one at a time otherwise.
-                width=lambda: Dimension.exact(get_app().output.get_size().columns),
+                width=lambda: Dimension.exact(columns()),
             ),
             Window(text(hand_text), height=3),
             Window(text(message_text), height=1),
@@ -130,12 +121,21 @@ def build_layout(screen: TableScreen) -> Layout:
         ]
     )
     floats = [
-        _overlay(screen, lambda s: s.say("help_title"), help_text, lambda s: s.help_open),
-        _overlay(screen, lambda s: s.say("scores"), scores_text, lambda s: s.scores_open),
-        _overlay(screen, lambda s: s.say("ranking"), ranking_text, lambda s: s.over and not s.scores_open),
-        _overlay(screen, lambda s: s.say("quit_title"), quit_text, lambda s: s.confirm_quit),
+        overlay(lambda: screen.say("help_title"), lambda: help_text(screen), lambda: screen.help_open),
+        overlay(lambda: screen.say("scores"), lambda: scores_text(screen), lambda: screen.scores_open),
+        overlay(
+            lambda: screen.say("ranking"),
+            lambda: ranking_text(screen),
+            lambda: screen.over and not screen.scores_open,
+        ),
+        quit_overlay(screen),
     ]
     return Layout(FloatContainer(body, floats=floats))
+
+
+def columns() -> int:
+    """The terminal's width."""
+    return get_app().output.get_size().columns
 
 
 def log_width(columns: int) -> int:
@@ -144,23 +144,39 @@ def log_width(columns: int) -> int:
     return max(1, columns - LEFT_COLUMN - 1)
 
 
-def _rows(fragments: Fragments) -> int:
+def log_panel(screen: TableScreen) -> HSplit:
+    """The event log under its title, as wide as ``log_width``."""
+    panel = LogPanel(screen)
+    return titled(
+        lambda: screen.say("log"),
+        Window(
+            FormattedTextControl(panel.fragments, get_cursor_position=panel.cursor),
+            wrap_lines=True,
+            width=lambda: Dimension.exact(log_width(columns())),
+        ),
+    )
+
+
+def rows_of(fragments: Fragments) -> int:
+    """How many rows ``fragments`` take (their lines, unwrapped)."""
     return 1 + sum(text.count("\n") for _style, text, *_rest in fragments)
 
 
-def _titled(title: Callable[[], str], body: Window) -> HSplit:
+def titled(title: Callable[[], str], body: Window) -> HSplit:
+    """``body`` under a one-row heading (a panel's title), lighter than a ``Frame``."""
     heading = Window(FormattedTextControl(lambda: [("", " " + title())]), height=1, style="class:panel")
     return HSplit([heading, body])
 
 
-def _overlay(
-    screen: TableScreen,
-    title: Callable[[TableScreen], str],
-    render: Callable[[TableScreen], Fragments],
-    visible: Callable[[TableScreen], bool],
-) -> Float:
-    frame = Frame(Window(FormattedTextControl(lambda: render(screen))), title=lambda: title(screen))
-    return Float(ConditionalContainer(frame, filter=Condition(lambda: visible(screen))), transparent=False)
+def overlay(title: Callable[[], str], render: Callable[[], Fragments], visible: Callable[[], bool]) -> Float:
+    """A framed window over the screen, shown while ``visible()``."""
+    frame = Frame(Window(FormattedTextControl(render)), title=title)
+    return Float(ConditionalContainer(frame, filter=Condition(visible)), transparent=False)
+
+
+def quit_overlay(screen: TableScreen) -> Float:
+    """The question asked before leaving a game under way, the same at every table."""
+    return overlay(lambda: screen.say("quit_title"), lambda: quit_text(screen), lambda: screen.confirm_quit)
 
 
 class LogPanel:

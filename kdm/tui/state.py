@@ -335,7 +335,7 @@ class TableScreen:
             return self.tell("barred")
         self._slapping = True
         trigger, rt = self._trigger(kilo, seat, pressed_ms)
-        self.peer.act(event(seat=seat, t_sync=self._agreed(pressed_ms), trigger=trigger, rt=rt))
+        self.peer.act(event(seat=seat, t_sync=self.on_agreed_clock(pressed_ms), trigger=trigger, rt=rt))
         return True
 
     def feint(self, pressed_ms: float) -> bool:
@@ -347,7 +347,7 @@ class TableScreen:
         if kilo is None or view.phase not in ("passing", "window"):
             return self.tell("no_feinting")
         trigger, rt = self._trigger(kilo, seat, pressed_ms)
-        self.peer.act(Feint(seat=seat, t_sync=self._agreed(pressed_ms), trigger=trigger, rt=rt))
+        self.peer.act(Feint(seat=seat, t_sync=self.on_agreed_clock(pressed_ms), trigger=trigger, rt=rt))
         return True
 
     def _trigger(self, kilo: KiloView, seat: int, pressed_ms: float) -> tuple[int | None, float | None]:
@@ -363,8 +363,8 @@ class TableScreen:
             return None, None
         return trigger, max(0.0, pressed_ms - self.peer.shown[trigger])
 
-    def _agreed(self, pressed_ms: float) -> float:
-        """``pressed_ms`` on the table's agreed clock."""
+    def on_agreed_clock(self, pressed_ms: float) -> float:
+        """``pressed_ms`` (on ``local_time_ms``) on the table's agreed clock, as a slap's ``t_sync``."""
         return self.peer.node.agreed_time_ms() - (local_time_ms() - pressed_ms)
 
     def tell(self, key: str, **fields: object) -> bool:
