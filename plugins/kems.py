@@ -607,18 +607,10 @@ def _show_two(engine: Engine, event: Event) -> list[Effect]:
         or not set(event.tokens) <= set(state.hands[accused])
     ):
         raise IllegalAction("two different cards of the accused's hand are shown")
-    team = team_of(caller, state.players)
-    _add_points(state, team, -1)
-    data.stats["contre"].failed += 1
     data.barred.append(caller)
     data.private_shows.append((caller, accused, tuple(event.tokens)))
-    _record_result(data, "failed")
-    effects: list[Effect] = [
-        {"kind": "shown_privately", "to": caller, "by": accused, "tokens": list(event.tokens)},
-        {"kind": "call_result", "seat": caller, "call": "contre", "target": accused, "result": "failed",
-         "points": -1, "team": team, "scores": list(data.team_scores)},
-    ]  # fmt: skip
-    return effects + _resume_hunt(state)
+    shown: Effect = {"kind": "shown_privately", "to": caller, "by": accused, "tokens": list(event.tokens)}
+    return [shown, _settle(state, "failed", -1), *_resume_hunt(state)]
 
 
 def _resume_hunt(state: TableState) -> list[Effect]:
@@ -635,7 +627,6 @@ def _score(engine: Engine) -> list[Effect]:
     data = kems(state)
     assert data.judged is not None
     caller, call, target = data.judged
-    team = team_of(caller, state.players)
     result: str
     if call == "kems":
         result = "confirmed" if data.shown[partner_of(caller, state.players)] else "failed"
@@ -647,21 +638,23 @@ def _score(engine: Engine) -> list[Effect]:
         result, points = "void", 0  # against a double the Contre does not work
     else:
         result, points = "confirmed", 1
-    setattr(data.stats[call], result, getattr(data.stats[call], result) + 1)
-    _record_result(data, result)
-    _add_points(state, team, points)
-    effects: list[Effect] = [
-        {"kind": "call_result", "seat": caller, "call": call, "target": target, "result": result,
-         "points": points, "team": team, "scores": list(data.team_scores)},
-    ]  # fmt: skip
-    return effects + _end_deal(state)
+    return [_settle(state, result, points), *_end_deal(state)]
 
 
-def _record_result(data: KemsTable, result: str) -> None:
+def _settle(state: TableState, result: str, points: int) -> Effect:
+    """The judged call is over: count it, add it to the results, give its team ``points``."""
+    data = kems(state)
     assert data.judged is not None
-    data.results.append((*data.judged, result, data.judged_seq))
+    caller, call, target = data.judged
+    team = team_of(caller, state.players)
+    stats = data.stats[call]
+    setattr(stats, result, getattr(stats, result) + 1)
+    data.results.append((caller, call, target, result, data.judged_seq))
     del data.results[:-FEED]
     data.judged = None
+    _add_points(state, team, points)
+    return {"kind": "call_result", "seat": caller, "call": call, "target": target, "result": result,
+            "points": points, "team": team, "scores": list(data.team_scores)}  # fmt: skip
 
 
 def _add_points(state: TableState, team: int, points: int) -> None:
