@@ -61,7 +61,8 @@ class PluginInfo:
 
     @property
     def mode(self) -> bool:
-        return bool(getattr(self.modules[0], "KDM_MODE", False))
+        """Whether a table plays this game (a ``KDM_MODE`` module, or the base game itself)."""
+        return self.name == BASE_MODE or bool(getattr(self.modules[0], "KDM_MODE", False))
 
     @property
     def requires(self) -> tuple[str, ...]:
@@ -101,7 +102,7 @@ def table_plugins(variants: Sequence[str], installed: dict[str, PluginInfo]) -> 
     """The plugins of a table with these variants, in registration order."""
     wanted = _with_requirements(variants, installed)
     chosen = [installed[name] for name in wanted]
-    modes = [info for info in chosen if info.mode or info.name == BASE_MODE]
+    modes = [info for info in chosen if info.mode]
     if len(modes) > 1:
         raise TableError(f"a table plays one game: choose one of {', '.join(info.name for info in modes)}")
     mode = modes[0] if modes else installed[BASE_MODE]

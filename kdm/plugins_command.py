@@ -16,7 +16,7 @@ from typing import Any
 
 from kdm import hookspecs
 from kdm.errors import PluginError
-from kdm.manager import BASE_MODE, PluginInfo, Rules, installed_plugins
+from kdm.manager import PluginInfo, Rules, installed_plugins
 from kdm.options import TableOption
 
 #: Hook names in the order ``kdm/hookspecs.py`` declares them: from the table's making to its bots.
@@ -61,8 +61,7 @@ def describe(info: PluginInfo) -> dict[str, Any]:
         "name": info.name,
         "version": info.version,
         "builtin": info.builtin,
-        # The base game has no KDM_MODE, but a table plays it unless another mode replaces it.
-        "mode": info.mode or info.name == BASE_MODE,
+        "mode": info.mode,
         "requires": list(info.requires),
         "hooks": sorted(hooks, key=_hook_rank),
         "options": [_option(option) for option in options],

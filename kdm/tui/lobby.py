@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kdm.errors import KdmError
-from kdm.manager import BASE_MODE, Rules, installed_plugins
+from kdm.manager import Rules, installed_plugins
 from kdm.net.discovery import TableAd
 from kdm.options import TableOption
 from kdm.tui.text import say
@@ -98,7 +98,7 @@ class LobbyState:
         self._variants = list(variants or [])
         # Variants only: a table plays the base game (another game mode is chosen with --variant).
         self.installed = sorted(
-            name for name, info in installed_plugins().items() if not info.mode and name != BASE_MODE
+            name for name, info in installed_plugins().items() if not info.mode
         )
 
     def say(self, key: str, **fields: object) -> str:
