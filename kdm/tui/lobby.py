@@ -97,9 +97,7 @@ class LobbyState:
         self._table_name = table_name
         self._variants = list(variants or [])
         # Variants only: a table plays the base game (another game mode is chosen with --variant).
-        self.installed = sorted(
-            name for name, info in installed_plugins().items() if not info.mode
-        )
+        self.installed = sorted(name for name, info in installed_plugins().items() if not info.mode)
 
     def say(self, key: str, **fields: object) -> str:
         return say(self.lang, key, **fields)
