@@ -67,7 +67,7 @@ def build_kems(play: KemsPlay) -> FloatContainer:
         shown("contre_title", panels.contre_text, lambda: play.choosing_target),
         shown("signs_title", panels.signs_text, lambda: play.signs_open),
         shown("help_title", panels.help_text, lambda: screen.help_open),
-        shown("scores_title", panels.scores_text, lambda: screen.scores_open),
+        shown("scores", panels.scores_text, lambda: screen.scores_open),
         shown("ranking", panels.ranking_text, lambda: screen.over and not screen.scores_open),
         quit_overlay(screen),
     ]

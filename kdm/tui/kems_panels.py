@@ -17,11 +17,10 @@ from kdm.plugins.kems_text import CALL_NAMES, RESULTS
 from kdm.plugins.kems_view import KemsView
 from kdm.tui.kems_state import GESTURE_KEYS, HAND_KEYS, MOST_SIGNS, TABLE_KEYS, KemsPlay, pretty_cards
 from kdm.tui.panels import PANEL_TEXT_WIDTH, PLAYER_NAME_WIDTH, Fragments, card_fragment
-from kdm.tui.text import say as client_say
+from kdm.tui.variant_panels import fitted_hints
 
 #: The gesture feed's rows (newest at the bottom).
 FEED_ROWS = 6
-FOOTER_WIDTH = 79
 #: The footer's hints left out first when it is too narrow for all (each is in the help).
 OPTIONAL_HINTS = ("hint_sign", "hint_scores", "hint_mark", "hint_gesture")
 #: Points of a call's result (RULES 3.5), for the line that reports it.
@@ -37,7 +36,7 @@ SCOREBOARD_DEALS = 8
 
 def header_text(play: KemsPlay) -> Fragments:
     screen, part = play.screen, play.part()
-    parts = [" kdm ", client_say(screen.lang, "table", name=screen.peer.record.name or "…"), play.say("game")]
+    parts = [" kdm ", play.say("table", name=screen.peer.record.name or "…"), play.say("game")]
     if part is not None:
         parts += [
             play.say("deal", deal=part.deal),
@@ -61,7 +60,7 @@ def players_text(play: KemsPlay) -> Fragments:
     lines: Fragments = [("class:dim", play.say("columns") + "\n")]
     for seat in range(view.players):
         team = team_of(seat, view.players)
-        name = screen.name(seat) + (f" ({client_say(screen.lang, 'you')})" if seat == me else "")
+        name = screen.name(seat) + (f" ({play.say('you')})" if seat == me else "")
         row = f" {seat:>2} {name[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}} "
         row += f"{team:>5} {part.team_scores[team]:>6}"
         lines.append(("class:me" if team == part.team else "", row))
@@ -71,7 +70,7 @@ def players_text(play: KemsPlay) -> Fragments:
         if seat in part.barred:
             lines.append(("class:mark", " " + BARRED_MARK))
         if screen.is_lost(seat):
-            lines.append(("class:lost", " " + client_say(screen.lang, "lost")))
+            lines.append(("class:lost", " " + play.say("lost")))
         if seat < view.players - 1:
             lines.append(("", "\n"))
     return lines
@@ -214,7 +213,7 @@ def feed_text(play: KemsPlay) -> Fragments:
 def hand_text(play: KemsPlay) -> Fragments:
     screen, view, part = play.screen, play.screen.view(), play.part()
     if screen.over:
-        return [("class:round", " " + client_say(screen.lang, "game_over"))]
+        return [("class:round", " " + play.say("game_over"))]
     if view is None or part is None:
         return []
     give, take = play.marked(view, part)
@@ -243,7 +242,7 @@ def hand_text(play: KemsPlay) -> Fragments:
 def footer_text(play: KemsPlay) -> Fragments:
     screen = play.screen
     if screen.over:
-        return [("", " " + client_say(screen.lang, "footer_over"))]
+        return [("", " " + play.say("footer_over"))]
     return [("", " " + "  ".join(footer_hints(play)))]
 
 
@@ -265,12 +264,7 @@ def footer_hints(play: KemsPlay) -> list[str]:
     if view is not None and play.first_of_team(view):
         names.append("hint_sign")
     names += ["hint_scores", "hint_help", "hint_quit"]
-    for optional in OPTIONAL_HINTS:
-        if len("  ".join(play.say(name) for name in names)) <= FOOTER_WIDTH:
-            break
-        if optional in names:
-            names.remove(optional)
-    return [play.say(name) for name in names]
+    return fitted_hints(names, OPTIONAL_HINTS, play.say)
 
 
 # --- overlays ---------------------------------------------------------------------------------------
@@ -390,8 +384,8 @@ def ranking_text(play: KemsPlay) -> Fragments:
         row = f"{place:>2}. {play.say('ranking_row', team=team, names=names)[:40]:<40} "
         row += f"{play.say('points', points=part.team_scores[team]):>8}"
         if any(seat in winners for seat in seats):
-            lines += [("class:winner", row + "  " + client_say(screen.lang, "winner")), ("", "\n")]
+            lines += [("class:winner", row + "  " + play.say("winner")), ("", "\n")]
         else:
             lines += [("class:me" if team == part.team else "", row), ("", "\n")]
-    lines.append(("class:dim", "\n" + client_say(screen.lang, "any_key")))
+    lines.append(("class:dim", "\n" + play.say("any_key")))
     return lines

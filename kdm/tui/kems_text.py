@@ -3,10 +3,15 @@
 The game's own lines (one per effect), the gestures' names and the table calls (« Kem's ! »,
 « Balayage ? ») come from the Kem's plugin (``kdm.plugins.kems_text``); the client's own words for
 the base game (quitting, « you », a bot's name) from ``kdm.tui.text``. This catalogue holds what only
-the Kem's screen says: its panels, prompts, keys and help. ``say`` works like ``kdm.tui.text.say``.
+the Kem's screen says: its panels, prompts, keys and help. ``say`` works like ``kdm.tui.text.say``, and
+says what this catalogue does not have (the log's title, a key hint every table has) in the table
+screen's words.
 """
 
 from __future__ import annotations
+
+from kdm.tui import text
+from kdm.tui.text import say_from
 
 #: key -> (English, French)
 CATALOGUE: dict[str, tuple[str, str]] = {
@@ -19,8 +24,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "columns": ("   # name            team  points", "   # nom           équipe  points"),
     "feed": ("Gestures", "Gestes"),
     "no_gestures": ("no gesture yet", "pas encore de geste"),
-    "table_panel": ("Table", "Table"),
-    "hand": ("Your hand", "Votre main"),
     "your_sign": ("your team's sign: {signs}", "le signe de votre équipe : {signs}"),
     "your_signs": ("your team's signs: {signs}", "les signes de votre équipe : {signs}"),
     "presign": ("pre-sign: {gesture}", "pré-signe : {gesture}"),
@@ -67,9 +70,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "hint_sweep": ("b sweep", "b balayage"),
     "hint_answer": ("y yes  n no", "o oui  n non"),
     "hint_sign": ("t sign", "t signe"),
-    "hint_scores": ("s scores", "s scores"),
-    "hint_help": ("? help", "? aide"),
-    "hint_quit": ("q quit", "q quitte"),
     "hint_menu": ("a-l make a gesture  Esc close", "a-l faire un geste  Échap fermer"),
     "hint_contre": ("{keys} the opponent  Esc cancel", "{keys} l'adversaire  Échap annuler"),
     "hint_signs": (
@@ -87,7 +87,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "signs_field_multi": ("signs (up to {most}): {signs}", "signes ({most} au plus) : {signs}"),
     "signs_field_presign": ("pre-sign (three of a kind): {gesture}", "pré-signe (brelan) : {gesture}"),
     "none": ("none", "aucun"),
-    "scores_title": ("Scores", "Scores"),
     "scores_team": ("team {team}  {names}", "équipe {team}  {names}"),
     "scores_deals": ("deal by deal:", "donne par donne :"),
     "scores_calls": (
@@ -98,7 +97,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{call}: {confirmed} confirmed, {failed} failed, {void} void",
         "{call} : {confirmed} réussis, {failed} ratés, {void} nuls",
     ),
-    "ranking": ("Final ranking", "Classement final"),
     "ranking_row": ("team {team}  {names}", "équipe {team}  {names}"),
     "points": ("{points} pts", "{points} pts"),
     "help_title": ("Keys: Kem's", "Touches : Kem's"),
@@ -176,7 +174,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
 
 
 def say(lang: str, key: str, **fields: object) -> str:
-    """The text for ``key`` in ``lang`` (English if unknown), with ``fields`` filled in."""
-    english, french = CATALOGUE[key]
-    text = french if lang == "fr" else english
-    return text.format(**fields) if fields else text
+    """The text for ``key`` in ``lang`` (English if unknown), with ``fields`` filled in; a key this
+    catalogue does not have is the table screen's (``kdm.tui.text``)."""
+    return say_from(CATALOGUE if key in CATALOGUE else text.CATALOGUE, lang, key, **fields)

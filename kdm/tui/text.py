@@ -8,6 +8,8 @@ an unknown language falls back to English; ``packed`` lays short texts out on li
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 LANGUAGES = ("en", "fr")
 
 #: key -> (English, French)
@@ -229,7 +231,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
 
 def say(lang: str, key: str, **fields: object) -> str:
     """The text for ``key`` in ``lang`` (English if unknown), with ``fields`` filled in."""
-    english, french = CATALOGUE[key]
+    return say_from(CATALOGUE, lang, key, **fields)
+
+
+def say_from(catalogue: Mapping[str, tuple[str, str]], lang: str, key: str, **fields: object) -> str:
+    """``say`` from another screen's ``catalogue`` (key -> (English, French))."""
+    english, french = catalogue[key]
     text = french if lang == "fr" else english
     return text.format(**fields) if fields else text
 

@@ -10,6 +10,8 @@ variants at the table.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from kdm.cards import pretty
@@ -160,11 +162,18 @@ def footer_hints(screen: TableScreen, view: SeatView | None) -> list[str]:
         names.insert(0, "hint_steer")
     elif at_once is not None and at_once.caller is not None and at_once.caller == me:
         names.insert(2, "hint_go")
-    for optional in OPTIONAL_HINTS:
-        if len("  ".join(screen.say(name) for name in names)) <= FOOTER_WIDTH:
+    return fitted_hints(names, OPTIONAL_HINTS, screen.say)
+
+
+def fitted_hints(names: list[str], optional: tuple[str, ...], say: Callable[[str], str]) -> list[str]:
+    """The hints ``names`` in words, less the ``optional`` ones (in that order) until they fit the footer."""
+    names = list(names)
+    for name in optional:
+        if len("  ".join(say(hint) for hint in names)) <= FOOTER_WIDTH:
             break
-        names.remove(optional)
-    return [screen.say(name) for name in names]
+        if name in names:
+            names.remove(name)
+    return [say(hint) for hint in names]
 
 
 def help_lines(screen: TableScreen) -> str:
