@@ -13,7 +13,7 @@ import io
 import os
 import re
 import string
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -179,6 +179,30 @@ class Table:
         await until(lambda: not self.state.rules["kilo"].checkpoint, "a pass away from the checkpoint")
 
 
+async def seated_peers(
+    players: int,
+    options: dict[str, Any],
+    rules: Rules,
+    seated: int | None = None,
+    node: type[FakeNode] = FakeNode,
+) -> tuple[FakeLog, list[Peer]]:
+    """``players`` peers on one log, the first at the table « kitchen » it made with ``options`` and
+    ``rules``, ``seated`` of them (all) seated."""
+    seated = players if seated is None else seated
+    log = FakeLog()
+    installed = installed_plugins()
+    peers = [Peer(node(log, f"n{i}"), installed, name=f"player{i}") for i in range(players)]
+    log.peers = peers
+    for peer in peers:
+        peer.start(takeover_after_s=None)
+    peers[0].create_table("kitchen", players, options, rules)
+    for peer in peers[1:seated]:
+        await asyncio.sleep(0)
+        peer.join_table()
+    await until(lambda: len(peers[0].record.seats) == seated, f"{seated} seats taken")
+    return log, peers
+
+
 @asynccontextmanager
 async def table(
     lang: str = "en",
@@ -193,18 +217,8 @@ async def table(
     """``players`` peers (four) at a table playing ``variants`` with ``options``, seat 0 on screen; with
     fewer ``seated`` the screen opens on the waiting room and the game does not start."""
     seated = players if seated is None else seated
-    log = FakeLog()
-    installed = installed_plugins()
-    peers = [Peer(FakeNode(log, f"n{i}"), installed, name=f"player{i}") for i in range(players)]
-    log.peers = peers
-    for peer in peers:
-        peer.start(takeover_after_s=None)
     chosen = {"rounds": rounds, "slap_timeout_ms": 500, **(options or {})}
-    peers[0].create_table("kitchen", players, chosen, Rules.for_table(variants))
-    for peer in peers[1:seated]:
-        await asyncio.sleep(0)
-        peer.join_table()
-    await until(lambda: len(peers[0].record.seats) == seated, f"{seated} seats taken")
+    log, peers = await seated_peers(players, chosen, Rules.for_table(variants), seated)
     scene = Table(log, peers, lang, output or Screen80x24())
     scene.open(0, add_bot)
     try:
@@ -384,15 +398,20 @@ def test_no_color_uses_attributes_only(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not re.search(r"\x1b\[[0-9;]*(38|48);5;", written)  # and no colour at all
 
 
-def test_every_string_exists_in_both_languages_with_the_same_fields() -> None:
+def assert_both_languages(catalogue: Mapping[str, tuple[str, str]]) -> None:
+    """Every string of ``catalogue`` exists in English and French, with the same fields, in 80 columns."""
     fields = string.Formatter()
-    for key, (english, french) in CATALOGUE.items():
+    for key, (english, french) in catalogue.items():
         assert english and french, key
         names_en = {name for _lit, name, _spec, _conv in fields.parse(english) if name}
         names_fr = {name for _lit, name, _spec, _conv in fields.parse(french) if name}
         assert names_en == names_fr, key
         for line in (english + "\n" + french).splitlines():
             assert len(line) <= 78, f"{key}: {line!r} does not fit 80 columns"
+
+
+def test_every_string_exists_in_both_languages_with_the_same_fields() -> None:
+    assert_both_languages(CATALOGUE)
     assert say("fr", "seated", name="Zoé", seat=2) == "Zoé prend la place 2"
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import io
 import re
-import string
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -26,15 +25,24 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from kdm.cards import pretty
 from kdm.deck import PrivateNote
 from kdm.errors import UsageError
-from kdm.manager import Rules, installed_plugins
-from kdm.peer import Peer, local_time_ms
+from kdm.manager import Rules
+from kdm.peer import local_time_ms
 from kdm.plugins.kems import GESTURES, kems
 from kdm.plugins.kems_events import Call, Gesture, Sweep, SweepAnswer
 from kdm.plugins.kems_text import gesture_name
 from kdm.tui.command import run_play
 from kdm.tui.kems_text import CATALOGUE, say
 from kdm.tui.panels import LEFT_COLUMN
-from tests.test_tui import FakeLog, FakeNode, Screen80x24, Table, play_args, run, until
+from tests.test_tui import (
+    FakeNode,
+    Screen80x24,
+    Table,
+    assert_both_languages,
+    play_args,
+    run,
+    seated_peers,
+    until,
+)
 
 #: Timers out of the way unless a test wants them: no sweep question by itself; a call is judged at once.
 QUIET_TABLE = {"sweep_after_ms": 600_000, "call_window_ms": 0}
@@ -54,17 +62,8 @@ async def kems_table(
     lang: str = "en", output: Any = None, options: dict[str, Any] | None = None, players: int = 4
 ) -> AsyncIterator[Table]:
     """``players`` peers playing Kem's with ``options``, seat 0 on screen once the hunt is open."""
-    log = FakeLog()
-    installed = installed_plugins()
-    peers = [Peer(DirectNode(log, f"n{i}"), installed, name=f"player{i}") for i in range(players)]
-    log.peers = peers
-    for peer in peers:
-        peer.start(takeover_after_s=None)
-    peers[0].create_table("kitchen", players, {**QUIET_TABLE, **(options or {})}, Rules.for_table(["kems"]))
-    for peer in peers[1:]:
-        await asyncio.sleep(0)
-        peer.join_table()
-    await until(lambda: len(peers[0].record.seats) == players, f"{players} seats taken")
+    chosen = {**QUIET_TABLE, **(options or {})}
+    log, peers = await seated_peers(players, chosen, Rules.for_table(["kems"]), node=DirectNode)
     scene = Table(log, peers, lang, output or Screen80x24())
     scene.open(0)
     try:
@@ -417,14 +416,7 @@ def test_a_kems_table_fits_80x24_without_colour(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_every_kems_string_exists_in_both_languages_with_the_same_fields() -> None:
-    fields = string.Formatter()
-    for key, (english, french) in CATALOGUE.items():
-        assert english and french, key
-        names_en = {name for _lit, name, _spec, _conv in fields.parse(english) if name}
-        names_fr = {name for _lit, name, _spec, _conv in fields.parse(french) if name}
-        assert names_en == names_fr, key
-        for line in (english + "\n" + french).splitlines():
-            assert len(line) <= 78, f"{key}: {line!r} does not fit 80 columns"
+    assert_both_languages(CATALOGUE)
 
 
 def test_play_takes_kems_with_4_6_or_8_players() -> None:
