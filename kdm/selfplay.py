@@ -92,12 +92,12 @@ def _spawn(argv: list[str], stdout: int) -> subprocess.Popen[bytes]:
 
 
 def _wait_for_address(host: subprocess.Popen[bytes], timeout_s: float) -> str:
-    """The host prints ``listening on HOST:PORT`` first; read it."""
+    """The host prints ``listening on HOST:PORT`` (then maybe its other addresses) first; read it."""
     assert host.stdout is not None
     line = host.stdout.readline().decode()
     if not line.startswith("listening on "):
         raise UsageError(f"the host did not start: {line.strip() or 'no output'}")
-    return line.split()[-1]
+    return line.split()[2]
 
 
 def _percentile(values: list[float], percent: float) -> float | None:

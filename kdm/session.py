@@ -12,7 +12,6 @@ import asyncio
 import json
 import logging
 import os
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Coroutine, Sequence
@@ -27,8 +26,9 @@ from kdm.bots import Bot
 from kdm.cards import derive_seed
 from kdm.errors import UsageError
 from kdm.manager import Rules, installed_plugins
+from kdm.net.addresses import first_reachable, offered_addresses
 from kdm.net.discovery import Advertiser, TableAd, find_tables, parse_host_port
-from kdm.net.node import Node, address_of, ask_table_id, listen
+from kdm.net.node import Node, ask_table_id, listen
 from kdm.net.storage import FileStorage
 from kdm.net.transport import TransportError
 from kdm.net.wire import PROTOCOL_VERSION, WireError
@@ -42,23 +42,17 @@ INTERFACE_ENV = "KDM_INTERFACE"
 UI = Callable[["TableSession"], Coroutine[Any, Any, None]]
 
 
-def default_interface() -> str:
-    """The address to bind and advertise on: ``KDM_INTERFACE``, else this machine's LAN address."""
-    chosen = os.environ.get(INTERFACE_ENV)
-    if chosen:
-        return chosen
-    try:
-        address = socket.gethostbyname(socket.gethostname())
-    except OSError:
-        return "127.0.0.1"
-    return address
+def default_interface() -> str | None:
+    """``KDM_INTERFACE``: the one address to bind and advertise on; None (every interface) when unset."""
+    return os.environ.get(INTERFACE_ENV) or None
 
 
 @dataclass
 class SessionConfig:
     """How this process takes part in a table."""
 
-    interface: str = field(default_factory=default_interface)
+    #: The one address to listen and advertise on; None: every interface, advertising every LAN address.
+    interface: str | None = field(default_factory=default_interface)
     port: int = 0
     name: str = ""
     bot: str | None = None
@@ -92,9 +86,11 @@ async def host(
         transport, table_id, _storage(config, table_id, table_id), voters=(table_id,), seed=config.seed
     )
     contact = table_id.rsplit("~", 1)[0]
+    session = TableSession(config, node, players, ui, contact=contact)
     if ui is None:
-        print(f"listening on {contact}", flush=True)
-    session = TableSession(config, node, players, ui)
+        others = [address for address in session.addresses() if address != contact]
+        also = f" (also {', '.join(others)})" if others else ""
+        print(f"listening on {contact}{also}", flush=True)
     await node.start()
     session.peer.start()
     helpers: list[subprocess.Popen[bytes]] = []
@@ -120,25 +116,33 @@ async def host(
 
 
 async def join(config: SessionConfig, target: str, ui: UI | None = None) -> dict[str, Any]:
-    """Join the table at ``HOST:PORT`` (or named ``target`` on the LAN), take a seat, play to the end."""
-    address = await _resolve(target, config.interface)
-    transport = await _listen(config)
+    """Join the table at ``HOST:PORT`` (or named ``target`` on the LAN), take a seat, play to the end.
+
+    A table found by name is tried at every address it advertises; the first that answers is kept, and
+    this peer names itself by its own end of that route, the address the table can reach it at.
+    """
+    candidates = await _resolve(target, config.interface)
+    reached = await first_reachable(candidates)
+    tried = ", ".join(f"{host}:{port}" for host, port in candidates)
+    if reached is None:
+        raise UsageError(f"no table answered at {tried}")
+    transport = await _listen(config, reachable_at=config.interface or reached.local)
+    address = f"tcp://{reached.endpoint}"
     try:
         table = await ask_table_id(transport, address)
     except TimeoutError:
         await transport.close()
-        raise UsageError(f"no table answered at {address.removeprefix('tcp://')}") from None
+        raise UsageError(f"no table answered at {reached.endpoint}") from None
     except WireError as error:
         await transport.close()
-        raise UsageError(
-            f"the table at {address.removeprefix('tcp://')} speaks another protocol: {error.reason}"
-        ) from None
+        raise UsageError(f"the table at {reached.endpoint} speaks another protocol: {error.reason}") from None
     # The table's id is its founder's node id: the configuration every member starts from.
     node = Node(
         transport, table, _storage(config, table, transport.node_id), voters=(table,), seed=config.seed
     )
-    session = TableSession(config, node, players=0, ui=ui)
-    await node.start(contact=address.removeprefix("tcp://"))
+    node.addresses[table] = address  # its id may name another of its addresses, unreachable from here
+    session = TableSession(config, node, players=0, ui=ui, contact=reached.endpoint)
+    await node.start(contact=reached.endpoint)
     session.peer.start()
     try:
         session.peer.join_table()
@@ -150,10 +154,15 @@ async def join(config: SessionConfig, target: str, ui: UI | None = None) -> dict
 class TableSession:
     """The peer of one process, and what it prints (or shows through a UI) and reports."""
 
-    def __init__(self, config: SessionConfig, node: Node, players: int, ui: UI | None = None) -> None:
+    def __init__(
+        self, config: SessionConfig, node: Node, players: int, ui: UI | None = None, contact: str = ""
+    ) -> None:
         self.config = config
         self.node = node
         self.ui = ui
+        #: ``HOST:PORT`` where this process reaches the table (its own address when it founded it): where
+        #: the bots it starts join.
+        self.contact = contact
         #: Called with every line of the game log; a UI adds itself here instead of the terminal.
         self.line_listeners: list[Callable[[str], None]] = []
         bot = (
@@ -171,8 +180,22 @@ class TableSession:
         self.advertiser: Advertiser | None = None
         self.done = asyncio.Event()
 
+    def addresses(self) -> list[str]:
+        """``HOST:PORT`` for each address others may reach this process at, the one its id names first."""
+        host, port = self.node.node_id.rsplit("~", 1)[0].rsplit(":", 1)
+        hosts = [self.config.interface] if self.config.interface else offered_addresses()
+        return [f"{address}:{port}" for address in [host, *(h for h in hosts if h != host)]]
+
+    def invitation(self) -> list[str]:
+        """``HOST:PORT`` others may join at: every address of this process when it founded the table,
+        else the one it reached the table at."""
+        if self.node.node_id == self.peer.record.host or not self.contact:
+            return self.addresses()
+        return [self.contact]
+
     def ad(self, table: str, rules: Rules) -> TableAd:
         host, port = self.node.node_id.rsplit("~", 1)[0].rsplit(":", 1)
+        hosts = [address.rsplit(":", 1)[0] for address in self.addresses()]
         record = self.peer.record
         state = (
             "over"
@@ -185,6 +208,7 @@ class TableSession:
             name=table, host=host, port=int(port), node_id=self.node.node_id, version=PROTOCOL_VERSION,
             mode=rules.names[0], plugins=tuple(f"{n}={v}" for n, v in rules.versions.items()),
             seats_taken=len(record.seats), seats_total=record.players or self.players, state=state,
+            addresses=tuple(hosts),
         )  # fmt: skip
 
     def _notice(self, notice: Notice) -> None:
@@ -264,9 +288,9 @@ class TableSession:
             storage.close()
 
 
-async def _listen(config: SessionConfig) -> Any:
+async def _listen(config: SessionConfig, reachable_at: str | None = None) -> Any:
     try:
-        return await listen(config.interface, config.port)
+        return await listen(config.interface, config.port, reachable_at)
     except TransportError as error:
         raise UsageError(str(error)) from None
 
@@ -277,17 +301,21 @@ def _storage(config: SessionConfig, table: str, node_id: str) -> FileStorage:
     return FileStorage(root / "tables" / f"{safe}.log")
 
 
-async def _resolve(target: str, interface: str) -> str:
-    """``HOST:PORT`` as a zmq address, or the address of the table named ``target`` on the LAN."""
+async def _resolve(target: str, interface: str | None) -> list[tuple[str, int]]:
+    """Where to try the table: ``HOST:PORT`` as given, or every address of the table named ``target``
+    on the LAN (the only table there when ``target`` is empty)."""
     try:
-        host, port = parse_host_port(target)
-        return f"tcp://{host}:{port}"
+        return [parse_host_port(target)]
     except ValueError:
         pass
     tables = await find_tables(1.5, interface)
     named = [ad for ad in tables if ad.name == target or (not target and len(tables) == 1)]
+    if len(named) == 1:
+        ad = named[0]
+        return [(host, ad.port) for host in ad.addresses]
     if named:
-        return address_of(named[0].node_id)
+        places = ", ".join(f"{ad.host}:{ad.port}" for ad in named)
+        raise UsageError(f"{len(named)} tables are named {target!r} (at {places}); join one by HOST:PORT")
     seen = ", ".join(sorted({ad.name for ad in tables})) or "none"
     wanted = f"no table named {target!r}" if target else "not exactly one table"
     raise UsageError(f"{wanted} found on the LAN (tables seen: {seen}); name one, or give HOST:PORT")
@@ -296,10 +324,11 @@ async def _resolve(target: str, interface: str) -> str:
 def spawn_bot(
     contact: str, config: SessionConfig, seed: int, strategy: str = "greedy"
 ) -> subprocess.Popen[bytes]:
-    """A ``kdm bot`` process joining the table at ``contact`` (``HOST:PORT``) on this machine."""
-    host = contact.rsplit(":", 1)[0]
-    argv = [sys.executable, "-m", "kdm", "bot", contact, "--strategy", strategy, "--interface", host,
-            "--seed", str(seed)]  # fmt: skip
+    """A ``kdm bot`` process on this machine joining the table this process reaches at ``contact``
+    (``HOST:PORT``); it listens where this process does (``config.interface``, else everywhere)."""
+    argv = [sys.executable, "-m", "kdm", "bot", contact, "--strategy", strategy, "--seed", str(seed)]
+    if config.interface:
+        argv += ["--interface", config.interface]
     if config.data_dir is not None:
         argv += ["--data-dir", str(config.data_dir)]
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)

@@ -16,7 +16,6 @@ import hashlib
 import ipaddress
 import logging
 import re
-import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -69,8 +68,12 @@ class TableAd:
     seats_taken: int
     seats_total: int
     state: str
+    #: Every address the table is advertised at, ``host`` first: a joiner keeps the first that answers.
+    addresses: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        others = tuple(address for address in self.addresses if address != self.host)
+        object.__setattr__(self, "addresses", (self.host, *others))
         problems = []
         if not self.name or _CONTROL.search(self.name):
             problems.append(f"name {self.name!r} must be non-empty text")
@@ -114,7 +117,9 @@ class TableAd:
         return txt
 
     @classmethod
-    def from_txt(cls, txt: Mapping[str, str | None], host: str, port: int) -> TableAd:
+    def from_txt(
+        cls, txt: Mapping[str, str | None], host: str, port: int, addresses: tuple[str, ...] = ()
+    ) -> TableAd:
         """Parse a TXT record read from the network; ValueError says what is wrong with it.
 
         Unknown keys are ignored so that a newer peer can add some without hiding its table.
@@ -140,6 +145,7 @@ class TableAd:
             seats_taken=int(seats.group(1)),
             seats_total=int(seats.group(2)),
             state=fields["state"],
+            addresses=addresses,
         )
 
     @classmethod
@@ -156,7 +162,7 @@ class TableAd:
             key.decode("ascii"): None if value is None else value.decode("utf-8")
             for key, value in info.properties.items()
         }
-        return cls.from_txt(txt, addresses[0], info.port)
+        return cls.from_txt(txt, addresses[0], info.port, tuple(addresses))
 
 
 class Advertiser:
@@ -166,8 +172,7 @@ class Advertiser:
         self._zeroconf: AsyncZeroconf | None = None
         self._info: ServiceInfo | None = None
         self._ad: TableAd | None = None
-        self._interface: str | None = None
-        self._address = ""
+        self._addresses: list[str] = []
         self._announcing: set[asyncio.Future[object]] = set()
 
     @property
@@ -176,19 +181,18 @@ class Advertiser:
         return self._ad
 
     async def start(self, ad: TableAd, interface: str | None = None) -> None:
-        """Probe for a unique name and announce `ad`.
+        """Probe for a unique name and announce `ad` at every one of `ad.addresses`.
 
-        `interface` (an IPv4 address of this machine) limits mDNS to that one interface. `ad.host` may be
-        "" or "0.0.0.0" when the transport listens everywhere: the address advertised is then
-        `interface`, or else the one this machine sends multicast from.
+        `interface` (an IPv4 address of this machine) limits mDNS to that one interface; else it runs on
+        every interface, and the address records list every address of the ad on each of them (a
+        browser keeps those it can reach).
         """
         if self._zeroconf is not None:
             raise RuntimeError("this advertiser is already advertising; update() or close() it")
-        address = _advertised_address(ad.host, interface)
-        zeroconf = _open_zeroconf(
-            interface, IPVersion.V4Only if ipaddress.ip_address(address).version == 4 else IPVersion.All
-        )
-        info = _service_info(ad, _instance_name(ad), address)
+        addresses = _advertised_addresses(ad.addresses)
+        version_4 = all(ipaddress.ip_address(address).version == 4 for address in addresses)
+        zeroconf = _open_zeroconf(interface, IPVersion.V4Only if version_4 else IPVersion.All)
+        info = _service_info(ad, _instance_name(ad), addresses)
         try:
             # If another responder holds the name, zeroconf appends "-2" rather than failing.
             self._track(await zeroconf.async_register_service(info, allow_name_change=True))
@@ -196,8 +200,10 @@ class Advertiser:
             await zeroconf.async_close()
             raise
         self._zeroconf, self._info, self._ad = zeroconf, info, ad
-        self._interface, self._address = interface, address
-        log.info("advertising table %r at %s:%d as %r", ad.name, address, ad.port, info.name)
+        self._addresses = addresses
+        log.info(
+            "advertising table %r at %s, port %d, as %r", ad.name, ", ".join(addresses), ad.port, info.name
+        )
 
     async def update(self, ad: TableAd) -> None:
         """Republish the advertisement, typically new seats or state; the node id cannot change."""
@@ -205,11 +211,11 @@ class Advertiser:
             raise RuntimeError("this advertiser is not advertising: start() it first")
         if ad.node_id != self._ad.node_id:
             raise ValueError(f"an advertiser belongs to node {self._ad.node_id!r}, not {ad.node_id!r}")
-        if ad.host != self._ad.host:
-            self._address = _advertised_address(ad.host, self._interface)
+        if ad.addresses != self._ad.addresses:
+            self._addresses = _advertised_addresses(ad.addresses)
         # The instance name stays the one that won probing, even if the table is renamed: the TXT
         # record carries the name people see.
-        info = _service_info(ad, self._info.name, self._address)
+        info = _service_info(ad, self._info.name, self._addresses)
         self._track(await self._zeroconf.async_update_service(info))
         self._info, self._ad = info, ad
 
@@ -402,23 +408,16 @@ async def _await_if_future(sending: object) -> None:
         await sending
 
 
-def _advertised_address(host: str, interface: str | None) -> str:
-    if host not in ("", "0.0.0.0", "::"):
+def _advertised_addresses(addresses: tuple[str, ...]) -> list[str]:
+    advertised = []
+    for address in addresses:
         try:
-            return str(ipaddress.ip_address(host))
+            advertised.append(str(ipaddress.ip_address(address)))
         except ValueError:
-            raise ValueError(f"advertise an IP address, not {host!r}") from None
-    if interface:
-        return interface
-    # The address the kernel would send mDNS from is the one browsers on that link can reach. A UDP
-    # connect() only picks the route; it sends nothing.
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("224.0.0.251", 5353))
-        except OSError as error:
-            raise ValueError(f"no network to advertise the table on ({error}): give an address") from None
-        address: str = probe.getsockname()[0]
-    return address
+            raise ValueError(f"advertise IP addresses, not {address!r}") from None
+    if not advertised or any(ipaddress.ip_address(a).is_unspecified for a in advertised):
+        raise ValueError("advertise the addresses others reach the table at, not 'any address'")
+    return advertised
 
 
 def _instance_name(ad: TableAd) -> str:
@@ -431,7 +430,7 @@ def _instance_name(ad: TableAd) -> str:
     return f"{label}{suffix}.{SERVICE_TYPE}"
 
 
-def _service_info(ad: TableAd, instance_name: str, address: str) -> ServiceInfo:
+def _service_info(ad: TableAd, instance_name: str, addresses: list[str]) -> ServiceInfo:
     server = f"kdm-{hashlib.sha256(ad.node_id.encode()).hexdigest()[:16]}.local."
     return ServiceInfo(
         SERVICE_TYPE,
@@ -441,5 +440,5 @@ def _service_info(ad: TableAd, instance_name: str, address: str) -> ServiceInfo:
         server=server,
         host_ttl=_TTL_S,
         other_ttl=_TTL_S,
-        parsed_addresses=[address],
+        parsed_addresses=addresses,
     )

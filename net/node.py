@@ -20,6 +20,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+from .addresses import EVERYWHERE, primary_address
 from .clock import ClockEstimator, ClockSample, monotonic_ms
 from .raft import RaftNode
 from .raft_log import Storage, persist
@@ -38,11 +39,17 @@ def new_node_id(host: str, port: int) -> str:
     return f"{host}:{port}~{secrets.token_hex(3)}"
 
 
-async def listen(host: str, port: int = 0) -> ZmqTransport:
-    """A started zmq transport named after the port it got (the OS picks one when ``port`` is 0)."""
-    transport = ZmqTransport("unnamed", host, port)
+async def listen(interface: str | None, port: int = 0, reachable_at: str | None = None) -> ZmqTransport:
+    """A started zmq transport named after the port it got (the OS picks one when ``port`` is 0).
+
+    It listens on ``interface`` only, or on every interface when that is None. Its node id names
+    ``reachable_at``: the address the others reach it at (a joiner's end of the route to its table),
+    else ``interface``, else this machine's primary address.
+    """
+    transport = ZmqTransport("unnamed", interface or EVERYWHERE, port)
     await transport.start()
     # Dealers take the node id as their identity when they connect, which only happens after this.
+    host = reachable_at or interface or primary_address()
     transport.node_id = new_node_id(host, int(transport.address.rsplit(":", 1)[1]))
     return transport
 
@@ -151,6 +158,9 @@ class Node:
         self.clock = ClockEstimator()
         self.dropped = 0
         self._address_of = address_of
+        #: Where to reach a node when not where its id says: a joiner reaches the table's founder at
+        #: the address it found the table at, which may be another of the founder's addresses.
+        self.addresses: dict[str, str] = {}
         self._contact: str | None = None
         self._waiting: list[bytes] = []
         self._heard: dict[str, float] = {}
@@ -319,7 +329,7 @@ class Node:
                 return None
 
     def _send(self, to: str, kind: str, body: dict[str, Any], codec: Codec | None = None) -> None:
-        self.transport.connect(to, self._address_of(to))
+        self.transport.connect(to, self.addresses.get(to) or self._address_of(to))
         self.transport.send(to, (codec or self.codec).encode(self.node_id, kind, body))
 
     def _process(self) -> None:

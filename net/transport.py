@@ -162,7 +162,7 @@ class ZmqTransport:
         if error.errno == zmq.EADDRINUSE:
             return f"port {self.port} on {self.host} is in use; choose another with --port"
         if error.errno == zmq.EADDRNOTAVAIL:
-            return f"{self.host} is not an address of this machine; choose another with --host"
+            return f"{self.host} is not an address of this machine; give one of its own with --interface"
         if error.errno == errno.EACCES:
             return f"not allowed to listen on port {self.port}; choose one above 1023 with --port"
         return f"cannot listen on {self.host}:{self.port}: {error.strerror}"

@@ -6,8 +6,13 @@ machine's real interfaces. Hosts get 10.231.0.10, .11, ... /24 (inside their nam
 and a multicast route, so mDNS works between them. Everything created is removed on exit, also after an
 exception, and namespaces left by a crashed earlier run (their creator's pid is gone) are removed first.
 
-Needs root and iproute2; `skip_reason()` says why it cannot run, and `require_netns()` skips the test,
-or fails it under CI=true, where the LAN tests must run.
+Each host is a laptop as Debian and Ubuntu ship them: a name of its own (`laptop0`, ...: a process runs
+in a UTS namespace of its own too) that its /etc/hosts maps to 127.0.1.1 (`ip netns exec` mounts
+/etc/netns/NAME/hosts over /etc/hosts). Processes run without `KDM_INTERFACE`, which the suite sets
+everywhere else: inside the LAN, kdm runs as a player's would, with no flag.
+
+Needs root, iproute2 and util-linux's `unshare`; `skip_reason()` says why it cannot run, and
+`require_netns()` skips the test, or fails it under CI=true, where the LAN tests must run.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import cache
+from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
@@ -33,6 +39,17 @@ import pytest
 __all__ = ["LineWatcher", "NamespaceLan", "require_netns"]
 
 PREFIX = "kdmtest-"
+#: Where `ip netns exec NAME` finds files to mount over /etc inside namespace NAME.
+NETNS_ETC = Path("/etc/netns")
+#: /etc/hosts as Debian and Ubuntu install it: the machine's own name on 127.0.1.1, not on a LAN address.
+DEBIAN_HOSTS = """127.0.0.1\tlocalhost
+127.0.1.1\t{name}
+
+# The following lines are desirable for IPv6 capable hosts
+::1     localhost ip6-localhost ip6-loopback
+ff02::1 ip6-allnodes
+ff02::2 ip6-allrouters
+"""
 SUBNET = "10.231.0"
 _FIRST_HOST = 10
 _LEFTOVER = re.compile(rf"^{PREFIX}(\d+)-")
@@ -114,10 +131,18 @@ class NamespaceLan:
         self._check(i)
         return f"{SUBNET}.{_FIRST_HOST + i}"
 
+    def hostname(self, i: int) -> str:
+        """Host i's machine name, which its /etc/hosts maps to 127.0.1.1."""
+        self._check(i)
+        return f"laptop{i}"
+
     def run(self, i: int, argv: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[Any]:
-        """Start `argv` inside host i; it is killed when the LAN closes if it is still running."""
+        """Start `argv` inside host i, under host i's name and without `KDM_INTERFACE` (unless `env` is
+        given); it is killed when the LAN closes if it is still running."""
+        popen_kwargs.setdefault("env", {k: v for k, v in os.environ.items() if k != "KDM_INTERFACE"})
+        named = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', self.hostname(i)]
         process: subprocess.Popen[Any] = subprocess.Popen(
-            ["ip", "netns", "exec", self.namespace(i), *argv], **popen_kwargs
+            ["ip", "netns", "exec", self.namespace(i), *named, *argv], **popen_kwargs
         )
         self._processes.append(process)
         return process
@@ -148,6 +173,9 @@ class NamespaceLan:
         for i in range(self.hosts):
             host, port = self.namespace(i), self._port(i)
             self._add_namespace(host)
+            etc = NETNS_ETC / host
+            etc.mkdir(parents=True, exist_ok=True)
+            (etc / "hosts").write_text(DEBIAN_HOSTS.format(name=self.hostname(i)))
             _ip(f"-n {host} link set lo up")
             # Created inside the switch with its other end moved straight into the host, so the root
             # namespace never holds either end.
@@ -228,6 +256,10 @@ def remove_leftovers() -> None:
         match = _LEFTOVER.match(name)
         if match and not _alive(int(match.group(1))):
             _delete_namespace(name)
+    for etc in NETNS_ETC.glob(f"{PREFIX}*") if NETNS_ETC.is_dir() else ():
+        match = _LEFTOVER.match(etc.name)
+        if match and not _alive(int(match.group(1))):
+            shutil.rmtree(etc, ignore_errors=True)
 
 
 @cache
@@ -238,6 +270,8 @@ def _skip_reason() -> str | None:
         return "network namespaces need root (CI runs these tests as root)"
     if shutil.which("ip") is None:
         return "network namespaces need iproute2's `ip` command"
+    if shutil.which("unshare") is None:
+        return "the test laptops need util-linux's `unshare` command, to have names of their own"
     probe = f"{PREFIX}{os.getpid()}-probe"
     try:
         _ip(f"netns add {probe}")
@@ -265,6 +299,7 @@ def _delete_namespace(name: str) -> str | None:
     for pid in pids.stdout.split():
         with contextlib.suppress(ProcessLookupError):
             os.kill(int(pid), signal.SIGKILL)
+    shutil.rmtree(NETNS_ETC / name, ignore_errors=True)
     result = subprocess.run(["ip", "netns", "del", name], capture_output=True, text=True, check=False)
     if (
         result.returncode != 0

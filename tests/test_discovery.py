@@ -17,7 +17,7 @@ from zeroconf import ServiceInfo, ServiceStateChange
 
 from kdm.net import discovery
 from kdm.net.discovery import SERVICE_TYPE, TableAd, TableBrowser, parse_host_port
-from tests.netns import LineWatcher, NamespaceLan, require_netns
+from tests.netns import NETNS_ETC, LineWatcher, NamespaceLan, require_netns
 
 KITCHEN = TableAd(
     name="kitchen",
@@ -60,13 +60,32 @@ def test_txt_round_trip(ad: TableAd) -> None:
 
 
 def test_round_trip_through_a_zeroconf_service_info() -> None:
-    info = discovery._service_info(KITCHEN, discovery._instance_name(KITCHEN), KITCHEN.host)
+    info = discovery._service_info(KITCHEN, discovery._instance_name(KITCHEN), [KITCHEN.host])
     # Through the wire format: what a browser unpacks is what the advertiser packed.
     received = ServiceInfo(
         SERVICE_TYPE, info.name, port=info.port, properties=info.text, addresses=info.addresses
     )
     assert TableAd.from_info(received) == KITCHEN
     assert info.name.startswith("kitchen [") and info.name.endswith(SERVICE_TYPE)
+
+
+def test_a_table_on_several_networks_is_advertised_at_every_address() -> None:
+    wifi_and_cable = dataclasses.replace(KITCHEN, addresses=(KITCHEN.host, "192.168.1.20"))
+    info = discovery._service_info(
+        wifi_and_cable, discovery._instance_name(wifi_and_cable), list(wifi_and_cable.addresses)
+    )
+    received = ServiceInfo(
+        SERVICE_TYPE, info.name, port=info.port, properties=info.text, addresses=info.addresses
+    )
+    ad = TableAd.from_info(received)
+    assert ad == wifi_and_cable and ad.host == KITCHEN.host
+    assert ad.addresses == ("10.231.0.10", "192.168.1.20")
+
+
+def test_an_ads_host_is_always_its_first_address() -> None:
+    assert KITCHEN.addresses == (KITCHEN.host,)
+    moved = dataclasses.replace(KITCHEN, host="10.0.0.7", addresses=["10.0.0.7", "10.0.0.8"])  # type: ignore[arg-type]
+    assert moved.addresses == ("10.0.0.7", "10.0.0.8")
 
 
 def test_instance_name_fits_a_dns_label() -> None:
@@ -484,8 +503,30 @@ def test_the_lan_is_removed_when_a_test_fails() -> None:
     with pytest.raises(RuntimeError, match="boom"), NamespaceLan(2) as lan:
         created = [lan.switch, lan.namespace(0), lan.namespace(1)]
         assert set(created) <= namespaces()
+        assert (NETNS_ETC / lan.namespace(0) / "hosts").is_file()
         raise RuntimeError("boom")
     assert created and not set(created) & namespaces()
+    assert not any((NETNS_ETC / name).exists() for name in created)
+
+
+def test_a_test_laptop_is_named_as_debian_names_it_and_has_no_kdm_flag() -> None:
+    require_netns()
+    probe = (
+        "import os, socket; name = socket.gethostname(); "
+        "print(name, socket.gethostbyname(name), os.environ.get('KDM_INTERFACE'))"
+    )
+    with NamespaceLan(2) as lan:
+        outputs = [
+            lan.run(i, [sys.executable, "-c", probe], stdout=subprocess.PIPE, text=True).communicate(
+                timeout=DEADLINE_S
+            )[0]
+            for i in range(2)
+        ]
+    # The name resolves to 127.0.1.1, which no other laptop can reach: kdm must not advertise it.
+    assert [output.split() for output in outputs] == [
+        ["laptop0", "127.0.1.1", "None"],
+        ["laptop1", "127.0.1.1", "None"],
+    ]
 
 
 def test_a_crashed_runs_lan_is_removed_by_the_next_one() -> None:

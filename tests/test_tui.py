@@ -424,10 +424,13 @@ def test_the_waiting_room_lists_seats_and_adds_a_bot() -> None:
 
     async def scene() -> None:
         async with table(seated=2, add_bot=add_bot) as t:
-            await t.shows("2 of 4 seats taken")
+            t.screen.invitation, t.screen.advertised = ["10.0.0.2:41000", "192.168.1.20:41000"], True
+            t.screen.on_change()
+            await t.shows("or by address: 10.0.0.2:41000,")
             text = t.text()
+            assert "2 of 4 seats taken" in text
             assert "player0 (you) · host" in text and "player1" in text and text.count("free seat") == 2
-            assert "others join with: kdm play n0" in text and "b add a bot" in text
+            assert "others join with: kdm play kitchen" in text and "b add a bot" in text
             await t.press("b", lambda: bool(added), "a bot asked for")
             await t.shows("a bot is on its way")
             await t.press("q", lambda: t.screen.left, "leaving a table that has not started: no question")

@@ -126,6 +126,8 @@ class TableUI:
         self.app = TableApp(
             session.peer, self.lang, self.input, self.output, add_bot=lambda: self._add_bot(session)
         )
+        self.app.screen.invitation = session.invitation()
+        self.app.screen.advertised = session.config.advertise
         await self.app.run()
 
     @property
@@ -133,12 +135,10 @@ class TableUI:
         return self.app.screen if self.app is not None else None
 
     def _add_bot(self, session: TableSession) -> bool:
-        host = session.peer.record.host
-        if not host:
+        if not session.contact:
             return False
-        contact = host.rsplit("~", 1)[0]
         seed = session.config.seed * 100 + 50 + len(self.bots)
-        self.bots.append(spawn_bot(contact, session.config, seed=seed))
+        self.bots.append(spawn_bot(session.contact, session.config, seed=seed))
         return True
 
     async def show_final(self) -> None:

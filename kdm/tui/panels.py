@@ -118,9 +118,13 @@ def _waiting_table(screen: TableScreen) -> Fragments:
     if screen.peer.seat is None:
         return [("class:dim", screen.say("joining"))]
     lines: Fragments = [("", screen.say("starts_when_full") + "\n")]
-    if record.host:
-        address = record.host.rsplit("~", 1)[0]
-        lines.append(("class:call", "\n" + screen.say("join_with", address=address)))
+    addresses = screen.invitation
+    if record.name and screen.advertised:
+        lines.append(("class:call", "\n" + screen.say("join_with", address=record.name)))
+        if addresses:
+            lines.append(("class:dim", "\n" + screen.say("join_by_address", addresses=", ".join(addresses))))
+    elif addresses:
+        lines.append(("class:call", "\n" + screen.say("join_with", address=" | ".join(addresses))))
     return lines
 
 

@@ -117,6 +117,9 @@ class TableScreen:
         self.unpainted: list[int] = []
         self.painted: set[int] = set()
         self.lost: set[str] = set()
+        #: ``HOST:PORT`` others join this table at, for the waiting room; and whether it is found by name.
+        self.invitation: list[str] = []
+        self.advertised = False
         self._hand: tuple[int, ...] = ()
         self._view: SeatView | None = None
         self._view_key: tuple[int, int, int | None, bool] | None = None

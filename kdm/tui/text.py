@@ -157,6 +157,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "host": ("host", "hôte"),
     "join_with": ("others join with: kdm play {address}", "les autres viennent par : kdm play {address}"),
+    "join_by_address": ("or by address: {addresses}", "ou par adresse : {addresses}"),
     "waiting_for_players": ("waiting for players…", "on attend les joueurs…"),
     "joining": ("joining the table…", "on rejoint la table…"),
     # --- help and quitting ------------------------------------------------------------------------
