@@ -193,6 +193,7 @@ def run_join(args: argparse.Namespace) -> int:
 def run_bot(args: argparse.Namespace) -> int:
     config = _session_config(args, args.strategy)
     config.quiet = not args.headless
+    config.keep_identity = False  # a bot that fills a seat never comes back for it
     return _run(session.join(config, args.target or ""))
 
 

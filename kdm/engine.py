@@ -125,6 +125,11 @@ class Engine:
         duties: list[Duty] | None = self._awaiting(state=self.state)
         return duties or []
 
+    def player_may_return(self, seat: int) -> bool:
+        """Whether ``seat``'s player may take it back from a stand-in now (``kdm_player_may_return``)."""
+        answer: bool | None = self.rules.hook.kdm_player_may_return(state=self.state, seat=seat)
+        return answer is not False
+
     def view(self, seat: int, knowledge: Knowledge) -> SeatView:
         """What ``seat`` sees, given what it privately knows."""
         state = self.state

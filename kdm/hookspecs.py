@@ -130,6 +130,20 @@ def kdm_awaiting(state: TableState) -> list[Duty] | None:
     raise NotImplementedError
 
 
+@hookspec(firstresult=True)
+def kdm_player_may_return(state: TableState, seat: int) -> bool | None:
+    """Whether the player of ``seat``, back after their process died or lost the network, may take the
+    seat back now from the bot that stood in for them.
+
+    ``firstresult``; when no plugin answers, they may. Answer False in the middle of something the bot
+    began and must finish: the base game says False while a slap window is open (a reaction would be
+    timed by one player and made by another), Kem's while a call is raced or answered. Asked by the
+    table record after every entry while a player waits to come back; the seat changes hands at the
+    first entry after which the answer is yes, the same one on every peer.
+    """
+    raise NotImplementedError
+
+
 @hookspec
 def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any] | None:
     """This plugin's part of a seat's view: ``(name, data)`` built from public state and the seat's

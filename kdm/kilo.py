@@ -576,6 +576,12 @@ def kdm_winners(state: TableState) -> list[int]:
 
 
 @hookimpl
+def kdm_player_may_return(state: TableState, seat: int) -> bool | None:
+    """Not inside a slap window, nor while it is judged: the stand-in's slap stands for the seat."""
+    return state.phase not in ("window", "judging")
+
+
+@hookimpl
 def kdm_awaiting(state: TableState) -> list[Duty]:
     phase = state.phase
     if phase in ("setup", "dealing", "shuffling"):

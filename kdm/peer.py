@@ -8,7 +8,9 @@ record applies each one once.
 
 A process usually plays one seat, its ``Agent``. When a player's process dies mid-game, the leader's
 process takes the seat over with a bot: a second agent, with an identity of its own (``node#seat``) so
-the record can tell who acts for which seat.
+the record can tell who acts for which seat. The player's seat is bound to their key (``kdm.identity``):
+when their process comes back (restarted, or after a lost network or a sleeping laptop) it asks for
+the seat again, and the stand-in stops once the record gives it back.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from kdm.bots import Bot, Decision
 from kdm.deck import OpenDeck, PrivateNote
 from kdm.engine import Duty, SeatView
 from kdm.events import Announce, Event, TimedEvent
+from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
 from kdm.record import SEEDED_DUTIES, Notice, TableRecord, commitment
 
@@ -38,6 +41,9 @@ RETRY_S = 0.25
 MAX_EARLY_NOTES = 16
 #: A seated player's process silent this long is gone: the leader's process plays the seat instead.
 TAKEOVER_AFTER_S = 3.0
+#: A wake-up of the seat watcher this late means this process itself was stopped (a sleeping laptop):
+#: what it last heard is stale, so it takes no seat over before hearing the table again.
+STALL_FACTOR = 2.0
 
 
 class Consensus(Protocol):
@@ -76,6 +82,8 @@ class Agent:
     plan: tuple[asyncio.TimerHandle, Decision] | None = None
     #: This seat's key for private notes: partners' notes are encrypted to it (PyNaCl ``Box``).
     box: PrivateKey = field(default_factory=PrivateKey.generate)
+    #: A takeover or a return of this agent's is on its way to the log.
+    asking: bool = False
 
     def fresh_commitment(self) -> bytes:
         """Commit to a new secret nonce, to be revealed at a later shuffle."""
@@ -100,8 +108,15 @@ class Peer:
         name: str = "",
         bot: Bot | None = None,
         on_notice: Callable[[Notice], None] | None = None,
+        identity: Identity | None = None,
     ) -> None:
         self.node = node
+        #: The player's key: their seat is bound to it (a key for this run only when none is given).
+        self.identity = identity or Identity.ephemeral()
+        #: True once this process took its player's seat back (after a restart or a lost network).
+        self.rejoined = False
+        #: The table's id, which a seat claim names; known from the start to a joiner.
+        self.table = ""
         self.record = TableRecord(installed)
         self.agents = [Agent(node.node_id, name or node.node_id, bot)]
         self.on_notice = on_notice
@@ -166,16 +181,29 @@ class Peer:
     def create_table(self, table: str, players: int, options: dict[str, Any], rules: Rules) -> None:
         """Propose the table (the host does this once), then take the first seat."""
         self.propose("create", name=table, players=players, options=options, plugins=rules.versions)
-        self.join_table()
+        self.join_table(self.node.node_id)  # a table's id is its founder's node id
 
-    def join_table(self) -> None:
+    def join_table(self, table: str = "") -> None:
+        """Ask for a seat at ``table`` (its id) for this process's player: a free one, or theirs again.
+
+        With no table id (tests over a fake log), the seat is taken without a claim and cannot be
+        taken back after a restart.
+        """
+        self.table = table or self.table
         me = self.me
+        claim: dict[str, Any] = {}
+        if self.table:
+            claim = {
+                "player": self.identity.public_key,
+                "claim": self.identity.seat_claim(self.table, me.identity),
+            }
         self.propose(
             "join",
             name=me.name,
             bot=me.bot is not None,
             commit=me.fresh_commitment(),
             box_key=bytes(me.box.public_key),
+            **claim,
         )
 
     def start_game(self) -> None:
@@ -188,23 +216,45 @@ class Peer:
     def take_over(self, seat: int, bot: Bot, name: str = "") -> None:
         """Play ``seat`` from here with ``bot``: its player's process is gone."""
         identity = f"{self.node.node_id}#{seat}"
-        if any(agent.identity == identity for agent in self.agents):
+        agent = self._agent(identity)
+        if agent is not None and (agent.seat is not None or agent.asking):
             return
         log.warning("seat %d (%s) is silent: a bot plays it from here", seat, name or "?")
-        agent = Agent(identity, f"bot for seat {seat}", bot)
-        self.agents.append(agent)
-        self.propose("takeover", agent, seat=seat, commit=agent.fresh_commitment())
+        if agent is None:
+            # Kept after the player comes back: its entry counter must go on if it stands in again.
+            agent = Agent(identity, f"bot for seat {seat}", bot)
+            self.agents.append(agent)
+        agent.bot, agent.asking = bot, True
+        self.propose(
+            "takeover", agent, seat=seat, commit=agent.fresh_commitment(), box_key=bytes(agent.box.public_key)
+        )
 
     async def _watch_seats(self, after_s: float) -> None:
+        loop = asyncio.get_running_loop()
+        woke = loop.time()
         while True:
             await asyncio.sleep(after_s / 4)
+            late = loop.time() - woke > STALL_FACTOR * after_s / 4
+            woke = loop.time()
+            if not self.node.is_leader:
+                self._forget_takeovers()
+                continue
             record, engine = self.record, self.record.engine
-            if not (self.node.is_leader and record.started and engine is not None and not engine.over):
+            if late or not (record.started and engine is not None and not engine.over):
                 continue
             for seat, owner in enumerate(record.seats):
                 process = owner.node.split("#", 1)[0]
                 if process != self.node.node_id and self.node.silent_ms(process) > after_s * 1000:
                     self.take_over(seat, Bot(seat, "greedy", seed=self.node.node_id.encode()), owner.name)
+
+    def _forget_takeovers(self) -> None:
+        """A takeover asked for while leading is not retried once another process leads: this one may
+        have judged the others silent only because it was itself cut off or stopped."""
+        for agent in self.agents[1:]:
+            if agent.asking and agent.seat is None:
+                agent.asking = False
+                for key in [key for key in self._pending if key[0] == agent.identity]:
+                    del self._pending[key]
 
     # --- committed entries -----------------------------------------------------------------------
 
@@ -233,13 +283,15 @@ class Peer:
 
     def _handle(self, notice: Notice) -> None:
         mine = self._agent(notice.node)
-        if notice.kind in ("seated", "took_over") and mine is not None:
-            mine.seat = notice.seat
-            if mine.bot is not None and notice.seat is not None:
-                mine.bot.seat = notice.seat
+        if notice.kind in ("seated", "took_over", "returned") and notice.seat is not None:
+            self._seat_changed_hands(notice.seat, mine)
+            if notice.kind == "returned" and mine is self.me and notice.previous:
+                self.rejoined = True
         elif notice.kind == "rejected":
             level = logging.WARNING if mine is not None else logging.INFO
             log.log(level, "entry from %s refused: %s", notice.node or "?", notice.reason)
+            if mine is not None:
+                mine.asking = False
         elif notice.kind == "applied":
             self.shown[notice.seq] = local_time_ms()
             self.deck.observe(notice.effects)
@@ -256,9 +308,25 @@ class Peer:
             self.finished.set()
         if self.on_notice is not None:
             self.on_notice(notice)
-        if notice.kind in ("applied", "started", "took_over"):
+        if notice.kind in ("applied", "started", "took_over", "returned"):
             for agent in self.agents:
                 self._wake_bot(agent)
+
+    def _seat_changed_hands(self, seat: int, now: Agent | None) -> None:
+        """``now`` (an agent of this process, or None) acts for ``seat`` from here on; any other agent of
+        this process that did stops. This process's player, displaced by a stand-in, asks for the seat
+        back at once: if they are reading this, their process is alive."""
+        for agent in self.agents:
+            if agent.seat == seat and agent is not now:
+                agent.seat = None
+                agent.cancel_plan()
+                if agent is self.me and self.record.seats[seat].player == self.identity.public_key:
+                    log.warning("a bot stood in for this player at seat %d: taking it back", seat)
+                    self.join_table()
+        if now is not None:
+            now.seat, now.asking = seat, False
+            if now.bot is not None:
+                now.bot.seat = seat
 
     # --- duties the table owes -------------------------------------------------------------------
 

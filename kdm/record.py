@@ -5,13 +5,16 @@ with an ``id`` (``[node, counter]``: a retried proposal committed twice is appli
 ``t``:
 
 - ``create``: the host's table: name, players, options as given, plugins with versions;
-- ``join``: a node takes the next free seat, committing ``H(nonce)`` for the first shuffle;
+- ``join``: a node takes the next free seat, committing ``H(nonce)`` for the first shuffle; with a
+  ``player`` key and its signed claim (``kdm.identity``), the seat is bound to that key, and the same
+  key joining again (a restarted process, or one back from a lost network) takes the seat back, at the
+  first moment the rules allow (``kdm_player_may_return``);
 - ``start``: the host starts the game once every seat is taken;
 - ``reveal``: a seated node reveals its nonce for shuffle ``k`` and commits ``H`` of the next one;
   once every seat has revealed, the seed is ``H(nonces in seat order)`` and the record applies the
   seeded event the engine awaits (DESIGN 5.5: no single peer chooses a shuffle);
 - ``event``: a player's action (an engine event), accepted only from the node seated where it acts;
-- ``takeover``: a seated node's process plays a gone player's seat with a bot, from now on;
+- ``takeover``: a seated node's process plays a gone player's seat with a bot until the player is back;
 - ``done``: a node saw the game end.
 
 Everything here is pure: the peer (``kdm.peer``) does the I/O and reacts to the ``Notice``s.
@@ -19,6 +22,7 @@ Everything here is pure: the peer (``kdm.peer``) does the I/O and reacts to the 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +30,7 @@ from typing import Any
 from kdm.engine import Effect, Engine, IllegalAction
 from kdm.errors import KdmError, PluginError, UsageError
 from kdm.events import Deal, Event, Shuffle, StartGame
+from kdm.identity import PUBLIC_KEY_BYTES, claim_is_valid
 from kdm.manager import PluginInfo, Rules, table_plugins
 
 SEEDED_DUTIES = {"start_game": StartGame, "deal": Deal, "shuffle": Shuffle}
@@ -44,9 +49,17 @@ def shuffle_seed(nonces: list[bytes]) -> bytes:
     return digest.digest()
 
 
+#: Why a join was refused, for a joiner that may watch instead (``Notice.code``).
+PLAYING, FULL = "playing", "full"
+
+
 @dataclass(frozen=True)
 class Notice:
-    """Something a committed entry did, for the peer: ``kind`` and details."""
+    """Something a committed entry did, for the peer: ``kind`` and details.
+
+    ``previous``: for ``returned``, who played the seat until now; ``code``: for a refused join,
+    ``PLAYING`` or ``FULL`` when the joiner may watch instead.
+    """
 
     kind: str
     node: str = ""
@@ -55,16 +68,42 @@ class Notice:
     event: Event | None = None
     effects: tuple[Effect, ...] = ()
     seq: int = -1
+    previous: str = ""
+    code: str = ""
 
 
 @dataclass
 class Seat:
+    """One seat: who acts for it now (``node``), and whose it is (``player``'s key, ``home`` node)."""
+
     node: str
     name: str
     bot: bool
     commitment: bytes
-    #: The seat's public key for private notes (Curve25519, 32 bytes), b"" when it has none.
+    #: The public key for private notes to whoever acts for the seat (Curve25519), b"" when none.
     box_key: bytes = b""
+    #: The key the seat is bound to (``kdm.identity``), b"" when it was taken without one.
+    player: bytes = b""
+    #: The node of the player's own process: ``node`` unless a bot stands in for them.
+    home: str = ""
+
+    def __post_init__(self) -> None:
+        self.home = self.home or self.node
+
+    @property
+    def away(self) -> bool:
+        """Whether a bot stands in for the player, whose process is gone or lost."""
+        return self.node != self.home
+
+
+@dataclass(frozen=True)
+class Return:
+    """A player back for their seat, waiting for a moment the rules allow."""
+
+    node: str
+    name: str
+    commitment: bytes
+    box_key: bytes
 
 
 @dataclass
@@ -84,6 +123,8 @@ class TableRecord:
     joined: set[str] = field(default_factory=set)
     engine: Engine | None = None
     applied_ids: set[tuple[str, int]] = field(default_factory=set)
+    #: Players back for their seats (by seat), until the rules let them take them.
+    returning: dict[int, Return] = field(default_factory=dict)
 
     @property
     def rules(self) -> Rules:
@@ -92,6 +133,12 @@ class TableRecord:
 
     def seat_of(self, node: str) -> int | None:
         return next((i for i, seat in enumerate(self.seats) if seat.node == node), None)
+
+    def seat_held_by(self, player: bytes) -> int | None:
+        """The seat bound to ``player``'s key, if any."""
+        if not player:
+            return None
+        return next((i for i, seat in enumerate(self.seats) if seat.player == player), None)
 
     def apply(self, entry: Any) -> list[Notice]:
         """Apply one committed entry; a malformed or refused one changes nothing and says why."""
@@ -105,10 +152,12 @@ class TableRecord:
             notices = _APPLY[kind](self, node, entry)
         except (KeyError, TypeError, ValueError) as error:
             return [Notice("rejected", node=node, reason=f"malformed {kind} entry: {error}")]
+        except _Refused as refusal:
+            return [Notice("rejected", node=node, reason=str(refusal), code=refusal.code)]
         except (IllegalAction, KdmError) as error:
             return [Notice("rejected", node=node, reason=str(error))]
         self.applied_ids.add((node, counter))
-        return notices
+        return notices + self._seat_returns()
 
     # --- entries ----------------------------------------------------------------------------------
 
@@ -133,21 +182,61 @@ class TableRecord:
     def _join(self, node: str, entry: dict[str, Any]) -> list[Notice]:
         if self.engine is None:
             raise UsageError("there is no table to join yet")
-        if self.seat_of(node) is not None:
-            raise UsageError(f"{node} is already seated")
-        if self.started:
-            raise UsageError(f"table '{self.name}': the game has already started")
-        if len(self.seats) >= self.players:
-            raise UsageError(f"table '{self.name}' is full ({self.players} players)")
         commit, box_key = entry["commit"], entry.get("box_key", b"")
+        player, claim = entry.get("player", b""), entry.get("claim", b"")
         if not isinstance(commit, bytes) or len(commit) != 32:
             raise ValueError("commit must be 32 bytes")
         if not isinstance(box_key, bytes) or len(box_key) not in (0, 32):
             raise ValueError("box_key must be 32 bytes")
+        if not isinstance(player, bytes) or len(player) not in (0, PUBLIC_KEY_BYTES):
+            raise ValueError(f"player must be a {PUBLIC_KEY_BYTES}-byte key")
+        if player and not (isinstance(claim, bytes) and claim_is_valid(player, claim, self.host, node)):
+            raise UsageError(f"{node} does not hold the key it claims a seat for")
         name, bot = str(entry.get("name", node)), bool(entry.get("bot", False))
-        self.seats.append(Seat(node, name, bot, commit, box_key))
+        held = self.seat_held_by(player)
+        if held is not None:
+            return self._come_back(held, Return(node, name, commit, box_key))
+        if self.seat_of(node) is not None:
+            raise UsageError(f"{node} is already seated")
+        if self.started:
+            raise _Refused(f"table '{self.name}': the game has already started", PLAYING)
+        if len(self.seats) >= self.players:
+            raise _Refused(f"table '{self.name}' is full ({self.players} players)", FULL)
+        self.seats.append(Seat(node, name, bot, commit, box_key, player))
         self.joined.add(node)
         return [Notice("seated", node=node, seat=len(self.seats) - 1)]
+
+    def _come_back(self, seat: int, back: Return) -> list[Notice]:
+        """The player of ``seat`` is back from ``back.node``; the seat is theirs at the next moment the
+        rules allow (``_seat_returns``)."""
+        if self.seats[seat].node == back.node:
+            raise UsageError(f"{back.node} is already seated")
+        self.returning[seat] = back
+        self.joined.add(back.node)
+        return [Notice("returning", node=back.node, seat=seat)]
+
+    def _seat_returns(self) -> list[Notice]:
+        """Give back every seat whose player is back, if the rules allow it now."""
+        notices = []
+        engine = self.engine
+        for seat, back in sorted(self.returning.items()):
+            if engine is not None and self.started and not engine.over and not engine.player_may_return(seat):
+                continue
+            del self.returning[seat]
+            previous = self.seats[seat]
+            self.seats[seat] = Seat(
+                back.node, back.name, previous.bot, back.commitment, back.box_key, previous.player
+            )
+            self._restart_reveals()
+            notices.append(Notice("returned", node=back.node, seat=seat, previous=previous.node))
+        return notices
+
+    def _restart_reveals(self) -> None:
+        if self.reveals:
+            # Some nonces of this shuffle are public already and a new commitment came after them:
+            # start the shuffle's reveals again, so nobody chooses a nonce knowing the others.
+            self.reveals = {}
+            self.shuffles += 1
 
     def _start(self, node: str, entry: dict[str, Any]) -> list[Notice]:
         if node != self.host:
@@ -200,14 +289,16 @@ class TableRecord:
             # Any process that sat down may lead and so take seats over, even one whose own seat was
             # taken over while its link was down.
             raise UsageError(f"{node} is not at this table")
+        box_key = entry.get("box_key", b"")
         if not isinstance(commit, bytes) or len(commit) != 32:
             raise ValueError("commit must be 32 bytes")
-        self.seats[seat] = Seat(node, f"bot for seat {seat}", True, commit)
-        if self.reveals:
-            # Some nonces of this shuffle are public already and the new commitment came after them:
-            # start the shuffle's reveals again, so nobody chooses a nonce knowing the others.
-            self.reveals = {}
-            self.shuffles += 1
+        if not isinstance(box_key, bytes) or len(box_key) not in (0, 32):
+            raise ValueError("box_key must be 32 bytes")
+        # The seat stays its player's (name, key, home): the bot only stands in until they are back.
+        self.seats[seat] = dataclasses.replace(
+            self.seats[seat], node=node, commitment=commit, box_key=box_key
+        )
+        self._restart_reveals()
         return [Notice("took_over", node=node, seat=seat)]
 
     def _event(self, node: str, entry: dict[str, Any]) -> list[Notice]:
@@ -232,6 +323,14 @@ class TableRecord:
     def _done(self, node: str, entry: dict[str, Any]) -> list[Notice]:
         self.done.add(node)
         return [Notice("done", node=node)]
+
+
+class _Refused(UsageError):
+    """A join refused in a way the joiner may answer by watching (``code``: ``PLAYING`` or ``FULL``)."""
+
+    def __init__(self, reason: str, code: str) -> None:
+        super().__init__(reason)
+        self.code = code
 
 
 def check_plugins(needed: dict[str, str], installed: dict[str, PluginInfo]) -> str:

@@ -48,16 +48,22 @@ def selfplay(
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="kdm-selfplay-") as scratch:
         root = Path(scratch)
-        common = ["--interface", LOOPBACK, "--headless", "--data-dir", str(root / "data")]
+        common = ["--interface", LOOPBACK, "--headless"]
+
+        def data(index: int) -> list[str]:
+            # A data directory each, as on a laptop each: a player's key is kept there, and two peers
+            # of one key would be one player taking their own seat back from the other.
+            return ["--data-dir", str(root / f"data{index}")]
+
         argv = ["host", "--players", str(peers), *table_flags, "--as-bot", "greedy",
-                "--no-advertise", "--name", "selfplay", "--seed", str(seed), *common]  # fmt: skip
+                "--no-advertise", "--name", "selfplay", "--seed", str(seed), *common, *data(0)]  # fmt: skip
         host = _spawn([*argv, "--report", str(root / "peer0.json")], stdout=subprocess.PIPE)
         children = [host]
         try:
             contact = _wait_for_address(host, timeout_s)
             for index in range(1, peers):
                 argv = ["join", contact, "--as-bot", "greedy", "--seed", str(seed * 100 + index),
-                        "--report", str(root / f"peer{index}.json"), *common]  # fmt: skip
+                        "--report", str(root / f"peer{index}.json"), *common, *data(index)]  # fmt: skip
                 children.append(_spawn(argv, stdout=subprocess.DEVNULL))
             deadline = time.monotonic() + timeout_s
             for child in children:

@@ -25,7 +25,9 @@ from kdm import __version__
 from kdm.bots import Bot
 from kdm.cards import derive_seed
 from kdm.errors import UsageError
+from kdm.identity import Identity, SeatMemory
 from kdm.manager import Rules, installed_plugins
+from kdm.membership import PROMOTE, next_change
 from kdm.net.addresses import first_reachable, offered_addresses
 from kdm.net.discovery import Advertiser, TableAd, find_tables, parse_host_port
 from kdm.net.node import Node, ask_table_id, listen
@@ -33,10 +35,12 @@ from kdm.net.storage import FileStorage
 from kdm.net.transport import TransportError
 from kdm.net.wire import PROTOCOL_VERSION, WireError
 from kdm.peer import Peer
-from kdm.record import Notice
+from kdm.record import FULL, PLAYING, Notice
 
 log = logging.getLogger("kdm.session")
 INTERFACE_ENV = "KDM_INTERFACE"
+#: How often the leader checks that the membership follows the seats (it also does at every entry).
+MEMBERSHIP_EVERY_S = 1.0
 
 #: A user interface: runs beside the game on the session's loop; returns when the player leaves.
 UI = Callable[["TableSession"], Coroutine[Any, Any, None]]
@@ -62,6 +66,11 @@ class SessionConfig:
     data_dir: Path | None = None
     lang: str = "en"
     quiet: bool = False
+    #: Play as the player of this machine (their key, kept in the data directory, binds the seat);
+    #: False for a bot helper, which plays under a key made for the run.
+    keep_identity: bool = True
+    #: Watch without asking for a seat (a spectator).
+    watch: bool = False
 
 
 async def host(
@@ -145,7 +154,9 @@ async def join(config: SessionConfig, target: str, ui: UI | None = None) -> dict
     await node.start(contact=reached.endpoint)
     session.peer.start()
     try:
-        session.peer.join_table()
+        session.peer.table = table
+        if not config.watch:
+            session.peer.join_table(table)
         return await session.play(host=False)
     finally:
         await session.close()
@@ -170,12 +181,18 @@ class TableSession:
             if config.bot
             else None
         )
-        self.peer = Peer(node, installed_plugins(), name=config.name, bot=bot, on_notice=self._notice)
+        identity = Identity.load_or_create(config.data_dir) if config.keep_identity else Identity.ephemeral()
+        self.seat_memory = SeatMemory(config.data_dir) if config.keep_identity else None
+        self.peer = Peer(
+            node, installed_plugins(), name=config.name, bot=bot, on_notice=self._notice, identity=identity
+        )
         node.on_commit = self.peer.committed
         node.on_direct = self.peer.received_direct
         node.on_leader = lambda leader: self._say(f"leader: {leader}" if leader else "no leader")
         self.players = players
         self.error: str | None = None
+        #: Why this process's join was refused when it may watch instead (``PLAYING``, ``FULL``).
+        self.refusal = ""
         self.windows = 0
         self.advertiser: Advertiser | None = None
         self.done = asyncio.Event()
@@ -213,14 +230,24 @@ class TableSession:
 
     def _notice(self, notice: Notice) -> None:
         peer = self.peer
-        if notice.kind == "rejected" and notice.node == self.node.node_id and peer.seat is None:
-            self.error = notice.reason  # our own join (or table) was refused
-            self.done.set()
+        mine = notice.node == self.node.node_id
+        if notice.kind == "rejected" and mine and peer.seat is None:
+            if self.ui is not None and notice.code in (PLAYING, FULL):
+                self.refusal = notice.code  # the screen offers to watch instead
+            else:
+                self.error = notice.reason  # our own join (or table) was refused
+                self.done.set()
         elif notice.kind == "seated":
             self._say(f"{notice.node} takes seat {notice.seat}")
             record = peer.record
             if record.host == self.node.node_id and len(record.seats) == record.players:
                 peer.start_game()
+        elif notice.kind == "took_over":
+            self._say(f"a bot stands in for seat {notice.seat} ({notice.node})")
+        elif notice.kind == "returning":
+            self._say(f"{notice.node} is back for seat {notice.seat}")
+        elif notice.kind == "returned":
+            self._say(f"{notice.node} takes seat {notice.seat} back")
         elif notice.kind == "started":
             self._say("the game starts")
         elif notice.kind == "applied":
@@ -230,8 +257,27 @@ class TableSession:
                 line = peer.record.rules.describe(effect, self.config.lang)
                 if line:
                     self._say(line)
+        if notice.kind in ("seated", "returned") and mine and self.seat_memory is not None:
+            self.seat_memory.remember(peer.table, peer.record.name, notice.seat or 0)
         if self.advertiser is not None and notice.kind in ("seated", "started"):
             asyncio.get_running_loop().create_task(self._readvertise())
+        self._reconcile_membership()
+
+    def _reconcile_membership(self) -> None:
+        """When leading, make the membership follow the seats (``kdm.membership``), one change at a time."""
+        node = self.node
+        if not node.is_leader:
+            return
+        homes = [seat.home for seat in self.peer.record.seats]
+        change = next_change(homes, node.raft.voters, node.raft.learners, node.silent_ms, node.node_id)
+        if change is not None:
+            kind, member = change
+            (node.promote if kind == PROMOTE else node.retire)(member)
+
+    async def _keep_membership(self) -> None:
+        while True:
+            await asyncio.sleep(MEMBERSHIP_EVERY_S)
+            self._reconcile_membership()
 
     async def _readvertise(self) -> None:
         record = self.peer.record
@@ -247,7 +293,8 @@ class TableSession:
     async def play(self, host: bool) -> dict[str, Any]:
         """Until this peer is refused, or the game is over everywhere (headless) or the UI returns."""
         loop = asyncio.get_running_loop()
-        waiting: set[asyncio.Task[Any]] = {loop.create_task(self.done.wait())}
+        membership = loop.create_task(self._keep_membership())
+        waiting: set[asyncio.Task[Any]] = {loop.create_task(self.done.wait()), membership}
         if self.ui is not None:
             waiting.add(loop.create_task(self.ui(self)))  # the player leaves when they choose
         else:
@@ -259,6 +306,9 @@ class TableSession:
             task.result()  # a UI that crashed says so
         if self.error is not None:
             raise UsageError(self.error)
+        engine = self.peer.record.engine
+        if self.seat_memory is not None and engine is not None and engine.over:
+            self.seat_memory.forget(self.peer.table)
         report = self.report()
         if self.config.report is not None:
             self.config.report.write_text(json.dumps(report))
@@ -268,8 +318,10 @@ class TableSession:
         record = self.peer.record
         engine = record.engine
         return {
+            "table": record.name,
             "node": self.node.node_id,
             "seat": self.peer.seat,
+            "rejoined": self.peer.rejoined,
             "digest": engine.digest() if engine is not None else None,
             "events": engine.state.seq if engine is not None else 0,
             "rounds": engine.state.round if engine is not None else 0,

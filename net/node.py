@@ -8,8 +8,10 @@ member from the configuration alone.
 
 Joining: a new node starts knowing only the founder (a table's id is its founder's node id, and every
 member must start from the same founding configuration) and says ``hello`` to a member it knows; the
-leader adds it as a learner, then as a voter (one change at a time; the newcomer repeats its hello until
-it votes).
+leader adds it as a learner, which receives the log but does not vote. Who votes is the application's
+call (``promote``, ``retire``): a table makes its seated players voters, so that a stranger who knocks
+and leaves never counts in the quorum. A learner that stops hearing a leader says hello again, in case
+it was retired while away.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ log = logging.getLogger("kdm.net")
 
 HELLO_EVERY_S = 0.3
 PING_EVERY_S = 0.5
+#: A learner that has heard no leader for this long says hello again (it may have been retired).
+REHELLO_AFTER_MS = 2000.0
 
 
 def new_node_id(host: str, port: int) -> str:
@@ -177,7 +181,7 @@ class Node:
         self._tasks = [loop.create_task(self._tick_forever()), loop.create_task(self._receive_forever())]
         self._tasks.append(loop.create_task(self._ping_forever()))
         if contact is not None:
-            self._tasks.append(loop.create_task(self._hello_until_member()))
+            self._tasks.append(loop.create_task(self._stay_member()))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -273,11 +277,17 @@ class Node:
             elif envelope.kind == "direct":
                 self._direct(sender, body["data"])
 
-    async def _hello_until_member(self) -> None:
+    async def _stay_member(self) -> None:
+        """Say hello until a member; as a learner, again whenever no leader has been heard for a while."""
         assert self._contact is not None
-        while self.node_id not in self.raft.voters:
-            target = self.raft.leader or self._contact
-            self._send(target, "hello", {"node": self.node_id})
+        while True:
+            leader = self.raft.leader
+            lost = self.node_id not in self.raft.voters and (
+                leader is None or leader == self.node_id or self.silent_ms(leader) > REHELLO_AFTER_MS
+            )
+            if self.node_id not in self.members or lost:
+                self._send(leader if leader and leader != self.node_id else self._contact, "hello",
+                           {"node": self.node_id})  # fmt: skip
             await asyncio.sleep(HELLO_EVERY_S)
 
     async def _ping_forever(self) -> None:
@@ -290,18 +300,36 @@ class Node:
     # --- plumbing --------------------------------------------------------------------------------
 
     def _welcome(self, newcomer: str) -> None:
-        """A newcomer first joins as a learner, so an unreachable one cannot stall commits; it becomes a
-        voter on a later hello, once it has had the time to catch up."""
-        if newcomer in self.raft.voters:
+        """A newcomer joins as a learner: it reads the log, and only ``promote`` makes it vote."""
+        if newcomer in self.members:
             return
         if self.is_leader:
-            learner = newcomer in self.raft.learners
-            change = ConfChange("add_voter" if learner else "add_learner", newcomer)
-            if self.raft.propose_conf_change(change):
-                log.info("%s %s", "promoting" if learner else "adding", newcomer)
+            if self.raft.propose_conf_change(ConfChange("add_learner", newcomer)):
+                log.info("adding %s as a learner", newcomer)
             self._process()
         elif self.raft.leader is not None:
             self._send(self.raft.leader, "hello", {"node": newcomer})
+
+    def promote(self, node_id: str) -> bool:
+        """When leading, propose that learner ``node_id`` vote; False if nothing was proposed (not
+        leading, not a learner, or another membership change is still being committed)."""
+        if not self.is_leader or node_id not in self.raft.learners:
+            return False
+        proposed = self.raft.propose_conf_change(ConfChange("add_voter", node_id))
+        if proposed:
+            log.info("%s votes from now on", node_id)
+        self._process()
+        return proposed
+
+    def retire(self, node_id: str) -> bool:
+        """When leading, propose that ``node_id`` leave the membership; False if nothing was proposed."""
+        if not self.is_leader or node_id not in self.members or node_id == self.node_id:
+            return False
+        proposed = self.raft.propose_conf_change(ConfChange("remove", node_id))
+        if proposed:
+            log.info("%s leaves the table's membership", node_id)
+        self._process()
+        return proposed
 
     def send_direct(self, to: str, data: bytes) -> None:
         """Send opaque bytes to one member only, outside the log (partners' private notes)."""

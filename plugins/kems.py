@@ -730,6 +730,12 @@ def _check_shown(
 
 
 @hookimpl
+def kdm_player_may_return(state: TableState, seat: int) -> bool | None:
+    """Not while calls race or are answered: the stand-in's call stands for the seat."""
+    return state.phase not in ("calling", "showing", "answering")
+
+
+@hookimpl
 def kdm_awaiting(state: TableState) -> list[Duty]:
     phase = state.phase
     if phase == "dealing":

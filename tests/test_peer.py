@@ -23,6 +23,7 @@ class FakeLog:
     def __init__(self) -> None:
         self.peers: list[Peer] = []
         self.gone: set[str] = set()
+        self.missed: dict[str, list[bytes]] = {}
         self.entries: list[bytes] = []
         self.leader = ""
 
@@ -35,6 +36,16 @@ class FakeLog:
         for peer in self.peers:
             if peer.node.node_id not in self.gone:
                 loop.call_soon(peer.committed, data)
+            else:
+                self.missed.setdefault(peer.node.node_id, []).append(data)
+
+    def come_back(self, node_id: str) -> None:
+        """``node_id`` hears the table again: it gets what it missed, in order, as Raft would send it."""
+        self.gone.discard(node_id)
+        peer = next(peer for peer in self.peers if peer.node.node_id == node_id)
+        loop = asyncio.get_running_loop()
+        for data in self.missed.pop(node_id, []):
+            loop.call_soon(peer.committed, data)
 
 
 class FakeNode:
@@ -116,6 +127,49 @@ def test_the_leaders_seat_is_taken_over_by_the_next_leader() -> None:
     survivors = asyncio.run(play(4, 3, kill=0))
     assert len({peer.record.engine.digest() for peer in survivors}) == 1  # type: ignore[union-attr]
     assert survivors[0].record.seats[0].node == "n1#0"
+
+
+def test_a_player_cut_off_gets_their_seat_back_when_they_hear_the_table_again() -> None:
+    """A laptop that sleeps or loses Wi-Fi: a bot stands in meanwhile, then the player plays again."""
+
+    async def scene() -> list[Peer]:
+        log = FakeLog()
+        installed = installed_plugins()
+        peers = []
+        for i in range(4):
+            bot = Bot(i, "greedy", seed=b"peer-test")
+            bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
+            peers.append(Peer(log.node(f"n{i}"), installed, bot=bot))
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start(takeover_after_s=0.2)
+        peers[0].create_table("kitchen", 4, {"rounds": 3, "slap_timeout_ms": 200}, Rules.for_table())
+        await asyncio.sleep(0)
+        for peer in peers[1:]:
+            peer.join_table("n0")
+        while len(peers[0].record.seats) < 4:
+            await asyncio.sleep(0.001)
+        peers[0].start_game()
+        while peers[0].record.engine is None or peers[0].record.engine.state.round < 2:
+            await asyncio.sleep(0.001)
+        log.gone.add("n2")
+        while not peers[0].record.seats[2].away:
+            await asyncio.sleep(0.001)  # the leader hears nothing from n2: a bot stands in
+        stood_in = peers[0].record.engine.state.seq  # type: ignore[union-attr]
+        while peers[0].record.engine.state.seq < stood_in + 10:  # type: ignore[union-attr]
+            await asyncio.sleep(0.001)  # ... and plays a while
+        log.come_back("n2")
+        await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=60)
+        for peer in peers:
+            await peer.stop()
+        return peers
+
+    peers = asyncio.run(scene())
+    assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
+    seat = peers[0].record.seats[2]
+    assert (seat.node, seat.away) == ("n2", False)
+    assert peers[2].seat == 2 and peers[2].rejoined
+    assert peers[0].agents[1].seat is None  # the stand-in stopped
 
 
 def test_entries_are_applied_once_even_if_committed_twice() -> None:

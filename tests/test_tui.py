@@ -450,8 +450,8 @@ def test_lost_and_returning_peers_and_a_seat_taken_over() -> None:
             await t.shows("player2 is back")
             assert not re.search(r"2 player2 .* lost", t.text())
             t.peers[1].take_over(2, Bot(2, "greedy", seed=b"t"))
-            await t.shows("seat 2 is gone: a bot plays it")
-            assert re.search(r"2 bot 2 ", t.text())
+            await t.shows("player2 is away: bot 2 plays for them")
+            assert re.search(r"2 player2 .* away", t.text())
 
     run(scene)
 

@@ -60,7 +60,7 @@ def players_text(play: KemsPlay) -> Fragments:
     lines: Fragments = [("class:dim", play.say("columns") + "\n")]
     for seat in range(view.players):
         team = team_of(seat, view.players)
-        name = screen.name(seat) + (f" ({play.say('you')})" if seat == me else "")
+        name = screen.player_name(seat) + (f" ({play.say('you')})" if seat == me else "")
         row = f" {seat:>2} {name[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}} "
         row += f"{team:>5} {part.team_scores[team]:>6}"
         lines.append(("class:me" if team == part.team else "", row))
@@ -69,7 +69,9 @@ def players_text(play: KemsPlay) -> Fragments:
             lines.append(("class:slap", " " + CALL_MARKS[call].format(target=target)))
         if seat in part.barred:
             lines.append(("class:mark", " " + BARRED_MARK))
-        if screen.is_lost(seat):
+        if screen.is_away(seat):
+            lines.append(("class:lost", " " + play.say("away")))
+        elif screen.is_lost(seat):
             lines.append(("class:lost", " " + play.say("lost")))
         if seat < view.players - 1:
             lines.append(("", "\n"))
@@ -177,11 +179,11 @@ def _private_lines(play: KemsPlay, part: KemsView) -> list[tuple[str, str]]:
 def _last_result(play: KemsPlay, part: KemsView) -> str:
     if not part.results:
         return ""
-    caller, call, target, result, _seq = part.results[-1]
+    caller, call, target, result, seq = part.results[-1]
     return play.say(
         "last_call",
         call=play.call_name(call, target),
-        name=play.screen.name(caller),
+        name=play.screen.name(caller, seq),
         result=RESULTS[result][play.screen.lang == "fr"],
         points=f"{POINTS.get((call, result), 0):+d}",
     )
@@ -196,7 +198,7 @@ def feed_text(play: KemsPlay) -> Fragments:
         return [("class:dim", play.say("no_gestures"))]
     lines: Fragments = []
     for seat, gesture, seq in part.gestures[-FEED_ROWS:]:
-        text = f"{play.screen.name(seat)} {play.gesture(gesture)}"
+        text = f"{play.screen.name(seat, seq)} {play.gesture(gesture)}"
         mine = team_of(seat, view.players) == part.team
         if mine and gesture in part.signs:
             style, text = "class:call", f"{text} {SIGN_MARK}"
@@ -347,7 +349,7 @@ def scores_text(play: KemsPlay) -> Fragments:
         return []
     lines: Fragments = []
     for team, points in enumerate(part.team_scores):
-        names = " + ".join(play.screen.name(seat) for seat in team_seats(team, view.players))
+        names = " + ".join(play.screen.player_name(seat) for seat in team_seats(team, view.players))
         row = f"{play.say('scores_team', team=team, names=names):<48} {play.say('points', points=points):>8}"
         lines += [("class:me" if team == part.team else "", row), ("", "\n")]
     deals = play.screen.rounds[-SCOREBOARD_DEALS:]
@@ -380,7 +382,7 @@ def ranking_text(play: KemsPlay) -> Fragments:
     lines: Fragments = []
     for place, team in enumerate(ranked, 1):
         seats = team_seats(team, view.players)
-        names = " + ".join(screen.name(seat) for seat in seats)
+        names = " + ".join(screen.player_name(seat) for seat in seats)
         row = f"{place:>2}. {play.say('ranking_row', team=team, names=names)[:40]:<40} "
         row += f"{play.say('points', points=part.team_scores[team]):>8}"
         if any(seat in winners for seat in seats):

@@ -76,7 +76,7 @@ def players_text(screen: TableScreen) -> Fragments:
     lines: Fragments = [("class:dim", screen.say("columns") + "\n")]
     for seat in range(view.players):
         turn = view.turn == seat and view.phase == "passing"
-        name = screen.name(seat) + (f" ({screen.say('you')})" if seat == me else "")
+        name = screen.player_name(seat) + (f" ({screen.say('you')})" if seat == me else "")
         style = "class:turn" if turn else "class:me" if seat == me else ""
         row = f"{'▸' if turn else ' '}{seat:>2} {name[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}} "
         row += f"{view.hand_sizes[seat]:>5} {view.scores[seat]:>6}"
@@ -88,7 +88,9 @@ def players_text(screen: TableScreen) -> Fragments:
             lines.append(("class:slap", "✋"))
         if marks:
             lines.append(("class:mark", marks))
-        if screen.is_lost(seat):
+        if screen.is_away(seat):
+            lines.append(("class:lost", " " + screen.say("away")))
+        elif screen.is_lost(seat):
             lines.append(("class:lost", " " + screen.say("lost")))
         if seat < view.players - 1:
             lines.append(("", "\n"))
@@ -101,7 +103,7 @@ def _waiting_room(screen: TableScreen) -> Fragments:
     lines: Fragments = [("class:dim", screen.say("seats_taken", taken=len(record.seats), total=total) + "\n")]
     for seat in range(total):
         if seat < len(record.seats):
-            name = screen.name(seat) + (f" ({screen.say('you')})" if seat == me else "")
+            name = screen.player_name(seat) + (f" ({screen.say('you')})" if seat == me else "")
             if record.seats[seat].node == record.host:
                 name += f" · {screen.say('host')}"
             lines.append(("class:me" if seat == me else "", f" {seat:>2} {name}"))
@@ -139,12 +141,13 @@ def table_text(screen: TableScreen) -> Fragments:
     flash = screen.flash
     if flash is not None and (screen.result is None or flash.seq > screen.result.seq):
         if flash.kind in ("slap", "grab"):
-            banner = screen.say(f"{flash.kind}_banner", name=screen.name(flash.seat))
+            banner = screen.say(f"{flash.kind}_banner", name=screen.name(flash.seat, flash.seq))
             if flash.opened:
                 banner += " " + screen.say(f"{flash.kind}_opens")
             lines.append(("class:slap", f" {banner} \n"))
         else:
-            lines.append(("class:feint", screen.say("feint_banner", name=screen.name(flash.seat)) + "\n"))
+            feinter = screen.name(flash.seat, flash.seq)
+            lines.append(("class:feint", screen.say("feint_banner", name=feinter) + "\n"))
     # With spoons, the spoons' line says who grabbed.
     if kilo is not None and kilo.window_open and variants.spoons(view) is None:
         names = ", ".join(screen.name(seat) for seat in kilo.slapped)
@@ -161,7 +164,10 @@ def table_text(screen: TableScreen) -> Fragments:
 def _result_lines(screen: TableScreen) -> Fragments:
     result = screen.result
     assert result is not None
-    name = screen.name
+
+    def name(seat: int) -> str:
+        return screen.name(seat, result.seq)
+
     grab = variants.spoons(screen.view()) is not None
     verdict = ("valid_" if result.valid else "false_") + ("grab" if grab else "slap")
     lines: Fragments = [("class:result bold", screen.say(verdict, name=name(result.first)) + "\n")]
@@ -268,7 +274,8 @@ def quit_text(screen: TableScreen) -> Fragments:
 
 def scores_text(screen: TableScreen) -> Fragments:
     players = screen.peer.record.players
-    head = f"{screen.say('scores_round'):>7} " + "".join(f"{screen.name(s)[:7]:>8}" for s in range(players))
+    names = (screen.player_name(seat)[:7] for seat in range(players))
+    head = f"{screen.say('scores_round'):>7} " + "".join(f"{name:>8}" for name in names)
     lines: Fragments = [("class:dim", head + "\n")]
     shown = screen.rounds[-max(1, SCOREBOARD_LINES - players) :]
     earlier = screen.rounds[: len(screen.rounds) - len(shown)]
@@ -294,7 +301,7 @@ def _in_front(screen: TableScreen, view: SeatView) -> Fragments:
         return []
     lines: Fragments = [("class:dim", "\n\n" + screen.say("in_front"))]
     for seat in range(view.players):
-        lines.append(("", f"\n{screen.name(seat)[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}}"))
+        lines.append(("", f"\n{screen.player_name(seat)[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}}"))
         seven = reserve_face(view, seat)
         if seven is not None:
             lines.append(("class:mark", " " + screen.say("mark_reserve", card=pretty(seven))))
@@ -321,7 +328,7 @@ def ranking_text(screen: TableScreen) -> Fragments:
     lines: Fragments = []
     for seat in ranked:
         place = 1 + sum(1 for other in range(view.players) if view.scores[other] < view.scores[seat])
-        name = screen.name(seat) + (f" ({screen.say('you')})" if seat == screen.peer.seat else "")
+        name = screen.player_name(seat) + (f" ({screen.say('you')})" if seat == screen.peer.seat else "")
         row = f"{place:>2}. {name[:20]:<20} {screen.say('kilos', kilos=view.scores[seat]):>8}"
         if seat in winners:
             lines += [("class:winner", row + "  " + screen.say("winner")), ("", "\n")]

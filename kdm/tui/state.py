@@ -117,6 +117,8 @@ class TableScreen:
         self.unpainted: list[int] = []
         self.painted: set[int] = set()
         self.lost: set[str] = set()
+        #: Who acted for each seat from which event on: ``seat -> [(seq, name), ...]``.
+        self._acting: dict[int, list[tuple[int, str]]] = {}
         #: ``HOST:PORT`` others join this table at, for the waiting room; and whether it is found by name.
         self.invitation: list[str] = []
         self.advertised = False
@@ -133,7 +135,8 @@ class TableScreen:
         """What the record holds already when the screen opens (the seats taken before it followed)."""
         record = self.peer.record
         for seat in range(len(record.seats)):
-            self._add("info", self.say("seated", name=self.name(seat), seat=seat))
+            self._acting[seat] = [(0, self._acting_now(seat))]
+            self._add("info", self.say("seated", name=self.player_name(seat), seat=seat))
         if record.started:
             self._add("info", self.say("started"))
 
@@ -161,14 +164,42 @@ class TableScreen:
     def over(self) -> bool:
         return self.winners is not None
 
-    def name(self, seat: int) -> str:
-        """A seat's name as people read it: bots by seat number, since they share their machine's name."""
+    def player_name(self, seat: int) -> str:
+        """Whose seat it is, as people read it: bots by seat number, since they share their machine's
+        name. A player away (a bot stands in) keeps their name here."""
         seats = self.peer.record.seats
-        if not 0 <= seat < len(seats):
-            return self.say("bot", seat=seat)
-        if seats[seat].bot:
+        if not 0 <= seat < len(seats) or seats[seat].bot:
             return self.say("bot", seat=seat)
         return seats[seat].name
+
+    def name(self, seat: int, seq: int | None = None) -> str:
+        """Who acts for ``seat`` now, or who did when event ``seq`` was applied: the player, or the bot
+        that stood in for them. What someone did stays under their name when the seat changes hands."""
+        names = self._acting.get(seat)
+        if not names:
+            return self._acting_now(seat)
+        if seq is not None:
+            for since, name in reversed(names):
+                if since <= seq:
+                    return name
+        return names[-1][1]
+
+    def _acting_now(self, seat: int) -> str:
+        seats = self.peer.record.seats
+        if 0 <= seat < len(seats) and seats[seat].away:
+            return self.say("bot", seat=seat)
+        return self.player_name(seat)
+
+    def _note_acting(self, seat: int) -> None:
+        """The seat changed hands: events from the next one on are this actor's."""
+        engine = self.peer.record.engine
+        since = engine.state.seq if engine is not None and self.peer.record.started else 0
+        self._acting.setdefault(seat, []).append((since, self._acting_now(seat)))
+
+    def is_away(self, seat: int) -> bool:
+        """Whether a bot stands in for the seat's player (their process is gone or cut off)."""
+        seats = self.peer.record.seats
+        return 0 <= seat < len(seats) and seats[seat].away
 
     def is_lost(self, seat: int) -> bool:
         seats = self.peer.record.seats
@@ -180,11 +211,21 @@ class TableScreen:
         """One notice from the peer, in log order."""
         mine = notice.node == self.peer.me.identity
         if notice.kind == "seated" and notice.seat is not None:
-            self._add("info", self.say("seated", name=self.name(notice.seat), seat=notice.seat))
+            self._note_acting(notice.seat)
+            self._add("info", self.say("seated", name=self.player_name(notice.seat), seat=notice.seat))
         elif notice.kind == "started":
             self._add("info", self.say("started"))
         elif notice.kind == "took_over" and notice.seat is not None:
-            self._add("error", self.say("took_over", seat=notice.seat))
+            self._note_acting(notice.seat)
+            name, stand_in = self.player_name(notice.seat), self.name(notice.seat)
+            self._add("error", self.say("took_over", name=name, bot=stand_in))
+        elif notice.kind == "returning" and notice.seat is not None:
+            self._add("info", self.say("returning", name=self.player_name(notice.seat)))
+        elif notice.kind == "returned" and notice.seat is not None:
+            self._note_acting(notice.seat)
+            self.lost.discard(notice.previous.split("#", 1)[0])
+            key = "you_are_back" if mine else "player_returned"
+            self._add("info", self.say(key, name=self.player_name(notice.seat)))
         elif notice.kind == "note":
             self._view_key = None  # a note is no event, but the view holds what it says (a team's sign)
         elif notice.kind == "rejected" and mine:
@@ -277,11 +318,11 @@ class TableScreen:
             silent = node.silent_ms(process) > LOST_AFTER_MS
             if silent and process not in self.lost:
                 self.lost.add(process)
-                self._add("error", self.say("peer_lost", name=self.name(seat)))
+                self._add("error", self.say("peer_lost", name=self.player_name(seat)))
                 changed = True
             elif not silent and process in self.lost:
                 self.lost.discard(process)
-                self._add("info", self.say("peer_back", name=self.name(seat)))
+                self._add("info", self.say("peer_back", name=self.player_name(seat)))
                 changed = True
         if changed:
             self.on_change()

@@ -55,7 +55,17 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     # --- what happened ----------------------------------------------------------------------------
     "seated": ("{name} takes seat {seat}", "{name} prend la place {seat}"),
     "started": ("the game starts", "la partie commence"),
-    "took_over": ("seat {seat} is gone: a bot plays it", "la place {seat} est partie : un robot la joue"),
+    "took_over": (
+        "{name} is away: {bot} plays for them until they are back",
+        "{name} est parti : {bot} joue à sa place jusqu'à son retour",
+    ),
+    "returning": (
+        "{name} is back, and takes their seat at the next pause",
+        "{name} est de retour, et reprend sa place à la prochaine pause",
+    ),
+    "player_returned": ("{name} takes their seat back", "{name} reprend sa place"),
+    "you_are_back": ("you take your seat back, {name}", "vous reprenez votre place, {name}"),
+    "away": ("away", "absent"),
     "peer_lost": ("{name} is not answering", "{name} ne répond plus"),
     "peer_back": ("{name} is back", "{name} est de retour"),
     "refused": ("refused: {reason}", "refusé : {reason}"),

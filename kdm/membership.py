@@ -1,0 +1,50 @@
+"""Who votes at a table: the processes of its seated players. Everyone else only reads the log.
+
+Consensus commits what a majority of voters hold, so a voter that goes away for good takes a share of
+the quorum with it. A stranger who knocks (refused: the game has started) and leaves, or a spectator,
+must therefore never vote: a newcomer is a learner (``kdm.net.node``), and becomes a voter only once
+the table record seats it. A player whose process comes back under a new node id takes their seat
+back; their old node no longer plays, so it stops voting. A learner silent for long (a spectator who
+left) is let go.
+
+Pure: `next_change` looks at the record's seats and the consensus membership and says what the leader
+should propose next, one change at a time, as Raft requires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+__all__ = ["LEARNER_GONE_MS", "PROMOTE", "RETIRE", "next_change"]
+
+PROMOTE, RETIRE = "promote", "retire"
+#: A learner not heard from for this long has left (a spectator who closed the lid stays much longer
+#: than a learner that is behind: the leader hears every learner at each heartbeat).
+LEARNER_GONE_MS = 15_000.0
+
+
+def next_change(
+    homes: Iterable[str],
+    voters: Sequence[str],
+    learners: Sequence[str],
+    silent_ms: Callable[[str], float],
+    me: str,
+) -> tuple[str, str] | None:
+    """The next membership change a leader (``me``) should propose: ``(PROMOTE | RETIRE, node)``.
+
+    ``homes`` are the nodes of the seated players' own processes. None when the membership is as it
+    should be, or before anyone is seated (the founder votes alone until its seat is recorded).
+    """
+    wanted = set(homes)
+    if not wanted:
+        return None
+    for node in sorted(wanted):
+        if node in learners:
+            return PROMOTE, node
+    for node in sorted(voters):
+        if node not in wanted and node != me:
+            return RETIRE, node
+    for node in sorted(learners):
+        if silent_ms(node) > LEARNER_GONE_MS:
+            return RETIRE, node
+    return None

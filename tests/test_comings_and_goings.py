@@ -1,0 +1,115 @@
+"""Players who leave and come back, and strangers who knock, with real ``kdm`` processes on 127.0.0.1.
+
+A refused join changes nothing for the table: once it froze every screen for good (the refused process
+had been made a voter, then left, and took the quorum with it). A player whose process dies comes back
+to the same seat by running the same command again.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.netns import LineWatcher
+
+KDM = [sys.executable, "-m", "kdm"]
+DEADLINE_S = 120.0
+
+
+def start(*args: str) -> tuple[subprocess.Popen[str], LineWatcher]:
+    process = subprocess.Popen(
+        [*KDM, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True
+    )
+    assert process.stdout is not None
+    return process, LineWatcher(process.stdout)
+
+
+def bot_player(root: Path, index: int) -> list[str]:
+    """The flags of a headless bot player with a data directory (and so a key) of its own."""
+    return ["--headless", "--as-bot", "greedy", "--data-dir", str(root / f"p{index}")]
+
+
+def test_a_refused_join_after_a_player_died_does_not_stop_the_table(tmp_path: Path) -> None:
+    reports = [tmp_path / f"report{i}.json" for i in range(3)]
+    host, host_out = start(
+        "host", "--players", "3", "--option", "rounds=3", "--no-advertise", *bot_player(tmp_path, 0),
+        "--report", str(reports[0]),
+    )  # fmt: skip
+    processes = [host]
+    try:
+        listening = host_out.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
+        assert listening is not None
+        contact = listening.split()[2]
+        joiners = [
+            start("join", contact, *bot_player(tmp_path, i), "--report", str(reports[i])) for i in (1, 2)
+        ]
+        processes += [process for process, _ in joiners]
+        assert host_out.wait_for(lambda line: line == "the game starts", DEADLINE_S), host_out.lines
+        assert host_out.wait_for(lambda line: "passes to" in line, DEADLINE_S)
+        doomed = joiners[1][0]
+        doomed.send_signal(signal.SIGKILL)
+        doomed.wait(DEADLINE_S)
+        stranger = subprocess.run(
+            [*KDM, "join", contact, "--headless", "--data-dir", str(tmp_path / "stranger")],
+            capture_output=True, text=True, timeout=DEADLINE_S, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert stranger.returncode == 2, stranger.stdout + stranger.stderr
+        assert stranger.stderr.strip().splitlines()[-1].endswith("the game has already started")
+        for process in (host, joiners[0][0]):
+            process.wait(DEADLINE_S)
+            assert process.returncode == 0
+    except BaseException:
+        print("--- host ---", *host_out.lines[-40:], sep="\n")  # pytest shows this when the test fails
+        raise
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    digests = {json.loads(report.read_text())["digest"] for report in reports[:2]}
+    assert len(digests) == 1
+
+
+def test_a_player_whose_process_died_comes_back_to_the_same_seat(tmp_path: Path) -> None:
+    reports = [tmp_path / f"report{i}.json" for i in range(3)]
+    host, host_out = start(
+        "host", "--players", "3", "--option", "rounds=3", "--no-advertise", *bot_player(tmp_path, 0),
+        "--report", str(reports[0]),
+    )  # fmt: skip
+    processes = [host]
+    try:
+        listening = host_out.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
+        assert listening is not None
+        contact = listening.split()[2]
+        joiners = []
+        for i in (1, 2):  # one after the other, so that joiner i takes seat i
+            joiners.append(start("join", contact, *bot_player(tmp_path, i), "--report", str(reports[i])))
+            processes.append(joiners[-1][0])
+            assert host_out.wait_for(lambda line, i=i: line.endswith(f"takes seat {i}"), DEADLINE_S)
+        assert host_out.wait_for(lambda line: line == "the game starts", DEADLINE_S)
+        assert host_out.wait_for(lambda line: "passes to" in line, DEADLINE_S)
+        joiners[1][0].send_signal(signal.SIGKILL)
+        joiners[1][0].wait(DEADLINE_S)
+        assert host_out.wait_for(lambda line: line.startswith("a bot stands in for seat 2"), DEADLINE_S)
+        # The player starts the same command again: same data directory, so the same key.
+        back, back_out = start("join", contact, *bot_player(tmp_path, 2), "--report", str(reports[2]))
+        processes.append(back)
+        assert back_out.wait_for(lambda line: line.endswith("takes seat 2 back"), DEADLINE_S)
+        for process in (host, joiners[0][0], back):
+            process.wait(DEADLINE_S)
+            assert process.returncode == 0
+    except BaseException:
+        print("--- host ---", *host_out.lines[-40:], sep="\n")
+        raise
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    results = [json.loads(report.read_text()) for report in reports]
+    assert len({result["digest"] for result in results}) == 1
+    assert [result["seat"] for result in results] == [0, 1, 2]
+    assert [result["rejoined"] for result in results] == [False, False, True]

@@ -1,0 +1,218 @@
+"""Seats bound to players' keys (kdm.record, kdm.identity), and who votes (kdm.membership), purely.
+
+A player whose process dies, or loses the network, comes back with the key that took the seat and gets
+it back from the bot that stood in, at the first moment the rules allow; a stranger, or a forged claim,
+gets nothing. Entries are applied to a ``TableRecord`` by hand, as a committed log would deliver them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kdm.hookspecs import hookimpl
+from kdm.identity import Identity, SeatMemory, claim_is_valid
+from kdm.manager import installed_plugins, plugin_from
+from kdm.membership import LEARNER_GONE_MS, PROMOTE, RETIRE, next_change
+from kdm.record import FULL, PLAYING, Notice, TableRecord, commitment
+
+TABLE = "10.0.0.2:41000~founder"
+
+
+class Holding:
+    """A house rule that says when a player may come back (``allow``), like a slap window would."""
+
+    NAME = "holding"
+    allow = True
+
+    @hookimpl
+    def kdm_player_may_return(self, state: Any, seat: int) -> bool:
+        return self.allow
+
+
+class Table:
+    """A record and the entries applied to it, each with a fresh id."""
+
+    def __init__(self, players: int = 3) -> None:
+        self.holding = Holding()
+        info = plugin_from(self.holding)
+        self.record = TableRecord({**installed_plugins(), info.name: info})
+        self.counter = 0
+        self.apply(TABLE, "create", name="kitchen", players=players, options={"rounds": 2},
+                   plugins={"kilo": installed_plugins()["kilo"].version, "holding": "0"})  # fmt: skip
+
+    def apply(self, node: str, kind: str, **fields: Any) -> list[Notice]:
+        self.counter += 1
+        return self.record.apply({"t": kind, "id": [node, self.counter], **fields})
+
+    def join(
+        self, node: str, identity: Identity | None = None, claim_by: Identity | None = None
+    ) -> list[Notice]:
+        claim: dict[str, bytes] = {}
+        if identity is not None:
+            signer = claim_by or identity
+            claim = {"player": identity.public_key, "claim": signer.seat_claim(TABLE, node)}
+        return self.apply(node, "join", name=node, bot=False, commit=commitment(node.encode()), **claim)
+
+    def kinds(self, notices: list[Notice]) -> list[str]:
+        return [notice.kind for notice in notices]
+
+
+ALICE, BOB = Identity.ephemeral(), Identity.ephemeral()
+
+
+def seated(players: int = 3) -> Table:
+    table = Table(players)
+    table.join(TABLE, Identity.ephemeral())
+    table.join("bob-1", BOB)
+    table.join("carol", Identity.ephemeral())
+    return table
+
+
+def test_a_claim_is_signed_by_the_players_key_for_one_table_and_one_node() -> None:
+    claim = ALICE.seat_claim(TABLE, "alice-1")
+    assert claim_is_valid(ALICE.public_key, claim, TABLE, "alice-1")
+    assert not claim_is_valid(ALICE.public_key, claim, TABLE, "alice-2")
+    assert not claim_is_valid(ALICE.public_key, claim, "another table", "alice-1")
+    assert not claim_is_valid(BOB.public_key, claim, TABLE, "alice-1")
+    assert not claim_is_valid(ALICE.public_key, claim[:10], TABLE, "alice-1")
+
+
+def test_a_restarted_process_takes_back_its_seat_in_the_waiting_room() -> None:
+    table = Table()
+    table.join(TABLE, Identity.ephemeral())
+    assert table.kinds(table.join("bob-1", BOB)) == ["seated"]
+    notices = table.join("bob-2", BOB)  # bob's laptop crashed; his new process has a new node id
+    assert table.kinds(notices) == ["returning", "returned"]
+    assert (notices[1].seat, notices[1].previous, notices[1].node) == (1, "bob-1", "bob-2")
+    seat = table.record.seats[1]
+    assert (seat.node, seat.home, seat.player, seat.away) == ("bob-2", "bob-2", BOB.public_key, False)
+    assert len(table.record.seats) == 2  # the same seat, not a second one
+
+
+def test_a_claim_for_someone_elses_key_is_refused() -> None:
+    table = seated()
+    mallory = Identity.ephemeral()
+    (refused,) = table.join("mallory", BOB, claim_by=mallory)
+    assert refused.kind == "rejected" and "does not hold the key" in refused.reason
+    assert table.record.seats[1].node == "bob-1"
+
+
+def test_a_stranger_is_refused_once_the_game_started_or_the_table_is_full_and_may_watch() -> None:
+    full = seated()
+    (refused,) = full.join("dave", Identity.ephemeral())
+    assert (refused.kind, refused.code) == ("rejected", FULL)
+    full.apply(TABLE, "start")
+    (refused,) = full.join("dave", Identity.ephemeral())
+    assert (refused.kind, refused.code) == ("rejected", PLAYING)
+    assert refused.reason == "table 'kitchen': the game has already started"
+
+
+def test_a_bot_stands_in_and_the_seat_stays_the_players() -> None:
+    table = seated()
+    table.apply(TABLE, "start")
+    notices = table.apply(f"{TABLE}#1", "takeover", seat=1, commit=commitment(b"stand-in"), box_key=b"k" * 32)
+    assert table.kinds(notices) == ["took_over"]
+    seat = table.record.seats[1]
+    assert (seat.node, seat.home, seat.name, seat.player) == (f"{TABLE}#1", "bob-1", "bob-1", BOB.public_key)
+    assert seat.away and seat.box_key == b"k" * 32
+
+
+def test_a_player_back_waits_for_a_moment_the_rules_allow() -> None:
+    table = seated()
+    table.apply(TABLE, "start")
+    table.apply(f"{TABLE}#1", "takeover", seat=1, commit=commitment(b"stand-in"))
+    table.holding.allow = False  # say, a slap window is open: the stand-in's slap stands
+    assert table.kinds(table.join("bob-2", BOB)) == ["returning"]
+    assert table.record.seats[1].node == f"{TABLE}#1" and 1 in table.record.returning
+    assert table.kinds(table.apply("carol", "done")) == ["done"]  # still not now
+    table.holding.allow = True
+    notices = table.apply("carol", "done")  # the first entry after which the rules say yes
+    assert table.kinds(notices) == ["done", "returned"]
+    assert (notices[1].node, notices[1].previous) == ("bob-2", f"{TABLE}#1")
+    seat = table.record.seats[1]
+    assert (seat.node, seat.home, seat.away) == ("bob-2", "bob-2", False)
+    assert seat.commitment == commitment(b"bob-2")  # his own new commitment, for the next shuffle
+
+
+def test_a_process_back_from_a_lost_network_takes_its_seat_back_under_the_same_node() -> None:
+    table = seated()
+    table.apply(TABLE, "start")
+    table.apply(f"{TABLE}#1", "takeover", seat=1, commit=commitment(b"stand-in"))
+    notices = table.join("bob-1", BOB)
+    assert table.kinds(notices) == ["returning", "returned"]
+    assert not table.record.seats[1].away
+    (refused,) = table.join("bob-1", BOB)  # asking again while seated changes nothing
+    assert refused.kind == "rejected" and "already seated" in refused.reason
+
+
+def test_the_base_game_keeps_a_seat_in_a_slap_window() -> None:
+    from kdm.testing import ScriptedTable
+
+    scripted = ScriptedTable(4)
+    scripted.start()
+    scripted.deal([["KH", "KS", "KD", "KC"], ["QH", "QS", "2H", "2S"], ["QD", "QC", "2D", "2C"],
+                   ["JH", "JS", "JD", "JC"]])  # fmt: skip
+    assert scripted.engine.player_may_return(2)
+    scripted.slap(0, at=1000.0)
+    assert scripted.state.phase == "window" and not scripted.engine.player_may_return(2)
+
+
+# --- who votes ----------------------------------------------------------------------------------------
+
+
+def quiet(_node: str) -> float:
+    return 0.0
+
+
+def test_seated_learners_are_promoted_first() -> None:
+    change = next_change(["a", "b", "c"], voters=["a"], learners=["c", "b", "x"], silent_ms=quiet, me="a")
+    assert change == (PROMOTE, "b")
+
+
+def test_a_stranger_or_a_spectator_never_votes_and_a_gone_one_is_let_go() -> None:
+    assert next_change(["a", "b"], voters=["a", "b"], learners=["x"], silent_ms=quiet, me="a") is None
+    silent = {"x": LEARNER_GONE_MS + 1}
+    change = next_change(["a", "b"], ["a", "b"], ["x"], silent_ms=lambda n: silent.get(n, 0.0), me="a")
+    assert change == (RETIRE, "x")
+
+
+def test_a_players_old_process_stops_voting_once_the_new_one_votes() -> None:
+    # bob-1 died; bob-2 took his seat back: bob-2 votes first, then bob-1 goes.
+    assert next_change(["a", "bob-2"], ["a", "bob-1"], ["bob-2"], quiet, "a") == (PROMOTE, "bob-2")
+    assert next_change(["a", "bob-2"], ["a", "bob-1", "bob-2"], [], quiet, "a") == (RETIRE, "bob-1")
+
+
+def test_a_player_away_keeps_their_vote_and_the_leader_never_retires_itself() -> None:
+    assert next_change(["a", "b"], ["a", "b"], [], lambda n: 1e9, "a") is None
+    assert next_change(["b"], ["a", "b"], [], quiet, "a") is None
+    assert next_change([], ["a"], ["b"], quiet, "a") is None  # nobody seated yet: the founder votes alone
+
+
+# --- the player's files ---------------------------------------------------------------------------------
+
+
+def test_the_key_is_made_once_kept_private_and_read_back(tmp_path: Any) -> None:
+    first = Identity.load_or_create(tmp_path)
+    assert Identity.load_or_create(tmp_path).public_key == first.public_key
+    assert (tmp_path / "identity.key").stat().st_mode & 0o777 == 0o600
+    (tmp_path / "identity.key").write_text("not a key")
+    replaced = Identity.load_or_create(tmp_path)
+    assert replaced.public_key != first.public_key and (tmp_path / "identity.key.bad").exists()
+
+
+def test_the_seats_a_player_holds_are_remembered_for_the_lobby(tmp_path: Any) -> None:
+    memory = SeatMemory(tmp_path)
+    assert memory.held() == {}
+    memory.remember(TABLE, "kitchen", 2)
+    assert SeatMemory(tmp_path).held() == {TABLE: {"name": "kitchen", "seat": 2}}
+    memory.forget(TABLE)
+    assert memory.held() == {}
+    (tmp_path / "seats.json").write_text("[garbage")
+    assert memory.held() == {}
+
+
+def test_a_seat_taken_without_a_key_cannot_be_claimed() -> None:
+    table = Table()
+    table.join(TABLE)  # a test peer over a fake log: no key
+    assert table.record.seats[0].player == b""
+    assert table.kinds(table.join("other")) == ["seated"]
