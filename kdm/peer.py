@@ -287,6 +287,8 @@ class Peer:
             self._seat_changed_hands(notice.seat, mine)
             if notice.kind == "returned" and mine is self.me and notice.previous:
                 self.rejoined = True
+            if notice.kind != "seated":
+                self._pass_notes_on(notice.seat)
         elif notice.kind == "rejected":
             level = logging.WARNING if mine is not None else logging.INFO
             log.log(level, "entry from %s refused: %s", notice.node or "?", notice.reason)
@@ -397,43 +399,66 @@ class Peer:
         through the log, never to anyone else, and encrypted to that seat's key (its join entry's
         ``box_key``), so that nobody who listens on the LAN can read it."""
         agent = agent or self.me
-        seats = self.record.seats
-        if agent.seat != note.sender or not 0 <= note.to < len(seats):
+        if agent.seat != note.sender or not 0 <= note.to < len(self.record.seats):
             log.warning("a note from seat %s to seat %s is not this player's to send", note.sender, note.to)
             return
         self._keep_note(note)
-        process = seats[note.to].node.split("#", 1)[0]
+        self._send_sealed(note, agent, note.to)
+
+    def _send_sealed(self, note: PrivateNote, agent: Agent, to_seat: int) -> None:
+        """``note``, between ``agent``'s seat and ``to_seat``, sealed from one to the other."""
+        seats = self.record.seats
+        process = seats[to_seat].node.split("#", 1)[0]
         if process == self.node.node_id:
+            return  # kept here already: this process plays both seats
+        if not seats[to_seat].box_key:
+            log.warning("seat %d has no key for private notes: the note stays here", to_seat)
             return
-        if not seats[note.to].box_key:
-            log.warning("seat %d has no key for private notes: the note stays here", note.to)
-            return
-        sealed = Box(agent.box, PublicKey(seats[note.to].box_key)).encrypt(
+        sealed = Box(agent.box, PublicKey(seats[to_seat].box_key)).encrypt(
             msgpack.packb(dict(note.data), use_bin_type=True)
         )
-        data = msgpack.packb({"sender": note.sender, "to": note.to, "box": bytes(sealed)}, use_bin_type=True)
-        self.node.send_direct(process, data)
+        body = {"sender": note.sender, "to": note.to, "via": agent.seat, "box": bytes(sealed)}
+        self.node.send_direct(process, msgpack.packb(body, use_bin_type=True))
+
+    def _pass_notes_on(self, seat: int) -> None:
+        """``seat``'s player is back (a new process, or one that lost what it knew): the notes between it
+        and a seat played here go to them again, so that a team's sign survives a dropped laptop.
+
+        Not to a bot standing in: it runs in the leader's process, maybe an opponent's, which must not
+        learn what partners agreed. (A stand-in in a partner's process knows their notes already.)"""
+        if self.record.seats[seat].away:
+            return
+        for agent in self.agents:
+            if agent.seat is None or agent.seat == seat:
+                continue
+            for note in self.deck.notes.get(agent.seat, ()):
+                if {note.sender, note.to} == {agent.seat, seat}:
+                    self._send_sealed(note, agent, seat)
 
     def received_direct(self, sender: str, data: bytes) -> None:
-        """A direct message from another member: a private note for a seat played here, from the
-        process that plays the seat it claims to come from, sealed with both seats' keys; anything
-        else is dropped."""
+        """A direct message from another member: a private note between a seat played here and the seat
+        of the process that sends it (its writer, or a partner handing it on to a seat that changed
+        hands), sealed with both seats' keys; anything else is dropped."""
         try:
             body = msgpack.unpackb(data, raw=False, strict_map_key=True)
             from_seat, to_seat, sealed = body["sender"], body["to"], body["box"]
+            via = body.get("via", from_seat)
             seats = self.record.seats
-            if not all(isinstance(v, int) and v >= 0 for v in (from_seat, to_seat)):
+            if not all(isinstance(v, int) and v >= 0 for v in (from_seat, to_seat, via)):
                 raise ValueError("no such seat")
-            agent = next((a for a in self.agents if a.seat == to_seat), None)
-            if from_seat >= len(seats) or to_seat >= len(seats) or agent is None:
+            if via not in (from_seat, to_seat) or from_seat == to_seat:
+                raise ValueError(f"seat {via} is not a party to a note from {from_seat} to {to_seat}")
+            reader = to_seat if via == from_seat else from_seat
+            agent = next((a for a in self.agents if a.seat == reader), None)
+            if max(from_seat, to_seat) >= len(seats) or agent is None:
                 # The sender may have applied more of the log than we have: try again after the next
                 # committed entry (a few at most, so a flood cannot grow without bound).
                 if len(self._early_notes) < MAX_EARLY_NOTES:
                     self._early_notes.append((sender, data))
                 return
-            if seats[from_seat].node.split("#", 1)[0] != sender:
-                raise ValueError(f"it does not play seat {from_seat}")
-            opened = Box(agent.box, PublicKey(seats[from_seat].box_key)).decrypt(sealed)
+            if seats[via].node.split("#", 1)[0] != sender:
+                raise ValueError(f"it does not play seat {via}")
+            opened = Box(agent.box, PublicKey(seats[via].box_key)).decrypt(sealed)
             note_data = msgpack.unpackb(opened, raw=False, strict_map_key=True)
             if not isinstance(note_data, dict):
                 raise ValueError("the note is not a map")

@@ -9,12 +9,16 @@ from typing import Any
 import msgpack
 from nacl.public import Box, PrivateKey, PublicKey
 
+from kdm.bots import Bot
+from kdm.identity import Identity
+from kdm.manager import Rules, installed_plugins
 from kdm.net.node import node_codec
 from kdm.net.transport import MemoryNetwork, MemoryTransport
 from kdm.peer import Peer
 from kdm.plugins.kems import partner_of, team_of
 from kdm.plugins.kems_view import team_signs
 from tests.test_node import play_table
+from tests.test_peer import FakeLog, FakeNode
 
 FAST_KEMS = {"target": 2, "sweep_after_ms": 150, "call_window_ms": 100}
 
@@ -74,7 +78,7 @@ def test_rule_3_2_a_teams_sign_goes_only_to_the_partner_sealed_and_never_into_th
     for sender, to, body in directs:
         # From a seat to its partner's process, and to nobody else.
         assert seats[to] == partner_of(seats[sender], 4) == body["to"]
-        assert body["sender"] == seats[sender] and set(body) == {"sender", "to", "box"}
+        assert body["sender"] == body["via"] == seats[sender] and set(body) == {"sender", "to", "via", "box"}
     agreed: dict[int, tuple[str, ...]] = {}
     for peer in peers:
         engine = peer.record.engine
@@ -105,3 +109,76 @@ def test_a_note_that_is_not_sealed_for_this_seat_is_dropped() -> None:
     receiver.received_direct(by_seat[1].node.node_id, msgpack.packb(message))  # not seat 0's process
     receiver.received_direct(partner.node.node_id, b"\xc1 not msgpack")
     assert receiver.deck.notes.get(2, []) == before
+
+
+class NotedNode(FakeNode):
+    """A fake node that also carries private notes, except to and from a process that is gone."""
+
+    def send_direct(self, to: str, data: bytes) -> None:
+        if self.node_id in self.log.gone or to in self.log.gone:
+            return
+        for peer in self.log.peers:
+            if peer.node.node_id == to:
+                asyncio.get_running_loop().call_soon(peer.received_direct, self.node_id, data)
+
+
+def test_rule_3_2_a_players_new_process_learns_the_sign_again_and_a_stand_in_never_does() -> None:
+    """Seat 1's laptop dies: the bot that stands in runs in the leader's process, an opponent's (seat
+    0), which must not learn team 1's sign; the player's new process, back at the seat, learns it
+    again from seat 3, the partner."""
+
+    def signs(peer: Peer, seat: int) -> tuple[str, ...]:
+        engine = peer.record.engine
+        assert engine is not None
+        return team_signs(peer.deck.knowledge(engine.state, seat), seat, 4).signs
+
+    async def until(condition: Any, what: str) -> None:
+        for _ in range(20_000):
+            if condition():
+                return
+            await asyncio.sleep(0.001)
+        raise AssertionError(f"timed out waiting for {what}")
+
+    async def scene() -> None:
+        log = FakeLog()
+        installed = installed_plugins()
+        keys = [Identity.ephemeral() for _ in range(4)]
+        peers = [
+            Peer(NotedNode(log, f"n{i}"), installed, bot=Bot(i, "greedy", seed=b"k"), identity=keys[i])
+            for i in range(4)
+        ]
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start(takeover_after_s=0.2)
+        quiet = {"target": 50, "sweep_after_ms": 600_000, "call_window_ms": 0}
+        peers[0].create_table("kitchen", 4, quiet, Rules.for_table(["kems"]))
+        for peer in peers[1:]:
+            await asyncio.sleep(0)
+            peer.join_table("n0")
+        await until(lambda: len(peers[0].record.seats) == 4, "four seats")
+        peers[0].start_game()
+        await until(lambda: all(signs(peer, peer.seat or 0) for peer in peers), "every team's sign")
+        team = signs(peers[3], 3)
+        assert signs(peers[1], 1) == team
+
+        log.gone.add("n1")
+        await until(lambda: peers[0].record.seats[1].away, "a stand-in for seat 1")
+        stood_in = peers[0].record.engine.state.seq  # type: ignore[union-attr]
+        await until(lambda: peers[0].record.engine.state.seq > stood_in + 5, "the stand-in plays")  # type: ignore[union-attr]
+        # What it knows of team 1 is only what its own bot said as seat 1 (it may agree a sign anew).
+        assert all(note.sender == 1 for note in peers[0].deck.notes.get(1, []))
+
+        back = Peer(NotedNode(log, "n1b"), installed, bot=Bot(1, "greedy", seed=b"k"), identity=keys[1])
+        await peers[1].stop()
+        log.peers = [peers[0], back, peers[2], peers[3]]
+        back.start(takeover_after_s=None)
+        for data in log.entries:  # the new process catches up from the log
+            back.committed(data)
+        back.join_table("n0")
+        await until(lambda: back.seat == 1, "the player back at seat 1")
+        await until(lambda: signs(back, 1) == signs(peers[3], 3) != (), "the player told the sign again")
+        assert back.rejoined
+        for peer in log.peers:
+            await peer.stop()
+
+    asyncio.run(scene())
