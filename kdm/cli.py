@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
             help="bind and advertise on this address only (also KDM_INTERFACE)",
         )
         command.add_argument("--headless", action="store_true", help="no terminal table: print the game log")
+        command.add_argument(
+            "--json", action="store_true", help="with --headless: print one JSON summary when the game ends"
+        )
         command.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
         command.add_argument("--report", type=Path, default=None, help=argparse.SUPPRESS)
         command.add_argument("--data-dir", type=Path, default=None, help=argparse.SUPPRESS)
@@ -102,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     join.add_argument("target", metavar="HOST:PORT|NAME")
     join.add_argument("--as-bot", choices=STRATEGIES, default=None, help="let a bot play this seat")
+    join.add_argument("--watch", action="store_true", help="watch the table without taking a seat")
     network_flags(join)
     join.set_defaults(run=run_join)
 
@@ -166,12 +170,16 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
+    if args.json and not args.headless:
+        raise UsageError("--json prints a summary instead of the table: add --headless")
     config = SessionConfig(
         bot=bot, seed=args.seed, report=args.report, data_dir=args.data_dir, lang=args.lang
     )
     if args.interface:
         config.interface = args.interface
     config.name = getattr(args, "name", "") or socket.gethostname()
+    config.quiet = args.json
+    config.watch = getattr(args, "watch", False)
     return config
 
 
@@ -179,22 +187,34 @@ def run_host(args: argparse.Namespace) -> int:
     options: dict[str, Any] = parse_assignments(args.option)
     config = _session_config(args, args.as_bot)
     config.port, config.advertise = args.port, not args.no_advertise
-    if not args.headless and args.as_bot is None:
-        print("kdm host: the terminal table is not built yet; playing headless", file=sys.stderr)
     if args.bots < 0 or args.bots >= args.players:
         raise UsageError(f"--bots must be 0 to {args.players - 1} (the other seats at this table)")
-    return _run(session.host(config, config.name, args.players, options, args.variant, args.bots))
+    Rules.for_table(args.variant).resolve(args.players, dict(options))  # one line before any screen
+    if not args.headless:
+        from kdm.tui.command import run_at_table
+
+        return run_at_table(
+            config,
+            lambda ui: session.host(config, config.name, args.players, options, args.variant, args.bots, ui),
+        )
+    return _run(session.host(config, config.name, args.players, options, args.variant, args.bots), args)
 
 
 def run_join(args: argparse.Namespace) -> int:
-    return _run(session.join(_session_config(args, args.as_bot), args.target))
+    config = _session_config(args, args.as_bot)
+    if not args.headless:
+        from kdm.tui.command import run_at_table
+
+        return run_at_table(config, lambda ui: session.join(config, args.target, ui))
+    return _run(session.join(config, args.target), args)
 
 
 def run_bot(args: argparse.Namespace) -> int:
+    print_log, args.headless = args.headless, True  # a bot needs no screen: --headless prints the log
     config = _session_config(args, args.strategy)
-    config.quiet = not args.headless
+    config.quiet = config.quiet or not print_log
     config.keep_identity = False  # a bot that fills a seat never comes back for it
-    return _run(session.join(config, args.target or ""))
+    return _run(session.join(config, args.target or ""), args)
 
 
 def run_tables(args: argparse.Namespace) -> int:
@@ -231,9 +251,11 @@ def run_selfplay(args: argparse.Namespace) -> int:
     return 0 if len(set(result["digests"])) == 1 else 1
 
 
-def _run(coroutine: Any) -> int:
-    report = asyncio.run(coroutine)
-    del report
+def _run(coroutine: Any, args: argparse.Namespace) -> int:
+    """Run a headless session; with ``--json``, print its summary (``TableSession.summary``)."""
+    summary = asyncio.run(coroutine)
+    if args.json:
+        print(json.dumps(summary), flush=True)
     return 0
 
 

@@ -28,7 +28,7 @@ from nacl.exceptions import CryptoError
 from nacl.public import Box, PrivateKey, PublicKey
 
 from kdm.bots import Bot, Decision
-from kdm.deck import OpenDeck, PrivateNote
+from kdm.deck import Knowledge, OpenDeck, PrivateNote
 from kdm.engine import Duty, SeatView
 from kdm.events import Announce, Event, TimedEvent
 from kdm.identity import Identity
@@ -338,6 +338,13 @@ class Peer:
         if engine is None or agent.seat is None or not self.record.started:
             return None
         return engine.view(agent.seat, self.deck.knowledge(engine.state, agent.seat))
+
+    def public_view(self) -> SeatView | None:
+        """What a spectator sees: the public table and no hand (``seat`` -1: nobody's)."""
+        engine = self.record.engine
+        if engine is None or not self.record.started:
+            return None
+        return replace(engine.view(0, Knowledge()), seat=-1, hand=())
 
     def _owe_duties(self) -> None:
         engine, record = self.record.engine, self.record

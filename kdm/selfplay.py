@@ -17,6 +17,7 @@ from typing import Any
 
 from kdm.errors import UsageError
 from kdm.manager import Rules
+from kdm.session import percentile
 
 LOOPBACK = "127.0.0.1"
 
@@ -87,7 +88,7 @@ def selfplay(
         "peers": peers,
         "rounds": rounds,
         "digests": [report["digest"] for report in reports],
-        "commit_latency_ms": {"p50": _percentile(latencies, 50), "p99": _percentile(latencies, 99)},
+        "commit_latency_ms": {"p50": percentile(latencies, 50), "p99": percentile(latencies, 99)},
         "slap_windows": reports[0]["slap_windows"],
         "seconds": round(time.perf_counter() - started, 3),
     }
@@ -104,10 +105,3 @@ def _wait_for_address(host: subprocess.Popen[bytes], timeout_s: float) -> str:
     if not line.startswith("listening on "):
         raise UsageError(f"the host did not start: {line.strip() or 'no output'}")
     return line.split()[2]
-
-
-def _percentile(values: list[float], percent: float) -> float | None:
-    if not values:
-        return None
-    index = min(len(values) - 1, max(0, round(percent / 100 * len(values)) - 1))
-    return round(values[index], 3)

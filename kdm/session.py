@@ -309,10 +309,9 @@ class TableSession:
         engine = self.peer.record.engine
         if self.seat_memory is not None and engine is not None and engine.over:
             self.seat_memory.forget(self.peer.table)
-        report = self.report()
         if self.config.report is not None:
-            self.config.report.write_text(json.dumps(report))
-        return report
+            self.config.report.write_text(json.dumps(self.report()))
+        return self.summary()
 
     def report(self) -> dict[str, Any]:
         record = self.peer.record
@@ -329,6 +328,14 @@ class TableSession:
             "slap_windows": self.windows,
             "dropped": self.node.dropped,
         }
+
+    def summary(self) -> dict[str, Any]:
+        """What ``--headless --json`` prints when the game ends (**contract**: table, seat, digest,
+        events, rejoined), the commit latencies summed up."""
+        report = self.report()
+        latencies = sorted(report.pop("latencies_ms"))
+        latency = {"p50": percentile(latencies, 50), "p99": percentile(latencies, 99)}
+        return {**report, "commit_latency_ms": latency}
 
     async def close(self) -> None:
         # Linger a moment so the last commits reach everyone before this peer's heartbeats stop.
@@ -401,3 +408,11 @@ def stop_process(process: subprocess.Popen[bytes], grace_s: float = 3.0) -> None
 
 def version_line() -> str:
     return f"kdm {__version__}, protocol {PROTOCOL_VERSION}, Python {sys.version.split()[0]}"
+
+
+def percentile(values: list[float], percent: float) -> float | None:
+    """The ``percent``th percentile of sorted ``values`` (nearest rank), rounded to the microsecond."""
+    if not values:
+        return None
+    index = min(len(values) - 1, max(0, round(percent / 100 * len(values)) - 1))
+    return round(values[index], 3)

@@ -128,6 +128,7 @@ class TableUI:
         )
         self.app.screen.invitation = session.invitation()
         self.app.screen.advertised = session.config.advertise
+        self.app.screen.watching = session.config.watch
         await self.app.run()
 
     @property

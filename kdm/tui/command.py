@@ -18,7 +18,7 @@ import contextlib
 import os
 import socket
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -96,8 +96,7 @@ def run_play(args: argparse.Namespace) -> int:
         # An unknown variant, a bad option value or variants that do not go together: one line now,
         # before the screen takes the terminal (the lobby's form starts from these too).
         Rules.for_table(args.variant).resolve(players, options)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError("the table needs a terminal; without one, kdm host --headless prints the game log")
+    require_terminal()
     config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang)
     config.name = args.name or socket.gethostname()
     if args.interface:
@@ -105,32 +104,48 @@ def run_play(args: argparse.Namespace) -> int:
     elif args.bots and players == args.bots + 1 and args.target is None:
         # Bots take every other seat: nobody else can join, so stay on loopback and need no network.
         config.interface, config.advertise = LOOPBACK, False
+    return run_at_table(config, lambda ui: play(args, config, players, options, ui))
+
+
+def require_terminal() -> None:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError("the table needs a terminal; without one, add --headless to print the game log")
+
+
+def run_at_table(config: SessionConfig, start: Callable[[TableUI], Awaitable[Any]]) -> int:
+    """Run ``start`` (a session given the table screen as its UI) at the terminal table: ``kdm play``,
+    and ``kdm host`` and ``kdm join`` without ``--headless``."""
+    require_terminal()
     with stderr_to(log_path(config)):
-        asyncio.run(play(args, config, players, options))
+        asyncio.run(_at_table(config, start))
     return 0
 
 
-async def play(
-    args: argparse.Namespace, config: SessionConfig, players: int, options: dict[str, Any]
-) -> None:
+async def _at_table(config: SessionConfig, start: Callable[[TableUI], Awaitable[Any]]) -> None:
     ui = TableUI(config.lang)
     try:
-        if args.target is not None:
-            await session.join(config, args.target, ui=ui)
-        elif args.bots or args.players is not None:
-            await session.host(config, config.name, players, options, args.variant, bots=args.bots, ui=ui)
-        else:
-            choice = await run_lobby(config, options, args.variant)
-            if isinstance(choice, Join):
-                await session.join(config, choice.target, ui=ui)
-            elif isinstance(choice, Create):
-                await session.host(config, choice.table, choice.players, choice.options, choice.variants,
-                                   bots=choice.bots, ui=ui)  # fmt: skip
+        await start(ui)
         await ui.show_final()
     finally:
         if ui.screen is not None and ui.screen.left and not ui.screen.over:
             print(say(config.lang, "leaving"), file=sys.__stdout__, flush=True)
         await ui.stop_bots()
+
+
+async def play(
+    args: argparse.Namespace, config: SessionConfig, players: int, options: dict[str, Any], ui: TableUI
+) -> None:
+    if args.target is not None:
+        await session.join(config, args.target, ui=ui)
+    elif args.bots or args.players is not None:
+        await session.host(config, config.name, players, options, args.variant, bots=args.bots, ui=ui)
+    else:
+        choice = await run_lobby(config, options, args.variant)
+        if isinstance(choice, Join):
+            await session.join(config, choice.target, ui=ui)
+        elif isinstance(choice, Create):
+            await session.host(config, choice.table, choice.players, choice.options, choice.variants,
+                               bots=choice.bots, ui=ui)  # fmt: skip
 
 
 def log_path(config: SessionConfig) -> Path:

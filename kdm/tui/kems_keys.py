@@ -48,7 +48,7 @@ def kems_bindings(play: KemsPlay) -> KeyBindings:
     """Key bindings for a Kem's table; leaving the table exits the running application."""
     screen = play.screen
     bindings = KeyBindings()
-    asking = Condition(lambda: screen.confirm_quit)
+    asking = Condition(lambda: screen.asking)
     overlay = Condition(lambda: screen.help_open or screen.scores_open)
     over = Condition(lambda: screen.over)
     menu = ~asking & Condition(lambda: play.menu_open)

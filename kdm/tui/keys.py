@@ -44,7 +44,7 @@ def drawn_with_commit(event: KeyPressEvent, sent: bool) -> NotImplementedOrNone:
 def table_bindings(screen: TableScreen) -> KeyBindings:
     """Key bindings for ``screen``; leaving the table exits the running application."""
     bindings = KeyBindings()
-    asking = Condition(lambda: screen.confirm_quit)
+    asking = Condition(lambda: screen.asking)
     overlay = Condition(lambda: screen.help_open or screen.scores_open)
     free = ~asking
     choosing = ~asking & ~overlay & Condition(lambda: not screen.over)
@@ -106,7 +106,7 @@ def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: Fi
     """Add the keys every game's table has to ``bindings``: ``?`` help, ``s`` scores, Esc closes them,
     Enter leaves once the game is over, ``q`` (or Ctrl-C) asks to leave, and any key answers. While
     ``chooser`` holds the letters (a game's own menu), ``s`` and ``q`` are the chooser's."""
-    asking = Condition(lambda: screen.confirm_quit)
+    asking = Condition(lambda: screen.asking)
     overlay = Condition(lambda: screen.help_open or screen.scores_open)
     free = ~asking
     letters = free & ~to_filter(chooser)
@@ -136,5 +136,6 @@ def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: Fi
 
     @bindings.add("<any>", filter=asking)
     def _answer(event: KeyPressEvent) -> None:
-        if screen.answer_quit(is_yes(screen.lang, event.data)):
+        yes = is_yes(screen.lang, event.data)
+        if screen.answer_watch(yes) if screen.watch_offer else screen.answer_quit(yes):
             event.app.exit()

@@ -175,8 +175,13 @@ def overlay(title: Callable[[], str], render: Callable[[], Fragments], visible: 
 
 
 def quit_overlay(screen: TableScreen) -> Float:
-    """The question asked before leaving a game under way, the same at every table."""
-    return overlay(lambda: screen.say("quit_title"), lambda: quit_text(screen), lambda: screen.confirm_quit)
+    """The question asked before leaving a game under way, or whether to watch a table one cannot sit
+    at; the same at every table."""
+    return overlay(
+        lambda: screen.say("watch_title" if screen.watch_offer else "quit_title"),
+        lambda: quit_text(screen),
+        lambda: screen.asking,
+    )
 
 
 class LogPanel:

@@ -269,6 +269,8 @@ def help_text(screen: TableScreen) -> Fragments:
 
 
 def quit_text(screen: TableScreen) -> Fragments:
+    if screen.watch_offer:
+        return [("", screen.watch_offer + "\n"), ("bold", screen.say("watch_ask"))]
     return [("bold", screen.say("quit_ask"))]
 
 

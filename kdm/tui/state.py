@@ -113,6 +113,10 @@ class TableScreen:
         self.help_open = False
         self.scores_open = False
         self.confirm_quit = False
+        #: Why this player's join was refused, while the screen asks whether to watch instead.
+        self.watch_offer = ""
+        #: Watching the table without a seat (a spectator).
+        self.watching = False
         self.left = False
         self.unpainted: list[int] = []
         self.painted: set[int] = set()
@@ -152,7 +156,8 @@ class TableScreen:
         engine = record.engine
         key = (id(engine), engine.state.seq if engine is not None else -1, self.peer.seat, record.started)
         if key != self._view_key:
-            self._view, self._view_key = self.peer.view(), key
+            spectator = self.peer.seat is None and self.watching
+            self._view, self._view_key = self.peer.public_view() if spectator else self.peer.view(), key
         return self._view
 
     @staticmethod
@@ -228,6 +233,9 @@ class TableScreen:
             self._add("info", self.say(key, name=self.player_name(notice.seat)))
         elif notice.kind == "note":
             self._view_key = None  # a note is no event, but the view holds what it says (a team's sign)
+        elif notice.kind == "rejected" and mine and notice.code and self.peer.seat is None:
+            self.watch_offer = notice.reason  # the game started, or the table is full: watch instead?
+            self._add("error", self.say("refused", reason=notice.reason))
         elif notice.kind == "rejected" and mine:
             self._passing, self._slapping = None, False
             self._add("error", self.say("refused", reason=notice.reason))
@@ -440,12 +448,27 @@ class TableScreen:
 
     def ask_quit(self) -> bool:
         """Whether to leave at once (the game is over), else ask first."""
-        if self.over or not self.peer.record.started:
+        if self.over or not self.peer.record.started or self.peer.seat is None:
             self.left = True
             return True
         self.confirm_quit = True
         self.on_change()
         return False
+
+    @property
+    def asking(self) -> bool:
+        """A question is on screen (leave? watch instead?): every key answers it."""
+        return self.confirm_quit or bool(self.watch_offer)
+
+    def answer_watch(self, yes: bool) -> bool:
+        """The answer to "watch instead?": True when the player leaves (no)."""
+        self.watch_offer = ""
+        self.watching, self.left = yes, not yes
+        self._view_key = None
+        if yes:
+            self._add("info", self.say("watching"))
+        self.on_change()
+        return not yes
 
     def answer_quit(self, yes: bool) -> bool:
         self.confirm_quit = False

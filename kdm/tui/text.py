@@ -206,6 +206,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "La partie continue sans vous. Partir ? (o/n)",
     ),
     "leaving": ("leaving the table…", "on quitte la table…"),
+    "watch_title": ("No seat for you", "Pas de place pour vous"),
+    "watch_ask": ("Watch the game without playing? (y/n)", "Regarder la partie sans jouer ? (o/n)"),
     # --- the lobby --------------------------------------------------------------------------------
     "lobby": ("Tables on this network", "Tables sur ce réseau"),
     "lobby_columns": (
