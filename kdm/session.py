@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Coroutine, Sequence
@@ -39,6 +40,8 @@ from kdm.record import FULL, PLAYING, Notice
 
 log = logging.getLogger("kdm.session")
 INTERFACE_ENV = "KDM_INTERFACE"
+#: A target that ends in ":digits" is an address with a mistake, not a table name.
+_LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+")
 #: How often the leader checks that the membership follows the seats (it also does at every entry).
 MEMBERSHIP_EVERY_S = 1.0
 
@@ -124,13 +127,19 @@ async def host(
         await asyncio.gather(*(asyncio.to_thread(stop_process, process, grace) for process in helpers))
 
 
-async def join(config: SessionConfig, target: str, ui: UI | None = None) -> dict[str, Any]:
+async def join(
+    config: SessionConfig, target: str, ui: UI | None = None, addresses: Sequence[str] = ()
+) -> dict[str, Any]:
     """Join the table at ``HOST:PORT`` (or named ``target`` on the LAN), take a seat, play to the end.
 
-    A table found by name is tried at every address it advertises; the first that answers is kept, and
-    this peer names itself by its own end of that route, the address the table can reach it at.
+    A table found by name (or given with its ``addresses``, ``HOST:PORT`` each, as the lobby does) is
+    tried at every address it advertises; the first that answers is kept, and this peer names itself by
+    its own end of that route, the address the table can reach it at.
     """
-    candidates = await _resolve(target, config.interface)
+    if addresses:
+        candidates = [parse_host_port(address) for address in addresses]
+    else:
+        candidates = await _resolve(target, config.interface)
     reached = await first_reachable(candidates)
     tried = ", ".join(f"{host}:{port}" for host, port in candidates)
     if reached is None:
@@ -365,8 +374,9 @@ async def _resolve(target: str, interface: str | None) -> list[tuple[str, int]]:
     on the LAN (the only table there when ``target`` is empty)."""
     try:
         return [parse_host_port(target)]
-    except ValueError:
-        pass
+    except ValueError as error:
+        if _LOOKS_LIKE_AN_ADDRESS.fullmatch(target.strip()):
+            raise UsageError(str(error)) from None  # meant as HOST:PORT, not as a name
     tables = await find_tables(1.5, interface)
     named = [ad for ad in tables if ad.name == target or (not target and len(tables) == 1)]
     if len(named) == 1:

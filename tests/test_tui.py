@@ -30,13 +30,9 @@ from kdm.bots import Bot
 from kdm.errors import UsageError
 from kdm.events import Event, Feint, Pass, Slap
 from kdm.manager import Rules, installed_plugins
-from kdm.net.discovery import TableAd
 from kdm.peer import Peer, local_time_ms
-from kdm.session import SessionConfig
 from kdm.tui.app import TableApp
 from kdm.tui.command import add_play_parser, run_play, stderr_to
-from kdm.tui.lobby import Create, Join, LobbyState, stepped
-from kdm.tui.lobby_app import run_lobby
 from kdm.tui.text import CATALOGUE, say
 
 DEADLINE_S = 10.0
@@ -485,57 +481,6 @@ def test_the_final_ranking_and_leaving_after_the_game() -> None:
             await t.press("\r", lambda: t.screen.left, "Enter leaves")
 
     run(scene)
-
-
-# --- the lobby --------------------------------------------------------------------------------------
-
-
-def ad(name: str, port: int, taken: int = 1) -> TableAd:
-    return TableAd(name=name, host="10.0.0.7", port=port, node_id=f"10.0.0.7:{port}~ab", version=1,
-                   mode="kilo", plugins=("kilo=0.1.0",), seats_taken=taken, seats_total=4,
-                   state="lobby")  # fmt: skip
-
-
-def lobby(keys: str, tables: list[TableAd] | None = None) -> Join | Create | None:
-    async def scene() -> Join | Create | None:
-        with create_pipe_input() as pipe:
-            config = SessionConfig(interface="127.0.0.1", name="kitchen")
-            state = LobbyState(config.lang, config.name)
-            state.tables = list(tables or [])
-            task = asyncio.get_running_loop().create_task(
-                run_lobby(config, input=pipe, output=Screen80x24(), browse=False, state=state)
-            )
-            pipe.send_text(keys)
-            return await asyncio.wait_for(task, DEADLINE_S)
-
-    return asyncio.run(scene())
-
-
-def test_lobby_joins_the_chosen_table() -> None:
-    assert lobby("\x1b[B\r", [ad("attic", 4001), ad("kitchen", 4002)]) == Join("10.0.0.7:4002")
-
-
-def test_lobby_joins_by_address() -> None:
-    assert lobby("a10.0.0.9:5000\r") == Join("10.0.0.9:5000")
-
-
-def test_lobby_creates_a_table_with_options() -> None:
-    # Name field: add "2"; players 4 → 5; bots 0 → 1; then create.
-    choice = lobby("c2\x1b[B\x1b[C\x1b[B\x1b[C\r")
-    assert isinstance(choice, Create)
-    assert (choice.table, choice.players, choice.bots) == ("kitchen2", 5, 1)
-    assert choice.options["rounds"] == 10 and choice.options["direction"] == "toward-queen-of-spades"
-
-
-def test_lobby_quits() -> None:
-    assert lobby("q") is None
-
-
-def test_option_steps() -> None:
-    (rounds,) = [o for o in Rules.for_table().options() if o.name == "rounds"]
-    (timeout,) = [o for o in Rules.for_table().options() if o.name == "slap_timeout_ms"]
-    assert stepped(rounds, 1, -1) == "pile" and stepped(rounds, "pile", 1) == 1
-    assert stepped(timeout, 4000, 1) == 4100
 
 
 # --- the command line -------------------------------------------------------------------------------

@@ -140,12 +140,32 @@ async def play(
     elif args.bots or args.players is not None:
         await session.host(config, config.name, players, options, args.variant, bots=args.bots, ui=ui)
     else:
-        choice = await run_lobby(config, options, args.variant)
-        if isinstance(choice, Join):
-            await session.join(config, choice.target, ui=ui)
-        elif isinstance(choice, Create):
-            await session.host(config, choice.table, choice.players, choice.options, choice.variants,
-                               bots=choice.bots, ui=ui)  # fmt: skip
+        await from_the_lobby(config, options, args.variant, ui)
+
+
+async def from_the_lobby(
+    config: SessionConfig, options: dict[str, Any], variants: list[str], ui: TableUI
+) -> None:
+    """The lobby, then the table chosen there; back to the lobby, saying why, when joining or creating
+    fails or when the player would rather not watch a table they cannot sit at. A mistake never quits."""
+    message = ""
+    while True:
+        choice = await run_lobby(config, options, variants, message=message)
+        try:
+            if isinstance(choice, Join):
+                await session.join(config, choice.target, ui=ui, addresses=choice.addresses)
+            elif isinstance(choice, Create):
+                await session.host(config, choice.table, choice.players, choice.options, choice.variants,
+                                   bots=choice.bots, ui=ui)  # fmt: skip
+            else:
+                return
+        except UsageError as error:
+            message = str(error)
+            continue
+        screen = ui.screen
+        if screen is None or not (screen.left and screen.peer.seat is None and not screen.watching):
+            return
+        message = screen.say("not_watching")
 
 
 def log_path(config: SessionConfig) -> Path:

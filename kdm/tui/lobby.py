@@ -1,20 +1,23 @@
 """The lobby's state: the tables on the LAN, the join-by-address line and the new-table form.
 
-Pure logic, no prompt_toolkit (``lobby_view`` draws it and binds its keys). The lobby ends with a
+Pure logic, no prompt_toolkit (``lobby_app`` draws it and binds its keys). The lobby ends with a
 choice, ``Join(target)`` or ``Create(...)``, or None when the player leaves; the caller then runs the
-session. The form's fields come from the installed plugins: one on/off field per variant, and one field
-per table option of the base game and the chosen variants, each changed with ←/→.
+session, and opens the lobby again, with the reason, if that fails: a mistake never ends the program.
+A table where this player holds a seat (``kdm.identity.SeatMemory``) is marked, chosen first, and
+Enter returns to it. The form's fields come from the installed plugins: the game (every game mode
+installed), one on/off field per house rule, and one field per table option of the game and the chosen
+rules, each changed with ←/→; a table the rules refuse is explained in the form, which stays open.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from kdm.errors import KdmError
-from kdm.manager import Rules, installed_plugins
-from kdm.net.discovery import TableAd
+from kdm.manager import BASE_MODE, Rules, installed_plugins
+from kdm.net.discovery import TableAd, parse_host_port
 from kdm.options import TableOption
 from kdm.tui.text import say
 
@@ -23,7 +26,10 @@ MIN_PLAYERS, MAX_PLAYERS = 3, 10
 
 @dataclass(frozen=True)
 class Join:
+    """Join ``target`` (``HOST:PORT`` or a name); ``addresses`` (``HOST:PORT``) are tried first, in order."""
+
     target: str
+    addresses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,8 @@ class LobbyState:
         options: dict[str, Any] | None = None,
         variants: list[str] | None = None,
         on_change: Callable[[], None] | None = None,
+        message: str = "",
+        held: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.lang = lang
         self.on_change = on_change or (lambda: None)
@@ -88,7 +96,9 @@ class LobbyState:
         self.selected = 0
         self.mode = "list"  # "list", "address" or "create"
         self.address = ""
-        self.message = ""
+        self.message = message
+        #: The tables (by id) where this player holds a seat: table id -> {"name", "seat"}.
+        self.held = dict(held or {})
         self.choice: Join | Create | None = None
         self.done = False
         self.fields: list[Field] = []
@@ -96,8 +106,13 @@ class LobbyState:
         self._given = dict(options or {})
         self._table_name = table_name
         self._variants = list(variants or [])
-        # Variants only: a table plays the base game (another game mode is chosen with --variant).
-        self.installed = sorted(name for name, info in installed_plugins().items() if not info.mode)
+        plugins = installed_plugins()
+        #: The games a table may play (the base game first) and the house rules one may add.
+        modes = sorted(name for name, info in plugins.items() if info.mode and name != BASE_MODE)
+        self.games = [BASE_MODE, *modes]
+        self.installed = sorted(name for name, info in plugins.items() if not info.mode)
+        chosen = [name for name in self._variants if name in self.games]
+        self._game = chosen[0] if chosen else BASE_MODE
 
     def say(self, key: str, **fields: object) -> str:
         return say(self.lang, key, **fields)
@@ -105,9 +120,28 @@ class LobbyState:
     # --- tables -----------------------------------------------------------------------------------
 
     def set_tables(self, tables: list[TableAd]) -> None:
+        first_time = not self.tables
         self.tables = tables
+        mine = [index for index, ad in enumerate(tables) if self.holds_seat(ad)]
+        if mine and first_time:
+            self.selected = mine[0]  # the table this player has a seat at comes first
         self.selected = max(0, min(self.selected, len(tables) - 1))
         self.on_change()
+
+    def holds_seat(self, ad: TableAd) -> bool:
+        """Whether this player has a seat at ``ad``'s table (as last seen on this machine)."""
+        return ad.node_id in self.held and ad.state != "over"
+
+    def hint(self) -> str:
+        """What Enter does on the chosen table, when it is more than joining."""
+        if self.mode != "list" or not self.tables:
+            return ""
+        ad = self.tables[self.selected]
+        if self.holds_seat(ad):
+            return self.say("return_to_seat", table=ad.name)
+        if ad.state == "playing" or ad.seats_taken >= ad.seats_total:
+            return self.say("enter_to_watch", table=ad.name)
+        return ""
 
     def move(self, step: int) -> None:
         if self.mode == "create" and self.fields:
@@ -119,7 +153,8 @@ class LobbyState:
     def join_selected(self) -> None:
         if self.tables:
             ad = self.tables[self.selected]
-            self._finish(Join(f"{ad.host}:{ad.port}"))
+            addresses = tuple(f"{host}:{ad.port}" for host in ad.addresses)
+            self._finish(Join(addresses[0], addresses))
 
     # --- typing an address ------------------------------------------------------------------------
 
@@ -130,14 +165,14 @@ class LobbyState:
     def type_text(self, text: str) -> None:
         """Printable keys: the address line, or the table name in the form."""
         if self.mode == "address":
-            self.address += text
+            self.address, self.message = self.address + text, ""
         elif self.mode == "create" and self.fields[self.field_index].key == "name":
             self.fields[self.field_index].value += text
         self.on_change()
 
     def backspace(self) -> None:
         if self.mode == "address":
-            self.address = self.address[:-1]
+            self.address, self.message = self.address[:-1], ""
         elif self.mode == "create" and self.fields[self.field_index].key == "name":
             self.fields[self.field_index].value = self.fields[self.field_index].value[:-1]
         self.on_change()
@@ -146,7 +181,13 @@ class LobbyState:
         if self.mode == "list":
             self.join_selected()
         elif self.mode == "address" and self.address.strip():
-            self._finish(Join(self.address.strip()))
+            target = self.address.strip()
+            problem = mistyped_address(target)
+            if problem:
+                self.message = problem  # stays here, to be corrected
+                self.on_change()
+            else:
+                self._finish(Join(target))
         elif self.mode == "create":
             self._create()
 
@@ -165,18 +206,21 @@ class LobbyState:
 
     def start_create(self) -> None:
         self.mode, self.message, self.field_index = "create", "", 0
-        self._build_fields({"name": self._table_name, "players": 4, "bots": 0})
+        self._build_fields({"name": self._table_name, "game": self._game, "players": 4, "bots": 0})
         self.on_change()
 
     def _build_fields(self, kept: dict[str, Any]) -> None:
-        """The form for the chosen variants, keeping the values already set."""
+        """The form for the chosen game and house rules, keeping the values already set."""
+        game = kept.get("game", self._game)
         variants = [name for name in self.installed if kept.get(f"variant:{name}", name in self._variants)]
+        self.message = ""
         try:
-            declared = Rules.for_table(variants).options()
+            declared = Rules.for_table(self._table_plugins(game, variants)).options()
         except KdmError as error:
             self.message, declared = str(error), []
         self.fields = [
             Field("name", self.say("field_name"), kept.get("name", "")),
+            Field("game", self.say("field_game"), game),
             Field("players", self.say("field_players"), kept.get("players", 4)),
             Field("bots", self.say("field_bots"), kept.get("bots", 0)),
         ]
@@ -204,6 +248,10 @@ class LobbyState:
             bots.value = min(bots.value, current.value - 1)
         elif current.key == "bots":
             current.value = max(0, min(values["players"] - 1, current.value + direction))
+        elif current.key == "game":
+            current.value = self.games[(self.games.index(current.value) + direction) % len(self.games)]
+            values[current.key] = current.value
+            self._build_fields(values)  # another game: other options
         elif current.key.startswith("variant:"):
             current.value = not current.value
             values[current.key] = current.value
@@ -221,4 +269,29 @@ class LobbyState:
             return
         options = {f.option.name: f.value for f in self.fields if f.option is not None}
         variants = [key.split(":", 1)[1] for key, on in values.items() if key.startswith("variant:") and on]
-        self._finish(Create(name, int(values["players"]), int(values["bots"]), options, variants))
+        plugins = self._table_plugins(str(values["game"]), variants)
+        try:
+            # The rules' own refusal (Kem's is for 4, 6 or 8), said here: the form stays open.
+            Rules.for_table(plugins).resolve(int(values["players"]), dict(options))
+        except KdmError as error:
+            self.message = str(error)
+            self.on_change()
+            return
+        self._finish(Create(name, int(values["players"]), int(values["bots"]), options, plugins))
+
+    @staticmethod
+    def _table_plugins(game: str, variants: list[str]) -> list[str]:
+        """What ``Rules.for_table`` takes: the game unless it is the base game, then the house rules."""
+        return ([game] if game != BASE_MODE else []) + variants
+
+
+def mistyped_address(text: str) -> str:
+    """Why ``text`` is neither a table name nor ``HOST:PORT`` (empty when it may be either): a name has
+    no colon, so anything with one must be a good address."""
+    if ":" not in text:
+        return ""
+    try:
+        parse_host_port(text)
+    except ValueError as error:
+        return str(error)
+    return ""

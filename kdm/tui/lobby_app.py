@@ -17,6 +17,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.widgets import Frame
 
+from kdm.identity import SeatMemory
 from kdm.net.discovery import TableBrowser
 from kdm.session import SessionConfig
 from kdm.tui.layout import table_style
@@ -33,12 +34,17 @@ async def run_lobby(
     output: Output | None = None,
     browse: bool = True,
     state: LobbyState | None = None,
+    message: str = "",
 ) -> Join | Create | None:
     """Show the lobby until the player chooses a table to join or to create (None if they leave).
 
-    ``browse=False`` leaves the LAN alone (tests give ``state`` its tables themselves).
+    ``message`` says why the lobby is open again (the last choice failed). ``browse=False`` leaves
+    the LAN alone (tests give ``state`` its tables themselves).
     """
-    state = state or LobbyState(config.lang, config.name, dict(options or {}), variants)
+    held = SeatMemory(config.data_dir).held() if config.keep_identity else {}
+    state = state or LobbyState(
+        config.lang, config.name, dict(options or {}), variants, message=message, held=held
+    )
     app: Application[None] = Application(
         layout=lobby_layout(state),
         key_bindings=lobby_bindings(state),
@@ -98,9 +104,13 @@ def body(state: LobbyState) -> Fragments:
         seats = f"{ad.seats_taken}/{ad.seats_total}"
         row = f"{'▸' if index == state.selected else ' '} {ad.name[:20]:<20} {game[:20]:<20} {seats:>5}  "
         row += state.say(f"state_{ad.state}")
+        if state.holds_seat(ad):
+            row += " · " + state.say("your_seat")
         full = ad.seats_taken >= ad.seats_total
         style = "reverse" if index == state.selected else "class:dim" if full else ""
         lines += [(style, row), ("", "\n")]
+        if index == state.selected and len(game) > 20:
+            lines += [("class:dim", f"    {game}"), ("", "\n")]  # the whole list of house rules
     return lines
 
 
@@ -122,9 +132,12 @@ def form(state: LobbyState) -> Fragments:
 
 
 def prompt(state: LobbyState) -> Fragments:
-    if state.mode == "address":
+    if state.mode == "address" and not state.message:
         return [("bold", " " + state.say("address_prompt")), ("", state.address + "█")]
-    return [("class:message", " " + state.message)] if state.message else []
+    if state.message:
+        return [("class:message", " " + state.message)]
+    hint = state.hint()
+    return [("class:call", " " + hint)] if hint else []
 
 
 def footer(state: LobbyState) -> Fragments:

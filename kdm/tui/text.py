@@ -207,6 +207,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "leaving": ("leaving the table…", "on quitte la table…"),
     "watch_title": ("No seat for you", "Pas de place pour vous"),
+    "not_watching": (
+        "you left that table: choose another",
+        "vous avez quitté cette table : choisissez-en une autre",
+    ),
     "watch_ask": ("Watch the game without playing? (y/n)", "Regarder la partie sans jouer ? (o/n)"),
     # --- the lobby --------------------------------------------------------------------------------
     "lobby": ("Tables on this network", "Tables sur ce réseau"),
@@ -218,6 +222,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "state_lobby": ("waiting", "en attente"),
     "state_playing": ("playing", "en cours"),
     "state_over": ("over", "finie"),
+    "your_seat": ("your seat", "votre place"),
+    "return_to_seat": ("Enter: return to your seat at {table}", "Entrée : reprendre votre place à {table}"),
+    "enter_to_watch": (
+        "{table} is playing or full: Enter to watch it",
+        "{table} joue ou est complète : Entrée pour regarder",
+    ),
     "lobby_footer": (
         "↑↓ choose  Enter join  c create  a address  q quit",
         "↑↓ choisir  Entrée rejoindre  c créer  a adresse  q quitter",
@@ -233,6 +243,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "↑↓ champ  ←→ changer  tapez pour écrire  Entrée créer  Échap retour",
     ),
     "field_name": ("table name", "nom de la table"),
+    "field_game": ("game", "jeu"),
     "field_players": ("players", "joueurs"),
     "field_bots": ("bots", "robots"),
     "field_variant": ("variant {name}", "variante {name}"),

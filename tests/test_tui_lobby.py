@@ -1,0 +1,184 @@
+"""The lobby, headless: choosing a table (or returning to one's seat), joining by address, creating a
+table of any game installed, and staying in the lobby after a mistake."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+
+from kdm import session
+from kdm.errors import UsageError
+from kdm.identity import SeatMemory
+from kdm.manager import Rules
+from kdm.net.discovery import TableAd
+from kdm.session import SessionConfig
+from kdm.tui import command
+from kdm.tui.lobby import Create, Join, LobbyState, stepped
+from kdm.tui.lobby_app import run_lobby
+from tests.test_tui import DEADLINE_S, Screen80x24
+
+DOWN, RIGHT, LEFT = "\x1b[B", "\x1b[C", "\x1b[D"
+
+
+def ad(name: str, port: int, taken: int = 1, state: str = "lobby", mode: str = "kilo") -> TableAd:
+    return TableAd(name=name, host="10.0.0.7", port=port, node_id=f"10.0.0.7:{port}~ab", version=1,
+                   mode=mode, plugins=(f"{mode}=0.1.0",), seats_taken=taken, seats_total=4,
+                   state=state, addresses=("10.0.0.7", "192.168.1.7"))  # fmt: skip
+
+
+def lobby(keys: str, tables: list[TableAd] | None = None, **state_fields: Any) -> Join | Create | None:
+    return run_keys(keys, tables, **state_fields)[0]
+
+
+def run_keys(
+    keys: str, tables: list[TableAd] | None = None, **state_fields: Any
+) -> tuple[Join | Create | None, LobbyState]:
+    async def scene() -> tuple[Join | Create | None, LobbyState]:
+        with create_pipe_input() as pipe:
+            config = SessionConfig(interface="127.0.0.1", name="kitchen")
+            state = LobbyState(config.lang, config.name, **state_fields)
+            state.set_tables(list(tables or []))
+            task = asyncio.get_running_loop().create_task(
+                run_lobby(config, input=pipe, output=Screen80x24(), browse=False, state=state)
+            )
+            pipe.send_text(keys)
+            return await asyncio.wait_for(task, DEADLINE_S), state
+
+    return asyncio.run(scene())
+
+
+def test_lobby_joins_the_chosen_table_at_every_address_it_advertises() -> None:
+    choice = lobby(DOWN + "\r", [ad("attic", 4001), ad("kitchen", 4002)])
+    assert choice == Join("10.0.0.7:4002", ("10.0.0.7:4002", "192.168.1.7:4002"))
+
+
+def test_lobby_joins_by_address() -> None:
+    assert lobby("a10.0.0.9:5000\r") == Join("10.0.0.9:5000")
+
+
+def test_a_mistyped_address_is_explained_and_the_lobby_stays() -> None:
+    state = LobbyState("en", "kitchen")
+    state.start_address()
+    state.type_text("10.0.0.9:99999")
+    state.submit()
+    assert not state.done and state.mode == "address"
+    assert "is not a port number from 1 to 65535" in state.message
+    state.type_text("")  # typing again clears the explanation
+    assert state.message == ""
+
+
+def test_lobby_creates_a_table_with_options() -> None:
+    # Name field: add "2"; game stays; players 4 → 5; bots 0 → 1; then create.
+    choice = lobby("c2" + DOWN + DOWN + RIGHT + DOWN + RIGHT + "\r")
+    assert isinstance(choice, Create)
+    assert (choice.table, choice.players, choice.bots, choice.variants) == ("kitchen2", 5, 1, [])
+    assert choice.options["rounds"] == 10 and choice.options["direction"] == "toward-queen-of-spades"
+
+
+def test_lobby_offers_every_game_installed_kems_included() -> None:
+    state = LobbyState("en", "kitchen")
+    assert state.games[0] == "kilo" and "kems" in state.games
+    choice = lobby("c" + DOWN + RIGHT + "\r")  # the game field: the next game, Kem's
+    assert isinstance(choice, Create) and choice.variants == ["kems"] and choice.players == 4
+    assert choice.options["target"] == 10  # Kem's own options, not the base game's
+    assert "rounds" not in choice.options
+
+
+def test_a_table_the_rules_refuse_is_explained_in_the_form_which_stays_open() -> None:
+    state = LobbyState("en", "kitchen")
+    state.start_create()
+    state.field_index = 1
+    state.change(1)  # Kem's
+    state.field_index = 2
+    state.change(1)  # five players: Kem's is for 4, 6 or 8
+    state.submit()
+    assert not state.done and state.mode == "create" and "4, 6 or 8 players" in state.message
+
+
+def test_the_lobby_shows_each_tables_game_and_house_rules() -> None:
+    spoons = TableAd(name="attic", host="10.0.0.7", port=4001, node_id="a", version=1, mode="kilo",
+                     plugins=("kilo=0.1.0", "spoons=0.1.0", "jokers=0.1.0", "piles=0.1.0"), seats_taken=1,
+                     seats_total=4, state="lobby")  # fmt: skip
+    _choice, state = run_keys("q", [spoons, ad("salon", 4003, mode="kems")])
+    from kdm.tui.lobby_app import body
+
+    text = "".join(fragment[1] for fragment in body(state))
+    assert "kilo+spoons+jokers+piles" in text  # the chosen table's whole list, under its row
+    assert "kems" in text
+
+
+def test_a_table_where_this_player_has_a_seat_comes_first_and_enter_returns_to_it() -> None:
+    tables = [ad("attic", 4001), ad("kitchen", 4002, taken=4, state="playing")]
+    held = {"10.0.0.7:4002~ab": {"name": "kitchen", "seat": 2}}
+    state = LobbyState("en", "me", held=held)
+    state.set_tables(tables)
+    assert state.selected == 1 and state.hint() == "Enter: return to your seat at kitchen"
+    from kdm.tui.lobby_app import body
+
+    assert "your seat" in "".join(fragment[1] for fragment in body(state))
+    assert lobby("\r", tables, held=held) == Join("10.0.0.7:4002", ("10.0.0.7:4002", "192.168.1.7:4002"))
+
+
+def test_a_table_playing_without_a_seat_of_ours_says_enter_watches_it() -> None:
+    state = LobbyState("en", "me")
+    state.set_tables([ad("kitchen", 4002, taken=4, state="playing")])
+    assert state.hint() == "kitchen is playing or full: Enter to watch it"
+
+
+def test_the_lobby_reads_the_seats_this_player_holds(tmp_path: Path) -> None:
+    SeatMemory(tmp_path).remember("10.0.0.7:4002~ab", "kitchen", 2)
+
+    async def scene() -> LobbyState:
+        with create_pipe_input() as pipe:
+            config = SessionConfig(interface="127.0.0.1", name="me", data_dir=tmp_path)
+            seen: list[LobbyState] = []
+            original = LobbyState.__init__
+
+            def spy(self: LobbyState, *args: Any, **kwargs: Any) -> None:
+                original(self, *args, **kwargs)
+                seen.append(self)
+
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(LobbyState, "__init__", spy)
+                task = asyncio.get_running_loop().create_task(
+                    run_lobby(config, input=pipe, output=Screen80x24(), browse=False, message="hello")
+                )
+                pipe.send_text("q")
+                await asyncio.wait_for(task, DEADLINE_S)
+            return seen[0]
+
+    state = asyncio.run(scene())
+    assert state.held == {"10.0.0.7:4002~ab": {"name": "kitchen", "seat": 2}} and state.message == "hello"
+
+
+def test_lobby_quits() -> None:
+    assert lobby("q") is None
+
+
+def test_option_steps() -> None:
+    (rounds,) = [o for o in Rules.for_table().options() if o.name == "rounds"]
+    (timeout,) = [o for o in Rules.for_table().options() if o.name == "slap_timeout_ms"]
+    assert stepped(rounds, 1, -1) == "pile" and stepped(rounds, "pile", 1) == 1
+    assert stepped(timeout, 4000, 1) == 4100
+
+
+def test_a_join_that_fails_brings_the_lobby_back_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    choices: list[Join | None] = [Join("10.0.0.9:5000"), None]
+    messages: list[str] = []
+
+    async def fake_lobby(*_args: Any, message: str = "", **_kwargs: Any) -> Join | None:
+        messages.append(message)
+        return choices.pop(0)
+
+    async def refused(*_args: Any, **_kwargs: Any) -> None:
+        raise UsageError("no table answered at 10.0.0.9:5000")
+
+    monkeypatch.setattr(command, "run_lobby", fake_lobby)
+    monkeypatch.setattr(session, "join", refused)
+    ui = command.TableUI()
+    asyncio.run(command.from_the_lobby(SessionConfig(interface="127.0.0.1"), {}, [], ui))
+    assert messages == ["", "no table answered at 10.0.0.9:5000"]
