@@ -116,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bot.add_argument("target", nargs="?", default=None, metavar="HOST:PORT|NAME")
     bot.add_argument("--strategy", choices=STRATEGIES, default="greedy", help="how the bot plays")
+    bot.add_argument("--name", default="", help="the name the bot sits under (default: this machine's)")
     network_flags(bot)
     bot.set_defaults(run=run_bot)
 

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import platformdirs
 
@@ -391,16 +391,26 @@ async def _resolve(target: str, interface: str | None) -> list[tuple[str, int]]:
 
 
 def spawn_bot(
-    contact: str, config: SessionConfig, seed: int, strategy: str = "greedy"
+    contact: str,
+    config: SessionConfig,
+    seed: int,
+    strategy: str = "greedy",
+    name: str = "",
+    errors: IO[bytes] | None = None,
 ) -> subprocess.Popen[bytes]:
     """A ``kdm bot`` process on this machine joining the table this process reaches at ``contact``
-    (``HOST:PORT``); it listens where this process does (``config.interface``, else everywhere)."""
+    (``HOST:PORT``); it listens where this process does (``config.interface``, else everywhere).
+
+    ``name`` is the name it sits under; its error output goes to ``errors`` (else to ours), where the
+    one line that says why it could not sit can be read back."""
     argv = [sys.executable, "-m", "kdm", "bot", contact, "--strategy", strategy, "--seed", str(seed)]
     if config.interface:
         argv += ["--interface", config.interface]
     if config.data_dir is not None:
         argv += ["--data-dir", str(config.data_dir)]
-    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    if name:
+        argv += ["--name", name]
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors)
 
 
 def stop_process(process: subprocess.Popen[bytes], grace_s: float = 3.0) -> None:

@@ -5,18 +5,29 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
+import sys
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import SimpleNamespace
+from typing import Any
 
 import msgpack
+import pytest
 
+from kdm import session
 from kdm.bots import Bot
 from kdm.events import Feint
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
+from kdm.record import Notice
+from kdm.session import SessionConfig
+from kdm.tui import app
+from kdm.tui.app import AddedBot, TableUI
 from kdm.tui.text import say
-from tests.test_tui import FakeLog, FakeNode, Screen80x24, Table, run, until
+from tests.test_tui import DEADLINE_S, FakeLog, FakeNode, Screen80x24, Table, run, until
 
 KEYS = [Identity.ephemeral() for _ in range(4)]
 
@@ -137,5 +148,49 @@ def test_a_player_refused_a_seat_may_leave_instead() -> None:
             await t.shows("Watch the game without playing? (y/n)")
             await t.press("n", lambda: t.screen.left, "leaving")
             assert not t.screen.watching
+
+    run(scene)
+
+
+def test_a_bot_added_from_any_screen_runs_here_where_this_process_reaches_the_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bug: a bot asked for by anyone but the founder was bound to the founder's address."""
+    started: list[tuple[str, SessionConfig, str]] = []
+
+    def spawn(contact: str, config: SessionConfig, seed: int, name: str = "", **_: Any) -> Any:
+        started.append((contact, config, name))
+        return subprocess.Popen([sys.executable, "-c", "pass"])
+
+    monkeypatch.setattr(app, "spawn_bot", spawn)
+
+    async def scene() -> None:
+        async with keyed_table() as t:
+            ui = TableUI()
+            ui.app = t.app
+            config = SessionConfig(interface=None, name="zoe")
+            joiner = SimpleNamespace(contact="10.0.0.2:41000", config=config)
+            assert ui._add_bot(joiner)  # type: ignore[arg-type]
+            await ui.stop_bots()
+
+    run(scene)
+    ((contact, config, name),) = started
+    assert contact == "10.0.0.2:41000" and config.interface is None and name == "bot 1 of zoe"
+
+
+def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:
+    async def scene() -> None:
+        async with keyed_table() as t:
+            t.screen.own_bots.add("player3")
+            t.screen.on_notice(Notice("seated", node="n3", seat=3))
+            assert t.screen.message == "your bot sits at seat 3"
+            with tempfile.TemporaryFile() as errors:
+                failing = session.spawn_bot(
+                    "127.0.0.1:9", SessionConfig(interface="127.0.0.1"), 1, errors=errors
+                )
+                await asyncio.to_thread(failing.wait, DEADLINE_S)
+                bot = AddedBot(failing, "bot 1 of me", errors)
+                assert bot.failure() == "no table answered at 127.0.0.1:9"
+                assert bot.failure() == ""  # said once
 
     run(scene)

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
@@ -120,7 +123,7 @@ class TableUI:
         self.lang = lang
         self.input, self.output = input, output
         self.app: TableApp | None = None
-        self.bots: list[subprocess.Popen[bytes]] = []
+        self.bots: list[AddedBot] = []
 
     async def __call__(self, session: TableSession) -> None:
         self.app = TableApp(
@@ -129,18 +132,36 @@ class TableUI:
         self.app.screen.invitation = session.invitation()
         self.app.screen.advertised = session.config.advertise
         self.app.screen.watching = session.config.watch
-        await self.app.run()
+        watching = asyncio.get_running_loop().create_task(self._watch_bots())
+        try:
+            await self.app.run()
+        finally:
+            watching.cancel()
 
     @property
     def screen(self) -> TableScreen | None:
         return self.app.screen if self.app is not None else None
 
     def _add_bot(self, session: TableSession) -> bool:
-        if not session.contact:
+        """Start a bot on this machine (whoever presses the key: the table's founder or not), where this
+        process reaches the table; the screen says when it sits, or why it could not."""
+        if not session.contact or self.app is None:
             return False
         seed = session.config.seed * 100 + 50 + len(self.bots)
-        self.bots.append(spawn_bot(session.contact, session.config, seed=seed))
+        name = f"bot {len(self.bots) + 1} of {session.config.name or 'kdm'}"
+        errors = tempfile.TemporaryFile()  # noqa: SIM115 (kept open for the bot's life; closed in stop_bots)
+        process = spawn_bot(session.contact, session.config, seed=seed, name=name, errors=errors)
+        self.bots.append(AddedBot(process, name, errors))
+        self.app.screen.own_bots.add(name)
         return True
+
+    async def _watch_bots(self) -> None:
+        while True:
+            await asyncio.sleep(LIVENESS_S)
+            for bot in self.bots:
+                reason = bot.failure()
+                if reason and self.app is not None:
+                    self.app.screen.tell("bot_failed", reason=reason)
 
     async def show_final(self) -> None:
         """Keep the final ranking on screen until the player leaves, if the game ended under them."""
@@ -156,6 +177,28 @@ class TableUI:
         screen = self.screen
         over = screen is not None and screen.over
         await asyncio.gather(
-            *(asyncio.to_thread(stop_process, bot, 3.0 if over else 0.5) for bot in self.bots)
+            *(asyncio.to_thread(stop_process, bot.process, 3.0 if over else 0.5) for bot in self.bots)
         )
+        for bot in self.bots:
+            bot.errors.close()
         self.bots.clear()
+
+
+@dataclass
+class AddedBot:
+    """A bot process started from this screen, and where its error output goes."""
+
+    process: subprocess.Popen[bytes]
+    name: str
+    errors: IO[bytes]
+    told: bool = False
+
+    def failure(self) -> str:
+        """Why the bot stopped without playing (its one error line), once; empty otherwise."""
+        if self.told or self.process.poll() in (None, 0):
+            return ""
+        self.told = True
+        self.errors.seek(0)
+        lines = self.errors.read().decode(errors="replace").strip().splitlines()
+        reason = lines[-1] if lines else f"it stopped with status {self.process.returncode}"
+        return reason.split(": error: ", 1)[-1]

@@ -117,6 +117,8 @@ class TableScreen:
         self.watch_offer = ""
         #: Watching the table without a seat (a spectator).
         self.watching = False
+        #: The names of the bots this screen started (``b``): the screen says when one sits.
+        self.own_bots: set[str] = set()
         self.left = False
         self.unpainted: list[int] = []
         self.painted: set[int] = set()
@@ -218,6 +220,8 @@ class TableScreen:
         if notice.kind == "seated" and notice.seat is not None:
             self._note_acting(notice.seat)
             self._add("info", self.say("seated", name=self.player_name(notice.seat), seat=notice.seat))
+            if self.peer.record.seats[notice.seat].name in self.own_bots:
+                self.message = self.say("bot_seated", seat=notice.seat)
         elif notice.kind == "started":
             self._add("info", self.say("started"))
         elif notice.kind == "took_over" and notice.seat is not None:

@@ -99,6 +99,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "no_feinting": ("no feinting now", "on ne feinte pas maintenant"),
     "not_seated": ("you have no seat at this table", "vous n'avez pas de place à cette table"),
     "bot_added": ("a bot is on its way", "un robot arrive"),
+    "bot_seated": ("your bot sits at seat {seat}", "votre robot prend la place {seat}"),
+    "bot_failed": ("your bot could not sit: {reason}", "votre robot n'a pas pu s'asseoir : {reason}"),
     "no_bot_room": ("every seat is taken", "toutes les places sont prises"),
     # --- house rules (variants) -------------------------------------------------------------------
     "grab_banner": ("✋ GRAB! {name}", "✋ HOP ! {name}"),
