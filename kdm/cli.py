@@ -179,7 +179,7 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
     if args.interface:
         config.interface = args.interface
     config.name = getattr(args, "name", "") or socket.gethostname()
-    config.quiet = args.json
+    config.log_on_stderr = args.json  # stdout is for the one JSON object
     config.watch = getattr(args, "watch", False)
     return config
 

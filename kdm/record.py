@@ -57,8 +57,9 @@ PLAYING, FULL = "playing", "full"
 class Notice:
     """Something a committed entry did, for the peer: ``kind`` and details.
 
-    ``previous``: for ``returned``, who played the seat until now; ``code``: for a refused join,
-    ``PLAYING`` or ``FULL`` when the joiner may watch instead.
+    ``previous``: for ``returned``, who played the seat until now; for ``rejected``, ``entry`` is the
+    refused entry's type and ``code``, for a refused join, ``PLAYING`` or ``FULL`` when the joiner may
+    watch instead.
     """
 
     kind: str
@@ -69,6 +70,7 @@ class Notice:
     effects: tuple[Effect, ...] = ()
     seq: int = -1
     previous: str = ""
+    entry: str = ""
     code: str = ""
 
 
@@ -151,11 +153,11 @@ class TableRecord:
         try:
             notices = _APPLY[kind](self, node, entry)
         except (KeyError, TypeError, ValueError) as error:
-            return [Notice("rejected", node=node, reason=f"malformed {kind} entry: {error}")]
+            return [Notice("rejected", node=node, reason=f"malformed {kind} entry: {error}", entry=kind)]
         except _Refused as refusal:
-            return [Notice("rejected", node=node, reason=str(refusal), code=refusal.code)]
+            return [Notice("rejected", node=node, reason=str(refusal), entry=kind, code=refusal.code)]
         except (IllegalAction, KdmError) as error:
-            return [Notice("rejected", node=node, reason=str(error))]
+            return [Notice("rejected", node=node, reason=str(error), entry=kind)]
         self.applied_ids.add((node, counter))
         return notices + self._seat_returns()
 

@@ -20,13 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-import platformdirs
-
 from kdm import __version__
 from kdm.bots import Bot
 from kdm.cards import derive_seed
 from kdm.errors import UsageError
-from kdm.identity import Identity, SeatMemory
+from kdm.identity import Identity, SeatMemory, data_root
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change
 from kdm.net.addresses import first_reachable, offered_addresses
@@ -69,6 +67,8 @@ class SessionConfig:
     data_dir: Path | None = None
     lang: str = "en"
     quiet: bool = False
+    #: Print the game log on stderr (stdout is for the JSON summary of ``--json``).
+    log_on_stderr: bool = False
     #: Play as the player of this machine (their key, kept in the data directory, binds the seat);
     #: False for a bot helper, which plays under a key made for the run.
     keep_identity: bool = True
@@ -102,7 +102,7 @@ async def host(
     if ui is None:
         others = [address for address in session.addresses() if address != contact]
         also = f" (also {', '.join(others)})" if others else ""
-        print(f"listening on {contact}{also}", flush=True)
+        session.say(f"listening on {contact}{also}")
     await node.start()
     session.peer.start()
     helpers: list[subprocess.Popen[bytes]] = []
@@ -197,7 +197,7 @@ class TableSession:
         )
         node.on_commit = self.peer.committed
         node.on_direct = self.peer.received_direct
-        node.on_leader = lambda leader: self._say(f"leader: {leader}" if leader else "no leader")
+        node.on_leader = lambda leader: self.say(f"leader: {leader}" if leader else "no leader")
         self.players = players
         self.error: str | None = None
         #: Why this process's join was refused when it may watch instead (``PLAYING``, ``FULL``).
@@ -240,32 +240,32 @@ class TableSession:
     def _notice(self, notice: Notice) -> None:
         peer = self.peer
         mine = notice.node == self.node.node_id
-        if notice.kind == "rejected" and mine and peer.seat is None:
+        if notice.kind == "rejected" and mine and notice.entry in ("join", "create") and peer.seat is None:
             if self.ui is not None and notice.code in (PLAYING, FULL):
                 self.refusal = notice.code  # the screen offers to watch instead
             else:
                 self.error = notice.reason  # our own join (or table) was refused
                 self.done.set()
         elif notice.kind == "seated":
-            self._say(f"{notice.node} takes seat {notice.seat}")
+            self.say(f"{notice.node} takes seat {notice.seat}")
             record = peer.record
             if record.host == self.node.node_id and len(record.seats) == record.players:
                 peer.start_game()
         elif notice.kind == "took_over":
-            self._say(f"a bot stands in for seat {notice.seat} ({notice.node})")
+            self.say(f"a bot stands in for seat {notice.seat} ({notice.node})")
         elif notice.kind == "returning":
-            self._say(f"{notice.node} is back for seat {notice.seat}")
+            self.say(f"{notice.node} is back for seat {notice.seat}")
         elif notice.kind == "returned":
-            self._say(f"{notice.node} takes seat {notice.seat} back")
+            self.say(f"{notice.node} takes seat {notice.seat} back")
         elif notice.kind == "started":
-            self._say("the game starts")
+            self.say("the game starts")
         elif notice.kind == "applied":
             for effect in notice.effects:
                 if effect["kind"] == "judged":
                     self.windows += 1
                 line = peer.record.rules.describe(effect, self.config.lang)
                 if line:
-                    self._say(line)
+                    self.say(line)
         if notice.kind in ("seated", "returned") and mine and self.seat_memory is not None:
             self.seat_memory.remember(peer.table, peer.record.name, notice.seat or 0)
         if self.advertiser is not None and notice.kind in ("seated", "started"):
@@ -293,11 +293,11 @@ class TableSession:
         if self.advertiser is not None and record.engine is not None:
             await self.advertiser.update(self.ad(record.name, record.rules))
 
-    def _say(self, line: str) -> None:
+    def say(self, line: str) -> None:
         for listener in self.line_listeners:
             listener(line)
         if self.ui is None and not self.config.quiet:
-            print(line, flush=True)
+            print(line, flush=True, file=sys.stderr if self.config.log_on_stderr else sys.stdout)
 
     async def play(self, host: bool) -> dict[str, Any]:
         """Until this peer is refused, or the game is over everywhere (headless) or the UI returns."""
@@ -364,7 +364,7 @@ async def _listen(config: SessionConfig, reachable_at: str | None = None) -> Any
 
 
 def _storage(config: SessionConfig, table: str, node_id: str) -> FileStorage:
-    root = config.data_dir or Path(platformdirs.user_data_dir("kdm"))
+    root = data_root(config.data_dir)
     safe = "".join(c if c.isalnum() or c in "-." else "_" for c in f"{table}--{node_id}")
     return FileStorage(root / "tables" / f"{safe}.log")
 

@@ -8,8 +8,9 @@ exception, and namespaces left by a crashed earlier run (their creator's pid is 
 
 Each host is a laptop as Debian and Ubuntu ship them: a name of its own (`laptop0`, ...: a process runs
 in a UTS namespace of its own too) that its /etc/hosts maps to 127.0.1.1 (`ip netns exec` mounts
-/etc/netns/NAME/hosts over /etc/hosts). Processes run without `KDM_INTERFACE`, which the suite sets
-everywhere else: inside the LAN, kdm runs as a player's would, with no flag.
+/etc/netns/NAME/hosts over /etc/hosts), and a home directory of its own (so each laptop's player has
+their own key and files). Processes run without `KDM_INTERFACE`, which the suite sets everywhere else:
+inside the LAN, kdm runs as a player's would, with no flag.
 
 Needs root, iproute2 and util-linux's `unshare`; `skip_reason()` says why it cannot run, and
 `require_netns()` skips the test, or fails it under CI=true, where the LAN tests must run.
@@ -26,6 +27,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -36,7 +38,7 @@ from typing import IO, Any
 
 import pytest
 
-__all__ = ["LineWatcher", "NamespaceLan", "require_netns"]
+__all__ = ["LineWatcher", "NamespaceLan", "require_netns", "wait_until"]
 
 PREFIX = "kdmtest-"
 #: Where `ip netns exec NAME` finds files to mount over /etc inside namespace NAME.
@@ -79,6 +81,7 @@ class NamespaceLan:
         self.switch = f"{self._base}-sw"
         self._processes: list[subprocess.Popen[Any]] = []
         self._created: list[str] = []
+        self._homes = Path(tempfile.gettempdir()) / f"{self._base}-homes"
 
     # -- the harness as a context manager ------------------------------------------------------------
 
@@ -116,6 +119,7 @@ class NamespaceLan:
             if failure:
                 failures.append(failure)
         self._created.clear()
+        shutil.rmtree(self._homes, ignore_errors=True)
         if failures:
             raise RuntimeError("test LAN cleanup failed: " + "; ".join(failures))
 
@@ -136,10 +140,18 @@ class NamespaceLan:
         self._check(i)
         return f"laptop{i}"
 
+    def home(self, i: int) -> Path:
+        """Host i's home directory (removed with the LAN)."""
+        self._check(i)
+        return self._homes / self.hostname(i)
+
     def run(self, i: int, argv: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[Any]:
-        """Start `argv` inside host i, under host i's name and without `KDM_INTERFACE` (unless `env` is
-        given); it is killed when the LAN closes if it is still running."""
-        popen_kwargs.setdefault("env", {k: v for k, v in os.environ.items() if k != "KDM_INTERFACE"})
+        """Start `argv` inside host i, under host i's name, in its home and without `KDM_INTERFACE`
+        (unless `env` is given); it is killed when the LAN closes if it is still running."""
+        environment = {
+            k: v for k, v in os.environ.items() if k != "KDM_INTERFACE" and not k.startswith("XDG_")
+        }
+        popen_kwargs.setdefault("env", {**environment, "HOME": str(self.home(i))})
         named = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', self.hostname(i)]
         process: subprocess.Popen[Any] = subprocess.Popen(
             ["ip", "netns", "exec", self.namespace(i), *named, *argv], **popen_kwargs
@@ -173,6 +185,7 @@ class NamespaceLan:
         for i in range(self.hosts):
             host, port = self.namespace(i), self._port(i)
             self._add_namespace(host)
+            self.home(i).mkdir(parents=True, exist_ok=True)
             etc = NETNS_ETC / host
             etc.mkdir(parents=True, exist_ok=True)
             (etc / "hosts").write_text(DEBIAN_HOSTS.format(name=self.hostname(i)))
@@ -201,7 +214,7 @@ class NamespaceLan:
                 return False
             return not up or "state forwarding" in _ip(f"-n {self.switch} -d -o link show {port}")
 
-        if not _poll(settled, _LINK_DEADLINE_S):
+        if not wait_until(settled, _LINK_DEADLINE_S):
             raise RuntimeError(f"host {i}'s link did not go {'up' if up else 'down'} in {_LINK_DEADLINE_S} s")
 
     def _port(self, i: int) -> str:
@@ -256,10 +269,12 @@ def remove_leftovers() -> None:
         match = _LEFTOVER.match(name)
         if match and not _alive(int(match.group(1))):
             _delete_namespace(name)
-    for etc in NETNS_ETC.glob(f"{PREFIX}*") if NETNS_ETC.is_dir() else ():
-        match = _LEFTOVER.match(etc.name)
+    left_files = [*(NETNS_ETC.glob(f"{PREFIX}*") if NETNS_ETC.is_dir() else ())]
+    left_files += Path(tempfile.gettempdir()).glob(f"{PREFIX}*-homes")
+    for path in left_files:
+        match = _LEFTOVER.match(path.name)
         if match and not _alive(int(match.group(1))):
-            shutil.rmtree(etc, ignore_errors=True)
+            shutil.rmtree(path, ignore_errors=True)
 
 
 @cache
@@ -320,7 +335,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _poll(condition: Callable[[], bool], timeout: float) -> bool:
+def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
+    """Whether ``condition`` came true within ``timeout`` seconds (polled every 10 ms)."""
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
