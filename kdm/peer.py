@@ -172,11 +172,14 @@ class Peer:
     async def _retry_forever(self) -> None:
         while True:
             await asyncio.sleep(RETRY_S)
-            now = local_time_ms()
-            for key, (data, first, last) in list(self._pending.items()):
-                if now - last >= RETRY_S * 1000:
-                    self._pending[key] = (data, first, now)
-                    self.node.propose(data)
+            self.retry_pending(local_time_ms())
+
+    def retry_pending(self, now: float) -> None:
+        """Propose again every entry not seen committed for ``RETRY_S`` (a leader can fail)."""
+        for key, (data, first, last) in list(self._pending.items()):
+            if now - last >= RETRY_S * 1000:
+                self._pending[key] = (data, first, now)
+                self.node.propose(data)
 
     def create_table(self, table: str, players: int, options: dict[str, Any], rules: Rules) -> None:
         """Propose the table (the host does this once), then take the first seat."""

@@ -113,3 +113,51 @@ def test_a_player_whose_process_died_comes_back_to_the_same_seat(tmp_path: Path)
     assert len({result["digest"] for result in results}) == 1
     assert [result["seat"] for result in results] == [0, 1, 2]
     assert [result["rejoined"] for result in results] == [False, False, True]
+
+
+def test_a_leader_that_slept_takes_no_seat_from_the_players_it_stopped_hearing(tmp_path: Path) -> None:
+    """The founder leads; its laptop sleeps past the takeover delay. When it wakes, everything it last
+    heard is stale: it must not hand the live players' seats to bots (it did, most times)."""
+    reports = [tmp_path / f"report{i}.json" for i in range(4)]
+    host, host_out = start(
+        "host", "--players", "4", "--option", "rounds=4", "--no-advertise", *bot_player(tmp_path, 0),
+        "--report", str(reports[0]),
+    )  # fmt: skip
+    processes = [host]
+    outputs = [host_out]
+    try:
+        listening = host_out.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
+        assert listening is not None
+        contact = listening.split()[2]
+        leader = host_out.wait_for(lambda line: line.startswith("leader: "), DEADLINE_S)
+        assert leader is not None
+        founder = leader.split()[1]
+        for i in (1, 2, 3):
+            joiner, joiner_out = start("join", contact, *bot_player(tmp_path, i), "--report", str(reports[i]))
+            processes.append(joiner)
+            outputs.append(joiner_out)
+            assert host_out.wait_for(lambda line, i=i: line.endswith(f"takes seat {i}"), DEADLINE_S)
+        assert host_out.wait_for(lambda line: "passes to" in line, DEADLINE_S)
+        host.send_signal(signal.SIGSTOP)
+        watcher = outputs[1]
+        assert watcher.wait_for(lambda line: line.startswith("a bot stands in for seat 0"), DEADLINE_S)
+        for _ in range(5):  # the others play on a while: what the sleeper heard last grows stale
+            assert watcher.wait_for(lambda line: "passes to" in line or "draws" in line, DEADLINE_S)
+        host.send_signal(signal.SIGCONT)
+        assert host_out.wait_for(lambda line: line.endswith("takes seat 0 back"), DEADLINE_S)
+        for process in processes:
+            process.wait(DEADLINE_S)
+            assert process.returncode == 0
+    except BaseException:
+        for i, output in enumerate(outputs):
+            print(f"--- peer {i} ---", *output.lines[-30:], sep="\n")
+        raise
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGCONT)
+                process.kill()
+                process.wait()
+    stolen = [line for output in outputs for line in output.lines if f"({founder}#" in line]
+    assert stolen == []
+    assert len({json.loads(report.read_text())["digest"] for report in reports}) == 1

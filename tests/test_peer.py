@@ -273,3 +273,39 @@ def test_a_process_whose_seat_was_taken_may_still_take_over_others() -> None:
     assert again.kind == "took_over" and record.seats[0].node == "b#0"
     (stranger,) = record.apply({"t": "takeover", "id": ["z#2", 1], "seat": 2, "commit": commitment(b"z")})
     assert stranger.reason == "z#2 is not at this table"
+
+
+def test_a_takeover_asked_for_by_a_leader_that_lost_its_lead_is_never_proposed_again() -> None:
+    """A leader cut off (or stopped) judges everyone silent; what it proposed then must not reach the
+    next leader through the retries once it follows."""
+
+    class CutOff(FakeNode):
+        def __init__(self, log: FakeLog, node_id: str) -> None:
+            super().__init__(log, node_id)
+            self.leading = True
+            self.proposed: list[bytes] = []
+
+        @property
+        def is_leader(self) -> bool:
+            return self.leading
+
+        def propose(self, data: bytes) -> bool:
+            self.proposed.append(data)
+            return False  # nothing gets through: it is cut off
+
+    async def scene() -> tuple[CutOff, Peer]:
+        log = FakeLog()
+        node = CutOff(log, "n0")
+        peer = Peer(node, installed_plugins())
+        peer.start(takeover_after_s=None)
+        peer.take_over(2, Bot(2, "greedy", seed=b"t"))
+        assert [msgpack.unpackb(data)["t"] for data in node.proposed] == ["takeover"]
+        node.leading = False
+        peer._forget_takeovers()  # what the seat watcher does as soon as this process follows
+        node.proposed.clear()
+        peer.retry_pending(local_time_ms() + 60_000)  # long after: anything still pending goes again
+        await peer.stop()
+        return node, peer
+
+    node, peer = asyncio.run(scene())
+    assert node.proposed == [] and not peer.agents[1].asking
