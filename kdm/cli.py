@@ -73,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="ADDRESS",
             help="bind and advertise on this address only (also KDM_INTERFACE)",
         )
+        command.add_argument(
+            "--port", type=int, default=0, help="port to listen on, for a firewall (default: any free port)"
+        )
         command.add_argument("--headless", action="store_true", help="no terminal table: print the game log")
         command.add_argument(
             "--json", action="store_true", help="with --headless: print one JSON summary when the game ends"
@@ -88,7 +91,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="Open a table on the LAN and take its first seat.",
     )
     host.add_argument("--name", default="", help="the table's name on the LAN (default: this machine's)")
-    host.add_argument("--port", type=int, default=0, help="port to listen on (default: any free port)")
     host.add_argument("--players", type=int, default=4, help="players, 3 to 10 (default 4)")
     host.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a table option")
     host.add_argument("--variant", action="append", default=[], metavar="NAME", help="a rule plugin to add")
@@ -178,6 +180,9 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
     )
     if args.interface:
         config.interface = args.interface
+    if not 0 <= args.port <= 0xFFFF:
+        raise UsageError(f"--port {args.port} is not a port number: give 1 to 65535, or 0 for any free one")
+    config.port = args.port
     config.name = getattr(args, "name", "") or socket.gethostname()
     config.log_on_stderr = args.json  # stdout is for the one JSON object
     config.watch = getattr(args, "watch", False)
@@ -187,7 +192,7 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
 def run_host(args: argparse.Namespace) -> int:
     options: dict[str, Any] = parse_assignments(args.option)
     config = _session_config(args, args.as_bot)
-    config.port, config.advertise = args.port, not args.no_advertise
+    config.advertise = not args.no_advertise
     if args.bots < 0 or args.bots >= args.players:
         raise UsageError(f"--bots must be 0 to {args.players - 1} (the other seats at this table)")
     Rules.for_table(args.variant).resolve(args.players, dict(options))  # one line before any screen

@@ -9,6 +9,7 @@ import dataclasses
 import pytest
 
 from kdm import session
+from kdm.cli import main
 from kdm.errors import UsageError
 from kdm.net.discovery import TableAd
 
@@ -48,3 +49,17 @@ def test_two_tables_of_one_name_are_not_picked_from_silently(monkeypatch: pytest
 def test_no_such_table_says_which_tables_there_are(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UsageError, match=r"no table named 'salon' found on the LAN \(tables seen: kitchen\)"):
         resolve(monkeypatch, [KITCHEN], "salon")
+
+
+def test_network_mistakes_are_one_line_and_status_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["join", "kitchen", "--headless", "--port", "70000"]) == 2
+    assert capsys.readouterr().err == (
+        "kdm join: error: --port 70000 is not a port number: give 1 to 65535, or 0 for any free one\n"
+    )
+    assert main(["join", "kitchen", "--json"]) == 2
+    assert (
+        capsys.readouterr().err
+        == "kdm join: error: --json prints a summary instead of the table: add --headless\n"
+    )
+    assert main(["join", "127.0.0.1:99999", "--headless"]) == 2  # an address with a mistake, not a name
+    assert "is not a port number from 1 to 65535" in capsys.readouterr().err

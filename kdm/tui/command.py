@@ -77,6 +77,9 @@ def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         metavar="ADDRESS",
         help="bind and advertise on this address only (also KDM_INTERFACE)",
     )
+    play.add_argument(
+        "--port", type=int, default=0, help="port to listen on, for a firewall (default: any free port)"
+    )
     play.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     play.add_argument("--data-dir", type=Path, default=None, help=argparse.SUPPRESS)
     play.set_defaults(run=run_play)  # fmt: skip
@@ -97,7 +100,9 @@ def run_play(args: argparse.Namespace) -> int:
         # before the screen takes the terminal (the lobby's form starts from these too).
         Rules.for_table(args.variant).resolve(players, options)
     require_terminal()
-    config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang)
+    if not 0 <= args.port <= 0xFFFF:
+        raise UsageError(f"--port {args.port} is not a port number: give 1 to 65535, or 0 for any free one")
+    config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang, port=args.port)
     config.name = args.name or socket.gethostname()
     if args.interface:
         config.interface = args.interface
