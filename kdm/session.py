@@ -28,7 +28,7 @@ from kdm.identity import Identity, SeatMemory, data_root
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change
 from kdm.net.addresses import first_reachable, offered_addresses
-from kdm.net.discovery import Advertiser, TableAd, find_tables, parse_host_port
+from kdm.net.discovery import Advertiser, TableAd, TableBrowser, find_tables, parse_host_port
 from kdm.net.node import Node, ask_table_id, listen
 from kdm.net.storage import FileStorage
 from kdm.net.transport import TransportError
@@ -38,6 +38,10 @@ from kdm.record import FULL, PLAYING, Notice
 
 log = logging.getLogger("kdm.session")
 INTERFACE_ENV = "KDM_INTERFACE"
+#: How long to listen for the tables on the LAN; for one named, at most this long.
+LISTEN_S, LISTEN_FOR_NAME_S = 1.5, 3.0
+#: Once the named table answered, how long others of the same name may take to answer too.
+SAME_NAME_GRACE_S = 0.3
 #: A target that ends in ":digits" is an address with a mistake, not a table name.
 _LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+")
 #: How often the leader checks that the membership follows the seats (it also does at every entry).
@@ -240,7 +244,10 @@ class TableSession:
     def _notice(self, notice: Notice) -> None:
         peer = self.peer
         mine = notice.node == self.node.node_id
-        if notice.kind == "rejected" and mine and notice.entry in ("join", "create") and peer.seat is None:
+        if notice.kind == "rejected" and notice.entry == "create" and peer.record.engine is None:
+            self.error = notice.reason  # this process cannot follow the table (a plugin it lacks)
+            self.done.set()
+        elif notice.kind == "rejected" and mine and notice.entry == "join" and peer.seat is None:
             if self.ui is not None and notice.code in (PLAYING, FULL):
                 self.refusal = notice.code  # the screen offers to watch instead
             else:
@@ -377,7 +384,7 @@ async def _resolve(target: str, interface: str | None) -> list[tuple[str, int]]:
     except ValueError as error:
         if _LOOKS_LIKE_AN_ADDRESS.fullmatch(target.strip()):
             raise UsageError(str(error)) from None  # meant as HOST:PORT, not as a name
-    tables = await find_tables(1.5, interface)
+    tables = await _tables_for(target, interface)
     named = [ad for ad in tables if ad.name == target or (not target and len(tables) == 1)]
     if len(named) == 1:
         ad = named[0]
@@ -388,6 +395,22 @@ async def _resolve(target: str, interface: str | None) -> list[tuple[str, int]]:
     seen = ", ".join(sorted({ad.name for ad in tables})) or "none"
     wanted = f"no table named {target!r}" if target else "not exactly one table"
     raise UsageError(f"{wanted} found on the LAN (tables seen: {seen}); name one, or give HOST:PORT")
+
+
+async def _tables_for(target: str, interface: str | None) -> list[TableAd]:
+    """The tables on the LAN, as soon as one is named ``target`` (and a moment more, for another of that
+    name to answer too: responders answer a query within a few hundred ms), else after the whole
+    window; with no name, after the whole window (there must be exactly one table)."""
+    if not target:
+        return await find_tables(LISTEN_S, interface)
+    browser = TableBrowser()
+    await browser.start(interface)
+    try:
+        if await browser.wait_for(lambda ad: ad.name == target, LISTEN_FOR_NAME_S) is not None:
+            await asyncio.sleep(SAME_NAME_GRACE_S)
+        return browser.tables()
+    finally:
+        await browser.close()
 
 
 def spawn_bot(

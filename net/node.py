@@ -177,6 +177,9 @@ class Node:
     async def start(self, contact: str | None = None) -> None:
         """Run the node; ``contact`` is a member's node id to join through (None to found or rejoin)."""
         self._contact = contact
+        if contact is None and self.raft.voters == (self.node_id,):
+            self.raft.campaign()  # a table's founder votes alone: it leads at once, not after a timeout
+            self._process()
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._tick_forever()), loop.create_task(self._receive_forever())]
         self._tasks.append(loop.create_task(self._ping_forever()))

@@ -1,9 +1,9 @@
 """Raft consensus as a pure state machine, in the style of etcd's raft: no sockets, no clock, no threads.
 
-Inputs: `tick()` (one unit of time, 10 ms for the driver), `step(message)`, `propose(data)` and
-`propose_conf_change(change)`. Output: a `Ready` listing what to save, what to send and what to apply,
-acknowledged with `advance(ready)`. All randomness (the election timeout) comes from a `random.Random`
-seeded by the caller, so a run is replayed exactly from its inputs.
+Inputs: `tick()` (one unit of time, 10 ms for the driver), `step(message)`, `propose(data)`,
+`propose_conf_change(change)` and `campaign()`. Output: a `Ready` listing what to save, what to send and
+what to apply, acknowledged with `advance(ready)`. All randomness (the election timeout) comes from a
+`random.Random` seeded by the caller, so a run is replayed exactly from its inputs.
 
 Everything that decides who leads, what is in the log and what is committed lives in this file:
 elections with PreVote, CheckQuorum (a leader that has not heard from a quorum for an election timeout
@@ -188,6 +188,14 @@ class RaftNode:
             return
         self._election_elapsed += 1
         if self._election_elapsed >= self._randomized_timeout and self._promotable():
+            self._election_elapsed = 0
+            self._campaign(pre=self._pre_vote)
+
+    def campaign(self) -> None:
+        """Start an election now instead of at the election timeout (etcd's `Campaign`): a node that
+        has just founded a table is its only voter and has nobody to wait for. Nothing for a leader,
+        or for a node that may not campaign (a learner)."""
+        if self._state != LEADER and self._promotable():
             self._election_elapsed = 0
             self._campaign(pre=self._pre_vote)
 

@@ -8,11 +8,13 @@ to the same seat by running the same command again.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
 from pathlib import Path
 
+from kdm.manager import installed_plugins
 from tests.netns import LineWatcher
 
 KDM = [sys.executable, "-m", "kdm"]
@@ -161,3 +163,31 @@ def test_a_leader_that_slept_takes_no_seat_from_the_players_it_stopped_hearing(t
     stolen = [line for output in outputs for line in output.lines if f"({founder}#" in line]
     assert stolen == []
     assert len({json.loads(report.read_text())["digest"] for report in reports}) == 1
+
+
+def test_a_joiner_that_lacks_the_tables_house_rule_is_told_which_in_one_line(tmp_path: Path) -> None:
+    host, host_out = start(
+        "host", "--players", "3", "--variant", "lightaces", "--no-advertise", *bot_player(tmp_path, 0),
+    )  # fmt: skip
+    try:
+        listening = host_out.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
+        assert listening is not None
+        without = {**os.environ, "KDM_DISABLE_PLUGIN_AUTOLOAD": "1"}  # this laptop never installed it
+        refused = subprocess.run(
+            [*KDM, "join", listening.split()[2], *bot_player(tmp_path, 1)],
+            capture_output=True, text=True, timeout=DEADLINE_S, stdin=subprocess.DEVNULL, env=without,
+        )  # fmt: skip
+        assert refused.returncode == 2
+        version = installed_plugins()["lightaces"].version
+        assert refused.stderr.strip().splitlines()[-1] == (
+            f"kdm join: error: this table uses plugin lightaces {version}, which is not installed here"
+        )
+        joined = start("join", listening.split()[2], *bot_player(tmp_path, 2))[0]  # one who has it sits
+        try:
+            assert host_out.wait_for(lambda line: line.endswith("takes seat 1"), DEADLINE_S)
+        finally:
+            joined.kill()
+            joined.wait()
+    finally:
+        host.kill()
+        host.wait()

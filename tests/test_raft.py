@@ -151,6 +151,19 @@ def test_single_node_elects_itself_and_commits_at_once() -> None:
     assert net["a"].commit_index == 2  # the leader's no-op, then the proposal
 
 
+def test_campaign_starts_an_election_without_waiting_for_the_timeout() -> None:
+    solo = Net(["a"])
+    solo["a"].campaign()  # a table's founder: no tick at all
+    assert solo["a"].role == "leader" and solo["a"].term == 1
+    three = Net(["a", "b", "c"])
+    three["b"].campaign()
+    assert three["b"].role == "pre_candidate"
+    three.deliver()
+    assert three["b"].role == "leader"
+    three["b"].campaign()  # a leader has nothing to start
+    assert three["b"].role == "leader" and three["b"].term == 1
+
+
 def test_election_goes_through_pre_vote_then_vote() -> None:
     net = Net(["a", "b", "c"])
     net.campaign("a")

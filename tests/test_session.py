@@ -21,10 +21,10 @@ KITCHEN = TableAd(
 
 
 def resolve(monkeypatch: pytest.MonkeyPatch, tables: list[TableAd], target: str) -> list[tuple[str, int]]:
-    async def found(_wait_s: float, _interface: str | None) -> list[TableAd]:
+    async def found(_target: str, _interface: str | None) -> list[TableAd]:
         return tables
 
-    monkeypatch.setattr(session, "find_tables", found)
+    monkeypatch.setattr(session, "_tables_for", found)
     return asyncio.run(session._resolve(target, None))
 
 
