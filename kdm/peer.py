@@ -33,7 +33,7 @@ from kdm.engine import Duty, SeatView
 from kdm.events import Announce, Event, TimedEvent
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
-from kdm.record import SEEDED_DUTIES, Notice, TableRecord, commitment
+from kdm.record import NO_TABLE_YET, SEEDED_DUTIES, Notice, TableRecord, commitment
 
 log = logging.getLogger("kdm.peer")
 RETRY_S = 0.25
@@ -128,6 +128,7 @@ class Peer:
         self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._early_notes: list[tuple[str, bytes]] = []
+        self._join_when_created = False
 
     @property
     def me(self) -> Agent:
@@ -181,9 +182,14 @@ class Peer:
                 self._pending[key] = (data, first, now)
                 self.node.propose(data)
 
-    def create_table(self, table: str, players: int, options: dict[str, Any], rules: Rules) -> None:
-        """Propose the table (the host does this once), then take the first seat."""
-        self.propose("create", name=table, players=players, options=options, plugins=rules.versions)
+    def create_table(
+        self, table: str, players: int, options: dict[str, Any], rules: Rules, listed: bool = True
+    ) -> None:
+        """Propose the table (the host does this once), then take the first seat. A ``listed`` table is
+        advertised on the LAN by its leader."""
+        self.propose(
+            "create", name=table, players=players, options=options, plugins=rules.versions, listed=listed
+        )
         self.join_table(self.node.node_id)  # a table's id is its founder's node id
 
     def join_table(self, table: str = "") -> None:
@@ -292,11 +298,18 @@ class Peer:
                 self.rejoined = True
             if notice.kind != "seated":
                 self._pass_notes_on(notice.seat)
+        elif notice.kind == "rejected" and notice.code == NO_TABLE_YET and mine is self.me:
+            # Our join reached the log before the founder's create (it asked "which table?" early):
+            # ask again once the table exists.
+            self._join_when_created = True
         elif notice.kind == "rejected":
             level = logging.WARNING if mine is not None else logging.INFO
             log.log(level, "entry from %s refused: %s", notice.node or "?", notice.reason)
             if mine is not None:
                 mine.asking = False
+        elif notice.kind == "created" and self._join_when_created:
+            self._join_when_created = False
+            self.join_table()
         elif notice.kind == "applied":
             self.shown[notice.seq] = local_time_ms()
             self.deck.observe(notice.effects)

@@ -4,7 +4,8 @@ Consensus orders opaque entries; this module gives them their meaning. Each comm
 with an ``id`` (``[node, counter]``: a retried proposal committed twice is applied once) and a type
 ``t``:
 
-- ``create``: the host's table: name, players, options as given, plugins with versions;
+- ``create``: the host's table: name, players, options as given, plugins with versions, and whether
+  it is listed on the LAN;
 - ``join``: a node takes the next free seat, committing ``H(nonce)`` for the first shuffle; with a
   ``player`` key and its signed claim (``kdm.identity``), the seat is bound to that key, and the same
   key joining again (a restarted process, or one back from a lost network) takes the seat back, at the
@@ -49,8 +50,9 @@ def shuffle_seed(nonces: list[bytes]) -> bytes:
     return digest.digest()
 
 
-#: Why a join was refused, for a joiner that may watch instead (``Notice.code``).
-PLAYING, FULL = "playing", "full"
+#: Why a join was refused (``Notice.code``): the joiner may watch instead (``PLAYING``, ``FULL``), or
+#: ask again once the table's ``create`` is applied (``NO_TABLE_YET``: a join can reach the log first).
+PLAYING, FULL, NO_TABLE_YET = "playing", "full", "no table yet"
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,8 @@ class TableRecord:
     joined: set[str] = field(default_factory=set)
     engine: Engine | None = None
     applied_ids: set[tuple[str, int]] = field(default_factory=set)
+    #: Whether the table is found on the LAN (its leader advertises it), or only by address.
+    listed: bool = True
     #: Players back for their seats (by seat), until the rules let them take them.
     returning: dict[int, Return] = field(default_factory=dict)
 
@@ -173,6 +177,7 @@ class TableRecord:
         names = [name for name in plugins if name != "kilo"]
         rules = Rules(table_plugins(names, self.installed))
         self.engine = Engine(rules, int(entry["players"]), dict(entry["options"]))
+        self.listed = bool(entry.get("listed", True))
         self.name, self.host, self.players, self.plugins = (
             str(entry["name"]),
             node,
@@ -183,7 +188,7 @@ class TableRecord:
 
     def _join(self, node: str, entry: dict[str, Any]) -> list[Notice]:
         if self.engine is None:
-            raise UsageError("there is no table to join yet")
+            raise _Refused("there is no table to join yet", NO_TABLE_YET)
         commit, box_key = entry["commit"], entry.get("box_key", b"")
         player, claim = entry.get("player", b""), entry.get("claim", b"")
         if not isinstance(commit, bytes) or len(commit) != 32:
@@ -328,7 +333,7 @@ class TableRecord:
 
 
 class _Refused(UsageError):
-    """A join refused in a way the joiner may answer by watching (``code``: ``PLAYING`` or ``FULL``)."""
+    """A join refused in a way the joiner may answer (``code``): by watching, or by asking again."""
 
     def __init__(self, reason: str, code: str) -> None:
         super().__init__(reason)

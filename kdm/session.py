@@ -34,7 +34,7 @@ from kdm.net.storage import FileStorage
 from kdm.net.transport import TransportError
 from kdm.net.wire import PROTOCOL_VERSION, WireError
 from kdm.peer import Peer
-from kdm.record import FULL, PLAYING, Notice
+from kdm.record import FULL, NO_TABLE_YET, PLAYING, Notice
 
 log = logging.getLogger("kdm.session")
 INTERFACE_ENV = "KDM_INTERFACE"
@@ -46,6 +46,8 @@ SAME_NAME_GRACE_S = 0.3
 _LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+")
 #: How often the leader checks that the membership follows the seats (it also does at every entry).
 MEMBERSHIP_EVERY_S = 1.0
+#: How often a member checks whether it should advertise the table (it leads) or stop (it no longer does).
+ADVERTISE_EVERY_S = 0.5
 
 #: A user interface: runs beside the game on the session's loop; returns when the player leaves.
 UI = Callable[["TableSession"], Coroutine[Any, Any, None]]
@@ -110,20 +112,14 @@ async def host(
     await node.start()
     session.peer.start()
     helpers: list[subprocess.Popen[bytes]] = []
-    advertiser = Advertiser() if config.advertise else None
     try:
         while not node.is_leader:
             await asyncio.sleep(0.01)
-        session.peer.create_table(table, players, options, rules)
-        if advertiser is not None:
-            await advertiser.start(session.ad(table, rules), config.interface)
-            session.advertiser = advertiser
+        session.peer.create_table(table, players, options, rules, listed=config.advertise)
         for index in range(bots):
             helpers.append(spawn_bot(contact, config, seed=config.seed * 100 + index + 1))
         return await session.play(host=True)
     finally:
-        if advertiser is not None:
-            await advertiser.close()
         await session.close()
         # After a finished game the bots leave by themselves; after a quit they are stopped at once.
         engine = session.peer.record.engine
@@ -151,7 +147,7 @@ async def join(
     transport = await _listen(config, reachable_at=config.interface or reached.local)
     address = f"tcp://{reached.endpoint}"
     try:
-        table = await ask_table_id(transport, address)
+        table, member = await ask_table_id(transport, address)
     except TimeoutError:
         await transport.close()
         raise UsageError(f"no table answered at {reached.endpoint}") from None
@@ -162,7 +158,8 @@ async def join(
     node = Node(
         transport, table, _storage(config, table, transport.node_id), voters=(table,), seed=config.seed
     )
-    node.addresses[table] = address  # its id may name another of its addresses, unreachable from here
+    # The member that answered is reached here: its id may name another of its addresses.
+    node.addresses[member] = address
     session = TableSession(config, node, players=0, ui=ui, contact=reached.endpoint)
     await node.start(contact=reached.endpoint)
     session.peer.start()
@@ -208,6 +205,8 @@ class TableSession:
         self.refusal = ""
         self.windows = 0
         self.advertiser: Advertiser | None = None
+        self._advertising_lock = asyncio.Lock()
+        self._advertising: list[asyncio.Task[None]] = []
         self.done = asyncio.Event()
 
     def addresses(self) -> list[str]:
@@ -224,6 +223,7 @@ class TableSession:
         return [self.contact]
 
     def ad(self, table: str, rules: Rules) -> TableAd:
+        """The table as this process advertises it (as its leader)."""
         host, port = self.node.node_id.rsplit("~", 1)[0].rsplit(":", 1)
         hosts = [address.rsplit(":", 1)[0] for address in self.addresses()]
         record = self.peer.record
@@ -238,7 +238,7 @@ class TableSession:
             name=table, host=host, port=int(port), node_id=self.node.node_id, version=PROTOCOL_VERSION,
             mode=rules.names[0], plugins=tuple(f"{n}={v}" for n, v in rules.versions.items()),
             seats_taken=len(record.seats), seats_total=record.players or self.players, state=state,
-            addresses=tuple(hosts),
+            addresses=tuple(hosts), table_id=record.host or self.node.node_id,
         )  # fmt: skip
 
     def _notice(self, notice: Notice) -> None:
@@ -247,7 +247,15 @@ class TableSession:
         if notice.kind == "rejected" and notice.entry == "create" and peer.record.engine is None:
             self.error = notice.reason  # this process cannot follow the table (a plugin it lacks)
             self.done.set()
-        elif notice.kind == "rejected" and mine and notice.entry == "join" and peer.seat is None:
+        elif (
+            notice.kind == "rejected"
+            and mine
+            and notice.entry == "join"
+            and peer.seat is None
+            and (
+                notice.code != NO_TABLE_YET  # that one, the peer asks again once the table exists
+            )
+        ):
             if self.ui is not None and notice.code in (PLAYING, FULL):
                 self.refusal = notice.code  # the screen offers to watch instead
             else:
@@ -275,8 +283,8 @@ class TableSession:
                     self.say(line)
         if notice.kind in ("seated", "returned") and mine and self.seat_memory is not None:
             self.seat_memory.remember(peer.table, peer.record.name, notice.seat or 0)
-        if self.advertiser is not None and notice.kind in ("seated", "started"):
-            asyncio.get_running_loop().create_task(self._readvertise())
+        if notice.kind in ("created", "seated", "returned", "started"):
+            self._advertising.append(asyncio.get_running_loop().create_task(self._advertise_if_leading()))
         self._reconcile_membership()
 
     def _reconcile_membership(self) -> None:
@@ -295,10 +303,38 @@ class TableSession:
             await asyncio.sleep(MEMBERSHIP_EVERY_S)
             self._reconcile_membership()
 
-    async def _readvertise(self) -> None:
-        record = self.peer.record
-        if self.advertiser is not None and record.engine is not None:
-            await self.advertiser.update(self.ad(record.name, record.rules))
+    async def _keep_advertised(self) -> None:
+        while True:
+            await self._advertise_if_leading()
+            await asyncio.sleep(ADVERTISE_EVERY_S)
+
+    async def _advertise_if_leading(self) -> None:
+        """The table's leader advertises it while it is listed: its founder first, and whoever leads once
+        the founder is gone, so that a player can still find it to come back. A member that stops
+        leading says goodbye; the one advertising republishes when seats or state change."""
+        async with self._advertising_lock:
+            record = self.peer.record
+            wanted = (
+                self.node.is_leader and record.engine is not None and record.listed and self.config.advertise
+            )
+            if wanted and self.advertiser is None:
+                advertiser = Advertiser()
+                try:
+                    await advertiser.start(self.ad(record.name, record.rules), self.config.interface)
+                except (OSError, ValueError) as error:
+                    log.warning(
+                        "cannot advertise the table on the LAN (%s): it is joined by address only", error
+                    )
+                    self.config.advertise = False
+                    return
+                self.advertiser = advertiser
+            elif not wanted and self.advertiser is not None:
+                advertiser, self.advertiser = self.advertiser, None
+                await advertiser.close()
+            elif self.advertiser is not None and record.engine is not None:
+                ad = self.ad(record.name, record.rules)
+                if ad != self.advertiser.ad:
+                    await self.advertiser.update(ad)
 
     def say(self, line: str) -> None:
         for listener in self.line_listeners:
@@ -310,7 +346,8 @@ class TableSession:
         """Until this peer is refused, or the game is over everywhere (headless) or the UI returns."""
         loop = asyncio.get_running_loop()
         membership = loop.create_task(self._keep_membership())
-        waiting: set[asyncio.Task[Any]] = {loop.create_task(self.done.wait()), membership}
+        advertising = loop.create_task(self._keep_advertised())
+        waiting: set[asyncio.Task[Any]] = {loop.create_task(self.done.wait()), membership, advertising}
         if self.ui is not None:
             waiting.add(loop.create_task(self.ui(self)))  # the player leaves when they choose
         else:
@@ -354,6 +391,12 @@ class TableSession:
         return {**report, "commit_latency_ms": latency}
 
     async def close(self) -> None:
+        for task in self._advertising:
+            task.cancel()
+        async with self._advertising_lock:
+            if self.advertiser is not None:
+                advertiser, self.advertiser = self.advertiser, None
+                await advertiser.close()
         # Linger a moment so the last commits reach everyone before this peer's heartbeats stop.
         await asyncio.sleep(0.3)
         await self.peer.stop()

@@ -70,8 +70,13 @@ class TableAd:
     state: str
     #: Every address the table is advertised at, ``host`` first: a joiner keeps the first that answers.
     addresses: tuple[str, ...] = ()
+    #: The table's id (its founder's node id); ``node_id`` is the member that advertises it now, its
+    #: leader, which is another once the founder is gone.
+    table_id: str = ""
 
     def __post_init__(self) -> None:
+        if not self.table_id:
+            object.__setattr__(self, "table_id", self.node_id)
         others = tuple(address for address in self.addresses if address != self.host)
         object.__setattr__(self, "addresses", (self.host, *others))
         problems = []
@@ -81,6 +86,8 @@ class TableAd:
             problems.append(f"port {self.port} is not a TCP port")
         if not self.node_id or _CONTROL.search(self.node_id):
             problems.append(f"node id {self.node_id!r} must be non-empty text")
+        if _CONTROL.search(self.table_id):
+            problems.append(f"table id {self.table_id!r} must be text")
         if self.version < 0:
             problems.append(f"protocol version {self.version} is negative")
         if not self.mode or _CONTROL.search(self.mode):
@@ -97,7 +104,7 @@ class TableAd:
 
     def to_txt(self) -> dict[str, str]:
         """The TXT record (**contract**): v, name, mode, plugins (NAME=VERSION,...), seats (taken/total),
-        state, node."""
+        state, node; and ``table``, the table's id, when another member than its founder advertises it."""
         txt = {
             "v": str(self.version),
             "name": self.name,
@@ -107,6 +114,8 @@ class TableAd:
             "state": self.state,
             "node": self.node_id,
         }
+        if self.table_id != self.node_id:
+            txt["table"] = self.table_id
         for key, value in txt.items():
             size = len(key.encode()) + 1 + len(value.encode())
             if size > _MAX_TXT_ENTRY_BYTES:
@@ -146,6 +155,7 @@ class TableAd:
             seats_total=int(seats.group(2)),
             state=fields["state"],
             addresses=addresses,
+            table_id=txt.get("table") or "",
         )
 
     @classmethod

@@ -20,7 +20,7 @@ import asyncio
 import logging
 import secrets
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from .addresses import EVERYWHERE, primary_address
 from .clock import ClockEstimator, ClockSample, monotonic_ms
@@ -108,8 +108,15 @@ def lobby_codec() -> Codec:
     return Codec(LOBBY, {"which": _which_body, "table": _table_body})
 
 
-async def ask_table_id(transport: Transport, address: str, timeout_s: float = 5.0) -> str:
-    """The id of the table whose member listens at ``address`` (``tcp://HOST:PORT``).
+class WhichTable(NamedTuple):
+    """The answer to "which table is this?": the table's id, and the member that answered."""
+
+    table: str
+    member: str
+
+
+async def ask_table_id(transport: Transport, address: str, timeout_s: float = 5.0) -> WhichTable:
+    """The id of the table whose member listens at ``address`` (``tcp://HOST:PORT``), and that member's.
 
     Raises ``TimeoutError`` when nobody answers in time, ``WireError`` when the answer is not one this
     peer understands (another protocol version, say).
@@ -130,8 +137,7 @@ async def ask_table_id(transport: Transport, address: str, timeout_s: float = 5.
         envelope = lobby.decode(payload, claimed_sender=sender)
         if envelope.kind == "table":
             transport.disconnect(contact)
-            table: str = envelope.body["table"]
-            return table
+            return WhichTable(envelope.body["table"], sender)
 
 
 class Node:
@@ -389,4 +395,6 @@ class Node:
                 self._process()
 
 
-__all__ = ["Message", "Node", "address_of", "ask_table_id", "listen", "new_node_id", "node_codec"]
+__all__ = [
+    "Message", "Node", "WhichTable", "address_of", "ask_table_id", "listen", "new_node_id", "node_codec",
+]  # fmt: skip

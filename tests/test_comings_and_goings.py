@@ -177,11 +177,11 @@ def test_a_joiner_that_lacks_the_tables_house_rule_is_told_which_in_one_line(tmp
             [*KDM, "join", listening.split()[2], *bot_player(tmp_path, 1)],
             capture_output=True, text=True, timeout=DEADLINE_S, stdin=subprocess.DEVNULL, env=without,
         )  # fmt: skip
-        assert refused.returncode == 2
+        assert refused.returncode == 2, refused.stderr
         version = installed_plugins()["lightaces"].version
         assert refused.stderr.strip().splitlines()[-1] == (
             f"kdm join: error: this table uses plugin lightaces {version}, which is not installed here"
-        )
+        ), refused.stderr
         joined = start("join", listening.split()[2], *bot_player(tmp_path, 2))[0]  # one who has it sits
         try:
             assert host_out.wait_for(lambda line: line.endswith("takes seat 1"), DEADLINE_S)

@@ -82,6 +82,14 @@ def test_a_table_on_several_networks_is_advertised_at_every_address() -> None:
     assert ad.addresses == ("10.231.0.10", "192.168.1.20")
 
 
+def test_a_table_advertised_by_another_member_than_its_founder_names_its_table() -> None:
+    assert "table" not in KITCHEN.to_txt() and KITCHEN.table_id == KITCHEN.node_id
+    by_leader = dataclasses.replace(KITCHEN, node_id="10.231.0.11:47001~bb", table_id=KITCHEN.node_id)
+    txt = by_leader.to_txt()
+    assert txt["table"] == KITCHEN.node_id and txt["node"] == "10.231.0.11:47001~bb"
+    assert TableAd.from_txt(txt, by_leader.host, by_leader.port) == by_leader
+
+
 def test_an_ads_host_is_always_its_first_address() -> None:
     assert KITCHEN.addresses == (KITCHEN.host,)
     moved = dataclasses.replace(KITCHEN, host="10.0.0.7", addresses=["10.0.0.7", "10.0.0.8"])  # type: ignore[arg-type]

@@ -7,8 +7,9 @@ adds a bot (a bot added by someone who is not the table's founder). Then, the ga
 laptop3 is refused in one line; laptop1's process is killed and started again, and takes its seat back;
 laptop2 sleeps 30 s (SIGSTOP) and comes back to its seat; laptop1's cable is pulled for 10 s and its
 player comes back too; at last the founder's laptop dies, a new leader stands in for it and the game
-ends. The table never stalls (events go on being committed while a player is away), every peer ends
-with the same digest, and nothing the dead founder had committed is lost. Needs root (CI runs it).
+ends, the table still found by name (its new leader advertises it). The table never stalls (events go
+on being committed while a player is away), every peer ends with the same digest, and nothing the dead
+founder had committed is lost. Needs root (CI runs it).
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ def test_a_lan_evening_with_no_flags_survives_every_kind_of_departure() -> None:
                        *PLAYER)  # fmt: skip
             processes.append(host)
             listening = host.says(lambda line: line.startswith("listening on"), "where it listens")
+            founder = host.says(lambda line: line.startswith("leader: "), "its leadership").split()[1]
             assert listening.split()[2].startswith(lan.address(0) + ":"), listening  # not 127.0.1.1
 
             # Discovery from another laptop, within 3 s, at an address that laptop can reach.
@@ -162,6 +164,12 @@ def test_a_lan_evening_with_no_flags_survives_every_kind_of_departure() -> None:
             joiners[2].says(
                 lambda line: line.startswith("a bot stands in for seat 0"), "a stand-in for seat 0"
             )
+            # The table is still found by name, so that its founder can come back: its new leader
+            # advertises it now.
+            listing = Kdm(lan, 3, "tables", "--json", "--wait", "3")
+            processes.append(listing)
+            (kitchen,) = [table for table in listing.summary_list() if table["name"] == "kitchen"]
+            assert kitchen["table_id"] == founder and kitchen["node_id"] != founder
             summaries = [joiners[1].summary(), joiners[2].summary()]
             bot.process.wait(DEADLINE_S)
         except BaseException:

@@ -309,3 +309,25 @@ def test_a_takeover_asked_for_by_a_leader_that_lost_its_lead_is_never_proposed_a
 
     node, peer = asyncio.run(scene())
     assert node.proposed == [] and not peer.agents[1].asking
+
+
+def test_a_join_that_reaches_the_log_before_the_table_is_asked_again_once_it_exists() -> None:
+    """A joiner asks "which table?" as soon as the founder listens, and its join can be committed before
+    the founder's create (once in ~60 starts): it used to be refused for good, and the table waited."""
+
+    async def scene() -> tuple[FakeLog, Peer, Peer]:
+        log = FakeLog()
+        installed = installed_plugins()
+        founder, early = Peer(log.node("n0"), installed), Peer(log.node("n1"), installed)
+        log.peers, log.leader = [founder, early], "n0"
+        early.join_table("n0")
+        founder.create_table("kitchen", 3, {}, Rules.for_table())
+        for _ in range(1000):  # loop turns, each delivering what was committed
+            if early.seat is not None:
+                break
+            await asyncio.sleep(0)
+        return log, founder, early
+
+    log, founder, early = asyncio.run(scene())
+    assert [msgpack.unpackb(entry)["t"] for entry in log.entries] == ["join", "create", "join", "join"]
+    assert {seat.node for seat in founder.record.seats} == {"n0", "n1"} and early.seat is not None

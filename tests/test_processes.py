@@ -122,7 +122,7 @@ def send_garbage(port: int) -> None:
 async def table_at(port: int) -> str:
     transport = await listen("127.0.0.1")
     try:
-        return await ask_table_id(transport, f"tcp://127.0.0.1:{port}")
+        return (await ask_table_id(transport, f"tcp://127.0.0.1:{port}")).table
     finally:
         await transport.close()
 

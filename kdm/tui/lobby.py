@@ -130,7 +130,7 @@ class LobbyState:
 
     def holds_seat(self, ad: TableAd) -> bool:
         """Whether this player has a seat at ``ad``'s table (as last seen on this machine)."""
-        return ad.node_id in self.held and ad.state != "over"
+        return ad.table_id in self.held and ad.state != "over"
 
     def hint(self) -> str:
         """What Enter does on the chosen table, when it is more than joining."""

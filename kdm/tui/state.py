@@ -23,7 +23,7 @@ from kdm.events import Feint, Pass, Slap
 from kdm.kilo import NAME as KILO
 from kdm.kilo import KiloView
 from kdm.peer import Peer, local_time_ms
-from kdm.record import Notice
+from kdm.record import FULL, PLAYING, Notice
 from kdm.tui import variants
 from kdm.tui.text import say
 
@@ -237,7 +237,7 @@ class TableScreen:
             self._add("info", self.say(key, name=self.player_name(notice.seat)))
         elif notice.kind == "note":
             self._view_key = None  # a note is no event, but the view holds what it says (a team's sign)
-        elif notice.kind == "rejected" and mine and notice.code and self.peer.seat is None:
+        elif notice.kind == "rejected" and mine and notice.code in (PLAYING, FULL) and self.peer.seat is None:
             self.watch_offer = notice.reason  # the game started, or the table is full: watch instead?
             self._add("error", self.say("refused", reason=notice.reason))
         elif notice.kind == "rejected" and mine:
