@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from kdm.manager import installed_plugins
-from tests.netns import LineWatcher
+from tests.netns import LineWatcher, wait_until
 
 KDM = [sys.executable, "-m", "kdm"]
 DEADLINE_S = 120.0
@@ -191,3 +191,51 @@ def test_a_joiner_that_lacks_the_tables_house_rule_is_told_which_in_one_line(tmp
     finally:
         host.kill()
         host.wait()
+
+
+def test_a_spectator_follows_the_table_and_never_holds_it_up(tmp_path: Path) -> None:
+    """kdm join --watch: a learner that sees every public event; stopped, it does not hold the table
+    up, which plays on without it; woken, it catches up and ends with the same digest."""
+    host, host_out = start(
+        "host", "--players", "3", "--bots", "2", "--option", "rounds=2", "--no-advertise",
+        *bot_player(tmp_path, 0), "--json",
+    )  # fmt: skip
+    watcher = None
+    try:
+        listening = host_out.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
+        assert listening is not None
+        watcher, watched = start("join", listening.split()[2], "--watch", "--headless", "--json",
+                                 "--data-dir", str(tmp_path / "watcher"))  # fmt: skip
+        assert watched.wait_for(lambda line: "passes to" in line, DEADLINE_S), "the spectator sees the game"
+        watcher.send_signal(signal.SIGSTOP)
+        stopped_at = len(host_out.lines)
+        # The table plays on while the spectator sleeps: it never waits for one.
+        assert wait_until(lambda: sum("passes to" in line for line in host_out.lines[stopped_at:]) >= 6, 60)
+        watcher.send_signal(signal.SIGCONT)
+        assert host.wait(DEADLINE_S) == 0
+        assert watcher.wait(DEADLINE_S) == 0
+    finally:
+        for process in (host, watcher):
+            if process is not None and process.poll() is None:
+                process.send_signal(signal.SIGCONT)
+                process.kill()
+                process.wait()
+    host_summary, watcher_summary = (json.loads(out.lines[-1]) for out in (host_out, watched))
+    assert watcher_summary["seat"] is None and watcher_summary["digest"] == host_summary["digest"]
+    assert (
+        sum(line.endswith(("takes seat 0", "takes seat 1", "takes seat 2")) for line in host_out.lines) == 3
+    )
+
+
+def test_headless_json_is_one_object_with_the_contract_fields(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*KDM, "host", "--players", "3", "--bots", "2", "--option", "rounds=1", "--no-advertise",
+         *bot_player(tmp_path, 0), "--json"],
+        capture_output=True, text=True, timeout=DEADLINE_S, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (line,) = done.stdout.splitlines()  # stdout is the JSON object alone; the game log went to stderr
+    summary = json.loads(line)
+    assert {"table", "seat", "digest", "events", "rejoined"} <= set(summary)
+    assert (summary["seat"], summary["rejoined"], summary["rounds"]) == (0, False, 1)
+    assert "the game starts" in done.stderr and "listening on" in done.stderr
