@@ -12,6 +12,8 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from kdm.manager import installed_plugins
@@ -34,84 +36,97 @@ def bot_player(root: Path, index: int) -> list[str]:
     return ["--headless", "--as-bot", "greedy", "--data-dir", str(root / f"p{index}")]
 
 
-def test_a_refused_join_after_a_player_died_does_not_stop_the_table(tmp_path: Path) -> None:
-    reports = [tmp_path / f"report{i}.json" for i in range(3)]
-    host, host_out = start(
-        "host", "--players", "3", "--option", "rounds=3", "--no-advertise", *bot_player(tmp_path, 0),
-        "--report", str(reports[0]),
-    )  # fmt: skip
-    processes = [host]
+class Table:
+    """A founder and joiners on 127.0.0.1, each a headless bot player with a key of its own, seat i for
+    joiner i; each writes its report (``report i``) when the game ends."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.processes: list[subprocess.Popen[str]] = []
+        self.outputs: list[LineWatcher] = []
+        self.contact = self.founder = ""
+
+    def report(self, seat: int) -> dict[str, object]:
+        result: dict[str, object] = json.loads((self.root / f"report{seat}.json").read_text())
+        return result
+
+    def player(self, seat: int, *args: str) -> tuple[subprocess.Popen[str], LineWatcher]:
+        """Start the player of ``seat``: ``args`` is its command (host or join) before the player's flags."""
+        process, output = start(
+            *args, *bot_player(self.root, seat), "--report", str(self.root / f"report{seat}.json")
+        )
+        self.processes.append(process)
+        self.outputs.append(output)
+        return process, output
+
+    @property
+    def host(self) -> LineWatcher:
+        return self.outputs[0]
+
+    def wait_all(self) -> None:
+        """Until every process has ended (the killed ones have already)."""
+        for process in self.processes:
+            process.wait(DEADLINE_S)
+
+
+@contextmanager
+def table(root: Path, players: int, rounds: int) -> Iterator[Table]:
+    """A table of ``players`` bot players, seated in order, the game started; everything is stopped
+    after, and what each process said is shown when the test fails."""
+    scene = Table(root)
     try:
-        listening = host_out.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
-        assert listening is not None
-        contact = listening.split()[2]
-        joiners = [
-            start("join", contact, *bot_player(tmp_path, i), "--report", str(reports[i])) for i in (1, 2)
-        ]
-        processes += [process for process, _ in joiners]
-        assert host_out.wait_for(lambda line: line == "the game starts", DEADLINE_S), host_out.lines
-        assert host_out.wait_for(lambda line: "passes to" in line, DEADLINE_S)
-        doomed = joiners[1][0]
+        scene.player(0, "host", "--players", str(players), "--option", f"rounds={rounds}", "--no-advertise")
+        listening = scene.host.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
+        leader = scene.host.wait_for(lambda line: line.startswith("leader: "), DEADLINE_S)
+        assert listening is not None and leader is not None
+        scene.contact, scene.founder = listening.split()[2], leader.split()[1]
+        for seat in range(1, players):  # one after the other, so that joiner i takes seat i
+            scene.player(seat, "join", scene.contact)
+            assert scene.host.wait_for(
+                lambda line, seat=seat: line.endswith(f"takes seat {seat}"), DEADLINE_S
+            )
+        assert scene.host.wait_for(lambda line: line == "the game starts", DEADLINE_S)
+        assert scene.host.wait_for(lambda line: "passes to" in line, DEADLINE_S)
+        yield scene
+    except BaseException:
+        for index, output in enumerate(scene.outputs):  # pytest shows this when the test fails
+            print(f"--- process {index} ---", *output.lines[-30:], sep="\n")
+        raise
+    finally:
+        for process in scene.processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGCONT)
+                process.kill()
+                process.wait()
+
+
+def test_a_refused_join_after_a_player_died_does_not_stop_the_table(tmp_path: Path) -> None:
+    with table(tmp_path, players=3, rounds=3) as scene:
+        doomed = scene.processes[2]
         doomed.send_signal(signal.SIGKILL)
         doomed.wait(DEADLINE_S)
         stranger = subprocess.run(
-            [*KDM, "join", contact, "--headless", "--data-dir", str(tmp_path / "stranger")],
+            [*KDM, "join", scene.contact, "--headless", "--data-dir", str(tmp_path / "stranger")],
             capture_output=True, text=True, timeout=DEADLINE_S, stdin=subprocess.DEVNULL,
         )  # fmt: skip
         assert stranger.returncode == 2, stranger.stdout + stranger.stderr
         assert stranger.stderr.strip().splitlines()[-1].endswith("the game has already started")
-        for process in (host, joiners[0][0]):
-            process.wait(DEADLINE_S)
-            assert process.returncode == 0
-    except BaseException:
-        print("--- host ---", *host_out.lines[-40:], sep="\n")  # pytest shows this when the test fails
-        raise
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-    digests = {json.loads(report.read_text())["digest"] for report in reports[:2]}
-    assert len(digests) == 1
+        scene.wait_all()  # the table did not freeze: the others play to the end
+        assert [process.returncode for process in scene.processes] == [0, 0, -signal.SIGKILL]
+    assert scene.report(0)["digest"] == scene.report(1)["digest"]
 
 
 def test_a_player_whose_process_died_comes_back_to_the_same_seat(tmp_path: Path) -> None:
-    reports = [tmp_path / f"report{i}.json" for i in range(3)]
-    host, host_out = start(
-        "host", "--players", "3", "--option", "rounds=3", "--no-advertise", *bot_player(tmp_path, 0),
-        "--report", str(reports[0]),
-    )  # fmt: skip
-    processes = [host]
-    try:
-        listening = host_out.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
-        assert listening is not None
-        contact = listening.split()[2]
-        joiners = []
-        for i in (1, 2):  # one after the other, so that joiner i takes seat i
-            joiners.append(start("join", contact, *bot_player(tmp_path, i), "--report", str(reports[i])))
-            processes.append(joiners[-1][0])
-            assert host_out.wait_for(lambda line, i=i: line.endswith(f"takes seat {i}"), DEADLINE_S)
-        assert host_out.wait_for(lambda line: line == "the game starts", DEADLINE_S)
-        assert host_out.wait_for(lambda line: "passes to" in line, DEADLINE_S)
-        joiners[1][0].send_signal(signal.SIGKILL)
-        joiners[1][0].wait(DEADLINE_S)
-        assert host_out.wait_for(lambda line: line.startswith("a bot stands in for seat 2"), DEADLINE_S)
+    with table(tmp_path, players=3, rounds=3) as scene:
+        scene.processes[2].send_signal(signal.SIGKILL)
+        scene.processes[2].wait(DEADLINE_S)
+        assert scene.host.wait_for(lambda line: line.startswith("a bot stands in for seat 2"), DEADLINE_S)
         # The player starts the same command again: same data directory, so the same key.
-        back, back_out = start("join", contact, *bot_player(tmp_path, 2), "--report", str(reports[2]))
-        processes.append(back)
+        _back, back_out = scene.player(2, "join", scene.contact)
         assert back_out.wait_for(lambda line: line.endswith("takes seat 2 back"), DEADLINE_S)
-        for process in (host, joiners[0][0], back):
-            process.wait(DEADLINE_S)
-            assert process.returncode == 0
-    except BaseException:
-        print("--- host ---", *host_out.lines[-40:], sep="\n")
-        raise
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-    results = [json.loads(report.read_text()) for report in reports]
+        scene.wait_all()
+        assert [process.returncode for process in scene.processes] == [0, 0, -signal.SIGKILL, 0]
+    results = [scene.report(seat) for seat in range(3)]
     assert len({result["digest"] for result in results}) == 1
     assert [result["seat"] for result in results] == [0, 1, 2]
     assert [result["rejoined"] for result in results] == [False, False, True]
@@ -120,49 +135,19 @@ def test_a_player_whose_process_died_comes_back_to_the_same_seat(tmp_path: Path)
 def test_a_leader_that_slept_takes_no_seat_from_the_players_it_stopped_hearing(tmp_path: Path) -> None:
     """The founder leads; its laptop sleeps past the takeover delay. When it wakes, everything it last
     heard is stale: it must not hand the live players' seats to bots (it did, most times)."""
-    reports = [tmp_path / f"report{i}.json" for i in range(4)]
-    host, host_out = start(
-        "host", "--players", "4", "--option", "rounds=4", "--no-advertise", *bot_player(tmp_path, 0),
-        "--report", str(reports[0]),
-    )  # fmt: skip
-    processes = [host]
-    outputs = [host_out]
-    try:
-        listening = host_out.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
-        assert listening is not None
-        contact = listening.split()[2]
-        leader = host_out.wait_for(lambda line: line.startswith("leader: "), DEADLINE_S)
-        assert leader is not None
-        founder = leader.split()[1]
-        for i in (1, 2, 3):
-            joiner, joiner_out = start("join", contact, *bot_player(tmp_path, i), "--report", str(reports[i]))
-            processes.append(joiner)
-            outputs.append(joiner_out)
-            assert host_out.wait_for(lambda line, i=i: line.endswith(f"takes seat {i}"), DEADLINE_S)
-        assert host_out.wait_for(lambda line: "passes to" in line, DEADLINE_S)
-        host.send_signal(signal.SIGSTOP)
-        watcher = outputs[1]
+    with table(tmp_path, players=4, rounds=4) as scene:
+        sleeper, watcher = scene.processes[0], scene.outputs[1]
+        sleeper.send_signal(signal.SIGSTOP)
         assert watcher.wait_for(lambda line: line.startswith("a bot stands in for seat 0"), DEADLINE_S)
         for _ in range(5):  # the others play on a while: what the sleeper heard last grows stale
             assert watcher.wait_for(lambda line: "passes to" in line or "draws" in line, DEADLINE_S)
-        host.send_signal(signal.SIGCONT)
-        assert host_out.wait_for(lambda line: line.endswith("takes seat 0 back"), DEADLINE_S)
-        for process in processes:
-            process.wait(DEADLINE_S)
-            assert process.returncode == 0
-    except BaseException:
-        for i, output in enumerate(outputs):
-            print(f"--- peer {i} ---", *output.lines[-30:], sep="\n")
-        raise
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGCONT)
-                process.kill()
-                process.wait()
-    stolen = [line for output in outputs for line in output.lines if f"({founder}#" in line]
+        sleeper.send_signal(signal.SIGCONT)
+        assert scene.host.wait_for(lambda line: line.endswith("takes seat 0 back"), DEADLINE_S)
+        scene.wait_all()
+        assert [process.returncode for process in scene.processes] == [0, 0, 0, 0]
+    stolen = [line for output in scene.outputs for line in output.lines if f"({scene.founder}#" in line]
     assert stolen == []
-    assert len({json.loads(report.read_text())["digest"] for report in reports}) == 1
+    assert len({scene.report(seat)["digest"] for seat in range(4)}) == 1
 
 
 def test_a_joiner_that_lacks_the_tables_house_rule_is_told_which_in_one_line(tmp_path: Path) -> None:
