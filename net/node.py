@@ -313,30 +313,32 @@ class Node:
         if newcomer in self.members:
             return
         if self.is_leader:
-            if self.raft.propose_conf_change(ConfChange("add_learner", newcomer)):
-                log.info("adding %s as a learner", newcomer)
-            self._process()
+            self._change_membership(ConfChange("add_learner", newcomer), f"adding {newcomer} as a learner")
         elif self.raft.leader is not None:
             self._send(self.raft.leader, "hello", {"node": newcomer})
 
     def promote(self, node_id: str) -> bool:
         """When leading, propose that learner ``node_id`` vote; False if nothing was proposed (not
         leading, not a learner, or another membership change is still being committed)."""
-        if not self.is_leader or node_id not in self.raft.learners:
-            return False
-        proposed = self.raft.propose_conf_change(ConfChange("add_voter", node_id))
-        if proposed:
-            log.info("%s votes from now on", node_id)
-        self._process()
-        return proposed
+        change = ConfChange("add_voter", node_id)
+        return node_id in self.raft.learners and self._change_membership(
+            change, f"{node_id} votes from now on"
+        )
 
     def retire(self, node_id: str) -> bool:
         """When leading, propose that ``node_id`` leave the membership; False if nothing was proposed."""
-        if not self.is_leader or node_id not in self.members or node_id == self.node_id:
+        change = ConfChange("remove", node_id)
+        leaving = f"{node_id} leaves the table's membership"
+        return (
+            node_id in self.members and node_id != self.node_id and self._change_membership(change, leaving)
+        )
+
+    def _change_membership(self, change: ConfChange, saying: str) -> bool:
+        if not self.is_leader:
             return False
-        proposed = self.raft.propose_conf_change(ConfChange("remove", node_id))
+        proposed = self.raft.propose_conf_change(change)
         if proposed:
-            log.info("%s leaves the table's membership", node_id)
+            log.info("%s", saying)
         self._process()
         return proposed
 
