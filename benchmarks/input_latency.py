@@ -36,6 +36,10 @@ from kdm.session import SessionConfig, TableSession
 from kdm.tui.app import TableApp
 from kdm.tui.state import TableScreen
 
+# Outside a namespace the benchmarks keep to loopback, like the tests (tests/conftest.py): nothing they
+# start multicasts or listens on the machine's own interfaces.
+os.environ.setdefault("KDM_INTERFACE", "127.0.0.1")
+
 
 def percentile(values: list[float], percent: float) -> float:
     ordered = sorted(values)

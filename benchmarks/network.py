@@ -29,6 +29,10 @@ from kdm.net.node import Node, address_of, listen
 from kdm.net.raft_log import MemoryStorage
 from kdm.peer import Peer
 
+# Outside a namespace the benchmarks keep to loopback, like the tests (tests/conftest.py): nothing they
+# start multicasts or listens on the machine's own interfaces.
+os.environ.setdefault("KDM_INTERFACE", "127.0.0.1")
+
 
 def commit_latency(peers: int, rounds: int) -> dict[str, object]:
     done = subprocess.run(
@@ -54,6 +58,7 @@ async def _cluster(size: int) -> list[Node]:
     for node in nodes[1:]:
         await node.start(contact=nodes[0].node_id)
         while node.node_id not in nodes[0].raft.voters or node.node_id not in node.raft.voters:
+            nodes[0].promote(node.node_id)  # a newcomer only learns until the application makes it vote
             await asyncio.sleep(0.005)
     return nodes
 
