@@ -333,12 +333,14 @@ class Peer:
     def _seat_changed_hands(self, seat: int, now: Agent | None) -> None:
         """``now`` (an agent of this process, or None) acts for ``seat`` from here on; any other agent of
         this process that did stops. This process's player, displaced by a stand-in, asks for the seat
-        back at once: if they are reading this, their process is alive."""
+        back at once: if they are reading this, their process is alive. Displaced by another process of
+        theirs (started again while this one still ran), they leave the seat to it: the newest wins."""
+        taken = self.record.seats[seat]
         for agent in self.agents:
             if agent.seat == seat and agent is not now:
                 agent.seat = None
                 agent.cancel_plan()
-                if agent is self.me and self.record.seats[seat].player == self.identity.public_key:
+                if agent is self.me and taken.away and taken.player == self.identity.public_key:
                     log.warning("a bot stood in for this player at seat %d: taking it back", seat)
                     self.join_table()
         if now is not None:

@@ -12,6 +12,7 @@ import msgpack
 import pytest
 
 from kdm.bots import Bot, Profile
+from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
 from kdm.record import TableRecord, commitment
@@ -331,3 +332,33 @@ def test_a_join_that_reaches_the_log_before_the_table_is_asked_again_once_it_exi
     log, founder, early = asyncio.run(scene())
     assert [msgpack.unpackb(entry)["t"] for entry in log.entries] == ["join", "create", "join", "join"]
     assert {seat.node for seat in founder.record.seats} == {"n0", "n1"} and early.seat is not None
+
+
+def test_a_player_started_twice_plays_from_the_newest_process_and_the_old_one_lets_go() -> None:
+    """The same key in two processes (kdm started again while the first still ran): the seat goes to
+    the newest, and the old one does not ask for it back (they would take it from each other forever)."""
+
+    async def scene() -> tuple[FakeLog, list[Peer]]:
+        log = FakeLog()
+        installed = installed_plugins()
+        key = Identity.ephemeral()
+        peers = [Peer(log.node("n0"), installed), Peer(log.node("n1"), installed, identity=key)]
+        log.peers, log.leader = peers, "n0"
+        peers[0].create_table("kitchen", 3, {}, Rules.for_table())
+        peers[1].join_table("n0")
+        await asyncio.sleep(0)
+        again = Peer(log.node("n1b"), installed, identity=key)
+        log.peers = [*peers, again]
+        for data in log.entries:
+            again.committed(data)
+        again.join_table("n0")
+        for _ in range(200):
+            await asyncio.sleep(0)
+        return log, [*peers, again]
+
+    log, (founder, first, again) = asyncio.run(scene())
+    joins = [
+        msgpack.unpackb(entry)["id"][0] for entry in log.entries if msgpack.unpackb(entry)["t"] == "join"
+    ]
+    assert joins == ["n0", "n1", "n1b"]  # nobody asked again
+    assert (first.seat, again.seat) == (None, 1) and founder.record.seats[1].node == "n1b"
