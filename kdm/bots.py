@@ -1,97 +1,27 @@
-"""Bots: players that decide from their seat view only, with human-like seeded timing.
+"""The base game's bots: they decide from their seat view only, with human-like seeded timing.
 
-A ``Bot`` is data (seat, strategy, a seeded RNG, a timing ``Profile``, a little memory); what it does in
-a game comes from the game's ``kdm_bot_decide`` hook, so a game mode brings its own bots. This module
-holds the base game's: ``random`` passes any card, ``greedy`` keeps the rank or suit it is closest to
-completing. Both slap a combo at a checkpoint, react to slaps, feint now and then, and are sometimes
-fooled by a feint. A bot never sees the engine: only the ``SeatView`` it is given.
+What a bot is (``kdm.agents``) is every game's; what it does in a game comes from the game's
+``kdm_bot_decide`` hook, so a game mode brings its own bots. This module holds the base game's:
+``random`` passes any card, ``greedy`` keeps the rank or suit it is closest to completing. Both slap a
+combo at a checkpoint, react to slaps, feint now and then, and are sometimes fooled by a feint. A bot
+never sees the engine: only the ``SeatView`` it is given.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+from kdm.agents import Bot, Decision
 from kdm.cards import full_deck, rank_of, suit_of
-from kdm.deck import PrivateNote
 from kdm.engine import SeatView
-from kdm.events import Event, Feint, Pass, Slap
+from kdm.events import Feint, Pass, Slap
 from kdm.hookspecs import hookimpl
 from kdm.kilo import HAND, KiloView, is_combo
 from kdm.kilo import NAME as KILO
 
-STRATEGIES = ("greedy", "random")
 #: A greedy bot that passes this many times without getting closer to a combo changes its target.
 STUCK_PASSES = 3
-
-
-@dataclass(frozen=True)
-class Profile:
-    """How a bot plays in time: reaction to a slap, thinking before a pass, tells and slips."""
-
-    reaction_ms: float = 300.0
-    reaction_spread_ms: float = 60.0
-    think_ms: tuple[float, float] = (250.0, 1200.0)
-    feint_chance: float = 0.02
-    fooled_chance: float = 0.2
-    miss_chance: float = 0.0
-
-    @classmethod
-    def drawn(cls, rng: random.Random) -> Profile:
-        """A plausible person: quick or slow, bold or careful."""
-        return cls(
-            reaction_ms=rng.uniform(220.0, 420.0),
-            reaction_spread_ms=rng.uniform(30.0, 80.0),
-            think_ms=(rng.uniform(200.0, 400.0), rng.uniform(700.0, 1400.0)),
-            feint_chance=rng.uniform(0.0, 0.04),
-            fooled_chance=rng.uniform(0.05, 0.3),
-        )
-
-
-@dataclass(frozen=True)
-class Decision:
-    """What a bot wants to do and how long after seeing the view it does it.
-
-    Timed events (slaps, feints) leave ``t_sync`` and ``rt`` to the driver, which stamps them when the
-    action actually happens. A ``PrivateNote`` goes straight to its seat instead of to the table.
-    """
-
-    event: Event | PrivateNote
-    delay_ms: float
-
-
-@dataclass
-class Bot:
-    """A bot player at one seat."""
-
-    seat: int
-    strategy: str = "greedy"
-    seed: bytes = b""
-    profile: Profile | None = None
-    memory: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"unknown bot {self.strategy!r}; bots: {', '.join(STRATEGIES)}")
-        self.rng = random.Random(self.seed + bytes([self.seat]))
-        if self.profile is None:
-            self.profile = Profile.drawn(self.rng)
-
-    @property
-    def timing(self) -> Profile:
-        assert self.profile is not None
-        return self.profile
-
-    def reaction_ms(self) -> float:
-        return max(120.0, self.rng.gauss(self.timing.reaction_ms, self.timing.reaction_spread_ms))
-
-    def think_ms(self) -> float:
-        return self.rng.uniform(*self.timing.think_ms)
-
-    def chance(self, probability: float) -> bool:
-        return probability > 0 and self.rng.random() < probability
 
 
 @hookimpl

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn, cast
 
 from kdm import __version__, session
-from kdm.bots import STRATEGIES
+from kdm.agents import STRATEGIES
 from kdm.engine import Effect
 from kdm.errors import UsageError
 from kdm.events import Event

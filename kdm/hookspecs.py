@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from kdm.bots import Bot, Decision
+    from kdm.agents import Bot, Decision
     from kdm.deck import Knowledge
     from kdm.engine import Duty, Effect, Engine
     from kdm.events import Event

@@ -27,7 +27,7 @@ import msgpack
 from nacl.exceptions import CryptoError
 from nacl.public import Box, PrivateKey, PublicKey
 
-from kdm.bots import Bot, Decision
+from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge, OpenDeck, PrivateNote
 from kdm.engine import Duty, SeatView
 from kdm.events import Announce, Event, TimedEvent

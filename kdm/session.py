@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from kdm import __version__
-from kdm.bots import Bot
+from kdm.agents import Bot
 from kdm.cards import derive_seed
 from kdm.errors import UsageError
 from kdm.identity import Identity, SeatMemory, data_root

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kdm.bots import Bot, Decision
+from kdm.agents import Bot, Decision
 from kdm.cards import derive_seed
 from kdm.deck import OpenDeck, PrivateNote
 from kdm.engine import Duty, Effect, Engine, IllegalAction

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from kdm import kilo
-from kdm.bots import Bot, Decision, choose_card, maybe_feint, slap_now
+from kdm.agents import Bot, Decision
+from kdm.bots import choose_card, maybe_feint, slap_now
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction, SeatView
 from kdm.events import Event, Pass

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 
-from kdm.bots import Bot, Decision
+from kdm.agents import Bot, Decision
 from kdm.cards import RANKS, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView

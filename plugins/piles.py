@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from kdm import kilo
-from kdm.bots import Bot, Decision
+from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction, SeatView
 from kdm.events import Draw, Event

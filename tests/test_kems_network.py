@@ -9,7 +9,7 @@ from typing import Any
 import msgpack
 from nacl.public import Box, PrivateKey, PublicKey
 
-from kdm.bots import Bot
+from kdm.agents import Bot
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.net.node import node_codec

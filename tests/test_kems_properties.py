@@ -24,7 +24,7 @@ import hypothesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kdm.bots import Bot
+from kdm.agents import Bot
 from kdm.cards import derive_seed, is_face
 from kdm.deck import OpenDeck, PrivateNote
 from kdm.engine import Duty, Effect, Engine, IllegalAction

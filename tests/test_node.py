@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kdm.bots import Bot, Profile
+from kdm.agents import Bot, Profile
 from kdm.manager import Rules, installed_plugins
 from kdm.net.node import Node, address_of, listen
 from kdm.net.raft_log import MemoryStorage

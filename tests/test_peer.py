@@ -11,7 +11,7 @@ import asyncio
 import msgpack
 import pytest
 
-from kdm.bots import Bot, Profile
+from kdm.agents import Bot, Profile
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms

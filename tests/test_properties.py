@@ -19,7 +19,8 @@ import msgpack
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from kdm.bots import STRATEGIES, Bot, decide
+from kdm.agents import STRATEGIES, Bot
+from kdm.bots import decide
 from kdm.cards import RANK_KILOS, derive_seed, full_deck, is_face, rank_of, suit_of
 from kdm.deck import OpenDeck
 from kdm.engine import Duty, Effect, Engine, IllegalAction

@@ -26,7 +26,7 @@ from prompt_toolkit.input.base import PipeInput
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from kdm.bots import Bot
+from kdm.agents import Bot
 from kdm.errors import UsageError
 from kdm.events import Event, Feint, Pass, Slap
 from kdm.manager import Rules, installed_plugins

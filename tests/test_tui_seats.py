@@ -17,7 +17,7 @@ import msgpack
 import pytest
 
 from kdm import session
-from kdm.bots import Bot
+from kdm.agents import Bot
 from kdm.events import Feint
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins

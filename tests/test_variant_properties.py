@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from kdm.bots import Bot
+from kdm.agents import Bot
 from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
 from kdm.engine import Effect, Engine, IllegalAction

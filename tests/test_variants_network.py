@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from kdm.bots import Profile
+from kdm.agents import Profile
 from kdm.net.transport import MemoryNetwork
 from tests.test_node import play_table
 
