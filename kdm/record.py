@@ -245,8 +245,13 @@ class TableRecord:
             self.reveals = {}
             self.shuffles += 1
 
+    def starts_the_game(self, node: str) -> bool:
+        """Whether ``node`` is the one to start the game: the founder's process, or the one the
+        founder's player came back with (the founder takes the first seat)."""
+        return node == self.host or (bool(self.seats) and node == self.seats[0].home)
+
     def _start(self, node: str, entry: dict[str, Any]) -> list[Notice]:
-        if node != self.host:
+        if not self.starts_the_game(node):
             raise UsageError("only the host starts the game")
         if self.started:
             raise UsageError("the game has already started")

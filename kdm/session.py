@@ -264,7 +264,7 @@ class TableSession:
         elif notice.kind == "seated":
             self.say(f"{notice.node} takes seat {notice.seat}")
             record = peer.record
-            if record.host == self.node.node_id and len(record.seats) == record.players:
+            if record.starts_the_game(self.node.node_id) and len(record.seats) == record.players:
                 peer.start_game()
         elif notice.kind == "took_over":
             self.say(f"a bot stands in for seat {notice.seat} ({notice.node})")
@@ -272,6 +272,10 @@ class TableSession:
             self.say(f"{notice.node} is back for seat {notice.seat}")
         elif notice.kind == "returned":
             self.say(f"{notice.node} takes seat {notice.seat} back")
+            record = peer.record
+            full = len(record.seats) == record.players and not record.started
+            if full and mine and record.starts_the_game(self.node.node_id):
+                peer.start_game()  # the founder came back to a full waiting room
         elif notice.kind == "started":
             self.say("the game starts")
         elif notice.kind == "applied":

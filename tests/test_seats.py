@@ -89,6 +89,19 @@ def test_a_restarted_process_takes_back_its_seat_in_the_waiting_room() -> None:
     assert len(table.record.seats) == 2  # the same seat, not a second one
 
 
+def test_a_founder_back_in_the_waiting_room_still_starts_the_game() -> None:
+    founder = Identity.ephemeral()
+    table = Table()
+    table.join(TABLE, founder)
+    table.join("bob-1", BOB)
+    table.join("carol", Identity.ephemeral())
+    table.join("founder-2", founder)  # the founder's laptop crashed before the start; kdm again
+    assert table.record.seats[0].home == "founder-2"
+    (refused,) = table.apply("carol", "start")
+    assert refused.reason == "only the host starts the game"
+    assert table.kinds(table.apply("founder-2", "start")) == ["started"]
+
+
 def test_a_claim_for_someone_elses_key_is_refused() -> None:
     table = seated()
     mallory = Identity.ephemeral()
