@@ -94,10 +94,15 @@ async def host(
     """Found a table, take seat 0, start when every seat is taken, play to the end.
 
     ``bots`` bot peers are started on this machine as separate processes to fill seats. ``ui`` runs
-    beside the game on the same loop; when it returns (the player quit) the session ends.
+    beside the game on the same loop; when it returns (the player quit) the session ends. A founder
+    whose kdm died runs the same command again: if their table still plays on the LAN, they go back to
+    their seat at it instead of founding another.
     """
     rules = Rules.for_table(variants)
     rules.resolve(players, options)  # a bad option is the host's mistake: say so before any network
+    ours = await _held_table_named(config, table)
+    if ours is not None:
+        return await join(config, table, ui, addresses=[f"{host}:{ours.port}" for host in ours.addresses])
     transport = await _listen(config)
     table_id = transport.node_id  # the founder's node id names the table: unique, and says where it is
     node = Node(
@@ -442,6 +447,21 @@ async def _resolve(target: str, interface: str | None) -> list[tuple[str, int]]:
     seen = ", ".join(sorted({ad.name for ad in tables})) or "none"
     wanted = f"no table named {target!r}" if target else "not exactly one table"
     raise UsageError(f"{wanted} found on the LAN (tables seen: {seen}); name one, or give HOST:PORT")
+
+
+async def _held_table_named(config: SessionConfig, name: str) -> TableAd | None:
+    """The table named ``name`` on the LAN at which this player holds a seat, if it still plays."""
+    memory = SeatMemory(config.data_dir)
+    held = memory.held() if config.keep_identity and config.advertise else {}
+    named = [table for table, seat in held.items() if seat["name"] == name]
+    if not named:
+        return None  # the usual case: nothing to look for, no time spent listening
+    tables = await _tables_for(name, config.interface)
+    ours = next((ad for ad in tables if ad.table_id in named and ad.state != "over"), None)
+    if ours is None:
+        for table in named:
+            memory.forget(table)  # gone from the LAN: do not listen for it again next time
+    return ours
 
 
 async def _tables_for(target: str, interface: str | None) -> list[TableAd]:

@@ -6,10 +6,11 @@ laptop0 hosts « kitchen »; laptop3 lists it within 3 s; laptop1 and laptop2 jo
 adds a bot (a bot added by someone who is not the table's founder). Then, the game running: a stranger on
 laptop3 is refused in one line; laptop1's process is killed and started again, and takes its seat back;
 laptop2 sleeps 30 s (SIGSTOP) and comes back to its seat; laptop1's cable is pulled for 10 s and its
-player comes back too; at last the founder's laptop dies, a new leader stands in for it and the game
-ends, the table still found by name (its new leader advertises it). The table never stalls (events go
-on being committed while a player is away), every peer ends with the same digest, and nothing the dead
-founder had committed is lost. Needs root (CI runs it).
+player comes back too; at last the founder's laptop dies: a new leader stands in for it, the table is
+still found by name (its new leader advertises it), and the founder's very same command, run again,
+takes seat 0 back. The table never stalls (events go on being committed while a player is away), the
+game ends with one digest everywhere, and nothing the dead founder had committed is lost. Needs root
+(CI runs it).
 """
 
 from __future__ import annotations
@@ -170,19 +171,23 @@ def test_a_lan_evening_with_no_flags_survives_every_kind_of_departure() -> None:
             processes.append(listing)
             (kitchen,) = [table for table in listing.summary_list() if table["name"] == "kitchen"]
             assert kitchen["table_id"] == founder and kitchen["node_id"] != founder
-            summaries = [joiners[1].summary(), joiners[2].summary()]
+            # ... and its founder, running the very same command again, goes back to seat 0 instead of
+            # founding another table.
+            back = Kdm(lan, 0, "host", "--name", "kitchen", "--players", "4", "--option", f"rounds={ROUNDS}",
+                       *PLAYER)  # fmt: skip
+            processes.append(back)
+            back.says(lambda line: line.endswith("takes seat 0 back"), "the founder back at seat 0")
+            summaries = [back.summary(), joiners[1].summary(), joiners[2].summary()]
             bot.process.wait(DEADLINE_S)
         except BaseException:
             for process in processes:  # pytest shows this when the test fails
                 print(f"--- laptop{process.laptop} ---", *process.log.lines[-40:], sep="\n")
             raise
         assert len({summary["digest"] for summary in summaries}) == 1
-        assert [summary["seat"] for summary in summaries] == [1, 2]
-        assert summaries[0]["rejoined"] is True  # a new process took the seat back
+        assert [summary["seat"] for summary in summaries] == [0, 1, 2]
+        assert summaries[0]["rejoined"] and summaries[1]["rejoined"]  # new processes took seats back
         assert all(summary["rounds"] == ROUNDS and summary["table"] == "kitchen" for summary in summaries)
-        (killed,) = committed_entries(lan.home(0))
-        survivors = committed_entries(lan.home(2))  # the player's process and the bot's
-        assert killed and len(survivors) == 2
-        assert all(
-            log[: len(killed)] == killed for log in survivors
-        )  # nothing the dead founder committed is lost
+        # laptop0 holds the killed founder's log and its new process's; laptop2 its player's and its bot's.
+        killed, *survivors = sorted(committed_entries(lan.home(0)) + committed_entries(lan.home(2)), key=len)
+        assert killed and len(survivors) == 3
+        assert all(log[: len(killed)] == killed for log in survivors)  # nothing committed by the dead is lost
