@@ -2,7 +2,7 @@
 
 Registration order (pluggy calls the plugin registered *last* first, so later ones override):
 
-1. the game mode: ``kdm.kilo`` (base Kilo de merde), unless the table picks another mode plugin
+1. the game mode: the ``kdm.kilo`` package (base Kilo de merde), unless the table picks another mode plugin
    (a module with ``KDM_MODE = True``, such as Kem's), which replaces it;
 2. the table's built-in variants, in the order of ``BUILTINS``;
 3. the table's third-party plugins, from the entry-point group ``kdm``, by name.
@@ -38,7 +38,7 @@ BASE_MODE = "kilo"
 
 #: Built-in plugins by name, in registration order, each with the modules that implement it.
 BUILTINS: dict[str, tuple[str, ...]] = {
-    "kilo": ("kdm.kilo", "kdm.bots", "kdm.calls"),
+    "kilo": ("kdm.kilo.rules", "kdm.kilo.bots", "kdm.kilo.calls"),
     "all_at_once": ("kdm.plugins.all_at_once",),
     "spoons": ("kdm.plugins.spoons",),
     "piles": ("kdm.plugins.piles",),

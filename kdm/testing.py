@@ -31,7 +31,7 @@ from kdm.cards import derive_seed, shuffled
 from kdm.deck import OpenDeck
 from kdm.engine import Effect, Engine
 from kdm.events import Close, Deal, Event, Feint, Pass, Shuffle, Slap, StartGame
-from kdm.kilo import KiloTable, kilos_zone, table
+from kdm.kilo.rules import KiloTable, kilos_zone, table
 from kdm.manager import Rules, plugin_from
 from kdm.sim import SimResult, Simulation
 

@@ -19,13 +19,13 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from kdm import kilo
 from kdm.agents import Bot, Decision
-from kdm.bots import choose_card, maybe_feint, slap_now
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction, SeatView
 from kdm.events import Event, Pass
 from kdm.hookspecs import hookimpl
+from kdm.kilo import rules as kilo
+from kdm.kilo.bots import choose_card, maybe_feint, slap_now
 from kdm.options import TableOption
 from kdm.plugins._common import needs_base_game
 from kdm.state import TableState

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kdm import kilo
 from kdm.hookspecs import hookimpl
+from kdm.kilo import rules as kilo
 from kdm.options import TableOption
 from kdm.plugins._common import needs_base_game
 from kdm.state import TableState

@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from kdm import kilo
 from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction, SeatView
 from kdm.events import Draw, Event
 from kdm.hookspecs import hookimpl
+from kdm.kilo import rules as kilo
 from kdm.plugins._common import needs_base_game
 from kdm.state import TableState
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm import kilo
 from kdm.cards import rank_of
 from kdm.deck import Knowledge
 from kdm.engine import Effect, Engine
 from kdm.hookspecs import hookimpl
+from kdm.kilo import rules as kilo
 from kdm.plugins._common import needs_base_game
 from kdm.state import TableState
 

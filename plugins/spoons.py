@@ -20,12 +20,12 @@ from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from kdm import kilo
 from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction, SeatView
 from kdm.events import Event, Slap
 from kdm.hookspecs import hookimpl
+from kdm.kilo import rules as kilo
 from kdm.options import TableOption
 from kdm.plugins._common import needs_base_game
 from kdm.state import TableState

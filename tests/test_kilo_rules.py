@@ -12,7 +12,7 @@ from kdm.cards import faces_of_ranks, full_deck
 from kdm.engine import IllegalAction
 from kdm.errors import OptionError, TableError
 from kdm.events import Pass
-from kdm.kilo import DEALT_RANKS, LEFT, PILE, RIGHT, passing_direction
+from kdm.kilo.rules import DEALT_RANKS, LEFT, PILE, RIGHT, passing_direction
 from kdm.testing import ScriptedTable
 
 # Seat 0 holds four kings (a rank combo); QH at seat 1 starts; QS at seat 2 (one pass to the left).

@@ -49,7 +49,7 @@ def test_lists_the_built_ins_first_in_registration_order(capsys: pytest.CaptureF
 def test_hooks_span_every_module_of_a_plugin(capsys: pytest.CaptureFixture[str]) -> None:
     plugins = plugins_json(capsys)
     kilo = plugins["kilo"]["hooks"]
-    # kdm_apply is in kdm.kilo, kdm_bot_decide in kdm.bots, kdm_describe in kdm.calls.
+    # kdm_apply is in kdm.kilo.rules, kdm_bot_decide in kdm.kilo.bots, kdm_describe in kdm.kilo.calls.
     assert {"kdm_apply", "kdm_bot_decide", "kdm_describe"} <= set(kilo)
     assert kilo == sorted(kilo, key=HOOK_ORDER.index)
     jokers = {"kdm_table_options", "kdm_check_table", "kdm_deck", "kdm_card_kilos"}

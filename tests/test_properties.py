@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from kdm.agents import STRATEGIES, Bot
-from kdm.bots import decide
 from kdm.cards import RANK_KILOS, derive_seed, full_deck, is_face, rank_of, suit_of
 from kdm.deck import OpenDeck
 from kdm.engine import Duty, Effect, Engine, IllegalAction
@@ -37,7 +36,8 @@ from kdm.events import (
     Slap,
     StartGame,
 )  # fmt: skip
-from kdm.kilo import PILE, is_combo, kilos_zone, table
+from kdm.kilo.bots import decide
+from kdm.kilo.rules import PILE, is_combo, kilos_zone, table
 from kdm.manager import Rules
 from kdm.sim import SimResult, Simulation, simulate
 from kdm.state import canonical

@@ -17,12 +17,13 @@ import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from kdm import cli, kilo
-from kdm.calls import GO_CALL
+from kdm import cli
 from kdm.cards import JOKER, pretty
 from kdm.engine import SeatView
 from kdm.errors import UsageError
 from kdm.events import Feint, Slap
+from kdm.kilo import rules as kilo
+from kdm.kilo.calls import GO_CALL
 from kdm.peer import local_time_ms
 from kdm.plugins.all_at_once import Go
 from kdm.plugins.spoons import Grab

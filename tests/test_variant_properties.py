@@ -26,7 +26,7 @@ from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
 from kdm.engine import Effect, Engine, IllegalAction
 from kdm.events import Close, Deal, Draw, Event, Feint, Pass, Shuffle, Slap, StartGame, TimedEvent
-from kdm.kilo import kilos_zone, table
+from kdm.kilo.rules import kilos_zone, table
 from kdm.manager import Rules
 from kdm.plugins.all_at_once import Go, Steer
 from kdm.plugins.piles import ChoosePile

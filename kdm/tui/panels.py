@@ -15,7 +15,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from kdm.cards import JOKER, RED_SUITS, pretty, suit_of
 from kdm.engine import SeatView
-from kdm.kilo import LEFT
+from kdm.kilo.rules import LEFT
 from kdm.tui import variants
 from kdm.tui.state import TableScreen
 from kdm.tui.text import packed

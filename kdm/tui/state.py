@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm.calls import GO_CALL, QUEENS_CALL
 from kdm.cards import pretty
 from kdm.engine import SeatView
 from kdm.events import Feint, Pass, Slap
-from kdm.kilo import NAME as KILO
-from kdm.kilo import KiloView
+from kdm.kilo.calls import GO_CALL, QUEENS_CALL
+from kdm.kilo.rules import NAME as KILO
+from kdm.kilo.rules import KiloView
 from kdm.peer import Peer, local_time_ms
 from kdm.record import FULL, PLAYING, Notice
 from kdm.tui import variants

@@ -16,7 +16,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from kdm.cards import pretty
 from kdm.engine import SeatView
-from kdm.kilo import NAME as KILO
+from kdm.kilo.rules import NAME as KILO
 from kdm.peer import local_time_ms
 from kdm.plugins.all_at_once import NAME as ALL_AT_ONCE
 from kdm.plugins.marathon import NAME as MARATHON

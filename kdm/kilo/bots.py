@@ -17,8 +17,8 @@ from kdm.cards import full_deck, rank_of, suit_of
 from kdm.engine import SeatView
 from kdm.events import Feint, Pass, Slap
 from kdm.hookspecs import hookimpl
-from kdm.kilo import HAND, KiloView, is_combo
-from kdm.kilo import NAME as KILO
+from kdm.kilo.rules import HAND, KiloView, is_combo
+from kdm.kilo.rules import NAME as KILO
 
 #: A greedy bot that passes this many times without getting closer to a combo changes its target.
 STUCK_PASSES = 3
