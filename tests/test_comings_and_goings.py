@@ -151,6 +151,7 @@ def test_a_leader_that_slept_takes_no_seat_from_the_players_it_stopped_hearing(t
 
 
 def test_a_joiner_that_lacks_the_tables_house_rule_is_told_which_in_one_line(tmp_path: Path) -> None:
+    assert "lightaces" in installed_plugins(), "the example plugin is installed by make test: run it so"
     host, host_out = start(
         "host", "--players", "3", "--variant", "lightaces", "--no-advertise", *bot_player(tmp_path, 0),
     )  # fmt: skip
