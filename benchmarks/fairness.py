@@ -20,7 +20,7 @@ import argparse
 import json
 import random
 
-from kdm.events import Slap
+from kdm.kilo.events import Slap
 from kdm.net.clock import ClockEstimator, ClockSample
 from kdm.testing import ScriptedTable
 

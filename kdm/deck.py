@@ -19,7 +19,7 @@ from typing import Any
 
 from kdm.cards import shuffled
 from kdm.engine import Duty, Effect
-from kdm.events import Announce, Draw, Event, ShowHand
+from kdm.events import Event
 from kdm.state import TableState
 
 #: The ``kdm_reveal`` hook: the event a plugin builds for its own reveal duty, or None.
@@ -87,25 +87,8 @@ class OpenDeck:
                 faces[token] = face
         return Knowledge(faces, tuple(self.notes.get(seat, ())))
 
-    def fulfil(self, duty: Duty, state: TableState, reveal: Reveal | None = None) -> Event | None:
-        """The event that fulfils a reveal duty (announce, show a hand, draw), or what the table's
-        plugins build for their own duties from the faces known here (``reveal``: the ``kdm_reveal``
-        hook), or None."""
-        if duty.kind == "announce":
-            wanted = duty.cards[0]
-            for seat, hand in enumerate(state.hands):
-                if any(self.faces[t] == wanted for t in hand):
-                    return Announce(seat=seat, card=wanted)
-            raise LookupError(f"nobody holds {wanted}")
-        if duty.kind == "show_hand":
-            assert duty.seat is not None
-            tokens = tuple(state.hands[duty.seat])
-            return ShowHand(seat=duty.seat, tokens=tokens, cards=tuple(self.faces[t] for t in tokens))
-        if duty.kind == "draw":
-            assert duty.seat is not None
-            token = duty.tokens[0]
-            return Draw(seat=duty.seat, token=token, card=self.faces[token])
-        if reveal is None:
-            return None
+    def fulfil(self, duty: Duty, state: TableState, reveal: Reveal) -> Event | None:
+        """The event that fulfils a reveal duty, as the table's game builds it from the faces known here
+        (``reveal``: the ``kdm_reveal`` hook), or None."""
         event: Event | None = reveal(duty=duty, state=state, faces=self.faces)
         return event

@@ -1,8 +1,10 @@
-"""Every event the rules engine applies, and their plain-data form for the log.
+"""What an event is, the events every table knows, and their plain-data form for the log.
 
 Events are frozen dataclasses with a ``kind``; their fields are msgpack-friendly (ints, floats, str,
-bytes, tuples of those). The base game's events are here; a plugin that brings new actions (a spoon grab,
-a Kem's call) registers its own classes through ``kdm_event_types`` and they go through the same codec.
+bytes, tuples of those). The core knows only the seeded events (a game's start, a deal, a reshuffle,
+from seeds the table agreed); a game brings its own (the base game's are in ``kdm.kilo.events``, a
+spoon grab or a Kem's call in their plugins) through ``kdm_event_types``, and they go through the same
+codec.
 
 Times are milliseconds. ``t_sync`` is a press time on the table's agreed clock; ``rt`` is the time from the
 moment the ``trigger`` event (by its sequence number) was shown on the player's screen to the press, on the
@@ -60,74 +62,15 @@ class Shuffle(Event):
     seed: bytes
 
 
-@dataclass(frozen=True)
-class Announce(Event):
-    """``seat`` declares that it holds ``card`` (the queens' calls at the start of a round)."""
-
-    kind: ClassVar[str] = "announce"
-    seat: int
-    card: str
-
-
-@dataclass(frozen=True)
-class Pass(Event):
-    """``seat`` passes its card ``token`` face down to the next player."""
-
-    kind: ClassVar[str] = "pass"
-    seat: int
-    token: int
-
-
-@dataclass(frozen=True)
-class Slap(TimedEvent):
-    """``seat`` slaps the pile."""
-
-    kind: ClassVar[str] = "slap"
-
-
-@dataclass(frozen=True)
-class Feint(TimedEvent):
-    """``seat`` makes the slapping gesture without touching the pile."""
-
-    kind: ClassVar[str] = "feint"
-
-
-@dataclass(frozen=True)
-class Close(Event):
-    """The open window's time is up (proposed by the leader ``slap_timeout_ms`` after it opened)."""
-
-    kind: ClassVar[str] = "close"
-
-
-@dataclass(frozen=True)
-class ShowHand(Event):
-    """``seat`` turns its hand face up: ``cards[i]`` is the face of ``tokens[i]``."""
-
-    kind: ClassVar[str] = "show_hand"
-    seat: int
-    tokens: tuple[int, ...]
-    cards: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Draw(Event):
-    """``seat`` takes ``token`` from the top of a pile and lays it face up: it is ``card``."""
-
-    kind: ClassVar[str] = "draw"
-    seat: int
-    token: int
-    card: str
-
-
-BASE_EVENTS: tuple[type[Event], ...] = (
-    StartGame, Deal, Shuffle, Announce, Pass, Slap, Feint, Close, ShowHand, Draw,
-)  # fmt: skip
+#: The events every table knows: the seeded ones the record applies once every seat has revealed its
+#: nonce (DESIGN 5.5). A game brings its own through ``kdm_event_types``.
+SEEDED_EVENTS: tuple[type[Event], ...] = (StartGame, Deal, Shuffle)
 
 
 class EventCodec:
     """Turns events into plain dicts and back, checking kinds and field types."""
 
-    def __init__(self, event_types: Iterable[type[Event]] = BASE_EVENTS) -> None:
+    def __init__(self, event_types: Iterable[type[Event]] = SEEDED_EVENTS) -> None:
         self._types: dict[str, type[Event]] = {}
         self._fields: dict[str, dict[str, Any]] = {}
         for event_type in event_types:

@@ -154,11 +154,14 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
 
 @hookspec(firstresult=True)
 def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event | None:
-    """The event that fulfils ``duty`` when only a process that knows faces can build it (a card
-    turned face up, a hand checked at the deal, two cards shown to one player), or None.
+    """The event that fulfils ``duty`` when only a process that knows faces can build it (who holds
+    the Queen of hearts, a hand turned up, a card drawn, a hand checked at the deal, two cards shown to
+    one player), or None when the faces it needs are not known here.
 
-    ``faces`` are the faces the fulfilling process knows. ``firstresult``. Asked by the drivers for a
-    duty the deck itself does not fulfil (the base game's ``announce``, ``show_hand`` and ``draw``).
+    ``faces`` are the faces the fulfilling process knows. ``firstresult``. Asked by the drivers for
+    every duty that is neither a seed nor a timer; a duty of no seat in particular (the base game's
+    ``announce``) is fulfilled by the seat the event names. The base game answers for ``announce``,
+    ``show_hand`` and ``draw``, Kem's for its own; a game mode answers for every duty it awaits.
     """
     raise NotImplementedError
 

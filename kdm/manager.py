@@ -29,7 +29,7 @@ import pluggy
 
 from kdm import __version__, hookspecs
 from kdm.errors import PluginError, TableError
-from kdm.events import BASE_EVENTS, EventCodec
+from kdm.events import SEEDED_EVENTS, EventCodec
 from kdm.options import TableOption, resolve_options
 
 ENTRY_POINT_GROUP = "kdm"
@@ -143,7 +143,7 @@ class Rules:
         except pluggy.PluginValidationError as error:
             raise PluginError(f"plugin {error.plugin!r} implements an unknown hook: {error}") from None
         self.hook: Any = self.manager.hook
-        self.codec = EventCodec(BASE_EVENTS)
+        self.codec = EventCodec(SEEDED_EVENTS)
         for event_types in self.hook.kdm_event_types():
             for event_type in event_types:
                 self.codec.register(event_type)

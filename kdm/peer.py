@@ -30,7 +30,7 @@ from nacl.public import Box, PrivateKey, PublicKey
 from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge, OpenDeck, PrivateNote
 from kdm.engine import Duty, SeatView
-from kdm.events import Announce, Event, TimedEvent
+from kdm.events import Event, TimedEvent
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
 from kdm.record import NO_TABLE_YET, SEEDED_DUTIES, Notice, TableRecord, commitment
@@ -396,16 +396,14 @@ class Peer:
                 return
             agent.owed.add(key)
             self.propose("reveal", agent, k=record.shuffles, nonce=nonce, next=agent.fresh_commitment())
-        elif duty.kind == "announce":
-            key = ("announce", state.seq)
-            holds = any(self.deck.faces.get(t) == duty.cards[0] for t in state.hands[agent.seat])
-            if holds and key not in agent.owed:
-                agent.owed.add(key)
-                self.act(Announce(seat=agent.seat, card=duty.cards[0]), agent)
-        elif duty.seat == agent.seat:
+        elif duty.seat in (None, agent.seat):
+            # A reveal: what the game builds from the faces known here (kdm_reveal). A duty of nobody's
+            # in particular (who holds the Queen of hearts?) is the business of the seat it names.
             key = (duty.kind, state.seq)
+            if key in agent.owed:
+                return
             event = self.deck.fulfil(duty, state, self.record.rules.hook.kdm_reveal)
-            if event is not None and key not in agent.owed:
+            if event is not None and getattr(event, "seat", None) == agent.seat:
                 agent.owed.add(key)
                 self.act(event, agent)
 

@@ -30,7 +30,8 @@ import pytest
 from kdm.cards import derive_seed, shuffled
 from kdm.deck import OpenDeck
 from kdm.engine import Effect, Engine
-from kdm.events import Close, Deal, Event, Feint, Pass, Shuffle, Slap, StartGame
+from kdm.events import Deal, Event, Shuffle, StartGame
+from kdm.kilo.events import Close, Feint, Pass, Slap
 from kdm.kilo.rules import KiloTable, kilos_zone, table
 from kdm.manager import Rules, plugin_from
 from kdm.sim import SimResult, Simulation

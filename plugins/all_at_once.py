@@ -22,10 +22,11 @@ from typing import Any, ClassVar
 from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction, SeatView
-from kdm.events import Event, Pass
+from kdm.events import Event
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
 from kdm.kilo.bots import choose_card, maybe_feint, slap_now
+from kdm.kilo.events import Pass
 from kdm.options import TableOption
 from kdm.plugins._common import needs_base_game
 from kdm.state import TableState

@@ -30,8 +30,9 @@ from typing import Any
 
 from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of
 from kdm.engine import Duty, Effect, Engine, IllegalAction, effective_time
-from kdm.events import Close, Deal, Event, ShowHand, Shuffle
+from kdm.events import Deal, Event, Shuffle
 from kdm.hookspecs import hookimpl
+from kdm.kilo.events import Close, ShowHand
 from kdm.options import TableOption
 from kdm.plugins.kems_events import (
     EVENTS,
@@ -195,7 +196,9 @@ def kdm_table_options() -> list[TableOption]:
 
 @hookimpl
 def kdm_event_types() -> list[type[Event]]:
-    return list(EVENTS)
+    # A call window's close and a hand turned up are the base game's events, borrowed: Kem's replaces the
+    # base game, so nothing registers them at its tables but Kem's itself.
+    return [*EVENTS, Close, ShowHand]
 
 
 @hookimpl
@@ -780,6 +783,9 @@ def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event
         return Redraw(seat=seat, tokens=tuple(triple), cards=tuple(faces[t] for t in triple))
     if duty.kind == "turn":
         return Turn(seat=seat, tokens=duty.tokens, cards=tuple(faces[t] for t in duty.tokens))
+    if duty.kind == "show_hand":  # a call asks for a whole hand: it is shown as it is
+        shown = tuple(state.hands[seat])
+        return ShowHand(seat=seat, tokens=shown, cards=tuple(faces[t] for t in shown))
     if duty.kind == "answer_contre":
         hand = state.hands[seat]
         cards = tuple(faces[t] for t in hand)

@@ -16,9 +16,10 @@ from typing import Any, ClassVar
 from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction, SeatView
-from kdm.events import Draw, Event
+from kdm.events import Event
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
+from kdm.kilo.events import Draw
 from kdm.plugins._common import needs_base_game
 from kdm.state import TableState
 

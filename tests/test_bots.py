@@ -4,8 +4,8 @@ react to slaps with seeded reaction times, feint, and are sometimes fooled."""
 from __future__ import annotations
 
 from kdm.agents import Bot, Profile
-from kdm.events import Feint, Pass, Slap
 from kdm.kilo.bots import decide, greedy_pass
+from kdm.kilo.events import Feint, Pass, Slap
 from kdm.sim import Simulation
 from kdm.testing import ScriptedTable
 

@@ -1,24 +1,13 @@
-"""The event codec: every base event round-trips through msgpack; a malformed one is refused with a reason."""
+"""The event codec: the seeded events and the base game's round-trip through msgpack; a malformed one is
+refused with a reason."""
 
 from __future__ import annotations
 
 import msgpack
 import pytest
 
-from kdm.events import (
-    BASE_EVENTS,
-    Announce,
-    Close,
-    Deal,
-    Draw,
-    EventCodec,
-    Feint,
-    Pass,
-    ShowHand,
-    Shuffle,
-    Slap,
-    StartGame,
-)  # fmt: skip
+from kdm.events import SEEDED_EVENTS, Deal, EventCodec, Shuffle, StartGame
+from kdm.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, ShowHand, Slap
 
 SAMPLES = [
     StartGame(seed=b"\x00" * 32),
@@ -35,15 +24,25 @@ SAMPLES = [
 ]
 
 
-def test_every_base_event_has_a_sample() -> None:
-    assert {type(e) for e in SAMPLES} == set(BASE_EVENTS)
+def codec() -> EventCodec:
+    """The codec of a base-game table: the seeded events, and the base game's."""
+    return EventCodec([*SEEDED_EVENTS, *EVENTS])
+
+
+def test_every_event_of_a_base_game_table_has_a_sample() -> None:
+    assert {type(e) for e in SAMPLES} == {*SEEDED_EVENTS, *EVENTS}
+
+
+def test_the_core_knows_no_game_event() -> None:
+    with pytest.raises(ValueError, match="unknown event kind 'pass'"):
+        EventCodec().decode({"kind": "pass", "seat": 1, "token": 2})
 
 
 @pytest.mark.parametrize("event", SAMPLES, ids=lambda e: e.kind)
 def test_round_trip_through_msgpack(event: object) -> None:
-    codec = EventCodec()
-    wire = msgpack.packb(codec.encode(event), use_bin_type=True)  # type: ignore[arg-type]
-    assert codec.decode(msgpack.unpackb(wire, raw=False)) == event
+    table = codec()
+    wire = msgpack.packb(table.encode(event), use_bin_type=True)  # type: ignore[arg-type]
+    assert table.decode(msgpack.unpackb(wire, raw=False)) == event
 
 
 @pytest.mark.parametrize(
@@ -63,7 +62,7 @@ def test_round_trip_through_msgpack(event: object) -> None:
 )
 def test_malformed_events_are_refused_with_a_reason(data: dict[str, object], reason: str) -> None:
     with pytest.raises(ValueError) as error:
-        EventCodec().decode(data)
+        codec().decode(data)
     assert reason in str(error.value)
 
 
@@ -78,4 +77,4 @@ def test_two_classes_cannot_claim_one_kind() -> None:
         kind: ClassVar[str] = "pass"
 
     with pytest.raises(ValueError, match="two event classes claim kind 'pass'"):
-        EventCodec().register(Impostor)
+        codec().register(Impostor)

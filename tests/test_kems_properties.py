@@ -28,7 +28,8 @@ from kdm.agents import Bot
 from kdm.cards import derive_seed, is_face
 from kdm.deck import OpenDeck, PrivateNote
 from kdm.engine import Duty, Effect, Engine, IllegalAction
-from kdm.events import Close, Event, ShowHand, TimedEvent
+from kdm.events import Event, TimedEvent
+from kdm.kilo.events import Close, ShowHand
 from kdm.manager import Rules
 from kdm.plugins.kems import (
     BIN,
@@ -274,7 +275,7 @@ class KemsDriver:
             if not is_four_of_a_kind([self.deck.faces[t] for t in hand]):
                 two = self.data.draw(st.lists(st.sampled_from(hand), min_size=2, max_size=2, unique=True))
                 return ShowTwo(seat=duty.seat, tokens=tuple(two))
-        event = self.deck.fulfil(duty, self.state) or self.reveal(
+        event = self.deck.fulfil(duty, self.state, self.engine.rules.hook.kdm_reveal) or self.reveal(
             duty=duty, state=self.state, faces=self.deck.faces
         )
         assert event is not None, f"nothing fulfils {duty}"

@@ -23,7 +23,8 @@ from kdm.cards import derive_seed, faces_of_ranks, full_deck, is_face, rank_of, 
 from kdm.deck import PrivateNote
 from kdm.engine import Duty, Effect, IllegalAction
 from kdm.errors import OptionError, TableError
-from kdm.events import Close, Deal, Event, ShowHand, Shuffle
+from kdm.events import Deal, Event, Shuffle
+from kdm.kilo.events import Close, ShowHand
 from kdm.plugins.kems import BIN, GESTURES, TABLE, TALON, deck_faces, kems
 from kdm.plugins.kems_events import (
     Call,

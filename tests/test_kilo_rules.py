@@ -11,7 +11,7 @@ import pytest
 from kdm.cards import faces_of_ranks, full_deck
 from kdm.engine import IllegalAction
 from kdm.errors import OptionError, TableError
-from kdm.events import Pass
+from kdm.kilo.events import Pass
 from kdm.kilo.rules import DEALT_RANKS, LEFT, PILE, RIGHT, passing_direction
 from kdm.testing import ScriptedTable
 

@@ -23,20 +23,9 @@ from kdm.agents import STRATEGIES, Bot
 from kdm.cards import RANK_KILOS, derive_seed, full_deck, is_face, rank_of, suit_of
 from kdm.deck import OpenDeck
 from kdm.engine import Duty, Effect, Engine, IllegalAction
-from kdm.events import (
-    Announce,
-    Close,
-    Deal,
-    Draw,
-    Event,
-    Feint,
-    Pass,
-    ShowHand,
-    Shuffle,
-    Slap,
-    StartGame,
-)  # fmt: skip
+from kdm.events import Deal, Event, Shuffle, StartGame
 from kdm.kilo.bots import decide
+from kdm.kilo.events import Announce, Close, Draw, Feint, Pass, ShowHand, Slap
 from kdm.kilo.rules import PILE, is_combo, kilos_zone, table
 from kdm.manager import Rules
 from kdm.sim import SimResult, Simulation, simulate
@@ -157,7 +146,7 @@ class Driver:
         seeded = SEEDED.get(duty.kind)
         if seeded is not None:
             return seeded(seed=derive_seed(self.seed, duty.kind, self.state.seq))
-        fulfilled = self.deck.fulfil(duty, self.state)
+        fulfilled = self.deck.fulfil(duty, self.state, self.engine.rules.hook.kdm_reveal)
         assert fulfilled is not None, duty
         return fulfilled
 

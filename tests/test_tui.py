@@ -28,7 +28,8 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from kdm.agents import Bot
 from kdm.errors import UsageError
-from kdm.events import Event, Feint, Pass, Slap
+from kdm.events import Event
+from kdm.kilo.events import Feint, Pass, Slap
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
 from kdm.tui.app import TableApp

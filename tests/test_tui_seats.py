@@ -18,8 +18,8 @@ import pytest
 
 from kdm import session
 from kdm.agents import Bot
-from kdm.events import Feint
 from kdm.identity import Identity
+from kdm.kilo.events import Feint
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
 from kdm.record import Notice

@@ -21,9 +21,9 @@ from kdm import cli
 from kdm.cards import JOKER, pretty
 from kdm.engine import SeatView
 from kdm.errors import UsageError
-from kdm.events import Feint, Slap
 from kdm.kilo import rules as kilo
 from kdm.kilo.calls import GO_CALL
+from kdm.kilo.events import Feint, Slap
 from kdm.peer import local_time_ms
 from kdm.plugins.all_at_once import Go
 from kdm.plugins.spoons import Grab

@@ -25,7 +25,8 @@ from kdm.agents import Bot
 from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
 from kdm.engine import Effect, Engine, IllegalAction
-from kdm.events import Close, Deal, Draw, Event, Feint, Pass, Shuffle, Slap, StartGame, TimedEvent
+from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
+from kdm.kilo.events import Close, Draw, Feint, Pass, Slap
 from kdm.kilo.rules import kilos_zone, table
 from kdm.manager import Rules
 from kdm.plugins.all_at_once import Go, Steer
@@ -121,7 +122,11 @@ class VariantDriver:
                 duty = now[0]
                 seeded = SEEDED.get(duty.kind)
                 event = seeded(seed=derive_seed(self.seed, duty.kind, self.state.seq)) if seeded else None
-                self.offer(event or self.deck.fulfil(duty, self.state) or self.junk())
+                self.offer(
+                    event
+                    or self.deck.fulfil(duty, self.state, self.engine.rules.hook.kdm_reveal)
+                    or self.junk()
+                )
             elif choice == "timer" and timers:
                 self.offer(self.rules.codec.decode({"kind": draw(st.sampled_from(timers)).kind}))
             elif choice in ("bot", "duty"):

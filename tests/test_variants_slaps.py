@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kdm.engine import IllegalAction
-from kdm.events import Draw
+from kdm.kilo.events import Draw
 from kdm.testing import ScriptedTable
 
 KINGS_AT_0 = [

@@ -15,8 +15,8 @@ from typing import Any
 from kdm.agents import Bot, Decision
 from kdm.cards import full_deck, rank_of, suit_of
 from kdm.engine import SeatView
-from kdm.events import Feint, Pass, Slap
 from kdm.hookspecs import hookimpl
+from kdm.kilo.events import Feint, Pass, Slap
 from kdm.kilo.rules import HAND, KiloView, is_combo
 from kdm.kilo.rules import NAME as KILO
 

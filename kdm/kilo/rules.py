@@ -13,7 +13,7 @@ after a flush with ``flush_to=shuffle``) → ``dealing`` for the next round, or 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,21 +21,9 @@ from kdm.cards import RANK_KILOS, faces_of_ranks, full_deck, is_face, rank_of, s
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction
 from kdm.engine import effective_time as engine_effective_time
-from kdm.events import (
-    Announce,
-    Close,
-    Deal,
-    Draw,
-    Event,
-    Feint,
-    Pass,
-    ShowHand,
-    Shuffle,
-    Slap,
-    StartGame,
-    TimedEvent,
-)  # fmt: skip
+from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
 from kdm.hookspecs import hookimpl
+from kdm.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, ShowHand, Slap
 from kdm.options import TableOption
 from kdm.state import TableState
 
@@ -112,6 +100,11 @@ def kilos_zone(seat: int) -> str:
 
 
 # --- set-up ---------------------------------------------------------------------------------------
+
+
+@hookimpl
+def kdm_event_types() -> list[type[Event]]:
+    return list(EVENTS)
 
 
 @hookimpl
@@ -573,6 +566,25 @@ def kdm_game_over(state: TableState) -> bool:
 def kdm_winners(state: TableState) -> list[int]:
     fewest = min(state.scores)
     return [seat for seat, kilos in enumerate(state.scores) if kilos == fewest]
+
+
+@hookimpl
+def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event | None:
+    """The base game's reveals, from the faces known here: who holds the queen called for (the
+    announce), a hand turned up, a card drawn. None for what is not known here."""
+    if duty.kind == "announce":
+        wanted = duty.cards[0]
+        holder = next(
+            (s for s, hand in enumerate(state.hands) if any(faces.get(t) == wanted for t in hand)), None
+        )
+        return None if holder is None else Announce(seat=holder, card=wanted)
+    if duty.kind == "show_hand" and duty.seat is not None:
+        tokens = tuple(state.hands[duty.seat])
+        if all(token in faces for token in tokens):
+            return ShowHand(seat=duty.seat, tokens=tokens, cards=tuple(faces[t] for t in tokens))
+    if duty.kind == "draw" and duty.seat is not None and duty.tokens[0] in faces:
+        return Draw(seat=duty.seat, token=duty.tokens[0], card=faces[duty.tokens[0]])
+    return None
 
 
 @hookimpl

@@ -18,8 +18,8 @@ from typing import Any
 
 from kdm.cards import pretty
 from kdm.engine import SeatView
-from kdm.events import Feint, Pass, Slap
 from kdm.kilo.calls import GO_CALL, QUEENS_CALL
+from kdm.kilo.events import Feint, Pass, Slap
 from kdm.kilo.rules import NAME as KILO
 from kdm.kilo.rules import KiloView
 from kdm.peer import Peer, local_time_ms

@@ -16,7 +16,7 @@ import math
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from kdm.engine import Engine, SeatView
-from kdm.events import Slap
+from kdm.kilo.events import Slap
 from kdm.plugins.all_at_once import NAME as ALL_AT_ONCE
 from kdm.plugins.all_at_once import AllAtOnceView, Go, Steer
 from kdm.plugins.piles import NAME as PILES

@@ -1,0 +1,75 @@
+"""The base game's events: the queens' calls, passes, slaps and feints, a window's close, a hand shown,
+a card drawn (RULES 1). Registered through ``kdm_event_types`` by ``kdm.kilo.rules``; the variants that
+build on the base game use them too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from kdm.events import Event, TimedEvent
+
+__all__ = ["EVENTS", "Announce", "Close", "Draw", "Feint", "Pass", "ShowHand", "Slap"]
+
+
+@dataclass(frozen=True)
+class Announce(Event):
+    """``seat`` declares that it holds ``card`` (the queens' calls at the start of a round)."""
+
+    kind: ClassVar[str] = "announce"
+    seat: int
+    card: str
+
+
+@dataclass(frozen=True)
+class Pass(Event):
+    """``seat`` passes its card ``token`` face down to the next player."""
+
+    kind: ClassVar[str] = "pass"
+    seat: int
+    token: int
+
+
+@dataclass(frozen=True)
+class Slap(TimedEvent):
+    """``seat`` slaps the pile."""
+
+    kind: ClassVar[str] = "slap"
+
+
+@dataclass(frozen=True)
+class Feint(TimedEvent):
+    """``seat`` makes the slapping gesture without touching the pile."""
+
+    kind: ClassVar[str] = "feint"
+
+
+@dataclass(frozen=True)
+class Close(Event):
+    """The open window's time is up (proposed by the leader ``slap_timeout_ms`` after it opened)."""
+
+    kind: ClassVar[str] = "close"
+
+
+@dataclass(frozen=True)
+class ShowHand(Event):
+    """``seat`` turns its hand face up: ``cards[i]`` is the face of ``tokens[i]``."""
+
+    kind: ClassVar[str] = "show_hand"
+    seat: int
+    tokens: tuple[int, ...]
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Draw(Event):
+    """``seat`` takes ``token`` from the top of a pile and lays it face up: it is ``card``."""
+
+    kind: ClassVar[str] = "draw"
+    seat: int
+    token: int
+    card: str
+
+
+EVENTS: tuple[type[Event], ...] = (Announce, Pass, Slap, Feint, Close, ShowHand, Draw)
