@@ -21,8 +21,8 @@ import json
 import random
 
 from kdm.kilo.events import Slap
+from kdm.kilo.testing import ScriptedKilo
 from kdm.net.clock import ClockEstimator, ClockSample
-from kdm.testing import ScriptedTable
 
 KINGS = ["KH", "KS", "KD", "KC"]
 
@@ -66,7 +66,7 @@ def one_window(
         truth[seat] = reaction
         slaps.append((arrive, seat, measured, press))
     slaps.sort()
-    table = ScriptedTable(players, {"slap_timeout_ms": 60000})
+    table = ScriptedKilo(players, {"slap_timeout_ms": 60000})
     table.deal([KINGS])
     table.act(Slap(seat=0, t_sync=agreed(0, press0)))
     opener = table.seq_of("slapped", 0)

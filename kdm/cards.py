@@ -16,15 +16,6 @@ RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J"
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 JOKER = "JOKER"
 
-#: Kilos of each rank (RULES 1.1). Jokers are valued by the ``jokers`` variant.
-RANK_KILOS: dict[str, int] = {
-    **{str(n): n for n in range(2, 11)},
-    "J": 11,
-    "Q": 12,
-    "K": 13,
-    "A": 100,
-}
-
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = frozenset({"H", "D"})
 
@@ -51,9 +42,9 @@ def is_face(text: str) -> bool:
     return text == JOKER or (len(text) >= 2 and text[-1] in SUITS and text[:-1] in RANKS)
 
 
-def full_deck(jokers: int = 0) -> list[str]:
-    """The 52 faces in rank-major order, plus ``jokers`` jokers."""
-    return [face(r, s) for r in RANKS for s in SUITS] + [JOKER] * jokers
+def full_deck(joker_count: int = 0) -> list[str]:
+    """The 52 faces in rank-major order, plus ``joker_count`` jokers."""
+    return [face(r, s) for r in RANKS for s in SUITS] + [JOKER] * joker_count
 
 
 def faces_of_ranks(ranks: Iterable[str]) -> list[str]:

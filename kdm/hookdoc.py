@@ -1,4 +1,5 @@
-"""The hook reference of ``docs/plugins.md``, generated from ``kdm.hookspecs`` so that it never drifts.
+"""The hook reference of ``docs/plugins.md``, generated from the hook specs so that it never drifts: the
+core's (``kdm.hookspecs``), then those kdm's own games add (``kdm_addhooks``: ``kdm.kilo.hookspecs``).
 
 Owns the rendering of that reference (for every hook spec, in source order under the module's
 ``# --- section ---`` comments: its name, its signature, whether it is ``firstresult``, its docstring)
@@ -27,6 +28,7 @@ from typing import Any
 import pluggy
 
 from kdm import hookspecs
+from kdm.manager import added_hookspecs, installed_plugins
 
 HOOKS_START = "<!-- hooks:start -->"
 HOOKS_END = "<!-- hooks:end -->"
@@ -115,12 +117,21 @@ def _annotation(annotation: Any) -> str:
     return annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
 
 
-def render_reference(module: ModuleType = hookspecs) -> str:
-    """The markdown reference of every hook in ``module``, markers included."""
-    specs = hook_specs(module)
+def reference_modules() -> list[ModuleType]:
+    """The core's hook specs, then every hook spec module kdm's own plugins add."""
+    builtins = [info for info in installed_plugins().values() if info.builtin]
+    return [hookspecs, *added_hookspecs(builtins)]
+
+
+def render_reference(*modules: ModuleType) -> str:
+    """The markdown reference of every hook in ``modules`` (default: ``reference_modules()``), markers
+    included."""
+    modules = modules or tuple(reference_modules())
+    specs = [spec for module in modules for spec in hook_specs(module)]
+    names = ", ".join(module.__name__ for module in modules)
     out = [
         HOOKS_START,
-        f"<!-- Generated from {module.__name__} by `{WRITE_COMMAND}`: edit the hookspecs, not this. -->",
+        f"<!-- Generated from {names} by `{WRITE_COMMAND}`: edit the hookspecs, not this. -->",
         "",
         _INTRODUCTION,
         "",

@@ -1,43 +1,20 @@
-"""Every hook a rules plugin can implement. Names start with ``kdm_``.
+"""Every hook the core calls. Names start with ``kdm_``.
 
-The engine is a small generic core (seats, tokens, zones, phases, the event loop). Everything a game
-means is a plugin: the base Kilo de merde rules (``kdm.kilo``) are registered first, then the table's
-variants, then third-party house rules (see ``kdm.manager`` for the order). pluggy calls the plugin
-registered *last* first, so a variant overrides the base by implementing the same ``firstresult`` hook,
-or wraps it with ``@hookimpl(wrapper=True)``.
+The core (the engine, the table record, the peer, the simulation) is game-neutral: seats, tokens, zones,
+phases, the event loop. Everything a game means is a plugin, found through the entry-point group ``kdm``
+(``kdm.manager``): a game mode (the base Kilo de merde in ``kdm.kilo``, Kem's in ``kdm.plugins.kems``, or
+a third party's), then the table's variants and house rules. pluggy calls the plugin registered *last*
+first, so a variant overrides its game by implementing the same ``firstresult`` hook, or wraps it with
+``@hookimpl(wrapper=True)``.
 
-How the built-in variants use these hooks, so that none of them needs a special case in the core
-(each module in ``kdm.plugins`` says more):
+A game adds the hooks its own rules ask (``kdm_addhooks``, the way pytest plugins add hooks): the base
+game's are in ``kdm.kilo.hookspecs``, and its variants (``kdm.plugins``) implement those as a house
+rule of a third party would. The reference in ``docs/plugins.md`` lists both.
 
-- ``all_at_once``: registers ``Steer`` and ``Go`` (``kdm_event_types``); its ``kdm_apply`` answers
-  first for ``pass`` (which only *chooses* a card), ``steer`` and ``go`` (every chosen card moves at
-  once; the table picks from the round's agreed seed for who did not choose); ``kdm_awaiting`` asks
-  for a timer ``go`` duty with ``go_interval_ms``; every moment between GOs is a checkpoint because
-  every hand holds 4. ``kdm_bot_decide`` answers for the passing phase.
-- ``spoons``: registers ``Grab`` and refuses ``Slap``; ``kdm_window_complete`` closes the window at the
-  N-1th grab (after ``grab_grace_ms``, asked as a ``close`` timer by ``kdm_awaiting``); the base judge
-  already makes the seat without an object the loser (earlier effective time wins a race). A
-  ``kdm_bot_decide`` wrapper turns the base bots' slaps into grabs.
-- ``piles``: ``kdm_pile_zones`` cuts the pile into N-1 zones; registers ``ChoosePile``; while a loser
-  has not chosen, ``kdm_awaiting`` waits for the player, then asks for the draw from that pile; the
-  base game flushes under the pile drawn from.
-- ``jokers``: a ``kdm_deck`` wrapper adds two jokers to the pile; ``kdm_card_kilos`` values them.
-- ``seven_in_reserve``: ``kdm_draw`` keeps a first 7 in reserve (worth 0) and flushes it at the next draw.
-- ``marathon``: ``kdm_round_over`` keeps the round going after a window; ``kdm_window_judged`` bars a
-  seat that instigated a valid slap from opening another window this round.
-- ``classic``: a preset: ``KDM_REQUIRES = ("marathon",)`` and ``kdm_option_defaults``.
-
-A plugin module may set ``KDM_MODE = True`` (it is a game mode that replaces the base game) and
-``KDM_REQUIRES = ("name", ...)`` (plugins that come with it whenever a table picks it).
-
-Kem's (``kdm.plugins.kems``) is such a mode, built on the same hooks with no special case in the core:
-``kdm_table_options`` (``deck``, ``target``, ``signs``, ``spoken``, ``sweep_after_ms``, ``call_window_ms``),
-``kdm_check_table`` (4, 6 or 8 players), ``kdm_setup_table`` (talon, table and bin zones, team scores),
-``kdm_event_types`` and ``kdm_apply`` for its events, ``kdm_awaiting`` for the deal, the dealer's turns,
-the ``quiet`` and ``close`` timers and the hands shown, ``kdm_reveal`` to build the events only a
-face-knower can (a hand checked at the deal, cards turned up, a Contre answered), ``kdm_view``,
-``kdm_winners``, ``kdm_summary``, ``kdm_describe`` and ``kdm_bot_decide``. Its secret signs never enter
-the log: partners agree them with a ``PrivateNote`` (``kdm.deck``), kept beside ``Knowledge``.
+A plugin module may set ``KDM_MODE = True`` (it is a game mode: a table plays one),
+``KDM_REQUIRES = ("name", ...)`` (plugins that come with it whenever a table picks it: a variant of the
+base game requires ``kilo``) and ``KDM_MODULES = ("package.module", ...)`` (further modules of the same
+plugin, registered after it: a game's bots, its words, its views).
 """
 
 from __future__ import annotations
@@ -61,6 +38,17 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 # --- the table ------------------------------------------------------------------------------------
+
+
+@hookspec(historic=True)
+def kdm_addhooks(pluginmanager: pluggy.PluginManager) -> None:
+    """Add the hook specs this plugin's own rules call, with ``pluginmanager.add_hookspecs(module)``,
+    so that the table's other plugins can implement them (the base game adds ``kdm.kilo.hookspecs``).
+
+    **historic**: called once for every plugin as it is registered, before its other hooks are checked.
+    A game's hook names start with ``kdm_`` too and must not clash with another game's.
+    """
+    raise NotImplementedError
 
 
 @hookspec
@@ -167,97 +155,16 @@ def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event
 
 
 @hookspec(firstresult=True)
+def kdm_winners(state: TableState) -> list[int] | None:
+    """The winning seats of a finished game (ties share the win). ``firstresult``."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
 def kdm_summary(state: TableState) -> dict[str, Any] | None:
     """The game mode's part of a finished game's summary (what ``kdm sim --json`` prints beside
     ``players``, ``seed``, ``events``, ``seconds`` and ``digest``). ``firstresult``.
     """
-    raise NotImplementedError
-
-
-# --- rule details the base game asks ---------------------------------------------------------------
-
-
-@hookspec(firstresult=True)
-def kdm_deck(players: int, options: dict[str, Any]) -> tuple[list[str], list[str]] | None:
-    """``(dealt, pile)``: the faces dealt each round and the faces that form the pile. ``firstresult``."""
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def kdm_pile_zones(players: int, options: dict[str, Any]) -> list[str] | None:
-    """The names of the zones the pile is cut into when the game starts (``["pile"]`` by default),
-    in order; the shuffled pile is cut into contiguous runs of nearly equal size. ``firstresult``.
-    """
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def kdm_card_kilos(card: str, options: dict[str, Any]) -> int | None:
-    """How many kilos ``card`` weighs in front of a player. ``firstresult``."""
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def kdm_is_combo(cards: list[str], options: dict[str, Any]) -> bool | None:
-    """Whether a hand of faces is a combo (four of a rank, or of a suit). ``firstresult``."""
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def kdm_window_complete(state: TableState, window: Any) -> bool | None:
-    """Whether an open slap window closes now (every seat has slapped, by default). ``firstresult``."""
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def kdm_judge_window(state: TableState, window: Any, combo: bool) -> list[int] | None:
-    """The losers of a closed window, in the order they draw. ``combo`` says whether the first
-    slapper (by effective time) held a combo while every hand held 4. ``firstresult``.
-    """
-    raise NotImplementedError
-
-
-@hookspec
-def kdm_passing_started(state: TableState) -> None:
-    """Notification: the queens were called and passing begins (``state.turn`` is the starter, the
-    base game's ``KiloTable`` has the starter and direction). A plugin that passes otherwise may
-    change them, e.g. no one has the turn when everyone passes at once. Results are ignored.
-    """
-    raise NotImplementedError
-
-
-@hookspec
-def kdm_window_judged(state: TableState, window: Any, valid: bool, losers: list[int]) -> None:
-    """Notification: a window was just judged (``valid`` when its first slapper showed a combo at a
-    checkpoint), before anyone draws. A plugin may update its own data or the base game's, e.g.
-    bar a seat from opening another window (``KiloTable.barred``). Results are ignored.
-    """
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[Effect] | None:
-    """What a drawn card does once it is face up in front of ``seat`` (count it, or flush).
-    ``firstresult``; the token is already off the pile and its face public.
-    """
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def kdm_round_over(state: TableState) -> bool | None:
-    """Whether the round ends now that a window's draws are done. ``firstresult``."""
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def kdm_game_over(state: TableState) -> bool | None:
-    """Whether the game ends now that a round ended. ``firstresult``."""
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def kdm_winners(state: TableState) -> list[int] | None:
-    """The winning seats of a finished game (ties share the win). ``firstresult``."""
     raise NotImplementedError
 
 

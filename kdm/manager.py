@@ -1,17 +1,20 @@
 """Which rule plugins exist, and one table's plugin manager behind a typed facade.
 
+Every plugin comes from the entry-point group ``kdm``: the games and variants kdm ships are entry points
+of kdm's own distribution (``pyproject.toml``), exactly as a third party's house rule is of its own.
 Registration order (pluggy calls the plugin registered *last* first, so later ones override):
 
-1. the game mode: the ``kdm.kilo`` package (base Kilo de merde), unless the table picks another mode plugin
-   (a module with ``KDM_MODE = True``, such as Kem's), which replaces it;
-2. the table's built-in variants, in the order of ``BUILTINS``;
-3. the table's third-party plugins, from the entry-point group ``kdm``, by name.
+1. the table's game mode (a plugin whose module says ``KDM_MODE = True``): the one the table picks, or
+   the mode kdm's own distribution marks ``KDM_DEFAULT = True`` when it picks none;
+2. the table's other plugins from kdm's distribution, by name;
+3. the table's third-party plugins, by name.
 
-A plugin that requires others (``KDM_REQUIRES`` in its module, as the ``classic`` preset requires
-``marathon``) brings them to the table; a preset's option values (``kdm_option_defaults``) apply
-unless the table is given other values.
+A plugin that requires others (``KDM_REQUIRES`` in its module: a variant requires its game, the
+``classic`` preset requires ``marathon`` too) brings them to the table; a preset's option values
+(``kdm_option_defaults``) apply unless the table is given other values. ``KDM_MODULES`` names further
+modules of one plugin (a game's bots, its words), registered after its first.
 
-``KDM_DISABLE_PLUGIN_AUTOLOAD=1`` turns loading from entry points off. Every manager runs
+``KDM_DISABLE_PLUGIN_AUTOLOAD=1`` turns loading third-party entry points off. Every manager runs
 ``check_pending()``, so a misspelled hook is an error at start-up, not a silent no-op.
 """
 
@@ -27,32 +30,20 @@ from typing import Any, cast
 
 import pluggy
 
-from kdm import __version__, hookspecs
+from kdm import hookspecs
 from kdm.errors import PluginError, TableError
 from kdm.events import SEEDED_EVENTS, EventCodec
 from kdm.options import TableOption, resolve_options
 
 ENTRY_POINT_GROUP = "kdm"
 AUTOLOAD_ENV = "KDM_DISABLE_PLUGIN_AUTOLOAD"
-BASE_MODE = "kilo"
-
-#: Built-in plugins by name, in registration order, each with the modules that implement it.
-BUILTINS: dict[str, tuple[str, ...]] = {
-    "kilo": ("kdm.kilo.rules", "kdm.kilo.bots", "kdm.kilo.calls"),
-    "all_at_once": ("kdm.plugins.all_at_once",),
-    "spoons": ("kdm.plugins.spoons",),
-    "piles": ("kdm.plugins.piles",),
-    "jokers": ("kdm.plugins.jokers",),
-    "seven_in_reserve": ("kdm.plugins.seven_in_reserve",),
-    "marathon": ("kdm.plugins.marathon",),
-    "classic": ("kdm.plugins.classic",),
-    "kems": ("kdm.plugins.kems", "kdm.plugins.kems_view", "kdm.plugins.kems_bots", "kdm.plugins.kems_text"),
-}
+#: The distribution whose plugins are built in: always loaded, even with autoload off.
+OWN_DISTRIBUTION = "kdm"
 
 
 @dataclass(frozen=True)
 class PluginInfo:
-    """An installed plugin: its name, module, version, and whether it is a game mode."""
+    """An installed plugin: its name, modules, version, and whether kdm itself ships it."""
 
     name: str
     modules: tuple[ModuleType | object, ...]
@@ -61,8 +52,13 @@ class PluginInfo:
 
     @property
     def mode(self) -> bool:
-        """Whether a table plays this game (a ``KDM_MODE`` module, or the base game itself)."""
-        return self.name == BASE_MODE or bool(getattr(self.modules[0], "KDM_MODE", False))
+        """Whether a table plays this game (its module says ``KDM_MODE = True``)."""
+        return bool(getattr(self.modules[0], "KDM_MODE", False))
+
+    @property
+    def default(self) -> bool:
+        """Whether this is the game a table plays when it picks none (only kdm's own may say so)."""
+        return self.builtin and self.mode and bool(getattr(self.modules[0], "KDM_DEFAULT", False))
 
     @property
     def requires(self) -> tuple[str, ...]:
@@ -71,23 +67,33 @@ class PluginInfo:
 
 
 def installed_plugins() -> dict[str, PluginInfo]:
-    """Every plugin this machine has: the built-ins, then the ``kdm`` entry points."""
-    found: dict[str, PluginInfo] = {}
-    for name, module_names in BUILTINS.items():
-        modules = tuple(importlib.import_module(module_name) for module_name in module_names)
-        found[name] = PluginInfo(name, modules, __version__, True)
+    """Every plugin this machine has: kdm's own, then third parties', each by name."""
+    entries = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda entry: entry.name)
+    own = [entry for entry in entries if _distribution(entry) == OWN_DISTRIBUTION]
+    if not own:
+        raise PluginError("kdm's own plugins are not installed: run `pip install -e .` in kdm's checkout")
+    found = {entry.name: _load(entry, builtin=True) for entry in own}
     if os.environ.get(AUTOLOAD_ENV, "") not in ("", "0"):
         return found
-    for entry in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for entry in (entry for entry in entries if entry not in own):
         if entry.name in found:
             raise PluginError(f"plugin {entry.name!r} from {entry.value} clashes with a built-in")
-        try:
-            module = entry.load()
-        except Exception as error:  # a broken third-party plugin must not crash with a traceback
-            raise PluginError(f"plugin {entry.name!r} ({entry.value}) failed to load: {error}") from error
-        version = entry.dist.version if entry.dist is not None else "0"
-        found[entry.name] = PluginInfo(entry.name, (module,), version, False)
+        found[entry.name] = _load(entry, builtin=False)
     return found
+
+
+def _distribution(entry: metadata.EntryPoint) -> str | None:
+    return entry.dist.name if entry.dist is not None else None
+
+
+def _load(entry: metadata.EntryPoint, builtin: bool) -> PluginInfo:
+    try:
+        module = entry.load()
+        parts = tuple(importlib.import_module(name) for name in getattr(module, "KDM_MODULES", ()))
+    except Exception as error:  # a broken third-party plugin must not crash with a traceback
+        raise PluginError(f"plugin {entry.name!r} ({entry.value}) failed to load: {error}") from error
+    version = entry.dist.version if entry.dist is not None else "0"
+    return PluginInfo(entry.name, (module, *parts), version, builtin)
 
 
 def plugin_from(plugin: ModuleType | object, version: str = "0") -> PluginInfo:
@@ -98,21 +104,54 @@ def plugin_from(plugin: ModuleType | object, version: str = "0") -> PluginInfo:
     return PluginInfo(str(name).rsplit(".", 1)[-1], (plugin,), version, False)
 
 
-def table_plugins(variants: Sequence[str], installed: dict[str, PluginInfo]) -> list[PluginInfo]:
+def table_plugins(variants: Sequence[str], installed: Mapping[str, PluginInfo]) -> list[PluginInfo]:
     """The plugins of a table with these variants, in registration order."""
     wanted = _with_requirements(variants, installed)
     chosen = [installed[name] for name in wanted]
     modes = [info for info in chosen if info.mode]
     if len(modes) > 1:
-        raise TableError(f"a table plays one game: choose one of {', '.join(info.name for info in modes)}")
-    mode = modes[0] if modes else installed[BASE_MODE]
-    order = list(BUILTINS)
-    rest = [info for info in chosen if info is not mode]
-    rest.sort(key=lambda info: (not info.builtin, order.index(info.name) if info.builtin else 0, info.name))
+        raise TableError(f"a table plays one game: {_one_of(modes, chosen)}")
+    mode = modes[0] if modes else installed[default_mode(installed)]
+    rest = sorted(
+        (info for info in chosen if info is not mode), key=lambda info: (not info.builtin, info.name)
+    )
     return [mode, *rest]
 
 
-def _with_requirements(variants: Sequence[str], installed: dict[str, PluginInfo]) -> list[str]:
+def _one_of(modes: Sequence[PluginInfo], chosen: Sequence[PluginInfo]) -> str:
+    """``kems, or kilo (which jokers plays)``: each game, with the plugins that brought it."""
+    said = []
+    for mode in modes:
+        brought_by = [info.name for info in chosen if mode.name in info.requires]
+        said.append(f"{mode.name} (which {', '.join(brought_by)} plays)" if brought_by else mode.name)
+    return "choose " + ", or ".join(said)
+
+
+def added_hookspecs(plugins: Iterable[PluginInfo]) -> list[ModuleType]:
+    """The hook spec modules these plugins add (``kdm_addhooks``), in order, without making a table."""
+    added: list[ModuleType] = []
+
+    class Recorder:
+        def add_hookspecs(self, module: ModuleType) -> None:
+            added.append(module)
+
+    for info in plugins:
+        for module in info.modules:
+            add = getattr(module, "kdm_addhooks", None)
+            if add is not None:
+                add(pluginmanager=Recorder())
+    return added
+
+
+def default_mode(installed: Mapping[str, PluginInfo]) -> str:
+    """The name of the game a table plays when it picks none (kdm's own says which)."""
+    mode = next((name for name, info in installed.items() if info.default), None)
+    if mode is None:
+        raise PluginError("no game is installed: kdm's own distribution names none as the default")
+    return mode
+
+
+def _with_requirements(variants: Sequence[str], installed: Mapping[str, PluginInfo]) -> list[str]:
     """``variants`` and every plugin they require, each once, or a ``PluginError`` naming the missing."""
     wanted: dict[str, None] = {}
     pending = list(variants)
@@ -135,13 +174,18 @@ class Rules:
         self.plugins = list(plugins)
         self.manager = pluggy.PluginManager(hookspecs.PROJECT)
         self.manager.add_hookspecs(hookspecs)
+        # Each game adds the hooks its own rules call, as it is registered (before its variants are).
+        self.manager.hook.kdm_addhooks.call_historic(kwargs={"pluginmanager": self.manager})
         for info in self.plugins:
             for index, module in enumerate(info.modules):
                 self.manager.register(module, name=info.name if index == 0 else f"{info.name}.{index}")
         try:
             self.manager.check_pending()
         except pluggy.PluginValidationError as error:
-            raise PluginError(f"plugin {error.plugin!r} implements an unknown hook: {error}") from None
+            raise PluginError(
+                f"plugin {error.plugin!r} implements a hook no plugin of this table declares ({error}): "
+                "is it a house rule of another game?"
+            ) from None
         self.hook: Any = self.manager.hook
         self.codec = EventCodec(SEEDED_EVENTS)
         for event_types in self.hook.kdm_event_types():
@@ -255,14 +299,6 @@ class Rules:
             return [result for result in results if result is not None]
 
         return all_results
-
-    def is_combo(self, cards: list[str], options: dict[str, Any]) -> bool:
-        return bool(self.hook.kdm_is_combo(cards=cards, options=options))
-
-    def card_kilos(self, card: str, options: dict[str, Any]) -> int | None:
-        """What ``card`` weighs at this table, or None if no plugin weighs it."""
-        kilos: int | None = self.hook.kdm_card_kilos(card=card, options=options)
-        return kilos
 
     def describe(self, effect: dict[str, Any], lang: str = "en") -> str | None:
         text: str | None = self.hook.kdm_describe(effect=effect, lang=lang)

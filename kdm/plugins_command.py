@@ -12,15 +12,22 @@ from __future__ import annotations
 import argparse
 import json
 import textwrap
+from collections.abc import Mapping
 from typing import Any
 
 from kdm import hookspecs
 from kdm.errors import PluginError
-from kdm.manager import PluginInfo, Rules, installed_plugins
+from kdm.manager import PluginInfo, Rules, added_hookspecs, installed_plugins, table_plugins
 from kdm.options import TableOption
 
-#: Hook names in the order ``kdm/hookspecs.py`` declares them: from the table's making to its bots.
-HOOK_ORDER: tuple[str, ...] = tuple(name for name in vars(hookspecs) if name.startswith("kdm_"))
+
+def hook_order(plugins: Mapping[str, PluginInfo]) -> tuple[str, ...]:
+    """Hook names in the order their specs declare them: the core's (from the table's making to its
+    bots), then those the games add."""
+    modules = [hookspecs, *added_hookspecs(plugins.values())]
+    return tuple(name for module in modules for name in vars(module) if name.startswith("kdm_"))
+
+
 WIDTH = 100
 
 
@@ -37,7 +44,8 @@ def add_plugins_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 
 def run_plugins(args: argparse.Namespace) -> int:
-    described = [describe(info) for info in installed_plugins().values()]
+    installed = installed_plugins()
+    described = [describe(info, installed) for info in installed.values()]
     if args.json:
         print(json.dumps({"plugins": described}))
     else:
@@ -45,14 +53,16 @@ def run_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
-def describe(info: PluginInfo) -> dict[str, Any]:
+def describe(info: PluginInfo, installed: Mapping[str, PluginInfo]) -> dict[str, Any]:
     """One plugin as ``kdm plugins --json`` prints it."""
     try:
-        # Registered alone, as a table would register it: check_pending refuses a misspelled hook here too.
-        rules = Rules([info])
+        # Registered with what it requires, as a table would register it: check_pending refuses a
+        # misspelled hook here too, and a variant finds the hooks its game adds.
+        rules = Rules(table_plugins([info.name], installed))
         callers = [rules.manager.get_hookcallers(module) or [] for module in info.modules]
         hooks = {caller.name for module_callers in callers for caller in module_callers}
-        options = rules.options()
+        options = [option for option in rules.options() if option.plugin == info.name]
+        order = hook_order(installed)
     except PluginError:
         raise
     except Exception as error:  # a third-party hook that raises must not end in a traceback either
@@ -63,7 +73,7 @@ def describe(info: PluginInfo) -> dict[str, Any]:
         "builtin": info.builtin,
         "mode": info.mode,
         "requires": list(info.requires),
-        "hooks": sorted(hooks, key=_hook_rank),
+        "hooks": sorted(hooks, key=lambda name: _hook_rank(name, order)),
         "options": [_option(option) for option in options],
     }
 
@@ -106,6 +116,6 @@ def _shown(default: Any) -> str:
     return str(default)
 
 
-def _hook_rank(name: str) -> tuple[int, str]:
+def _hook_rank(name: str, order: tuple[str, ...]) -> tuple[int, str]:
     # An ``optionalhook`` implementation may name a hook kdm does not declare: it sorts last.
-    return (HOOK_ORDER.index(name) if name in HOOK_ORDER else len(HOOK_ORDER), name)
+    return (order.index(name) if name in order else len(order), name)

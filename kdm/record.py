@@ -174,8 +174,7 @@ class TableRecord:
         missing = check_plugins(plugins, self.installed)
         if missing:
             raise PluginError(missing)
-        names = [name for name in plugins if name != "kilo"]
-        rules = Rules(table_plugins(names, self.installed))
+        rules = Rules(table_plugins(list(plugins), self.installed))
         self.engine = Engine(rules, int(entry["players"]), dict(entry["options"]))
         self.listed = bool(entry.get("listed", True))
         self.name, self.host, self.players, self.plugins = (

@@ -36,22 +36,16 @@ class SimResult:
     seed: int
     events: int
     seconds: float
-    kilos: list[int]
+    #: Each seat's score, in the game's own unit.
+    scores: list[int]
     winners: list[int]
-    draws: list[dict[str, Any]] = field(default_factory=list)
     digest: str = ""
-    #: The game mode's own summary (``kdm_summary``), for modes other than Kilo de merde.
-    summary: dict[str, Any] | None = None
+    #: The game mode's own summary (``kdm_summary``).
+    summary: dict[str, Any] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
-        if self.summary is not None:
-            return {"players": self.players, "seed": self.seed, **self.summary, "events": self.events,
-                    "seconds": round(self.seconds, 4), "digest": self.digest}  # fmt: skip
-        return {
-            "players": self.players, "rounds": self.rounds, "seed": self.seed,
-            "events": self.events, "seconds": round(self.seconds, 4), "kilos": self.kilos,
-            "winners": self.winners, "draws": self.draws, "digest": self.digest,
-        }  # fmt: skip
+        return {"players": self.players, "seed": self.seed, "events": self.events,
+                "seconds": round(self.seconds, 4), **self.summary, "digest": self.digest}  # fmt: skip
 
 
 @dataclass(order=True)
@@ -84,7 +78,6 @@ class Simulation:
         self.deck = OpenDeck()
         self.now = 0.0
         self.shown: dict[int, float] = {}
-        self.draws: list[dict[str, Any]] = []
         self._plans: dict[int, _Plan] = {}
         self._queue: list[_Plan] = []
         self._timers: dict[tuple[str, int], float] = {}
@@ -109,11 +102,10 @@ class Simulation:
             seed=self.seed,
             events=state.seq,
             seconds=time.perf_counter() - started,
-            kilos=list(state.scores),
+            scores=list(state.scores),
             winners=list(engine.rules.hook.kdm_winners(state=state)),
-            draws=self.draws,
             digest=engine.digest(),
-            summary=engine.rules.hook.kdm_summary(state=state),
+            summary=engine.rules.hook.kdm_summary(state=state) or {},
         )
 
     def step(self, listener: Listener | None = None) -> None:
@@ -179,11 +171,7 @@ class Simulation:
         self.deck.observe(effects)
         wake: set[int] | None = set()
         for effect in effects:
-            kind = effect["kind"]
-            if kind == "drew":
-                self.draws.append({"round": effect["round"], "seat": effect["seat"],
-                                   "card": effect["card"], "flush": effect["flush"]})  # fmt: skip
-            elif kind == "dealt":
+            if effect["kind"] == "dealt":
                 self.shown.clear()
                 self._timers.clear()
             if wake is not None:

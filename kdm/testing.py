@@ -1,38 +1,32 @@
-"""The plugin kit: a table you can script, for rule tests, and bots-only games with any plugins.
+"""The test kit every game shares: a table you can script, and bots-only games with any plugins.
 
-    table = ScriptedTable(players=4, options={"suit_combos": False})
-    table.deal([["KH", "KS", "KD", "KC"], ...])        # faces per seat; the rest of the deal at random
-    table.slap(0, at=100); table.slap(1, at=250) ...
-    assert table.draws == [(3, "9H", False)]
+    table = ScriptedTable(players=4, variants=["kems"])
+    table.act(Deal(seed=...), settle=False); table.arrange({token: "KH", ...}); table.settle()
+    assert table.last("dealt") ...
 
-The engine never knows faces, so scripting them is the deck's business: the table applies the real
-``StartGame``/``Deal`` events and then tells its open deck which face each new token has. Everything else
-goes through ``Engine.apply`` exactly as at a real table; duties the table owes (the queens' calls, a
-shown hand, draws, reshuffles, and whatever a game mode reveals through ``kdm_reveal``) are fulfilled by
-``settle()``, which ``act`` calls after every event. Timers are never fired behind a test's back:
-``close()`` and ``fire(kind)`` do it when the test says. Another game mode (Kem's) deals with its own
-events; ``arrange`` then gives its hidden cards the faces a scenario needs.
+The engine never knows faces, so scripting them is the deck's business: the table applies real events
+and its open deck knows every face, which ``arrange`` lets a test choose for cards no event revealed.
+Everything goes through ``Engine.apply`` exactly as at a real table; duties the table owes (whatever a
+game reveals through ``kdm_reveal``, seeds for shuffles) are fulfilled by ``settle()``, which ``act``
+calls after every event. Timers are never fired behind a test's back: ``fire(kind)`` does it when the
+test says.
 
-For plugin authors (``docs/plugins.md``): ``pytest_plugins = ["kdm.testing"]`` in a ``conftest.py``
-gives the ``kdm_table`` fixture (a ``ScriptedTable`` factory); ``play`` runs a bots-only game and
-``check_cards`` checks that no card was lost or duplicated. Plugins that no distribution installs (a
-module or class with ``@hookimpl`` functions written in the test) go in ``plugins=[...]``.
+A game brings its own helpers on top: the base game's (deal these hands, slap at this time, the
+``kdm_table`` fixture for house rules) are in ``kdm.kilo.testing``. ``play`` runs a bots-only game and
+``check_places`` checks that no card lies in two places and that every public face is true. Plugins that
+no distribution installs (a module or class with ``@hookimpl`` functions written in the test) go in
+``plugins=[...]``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import pytest
-
-from kdm.cards import derive_seed, shuffled
+from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
 from kdm.engine import Effect, Engine
 from kdm.events import Deal, Event, Shuffle, StartGame
-from kdm.kilo.events import Close, Feint, Pass, Slap
-from kdm.kilo.rules import KiloTable, kilos_zone, table
 from kdm.manager import Rules, plugin_from
 from kdm.sim import SimResult, Simulation
 
@@ -59,47 +53,17 @@ class ScriptedTable:
     def state(self) -> Any:
         return self.engine.state
 
-    @property
-    def kilo(self) -> KiloTable:
-        return table(self.state)
-
     # --- setting the cards ----------------------------------------------------------------------
 
-    def start(self, pile_top: Sequence[str] = (), piles: Sequence[Sequence[str]] = ()) -> None:
-        """Form the pile; ``pile_top`` are its top faces, topmost first. When the pile is cut in
-        several (``piles`` variant), ``piles[i]`` are the top faces of pile ``i`` (``pile_top``: pile 0).
-        """
-        self.act(StartGame(seed=derive_seed(self.seed, "pile")), settle=False)
-        zones = [self.state.zones[name] for name in self.kilo.piles]
-        tops = [list(top) for top in piles] or [list(pile_top)]
-        faces = [self.deck.faces[t] for zone in zones for t in zone]
-        for face in (face for top in tops for face in top):
-            if face not in faces:
-                raise ValueError(f"{face} is not in the pile (or asked twice)")
-            faces.remove(face)
-        for index, zone in enumerate(zones):
-            # zone[-1] is the top: the wanted faces go on top in order, other faces fill in below.
-            wanted = tops[index] if index < len(tops) else []
-            if len(wanted) > len(zone):
-                raise ValueError(f"pile {index} holds only {len(zone)} cards")
-            below, faces = faces[: len(zone) - len(wanted)], faces[len(zone) - len(wanted) :]
-            self.deck.faces.update(zip(zone, below + wanted[::-1], strict=True))
+    def start(self) -> None:
+        """Start the game with a seed derived from the table's."""
+        self.act(StartGame(seed=derive_seed(self.seed, "pile")))
 
-    def deal(self, hands: Sequence[Sequence[str]] = ()) -> None:
-        """Deal a round; ``hands[seat]`` are faces for that seat (missing ones come from the rest)."""
+    def deal(self) -> None:
+        """Deal a round with a seed derived from the table's (a game's kit chooses the faces)."""
         if self.state.phase == "setup":
             self.start()
-        self.act(Deal(seed=derive_seed(self.seed, "deal", self.state.round)), settle=False)
-        pool = Counter(self.kilo.dealt)
-        for hand in hands:
-            for face in hand:
-                if pool[face] <= 0:
-                    raise ValueError(f"{face} is not dealt with {self.state.players} players (or twice)")
-                pool[face] -= 1
-        chosen = self._fill(hands, sorted(pool.elements()))
-        for tokens, faces in zip(self.state.hands, chosen, strict=True):
-            self.deck.faces.update(zip(tokens, faces, strict=True))
-        self.settle()
+        self.act(Deal(seed=derive_seed(self.seed, "deal", self.state.round)))
 
     def arrange(self, faces: Mapping[int, str]) -> None:
         """Give hidden cards the faces a scenario needs: token ``t`` gets ``faces[t]``, and the hidden
@@ -118,23 +82,6 @@ class ScriptedTable:
                     raise ValueError(f"{face} is not among the hidden cards (or asked twice)")
                 self.deck.faces[holder], self.deck.faces[token] = self.deck.faces[token], face
             fixed.add(token)
-
-    def _fill(self, hands: Sequence[Sequence[str]], rest: list[str]) -> list[list[str]]:
-        """The given hands completed from ``rest`` so that no hand the test left open is a combo:
-        a scenario gets exactly the combos it wrote down."""
-        sizes = [len(tokens) for tokens in self.state.hands]
-        for attempt in range(1000):
-            deck = shuffled(rest, derive_seed(self.seed, "fill", attempt))
-            chosen = []
-            for seat, size in enumerate(sizes):
-                given = list(hands[seat]) if seat < len(hands) else []
-                chosen.append(given + [deck.pop() for _ in range(size - len(given))])
-            open_hands = [
-                hand for seat, hand in enumerate(chosen) if seat >= len(hands) or len(hands[seat]) < size
-            ]
-            if not any(self.rules.is_combo(hand, self.state.options) for hand in open_hands):
-                return chosen
-        raise ValueError("cannot complete these hands without dealing a combo")
 
     # --- acting ---------------------------------------------------------------------------------
 
@@ -165,46 +112,6 @@ class ScriptedTable:
                 return effects
             effects += self.act(event, settle=False)
 
-    def pass_card(self, seat: int, card: str) -> list[Effect]:
-        """``seat`` passes the card with face ``card``."""
-        token = next((t for t in self.state.hands[seat] if self.deck.faces[t] == card), None)
-        if token is None:
-            raise ValueError(f"seat {seat} does not hold {card}")
-        return self.act(Pass(seat=seat, token=token))
-
-    def pass_any(self, seat: int) -> list[Effect]:
-        """``seat`` passes its first card."""
-        return self.act(Pass(seat=seat, token=self.state.hands[seat][0]))
-
-    def lap(self) -> None:
-        """Everyone passes once, from the player to move, back to the checkpoint."""
-        for _ in range(self.state.players):
-            assert self.state.turn is not None
-            self.pass_any(self.state.turn)
-
-    def slap(self, seat: int, at: float, trigger: int | None = None, rt: float | None = None) -> list[Effect]:
-        return self.act(Slap(seat=seat, t_sync=at, trigger=trigger, rt=rt))
-
-    def grab(self, seat: int, at: float, trigger: int | None = None, rt: float | None = None) -> list[Effect]:
-        """``seat`` grabs an object (``spoons``): timed like a slap."""
-        return self.event("grab", seat=seat, t_sync=at, trigger=trigger, rt=rt)
-
-    def everyone_slaps(self, first: int, reactions: dict[int, float], kind: str = "slap") -> list[Effect]:
-        """``first`` slaps (or grabs: ``kind="grab"``) at 1000 ms; each other seat in ``reactions``
-        follows, reacting to it after the given time. Returns the effects of the last one."""
-        opened = self.event(kind, seat=first, t_sync=1000.0)
-        trigger = opened[0]["seq"]
-        effects = opened
-        for seat, rt in reactions.items():
-            effects = self.event(kind, seat=seat, t_sync=0.0, trigger=trigger, rt=rt)
-        return effects
-
-    def feint(self, seat: int, at: float) -> list[Effect]:
-        return self.act(Feint(seat=seat, t_sync=at))
-
-    def close(self) -> list[Effect]:
-        return self.act(Close())
-
     def fire(self, kind: str) -> list[Effect]:
         """The table's timer ``kind`` is up (a variant's ``go``, the ``close`` of a window): apply it.
         The timer must be awaited now, as a driver would only fire a timer the table asks for."""
@@ -221,48 +128,31 @@ class ScriptedTable:
     def hand(self, seat: int) -> list[str]:
         return [self.deck.faces[t] for t in self.state.hands[seat]]
 
-    def pile(self, index: int = 0) -> list[str]:
-        """The faces of the pile (of pile ``index`` when it is cut in several), top first."""
-        return [self.deck.faces[t] for t in reversed(self.state.zones[self.kilo.piles[index]])]
-
-    def kilos(self, seat: int) -> list[str]:
-        return [self.state.faces[t] for t in self.state.zones[kilos_zone(seat)]]
-
-    @property
-    def draws(self) -> list[tuple[int, str, bool]]:
-        """Every draw so far: ``(seat, card, flushed)``."""
-        return [(e["seat"], e["card"], e["flush"]) for e in self.effects if e["kind"] == "drew"]
-
     def last(self, kind: str) -> Effect:
         """The latest effect of ``kind``."""
         return next(e for e in reversed(self.effects) if e["kind"] == kind)
 
     def seq_of(self, kind: str, seat: int) -> int:
-        """The sequence number of ``seat``'s latest slap or feint."""
+        """The sequence number of ``seat``'s latest event of ``kind`` (a slap, a call)."""
         return int(next(e["seq"] for e in reversed(self.effects) if e["kind"] == kind and e["seat"] == seat))
 
 
 # --- the kit for plugin authors -------------------------------------------------------------------------
 
 
-def check_cards(table: ScriptedTable) -> None:
-    """Assert that every card of the table lies in exactly one place and that public faces are true.
-
-    During a round the hands and zones hold the whole deck (the dealt faces and the pile's, as the
-    table's ``kdm_deck`` made them); between rounds, the pile's faces only. A game mode without
-    ``kdm_deck`` (Kem's) checks its own deck.
-    """
+def live_cards(table: ScriptedTable) -> list[int]:
+    """Every card token in a hand or a zone."""
     state = table.state
-    live = [t for hand in state.hands for t in hand] + [t for zone in state.zones.values() for t in zone]
+    return [t for hand in state.hands for t in hand] + [t for zone in state.zones.values() for t in zone]
+
+
+def check_places(table: ScriptedTable) -> None:
+    """Assert that every card of the table lies in exactly one place and that public faces are true."""
+    state = table.state
+    live = live_cards(table)
     assert len(live) == len(set(live)), "a card lies in two places"
     if state.phase == "setup":
         assert not live, "cards before the game started"
-        return
-    deck = table.rules.hook.kdm_deck(players=state.players, options=state.options)
-    if deck is not None:  # a game mode that does not declare its deck is checked for places and faces
-        dealt, pile = deck
-        expected = Counter(pile) + (Counter(dealt) if any(state.hands) else Counter())
-        assert Counter(table.deck.faces[t] for t in live) == expected, "cards were lost or made"
     for token, face in state.faces.items():
         assert table.deck.faces.get(token) == face, f"card {token} shows {face}, it is not"
 
@@ -279,24 +169,3 @@ def play(
     """A whole bots-only game at a table with these plugins, as ``kdm sim`` plays it."""
     rules = Rules.for_table(variants, [plugin_from(plugin) for plugin in plugins])
     return Simulation(players, seed, bots, options, rules=rules).run(listener)
-
-
-TableFactory = Callable[..., ScriptedTable]
-
-
-@pytest.fixture
-def kdm_table() -> Iterator[TableFactory]:
-    """A factory of scripted tables: ``kdm_table(players=4, options={...}, variants=[...], plugins=[...])``.
-
-    Each table it made is checked with ``check_cards`` when the test ends, so a plugin that loses or
-    duplicates a card fails even a test that did not look.
-    """
-    made: list[ScriptedTable] = []
-
-    def make(players: int = 4, options: dict[str, Any] | None = None, **kwargs: Any) -> ScriptedTable:
-        made.append(ScriptedTable(players, options, **kwargs))
-        return made[-1]
-
-    yield make
-    for scripted in made:
-        check_cards(scripted)

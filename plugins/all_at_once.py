@@ -28,10 +28,10 @@ from kdm.kilo import rules as kilo
 from kdm.kilo.bots import choose_card, maybe_feint, slap_now
 from kdm.kilo.events import Pass
 from kdm.options import TableOption
-from kdm.plugins._common import needs_base_game
 from kdm.state import TableState
 
 NAME = "all_at_once"
+KDM_REQUIRES = ("kilo",)  # a variant of the base game
 #: The word for the default of ``go_interval_ms``: the starter calls GO.
 STARTER = "starter"
 DIRECTIONS = {"left": kilo.LEFT, "right": kilo.RIGHT}
@@ -72,11 +72,6 @@ def kdm_table_options() -> list[TableOption]:
                     "with all_at_once, the table calls GO this often; 'starter': the starter calls it",
                     minimum=1000, maximum=60000, words=(STARTER,)),
     ]  # fmt: skip
-
-
-@hookimpl
-def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
-    return needs_base_game(NAME, plugins)
 
 
 @hookimpl

@@ -9,17 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from kdm.hookspecs import hookimpl
-from kdm.plugins._common import needs_base_game
 
 NAME = "classic"
-KDM_REQUIRES = ("marathon",)
+KDM_REQUIRES = ("kilo", "marathon")
 
 
 @hookimpl
 def kdm_option_defaults(players: int) -> dict[str, Any]:
     return {"direction": "left", "flush_to": "shuffle"}
-
-
-@hookimpl
-def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
-    return needs_base_game(NAME, plugins)

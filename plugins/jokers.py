@@ -12,9 +12,9 @@ from typing import Any
 from kdm.cards import JOKER
 from kdm.hookspecs import hookimpl
 from kdm.options import TableOption
-from kdm.plugins._common import needs_base_game
 
 NAME = "jokers"
+KDM_REQUIRES = ("kilo",)  # a variant of the base game
 JOKERS = 2
 
 
@@ -24,11 +24,6 @@ def kdm_table_options() -> list[TableOption]:
         TableOption("joker_kilos", int, 1000, "what a joker weighs (the other value in the rule text is 50)",
                     minimum=0, maximum=100000),
     ]  # fmt: skip
-
-
-@hookimpl
-def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
-    return needs_base_game(NAME, plugins)
 
 
 @hookimpl(wrapper=True)

@@ -52,6 +52,8 @@ from kdm.state import TableState
 
 NAME = "kems"
 KDM_MODE = True
+#: The rest of Kem's: what a seat sees and the summary, its bots, its words.
+KDM_MODULES = ("kdm.plugins.kems_view", "kdm.plugins.kems_bots", "kdm.plugins.kems_text")
 PLAYER_COUNTS = (4, 6, 8)
 HAND = 4
 TABLE_CARDS = 4

@@ -10,15 +10,13 @@ player holds a combo" is known when every seat has instigated a valid slap this 
 
 from __future__ import annotations
 
-from typing import Any
-
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
 from kdm.options import TableOption
-from kdm.plugins._common import needs_base_game
 from kdm.state import TableState
 
 NAME = "marathon"
+KDM_REQUIRES = ("kilo",)  # a variant of the base game
 #: The word for the default of ``marathon_max_slaps``: one window fewer than there are players.
 PLAYERS_MINUS_ONE = "n-1"
 
@@ -30,11 +28,6 @@ def kdm_table_options() -> list[TableOption]:
                     "a marathon round ends after this many slap windows ('n-1': one fewer than players)",
                     minimum=1, maximum=1000, words=(PLAYERS_MINUS_ONE,)),
     ]  # fmt: skip
-
-
-@hookimpl
-def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
-    return needs_base_game(NAME, plugins)
 
 
 def max_windows(state: TableState) -> int:

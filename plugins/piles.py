@@ -20,10 +20,10 @@ from kdm.events import Event
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
 from kdm.kilo.events import Draw
-from kdm.plugins._common import needs_base_game
 from kdm.state import TableState
 
 NAME = "piles"
+KDM_REQUIRES = ("kilo",)  # a variant of the base game
 
 
 @dataclass(frozen=True)
@@ -49,11 +49,6 @@ def piles(state: TableState) -> PilesTable:
 
 def pile_name(index: int) -> str:
     return f"pile/{index}"
-
-
-@hookimpl
-def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
-    return needs_base_game(NAME, plugins)
 
 
 @hookimpl

@@ -20,10 +20,10 @@ from kdm.deck import Knowledge
 from kdm.engine import Effect, Engine
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
-from kdm.plugins._common import needs_base_game
 from kdm.state import TableState
 
 NAME = "seven_in_reserve"
+KDM_REQUIRES = ("kilo",)  # a variant of the base game
 
 
 @dataclass
@@ -36,11 +36,6 @@ class Reserve:
 def reserve(state: TableState) -> Reserve:
     data: Reserve = state.rules[NAME]
     return data
-
-
-@hookimpl
-def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
-    return needs_base_game(NAME, plugins)
 
 
 @hookimpl

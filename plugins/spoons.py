@@ -28,10 +28,10 @@ from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
 from kdm.kilo.events import Slap
 from kdm.options import TableOption
-from kdm.plugins._common import needs_base_game
 from kdm.state import TableState
 
 NAME = "spoons"
+KDM_REQUIRES = ("kilo",)  # a variant of the base game
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ def kdm_table_options() -> list[TableOption]:
 def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -> str | None:
     if "piles" in plugins:
         return "spoons and piles both say what a slap is (grab an object, cover a pile): choose one"
-    return needs_base_game(NAME, plugins)
+    return None
 
 
 @hookimpl

@@ -6,18 +6,18 @@ from __future__ import annotations
 from kdm.agents import Bot, Profile
 from kdm.kilo.bots import decide, greedy_pass
 from kdm.kilo.events import Feint, Pass, Slap
+from kdm.kilo.testing import ScriptedKilo
 from kdm.sim import Simulation
-from kdm.testing import ScriptedTable
 
 CALM = Profile(feint_chance=0.0, fooled_chance=0.0)
 
 
-def view_of(table: ScriptedTable, seat: int):  # type: ignore[no-untyped-def]
+def view_of(table: ScriptedKilo, seat: int):  # type: ignore[no-untyped-def]
     return table.engine.view(seat, table.deck.knowledge(table.state, seat))
 
 
 def test_greedy_keeps_the_rank_it_is_closest_to_and_passes_the_least_useful_card() -> None:
-    table = ScriptedTable(4, {"suit_combos": False})
+    table = ScriptedKilo(4, {"suit_combos": False})
     table.deal(
         [
             ["QS", "JS", "2S", "JD"],
@@ -34,7 +34,7 @@ def test_greedy_keeps_the_rank_it_is_closest_to_and_passes_the_least_useful_card
 
 
 def test_greedy_goes_for_a_suit_when_suit_combos_are_on() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     table.deal(
         [
             ["QS", "JS", "2S", "JD"],
@@ -50,7 +50,7 @@ def test_greedy_goes_for_a_suit_when_suit_combos_are_on() -> None:
 
 
 def test_bots_slap_a_combo_at_the_checkpoint_and_not_before() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     table.deal([["KH", "KS", "KD", "KC"]])
     decision = decide(view_of(table, 0), Bot(0, "random", profile=CALM))
     assert decision is not None and decision.event == Slap(seat=0)
@@ -59,7 +59,7 @@ def test_bots_slap_a_combo_at_the_checkpoint_and_not_before() -> None:
 
 
 def test_bots_react_to_the_window_opener_with_their_reaction_time() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     table.deal([["KH", "KS", "KD", "KC"]])
     table.slap(0, at=100.0)
     opener = table.seq_of("slapped", 0)
@@ -70,7 +70,7 @@ def test_bots_react_to_the_window_opener_with_their_reaction_time() -> None:
 
 
 def test_the_player_to_move_passes_one_of_its_cards() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     table.deal()
     starter = table.state.turn
     decision = decide(view_of(table, starter), Bot(starter, "random", profile=CALM))
@@ -80,7 +80,7 @@ def test_the_player_to_move_passes_one_of_its_cards() -> None:
 
 
 def test_a_bot_may_be_fooled_by_a_feint_but_never_by_its_own() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     table.deal()
     table.pass_any(table.state.turn)
     table.feint(0, at=10.0)
@@ -93,7 +93,7 @@ def test_a_bot_may_be_fooled_by_a_feint_but_never_by_its_own() -> None:
 
 
 def test_a_bold_bot_feints_once_on_its_turn_then_passes() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     table.deal()
     starter = table.state.turn
     bot = Bot(starter, profile=Profile(feint_chance=1.0, fooled_chance=0.0))

@@ -22,10 +22,10 @@ def test_sim_json_has_the_contract_fields(capsys: pytest.CaptureFixture[str]) ->
     result = sim_json(capsys, "--players", "5", "--rounds", "4", "--seed", "11", "--bots", "random")
     assert list(result) == [
         "players",
-        "rounds",
         "seed",
         "events",
         "seconds",
+        "rounds",
         "kilos",
         "winners",
         "draws",

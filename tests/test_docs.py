@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from kdm import hookdoc, hookspecs
+from kdm.kilo import hookspecs as kilo_hookspecs
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -83,7 +84,13 @@ def test_the_hook_reference_is_generated_from_the_hookspecs(page: str) -> None:
 
 def test_every_hookspec_is_in_the_reference(page: str) -> None:
     # Listed by name here, not by the generator, so a generator that drops hooks fails too.
-    names = [name for name, value in vars(hookspecs).items() if name.startswith("kdm_") and callable(value)]
+    modules = (hookspecs, kilo_hookspecs)  # the core's, and those the base game adds
+    names = [
+        name
+        for m in modules
+        for name, value in vars(m).items()
+        if name.startswith("kdm_") and callable(value)
+    ]
     reference = hookdoc.generated_section(page)
     missing = [name for name in names if f"#### `{name}`" not in reference]
     assert len(names) >= 20 and not missing, f"{REGENERATE} (missing: {', '.join(missing)})"

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from kdm.cards import RANK_KILOS, rank_of
+from kdm.cards import rank_of
+from kdm.kilo.rules import RANK_KILOS
 from kdm.manager import AUTOLOAD_ENV, ENTRY_POINT_GROUP
 
 EXAMPLE = "lightaces"
@@ -58,7 +59,7 @@ def test_kdm_plugins_lists_the_example() -> None:
         "version": metadata.version("kdm-lightaces"),
         "builtin": False,
         "mode": False,
-        "requires": [],
+        "requires": ["kilo"],
         "hooks": ["kdm_table_options", "kdm_card_kilos"],
         "options": [
             {

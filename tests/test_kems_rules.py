@@ -40,7 +40,7 @@ from kdm.plugins.kems_events import (
     Turn,
 )
 from kdm.plugins.kems_view import KemsView, Signs
-from kdm.testing import ScriptedTable, check_cards
+from kdm.testing import ScriptedTable, check_places
 
 SEVENS = ["7H", "7S", "7D", "7C"]
 NINES = ["9H", "9S", "9D", "9C"]
@@ -67,7 +67,7 @@ def new_table() -> Iterator[TableMaker]:
 
     yield make
     for table in made:
-        check_cards(table)
+        check_places(table)
         state = table.state
         live = [t for hand in state.hands for t in hand] + [t for zone in state.zones.values() for t in zone]
         if live:

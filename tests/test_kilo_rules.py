@@ -13,7 +13,7 @@ from kdm.engine import IllegalAction
 from kdm.errors import OptionError, TableError
 from kdm.kilo.events import Pass
 from kdm.kilo.rules import DEALT_RANKS, LEFT, PILE, RIGHT, passing_direction
-from kdm.testing import ScriptedTable
+from kdm.kilo.testing import ScriptedKilo
 
 # Seat 0 holds four kings (a rank combo); QH at seat 1 starts; QS at seat 2 (one pass to the left).
 KINGS_AT_0 = [
@@ -24,13 +24,13 @@ KINGS_AT_0 = [
 ]
 
 
-def dealt(hands: list[list[str]] = KINGS_AT_0, players: int = 4, **options: object) -> ScriptedTable:
-    table = ScriptedTable(players, options)
+def dealt(hands: list[list[str]] = KINGS_AT_0, players: int = 4, **options: object) -> ScriptedKilo:
+    table = ScriptedKilo(players, options)
     table.deal(hands)
     return table
 
 
-def everyone_slaps(table: ScriptedTable, first: int, reactions: dict[int, float]) -> None:
+def everyone_slaps(table: ScriptedKilo, first: int, reactions: dict[int, float]) -> None:
     """``first`` slaps at 1000 ms; the others react to it after the given times."""
     table.slap(first, at=1000.0)
     trigger = table.seq_of("slapped", first)
@@ -43,7 +43,7 @@ def everyone_slaps(table: ScriptedTable, first: int, reactions: dict[int, float]
 
 @pytest.mark.parametrize("players", range(3, 11))
 def test_rule_1_1_dealt_ranks_and_pile_per_player_count(players: int) -> None:
-    table = ScriptedTable(players)
+    table = ScriptedKilo(players)
     table.deal()
     dealt_faces = sorted(face for seat in range(players) for face in table.hand(seat))
     assert dealt_faces == sorted(faces_of_ranks(DEALT_RANKS[players]))
@@ -58,9 +58,9 @@ def test_rule_1_1_three_players_deal_kings_queens_jacks() -> None:
 
 
 def test_rule_1_1_card_values() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     values = {
-        card: table.rules.card_kilos(card, table.state.options)
+        card: table.rules.hook.kdm_card_kilos(card=card, options=table.state.options)
         for card in ("2S", "10H", "JD", "QC", "KS", "AH")
     }
     assert values == {"2S": 2, "10H": 10, "JD": 11, "QC": 12, "KS": 13, "AH": 100}
@@ -348,7 +348,7 @@ def test_rule_1_2_7_feint_at_a_checkpoint_fooling_a_combo_holder_is_a_valid_slap
 
 
 def test_rule_1_2_8_loser_draws_the_top_card_face_up() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     table.start(pile_top=["AH"])
     table.deal(KINGS_AT_0)
     everyone_slaps(table, first=0, reactions={1: 150.0, 2: 300.0, 3: 200.0})
@@ -357,7 +357,7 @@ def test_rule_1_2_8_loser_draws_the_top_card_face_up() -> None:
 
 
 def test_rule_1_2_9_seven_as_first_kilo_card_counts_seven() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     table.start(pile_top=["7H"])
     table.deal(KINGS_AT_0)
     everyone_slaps(table, first=0, reactions={1: 150.0, 2: 300.0, 3: 200.0})
@@ -366,7 +366,7 @@ def test_rule_1_2_9_seven_as_first_kilo_card_counts_seven() -> None:
 
 
 def test_rule_1_2_9_seven_with_kilos_flushes_under_the_pile() -> None:
-    table = ScriptedTable(4, {"rounds": 5})
+    table = ScriptedKilo(4, {"rounds": 5})
     table.start(pile_top=["9D", "AS", "7C"])
     for _ in range(3):  # seat 2 loses three rounds: 9D, AS, then the 7C flushes both
         table.deal(KINGS_AT_0)
@@ -378,7 +378,7 @@ def test_rule_1_2_9_seven_with_kilos_flushes_under_the_pile() -> None:
 
 
 def test_rule_1_2_9_flush_to_shuffle_reshuffles_the_pile() -> None:
-    table = ScriptedTable(4, {"rounds": 5, "flush_to": "shuffle"})
+    table = ScriptedKilo(4, {"rounds": 5, "flush_to": "shuffle"})
     table.start(pile_top=["9D", "7C"])
     for _ in range(2):
         table.deal(KINGS_AT_0)
@@ -392,7 +392,7 @@ def test_rule_1_2_9_flush_to_shuffle_reshuffles_the_pile() -> None:
 
 
 def test_rule_1_2_8_empty_pile_draws_nothing() -> None:
-    table = ScriptedTable(10, {"rounds": 100})
+    table = ScriptedKilo(10, {"rounds": 100})
     table.deal()
     table.state.zones[PILE].clear()  # as if every card had been drawn
     table.pass_any(table.state.turn)  # off the checkpoint: any slap is false
@@ -407,7 +407,7 @@ def test_rule_1_2_8_empty_pile_draws_nothing() -> None:
 
 
 def test_rule_1_3_game_ends_after_rounds() -> None:
-    table = ScriptedTable(4, {"rounds": 2})
+    table = ScriptedKilo(4, {"rounds": 2})
     table.start(pile_top=["3H", "5S"])
     for _ in range(2):
         table.deal(KINGS_AT_0)
@@ -418,7 +418,7 @@ def test_rule_1_3_game_ends_after_rounds() -> None:
 
 
 def test_rule_1_3_tied_winners_share_the_win() -> None:
-    table = ScriptedTable(4, {"rounds": 2})
+    table = ScriptedKilo(4, {"rounds": 2})
     table.start(pile_top=["3H", "3S"])
     table.deal(KINGS_AT_0)
     everyone_slaps(table, first=0, reactions={1: 150.0, 2: 300.0, 3: 200.0})  # seat 2 draws 3H
@@ -427,7 +427,7 @@ def test_rule_1_3_tied_winners_share_the_win() -> None:
     assert table.last("game_over")["winners"] == [0, 1]
 
 
-def false_slap_round(table: ScriptedTable, slapper: int) -> None:
+def false_slap_round(table: ScriptedKilo, slapper: int) -> None:
     """A round where ``slapper`` slaps off the checkpoint and draws."""
     table.deal()
     table.pass_any(table.state.turn)
@@ -438,7 +438,7 @@ def false_slap_round(table: ScriptedTable, slapper: int) -> None:
 def test_rule_1_3_rounds_pile_plays_until_the_pile_is_empty() -> None:
     # 10 players: the pile is the four 7s, 10s and aces. The 7s go first, each to a seat with no kilos,
     # so nothing is flushed and the pile empties after exactly 12 rounds.
-    table = ScriptedTable(10, {"rounds": "pile"})
+    table = ScriptedKilo(10, {"rounds": "pile"})
     table.start(pile_top=["7S", "7H", "7D", "7C"])
     assert len(table.state.zones[PILE]) == 12  # 52 - 40 dealt
     rounds = 0
@@ -451,7 +451,7 @@ def test_rule_1_3_rounds_pile_plays_until_the_pile_is_empty() -> None:
 
 
 def test_rule_1_3_rounds_pile_stops_at_max_rounds_when_the_pile_cannot_empty() -> None:
-    table = ScriptedTable(3, {"rounds": "pile", "max_rounds": 5})
+    table = ScriptedKilo(3, {"rounds": "pile", "max_rounds": 5})
     while not table.engine.over:
         false_slap_round(table, 0)
     assert table.state.round == 5 and table.state.zones[PILE]
@@ -459,11 +459,11 @@ def test_rule_1_3_rounds_pile_stops_at_max_rounds_when_the_pile_cannot_empty() -
 
 def test_rule_1_3_unknown_option_and_bad_values_are_refused() -> None:
     with pytest.raises(OptionError, match="unknown option"):
-        ScriptedTable(4, {"colour": "red"})
+        ScriptedKilo(4, {"colour": "red"})
     with pytest.raises(OptionError, match="one of bottom, shuffle"):
-        ScriptedTable(4, {"flush_to": "top"})
+        ScriptedKilo(4, {"flush_to": "top"})
     with pytest.raises(TableError, match="players must be 3 to 10"):
-        ScriptedTable(2)
+        ScriptedKilo(2)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf")])

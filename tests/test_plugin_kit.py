@@ -1,5 +1,6 @@
-"""The plugin kit (``kdm.testing``): a house rule written in a test is tested in a few lines, with the
-``kdm_table`` fixture, ``play`` for bots-only games and ``check_cards`` for card conservation."""
+"""The plugin kit (``kdm.testing``, and the base game's ``kdm.kilo.testing``): a house rule written in a
+test is tested in a few lines, with the ``kdm_table`` fixture, ``play`` for bots-only games and
+``check_cards`` for card conservation."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ import pytest
 
 from kdm.events import Deal
 from kdm.hookspecs import hookimpl
+from kdm.kilo.testing import ScriptedKilo, check_cards
 from kdm.options import TableOption
-from kdm.testing import ScriptedTable, check_cards, play
+from kdm.testing import ScriptedTable, check_places, play
 
 pytest_plugins = ["pytester"]
 
@@ -33,7 +35,7 @@ class LightAces:
 
 
 def test_kit_table_with_a_plugin_written_in_the_test() -> None:
-    table = ScriptedTable(4, {"ace_kilos": 5}, plugins=[LightAces()], variants=["jokers"])
+    table = ScriptedKilo(4, {"ace_kilos": 5}, plugins=[LightAces()], variants=["jokers"])
     assert table.rules.names == ["kilo", "jokers", "lightaces"]
     table.start(pile_top=["AH", "JOKER"])
     table.deal([["KH", "KS", "KD", "KC"]])
@@ -42,7 +44,7 @@ def test_kit_table_with_a_plugin_written_in_the_test() -> None:
 
 
 def test_kit_fires_timers_only_when_told() -> None:
-    table = ScriptedTable(4, variants=["spoons"])
+    table = ScriptedKilo(4, variants=["spoons"])
     table.deal([["KH", "KS", "KD", "KC"]])
     table.everyone_slaps(0, {1: 100.0, 3: 200.0}, kind="grab")
     assert table.state.phase == "window"
@@ -57,11 +59,11 @@ def test_kit_plays_bots_only_games_with_the_plugin() -> None:
         players=5, variants=["seven_in_reserve"], options={"rounds": 3}, seed=4, plugins=[LightAces()]
     )
     again = play(5, ["seven_in_reserve"], {"rounds": 3}, 4, [LightAces()])
-    assert result.rounds == 3 and (again.digest, again.draws) == (result.digest, result.draws)
+    assert result.rounds == 3 and (again.digest, again.summary) == (result.digest, result.summary)
 
 
 def test_kit_check_cards_notices_a_lost_card() -> None:
-    table = ScriptedTable(4, variants=["piles"])
+    table = ScriptedKilo(4, variants=["piles"])
     table.deal()
     check_cards(table)
     table.state.zones["pile/1"].pop()
@@ -82,10 +84,10 @@ def test_kit_arranges_hidden_faces_and_settles_a_game_mode_s_reveals() -> None:
     assert table.state.phase == "hunt"
     with pytest.raises(ValueError, match="not a hidden card"):
         table.arrange({table.state.zones["table"][0]: "2S"})  # face up: the log knows it
-    check_cards(table)
+    check_places(table)
 
 
-AUTHOR_CONFTEST = 'pytest_plugins = ["kdm.testing"]\n'
+AUTHOR_CONFTEST = 'pytest_plugins = ["kdm.kilo.testing"]\n'
 AUTHOR_TEST = """
 from kdm.hookspecs import hookimpl
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from kdm.errors import PluginError, TableError
+from kdm.kilo.testing import ScriptedKilo
 from kdm.manager import AUTOLOAD_ENV, Rules, installed_plugins
 from kdm.sim import simulate
-from kdm.testing import ScriptedTable
 
 HOUSE_RULE = '''
 """Aces weigh 1000 kilos at this house, and the table says so in an option."""
@@ -62,12 +62,12 @@ def test_third_party_plugin_from_the_kdm_entry_point_group(house_rule: str) -> N
     option = next(o for o in rules.options() if o.name == "ace_kilos")
     assert option.plugin == house_rule and option.default == 1000
     # Registered after the base game, so its firstresult answer wins where it has one.
-    assert rules.card_kilos("AS", {"ace_kilos": 1000}) == 1000
-    assert rules.card_kilos("9S", {"ace_kilos": 1000}) == 9
+    assert rules.hook.kdm_card_kilos(card="AS", options={"ace_kilos": 1000}) == 1000
+    assert rules.hook.kdm_card_kilos(card="9S", options={"ace_kilos": 1000}) == 9
 
 
 def test_third_party_option_reaches_the_rules(house_rule: str) -> None:
-    table = ScriptedTable(4, {"ace_kilos": 50}, variants=[house_rule])
+    table = ScriptedKilo(4, {"ace_kilos": 50}, variants=[house_rule])
     table.start(pile_top=["AH"])
     table.deal([["KH", "KS", "KD", "KC"]])
     table.slap(1, at=1.0)
@@ -80,7 +80,7 @@ def test_third_party_option_reaches_the_rules(house_rule: str) -> None:
 def test_autoload_can_be_turned_off(house_rule: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(AUTOLOAD_ENV, "1")
     assert house_rule not in installed_plugins()
-    with pytest.raises(PluginError, match="unknown variant 'heavyaces'; installed plugins: kilo"):
+    with pytest.raises(PluginError, match="unknown variant 'heavyaces'; installed plugins: all_at_once, "):
         Rules.for_table([house_rule])
 
 
@@ -124,9 +124,9 @@ def test_plugin_can_refuse_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
-    ScriptedTable(4, variants=["fouronly"])
+    ScriptedKilo(4, variants=["fouronly"])
     with pytest.raises(TableError, match="fouronly needs exactly 4 players"):
-        ScriptedTable(5, variants=["fouronly"])
+        ScriptedKilo(5, variants=["fouronly"])
 
 
 def test_fast_caller_keeps_pluggy_semantics(house_rule: str) -> None:

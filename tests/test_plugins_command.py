@@ -11,9 +11,22 @@ import pytest
 
 from kdm import __version__
 from kdm.cli import main
-from kdm.manager import AUTOLOAD_ENV, BUILTINS
-from kdm.plugins_command import HOOK_ORDER
+from kdm.manager import AUTOLOAD_ENV, installed_plugins
+from kdm.plugins_command import hook_order
 from tests.test_plugins import HOUSE_RULE, install_plugin
+
+#: The plugins kdm ships, listed (and registered after a table's game) by name.
+BUILTINS = (
+    "all_at_once",
+    "classic",
+    "jokers",
+    "kems",
+    "kilo",
+    "marathon",
+    "piles",
+    "seven_in_reserve",
+    "spoons",
+)
 
 
 def plugins_json(capsys: pytest.CaptureFixture[str]) -> dict[str, dict[str, Any]]:
@@ -36,14 +49,15 @@ def third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_lists_the_built_ins_first_in_registration_order(capsys: pytest.CaptureFixture[str]) -> None:
+def test_lists_the_built_ins_first_by_name(capsys: pytest.CaptureFixture[str]) -> None:
     plugins = plugins_json(capsys)
     assert list(plugins)[: len(BUILTINS)] == list(BUILTINS)
     assert [name for name, entry in plugins.items() if entry["builtin"]] == list(BUILTINS)
     assert {entry["version"] for entry in plugins.values() if entry["builtin"]} == {__version__}
     assert plugins["kilo"]["mode"] and not any(plugins[name]["mode"] for name in ("jokers", "classic"))
-    assert plugins["classic"]["requires"] == ["marathon"]
-    assert plugins["jokers"]["requires"] == []
+    assert plugins["classic"]["requires"] == ["kilo", "marathon"]
+    assert plugins["jokers"]["requires"] == ["kilo"]
+    assert plugins["kems"]["requires"] == []
 
 
 def test_hooks_span_every_module_of_a_plugin(capsys: pytest.CaptureFixture[str]) -> None:
@@ -51,10 +65,13 @@ def test_hooks_span_every_module_of_a_plugin(capsys: pytest.CaptureFixture[str])
     kilo = plugins["kilo"]["hooks"]
     # kdm_apply is in kdm.kilo.rules, kdm_bot_decide in kdm.kilo.bots, kdm_describe in kdm.kilo.calls.
     assert {"kdm_apply", "kdm_bot_decide", "kdm_describe"} <= set(kilo)
-    assert kilo == sorted(kilo, key=HOOK_ORDER.index)
-    jokers = {"kdm_table_options", "kdm_check_table", "kdm_deck", "kdm_card_kilos"}
+    order = hook_order(installed_plugins())
+    assert kilo == sorted(kilo, key=order.index)
+    # The hooks the base game adds for its own rules come after the core's, in their specs' order.
+    assert order.index("kdm_bot_decide") < order.index("kdm_deck") < order.index("kdm_game_over")
+    jokers = {"kdm_table_options", "kdm_deck", "kdm_card_kilos"}
     assert set(plugins["jokers"]["hooks"]) == jokers
-    assert set(plugins["classic"]["hooks"]) == {"kdm_check_table", "kdm_option_defaults"}
+    assert set(plugins["classic"]["hooks"]) == {"kdm_option_defaults"}
 
 
 def test_options_are_listed_with_type_default_and_help(capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,10 +96,10 @@ def test_text_lists_each_plugin_with_its_hooks_and_options(capsys: pytest.Captur
     titles = [line for line in out.splitlines() if line and not line.startswith(" ")]
     assert [title.split()[0] for title in titles][: len(BUILTINS)] == list(BUILTINS)
     assert f"kilo {__version__} (built-in, game mode)" in titles
-    assert f"jokers {__version__} (built-in)" in titles
-    assert f"classic {__version__} (built-in, requires marathon)" in titles
-    jokers = out.split(f"jokers {__version__} (built-in)\n", 1)[1].split("\n\n", 1)[0]
-    assert "  hooks: kdm_table_options, kdm_check_table, kdm_deck, kdm_card_kilos\n" in jokers + "\n"
+    assert f"jokers {__version__} (built-in, requires kilo)" in titles
+    assert f"classic {__version__} (built-in, requires kilo, marathon)" in titles
+    jokers = out.split(f"jokers {__version__} (built-in, requires kilo)\n", 1)[1].split("\n\n", 1)[0]
+    assert "  hooks: kdm_table_options, kdm_deck, kdm_card_kilos\n" in jokers + "\n"
     assert "    joker_kilos  int  1000  what a joker weighs" in jokers
     assert "    suit_combos      bool  on " in out  # a flag's default as --option would write it
     assert all(len(line) <= 100 for line in out.splitlines() if line.startswith("  hooks:"))
@@ -109,9 +126,15 @@ def test_a_third_party_plugin_from_the_entry_point_group(
 def test_a_third_party_game_mode_and_its_requirements(
     third_party: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    install_plugin(third_party, "cmdmode", 'KDM_MODE = True\nKDM_REQUIRES = ("jokers",)\n')
+    install_plugin(third_party, "cmdextra", "")
+    install_plugin(third_party, "cmdmode", 'KDM_MODE = True\nKDM_REQUIRES = ("cmdextra",)\n')
     entry = plugins_json(capsys)["cmdmode"]
-    assert (entry["mode"], entry["requires"], entry["hooks"], entry["options"]) == (True, ["jokers"], [], [])
+    assert (entry["mode"], entry["requires"], entry["hooks"], entry["options"]) == (
+        True,
+        ["cmdextra"],
+        [],
+        [],
+    )
 
 
 def test_autoload_off_lists_the_built_ins_only(

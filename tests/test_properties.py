@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from kdm.agents import STRATEGIES, Bot
-from kdm.cards import RANK_KILOS, derive_seed, full_deck, is_face, rank_of, suit_of
+from kdm.cards import derive_seed, full_deck, is_face, rank_of, suit_of
 from kdm.deck import OpenDeck
 from kdm.engine import Duty, Effect, Engine, IllegalAction
 from kdm.events import Deal, Event, Shuffle, StartGame
 from kdm.kilo.bots import decide
 from kdm.kilo.events import Announce, Close, Draw, Feint, Pass, ShowHand, Slap
-from kdm.kilo.rules import PILE, is_combo, kilos_zone, table
+from kdm.kilo.rules import PILE, RANK_KILOS, is_combo, kilos_zone, table
 from kdm.manager import Rules
 from kdm.sim import SimResult, Simulation, simulate
 from kdm.state import canonical
@@ -415,7 +415,7 @@ def test_simulations_replay_and_repeat(
         lambda _now, applied, _effects: log.append(applied)
     )
     second = Simulation(players, seed, seat_bots(bots, players), options).run()
-    same = ("digest", "events", "kilos", "draws", "winners", "rounds")
+    same = ("digest", "events", "scores", "summary", "winners", "rounds")
     assert {name: getattr(first, name) for name in same} == {name: getattr(second, name) for name in same}
     assert len(log) == first.events
     rules = Rules.for_table()
@@ -494,13 +494,15 @@ def test_winners_have_the_fewest_kilos(
     """
     result: SimResult = simulate(players, rounds, seed, bots, options)
     assert result.rounds == rounds
-    assert all(kilos >= 0 for kilos in result.kilos)
-    assert result.winners == [seat for seat, kilos in enumerate(result.kilos) if kilos == min(result.kilos)]
-    assert all(is_face(draw["card"]) for draw in result.draws)
+    kilos, draws = result.summary["kilos"], result.summary["draws"]
+    assert kilos == result.scores and all(weight >= 0 for weight in kilos)
+    assert result.winners == [seat for seat, weight in enumerate(kilos) if weight == min(kilos)]
+    assert result.summary["winners"] == result.winners
+    assert all(is_face(draw["card"]) for draw in draws)
     in_front: list[list[str]] = [[] for _ in range(players)]
-    for draw in result.draws:
+    for draw in draws:
         flush = rank_of(draw["card"]) == "7" and bool(in_front[draw["seat"]])
         assert draw["flush"] == flush
         in_front[draw["seat"]] = [] if flush else [*in_front[draw["seat"]], draw["card"]]
-    assert result.kilos == [sum(RANK_KILOS[rank_of(card)] for card in cards) for cards in in_front]
-    hypothesis.event(f"flushes {min(2, sum(d['flush'] for d in result.draws))}")
+    assert kilos == [sum(RANK_KILOS[rank_of(card)] for card in cards) for cards in in_front]
+    hypothesis.event(f"flushes {min(2, sum(d['flush'] for d in draws))}")

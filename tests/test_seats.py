@@ -159,9 +159,9 @@ def test_a_process_back_from_a_lost_network_takes_its_seat_back_under_the_same_n
 
 
 def test_the_base_game_keeps_a_seat_in_a_slap_window() -> None:
-    from kdm.testing import ScriptedTable
+    from kdm.kilo.testing import ScriptedKilo
 
-    scripted = ScriptedTable(4)
+    scripted = ScriptedKilo(4)
     scripted.start()
     scripted.deal([["KH", "KS", "KD", "KC"], ["QH", "QS", "2H", "2S"], ["QD", "QC", "2D", "2C"],
                    ["JH", "JS", "JD", "JC"]])  # fmt: skip

@@ -12,7 +12,7 @@ import pytest
 from kdm.cards import JOKER
 from kdm.engine import IllegalAction
 from kdm.errors import OptionError
-from kdm.testing import ScriptedTable
+from kdm.kilo.testing import ScriptedKilo
 
 KINGS_AT_0 = [
     ["KH", "KS", "KD", "KC"],
@@ -24,7 +24,7 @@ KINGS_AT_0 = [
 SEAT_2_LAST = {1: 150.0, 2: 300.0, 3: 200.0}
 
 
-def lose_rounds(table: ScriptedTable, rounds: int) -> None:
+def lose_rounds(table: ScriptedKilo, rounds: int) -> None:
     """Seat 0 slaps four kings and seat 2 is the slowest, ``rounds`` times."""
     for _ in range(rounds):
         table.deal(KINGS_AT_0)
@@ -35,14 +35,14 @@ def lose_rounds(table: ScriptedTable, rounds: int) -> None:
 
 
 def test_rule_2_4_two_jokers_join_the_pile() -> None:
-    table = ScriptedTable(4, variants=["jokers"])
+    table = ScriptedKilo(4, variants=["jokers"])
     table.deal()
     assert table.pile().count(JOKER) == 2
     assert len(table.pile()) == 36 + 2
 
 
 def test_rule_2_4_a_joker_drawn_weighs_1000_by_default() -> None:
-    table = ScriptedTable(4, variants=["jokers"])
+    table = ScriptedKilo(4, variants=["jokers"])
     table.start(pile_top=[JOKER])
     lose_rounds(table, 1)
     assert table.draws == [(2, JOKER, False)]
@@ -50,16 +50,16 @@ def test_rule_2_4_a_joker_drawn_weighs_1000_by_default() -> None:
 
 
 def test_rule_2_4_joker_kilos_option_sets_the_weight() -> None:
-    table = ScriptedTable(4, {"joker_kilos": 50}, variants=["jokers"])
+    table = ScriptedKilo(4, {"joker_kilos": 50}, variants=["jokers"])
     table.start(pile_top=[JOKER, "9H"])
     lose_rounds(table, 2)
     assert table.state.scores[2] == 59
     with pytest.raises(OptionError, match="joker_kilos"):
-        ScriptedTable(4, {"joker_kilos": -1}, variants=["jokers"])
+        ScriptedKilo(4, {"joker_kilos": -1}, variants=["jokers"])
 
 
 def test_rule_2_4_a_joker_is_flushed_like_any_kilo_card() -> None:
-    table = ScriptedTable(4, {"rounds": 3}, variants=["jokers"])
+    table = ScriptedKilo(4, {"rounds": 3}, variants=["jokers"])
     table.start(pile_top=[JOKER, "7S"])
     lose_rounds(table, 2)
     assert table.draws == [(2, JOKER, False), (2, "7S", True)]
@@ -67,17 +67,17 @@ def test_rule_2_4_a_joker_is_flushed_like_any_kilo_card() -> None:
 
 
 def test_rule_2_4_without_the_variant_a_joker_cannot_be_drawn() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     table.deal()
     assert JOKER not in table.pile()
-    assert table.rules.card_kilos(JOKER, table.state.options) is None
+    assert table.rules.hook.kdm_card_kilos(card=JOKER, options=table.state.options) is None
 
 
 # --- 2.5 seven in reserve ---------------------------------------------------------------------------
 
 
 def test_rule_2_5_a_first_seven_is_kept_in_reserve_worth_nothing() -> None:
-    table = ScriptedTable(4, variants=["seven_in_reserve"])
+    table = ScriptedKilo(4, variants=["seven_in_reserve"])
     table.start(pile_top=["7H"])
     lose_rounds(table, 1)
     assert table.kilos(2) == ["7H"] and table.state.scores[2] == 0
@@ -87,7 +87,7 @@ def test_rule_2_5_a_first_seven_is_kept_in_reserve_worth_nothing() -> None:
 
 
 def test_rule_2_5_the_next_draw_and_the_reserved_seven_go_under_the_pile() -> None:
-    table = ScriptedTable(4, {"rounds": 3}, variants=["seven_in_reserve"])
+    table = ScriptedKilo(4, {"rounds": 3}, variants=["seven_in_reserve"])
     table.start(pile_top=["7H", "AS"])
     lose_rounds(table, 2)
     assert table.draws == [(2, "7H", False), (2, "AS", True)]
@@ -97,7 +97,7 @@ def test_rule_2_5_the_next_draw_and_the_reserved_seven_go_under_the_pile() -> No
 
 
 def test_rule_2_5_a_seven_onto_kilos_flushes_as_in_the_base_game() -> None:
-    table = ScriptedTable(4, {"rounds": 3}, variants=["seven_in_reserve"])
+    table = ScriptedKilo(4, {"rounds": 3}, variants=["seven_in_reserve"])
     table.start(pile_top=["9D", "7C"])
     lose_rounds(table, 2)
     assert table.draws == [(2, "9D", False), (2, "7C", True)]
@@ -105,7 +105,7 @@ def test_rule_2_5_a_seven_onto_kilos_flushes_as_in_the_base_game() -> None:
 
 
 def test_rule_2_5_a_seven_right_after_a_flush_is_a_first_seven_again() -> None:
-    table = ScriptedTable(4, {"rounds": 4}, variants=["seven_in_reserve"])
+    table = ScriptedKilo(4, {"rounds": 4}, variants=["seven_in_reserve"])
     table.start(pile_top=["9D", "7C", "7D"])
     lose_rounds(table, 3)
     assert table.draws == [(2, "9D", False), (2, "7C", True), (2, "7D", False)]
@@ -113,21 +113,21 @@ def test_rule_2_5_a_seven_right_after_a_flush_is_a_first_seven_again() -> None:
 
 
 def test_rule_2_5_a_seven_drawn_onto_a_reserved_seven_flushes_both() -> None:
-    table = ScriptedTable(4, {"rounds": 3}, variants=["seven_in_reserve"])
+    table = ScriptedKilo(4, {"rounds": 3}, variants=["seven_in_reserve"])
     table.start(pile_top=["7H", "7S"])
     lose_rounds(table, 2)
     assert table.draws == [(2, "7H", False), (2, "7S", True)] and table.kilos(2) == []
 
 
 def test_rule_2_5_the_reserve_flush_follows_flush_to_shuffle() -> None:
-    table = ScriptedTable(4, {"rounds": 3, "flush_to": "shuffle"}, variants=["seven_in_reserve"])
+    table = ScriptedKilo(4, {"rounds": 3, "flush_to": "shuffle"}, variants=["seven_in_reserve"])
     table.start(pile_top=["7H", "AS"])
     lose_rounds(table, 2)
     assert table.last("shuffled")["zone"] == "pile" and len(table.pile()) == 36
 
 
 def test_rule_2_5_without_the_variant_a_first_seven_counts_seven() -> None:
-    table = ScriptedTable(4)
+    table = ScriptedKilo(4)
     table.start(pile_top=["7H"])
     lose_rounds(table, 1)
     assert table.state.scores[2] == 7
@@ -136,8 +136,8 @@ def test_rule_2_5_without_the_variant_a_first_seven_counts_seven() -> None:
 # --- 2.6 marathon -----------------------------------------------------------------------------------
 
 
-def marathon(players: int = 4, **options: object) -> ScriptedTable:
-    table = ScriptedTable(players, options, variants=["marathon"])
+def marathon(players: int = 4, **options: object) -> ScriptedKilo:
+    table = ScriptedKilo(players, options, variants=["marathon"])
     table.deal(KINGS_AT_0 if players == 4 else ())
     return table
 
@@ -197,13 +197,13 @@ def test_rule_2_6_marathon_max_slaps_option() -> None:
     table.everyone_slaps(0, SEAT_2_LAST)
     assert table.state.phase == "dealing"
     with pytest.raises(OptionError, match="marathon_max_slaps"):
-        ScriptedTable(4, {"marathon_max_slaps": 0}, variants=["marathon"])
+        ScriptedKilo(4, {"marathon_max_slaps": 0}, variants=["marathon"])
 
 
 def test_rule_2_6_the_round_ends_when_every_player_has_shown_a_combo() -> None:
     # 3 players, one rank each: every seat instigates a valid slap in turn; QH and QS at seat 1.
     hands = [["KH", "KS", "KD", "KC"], ["QH", "QS", "QD", "QC"], ["JH", "JS", "JD", "JC"]]
-    table = ScriptedTable(3, {"marathon_max_slaps": 10}, variants=["marathon"])
+    table = ScriptedKilo(3, {"marathon_max_slaps": 10}, variants=["marathon"])
     table.deal(hands)
     for instigator in (0, 1, 2):
         others = {seat: 100.0 + 10 * seat for seat in range(3) if seat != instigator}
@@ -217,8 +217,8 @@ def test_rule_2_6_the_round_ends_when_every_player_has_shown_a_combo() -> None:
 
 
 def test_rule_2_6_classic_is_marathon_passing_left_and_reshuffling() -> None:
-    table = ScriptedTable(4, variants=["classic"])
-    assert table.rules.names == ["kilo", "marathon", "classic"]
+    table = ScriptedKilo(4, variants=["classic"])
+    assert table.rules.names == ["kilo", "classic", "marathon"]
     options = table.state.options
     assert (options["direction"], options["flush_to"]) == ("left", "shuffle")
     hands = [KINGS_AT_0[2], KINGS_AT_0[1], KINGS_AT_0[0], KINGS_AT_0[3]]  # QS at seat 0: right is shorter
@@ -229,5 +229,5 @@ def test_rule_2_6_classic_is_marathon_passing_left_and_reshuffling() -> None:
 
 
 def test_rule_2_6_classic_options_given_explicitly_still_win() -> None:
-    table = ScriptedTable(4, {"direction": "right"}, variants=["classic"])
+    table = ScriptedKilo(4, {"direction": "right"}, variants=["classic"])
     assert table.state.options["direction"] == "right" and table.state.options["flush_to"] == "shuffle"

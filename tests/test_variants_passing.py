@@ -11,7 +11,7 @@ import pytest
 
 from kdm.engine import IllegalAction
 from kdm.kilo.events import Pass
-from kdm.testing import ScriptedTable
+from kdm.kilo.testing import ScriptedKilo
 
 KINGS_AT_0 = [
     ["KH", "KS", "KD", "KC"],
@@ -22,13 +22,13 @@ KINGS_AT_0 = [
 CHOICES = {0: "KH", 1: "JH", 2: "JS", 3: "2D"}
 
 
-def all_at_once(**options: object) -> ScriptedTable:
-    table = ScriptedTable(4, options, variants=["all_at_once"])
+def all_at_once(**options: object) -> ScriptedKilo:
+    table = ScriptedKilo(4, options, variants=["all_at_once"])
     table.deal(KINGS_AT_0)
     return table
 
 
-def sizes(table: ScriptedTable) -> list[int]:
+def sizes(table: ScriptedKilo) -> list[int]:
     return [len(hand) for hand in table.state.hands]
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from kdm.engine import IllegalAction
 from kdm.kilo.events import Draw
-from kdm.testing import ScriptedTable
+from kdm.kilo.testing import ScriptedKilo
 
 KINGS_AT_0 = [
     ["KH", "KS", "KD", "KC"],
@@ -21,14 +21,14 @@ KINGS_AT_0 = [
 ]
 
 
-def spoons(**options: object) -> ScriptedTable:
-    table = ScriptedTable(4, options, variants=["spoons"])
+def spoons(**options: object) -> ScriptedKilo:
+    table = ScriptedKilo(4, options, variants=["spoons"])
     table.start(pile_top=["9H", "8S"])
     table.deal(KINGS_AT_0)
     return table
 
 
-def view(table: ScriptedTable, seat: int = 0) -> object:
+def view(table: ScriptedKilo, seat: int = 0) -> object:
     return table.engine.view(seat, table.deck.knowledge(table.state, seat))
 
 
@@ -37,7 +37,7 @@ def view(table: ScriptedTable, seat: int = 0) -> object:
 
 def test_rule_2_2_there_are_n_minus_1_objects() -> None:
     for players in (3, 4, 10):
-        table = ScriptedTable(players, variants=["spoons"])
+        table = ScriptedKilo(players, variants=["spoons"])
         table.deal()
         assert view(table).rules["spoons"].objects == players - 1  # type: ignore[attr-defined]
 
@@ -115,8 +115,8 @@ def test_rule_2_2_a_timeout_before_the_objects_are_taken_makes_every_empty_hand_
 # --- 2.3 piles --------------------------------------------------------------------------------------
 
 
-def piles(players: int = 4, tops: tuple[tuple[str, ...], ...] = (), **options: object) -> ScriptedTable:
-    table = ScriptedTable(players, options, variants=["piles"])
+def piles(players: int = 4, tops: tuple[tuple[str, ...], ...] = (), **options: object) -> ScriptedKilo:
+    table = ScriptedKilo(players, options, variants=["piles"])
     table.start(piles=tops)
     table.deal(KINGS_AT_0 if players == 4 else ())
     return table

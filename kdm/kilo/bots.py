@@ -139,7 +139,7 @@ def greedy_pass(view: SeatView, bot: Bot) -> int:
 
 #: Each face's two groups, as short keys: "r:K" for its rank, "s:H" for its suit.
 _GROUPS: dict[str, tuple[str, str]] = {
-    card: ("r:" + rank_of(card), "s:" + str(suit_of(card))) for card in full_deck(jokers=1)
+    card: ("r:" + rank_of(card), "s:" + str(suit_of(card))) for card in full_deck(joker_count=1)
 }
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm.cards import RANK_KILOS, faces_of_ranks, full_deck, is_face, rank_of, suit_of
+from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of, suit_of
 from kdm.deck import Knowledge
 from kdm.engine import Duty, Effect, Engine, IllegalAction
 from kdm.engine import effective_time as engine_effective_time
@@ -33,6 +33,15 @@ HAND = 4
 LEFT, RIGHT = 1, -1
 QUEEN_OF_HEARTS, QUEEN_OF_SPADES = "QH", "QS"
 PILE = "pile"
+
+#: Kilos of each rank (RULES 1.1). Jokers are valued by the ``jokers`` variant.
+RANK_KILOS: dict[str, int] = {
+    **{str(n): n for n in range(2, 11)},
+    "J": 11,
+    "Q": 12,
+    "K": 13,
+    "A": 100,
+}
 
 #: RULES 1.1: the ranks dealt for each number of players.
 DEALT_RANKS: dict[int, tuple[str, ...]] = {
@@ -59,7 +68,7 @@ class Window:
 
 @dataclass
 class KiloTable:
-    """The base game's public data: game-wide fields, then this round's."""
+    """The base game's public data: game-wide fields (kept by each deal), then this round's."""
 
     dealt: list[str] = field(default_factory=list)
     starter: int | None = None
@@ -87,6 +96,8 @@ class KiloTable:
     barred: list[int] = field(default_factory=list)
     #: The seq at which passing last (re)started, so a variant's passing timer can restart with it.
     passing_since: int = 0
+    #: Every draw of the game, public as it happened: ``(round, seat, card, flushed)``.
+    draws: list[tuple[int, int, str, bool]] = field(default_factory=list)
 
 
 def table(state: TableState) -> KiloTable:
@@ -97,6 +108,12 @@ def table(state: TableState) -> KiloTable:
 
 def kilos_zone(seat: int) -> str:
     return f"kilos/{seat}"
+
+
+def weight(engine: Engine, card: str) -> int | None:
+    """What ``card`` weighs at this table (``kdm_card_kilos``), or None if no plugin weighs it."""
+    kilos: int | None = engine.rules.hook.kdm_card_kilos(card=card, options=engine.state.options)
+    return kilos
 
 
 # --- set-up ---------------------------------------------------------------------------------------
@@ -215,7 +232,11 @@ def _deal(engine: Engine, event: Event) -> list[Effect]:
     state.round += 1
     state.turn = None
     fresh = KiloTable(
-        dealt=kilo.dealt, shown_kilos=kilo.shown_kilos, piles=kilo.piles, drawn_from=kilo.drawn_from
+        dealt=kilo.dealt,
+        shown_kilos=kilo.shown_kilos,
+        piles=kilo.piles,
+        drawn_from=kilo.drawn_from,
+        draws=kilo.draws,
     )
     fresh.tiebreak = [hashlib.blake2b(event.seed + bytes([s]), digest_size=8).digest()
                       for s in range(state.players)]  # fmt: skip
@@ -389,12 +410,10 @@ def _show_hand(engine: Engine, event: Event) -> list[Effect]:
         raise IllegalAction(f"seat {first} shows their hand, not seat {event.seat}")
     if sorted(event.tokens) != sorted(state.hands[first]) or len(event.cards) != len(event.tokens):
         raise IllegalAction(f"seat {first} must show exactly the cards it holds")
-    if not all(
-        is_face(card) and engine.rules.card_kilos(card, state.options) is not None for card in event.cards
-    ):
+    if not all(is_face(card) and weight(engine, card) is not None for card in event.cards):
         raise IllegalAction(f"seat {first} shows something that is not a card of this table")
     state.faces.update(zip(event.tokens, event.cards, strict=True))
-    combo = engine.rules.is_combo(list(event.cards), state.options)
+    combo = bool(engine.rules.hook.kdm_is_combo(cards=list(event.cards), options=state.options))
     shown: Effect = {"kind": "hand_shown", "seat": first, "cards": list(event.cards), "combo": combo}
     return [shown, *_judge(engine, combo)]
 
@@ -444,7 +463,7 @@ def draw(engine: Engine, event: Draw, zones: tuple[str, ...] | None = None) -> l
     zone = next((name for name in allowed if state.zones[name][-1:] == [event.token]), None)
     if zone is None:
         raise IllegalAction(f"card {event.token} is not on top of a pile this seat may draw from")
-    if not is_face(event.card) or engine.rules.card_kilos(event.card, state.options) is None:
+    if not is_face(event.card) or weight(engine, event.card) is None:
         raise IllegalAction(f"{event.card!r} is not a card this table can weigh")
     state.zones[zone].pop()
     kilo.drawn_from = zone
@@ -454,6 +473,8 @@ def draw(engine: Engine, event: Draw, zones: tuple[str, ...] | None = None) -> l
     effects: list[Effect] = engine.rules.hook.kdm_draw(
         engine=engine, seat=event.seat, token=event.token, card=event.card
     )
+    drew = [e for e in effects if e["kind"] == "drew"]
+    kilo.draws.extend((e["round"], e["seat"], e["card"], e["flush"]) for e in drew)
     return effects + _after_draw(engine)
 
 
@@ -498,9 +519,7 @@ def kilos_of(engine: Engine, seat: int) -> int:
     """The kilos in front of ``seat``."""
     state = engine.state
     # Every card in front of a player was weighed when it was drawn, so none weighs None here.
-    return sum(
-        engine.rules.card_kilos(state.faces[t], state.options) or 0 for t in state.zones[kilos_zone(seat)]
-    )
+    return sum(weight(engine, state.faces[t]) or 0 for t in state.zones[kilos_zone(seat)])
 
 
 def _shuffle(engine: Engine, event: Event) -> list[Effect]:
@@ -547,6 +566,16 @@ def _end_round(engine: Engine) -> list[Effect]:
     else:
         state.phase = "dealing"
     return effects
+
+
+@hookimpl
+def kdm_summary(state: TableState) -> dict[str, Any]:
+    """What ``kdm sim --json`` prints of a finished game: rounds, kilos per seat, winners, every draw."""
+    draws = [
+        {"round": r, "seat": seat, "card": card, "flush": flush}
+        for r, seat, card, flush in table(state).draws
+    ]
+    return {"rounds": state.round, "kilos": list(state.scores), "winners": kdm_winners(state), "draws": draws}
 
 
 @hookimpl

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kdm.errors import KdmError
-from kdm.manager import BASE_MODE, Rules, installed_plugins
+from kdm.manager import Rules, default_mode, installed_plugins
 from kdm.net.discovery import TableAd, parse_host_port
 from kdm.options import TableOption
 from kdm.tui.text import say
@@ -108,11 +108,12 @@ class LobbyState:
         self._variants = list(variants or [])
         plugins = installed_plugins()
         #: The games a table may play (the base game first) and the house rules one may add.
-        modes = sorted(name for name, info in plugins.items() if info.mode and name != BASE_MODE)
-        self.games = [BASE_MODE, *modes]
+        self.default_game = default_mode(plugins)
+        modes = sorted(name for name, info in plugins.items() if info.mode and name != self.default_game)
+        self.games = [self.default_game, *modes]
         self.installed = sorted(name for name, info in plugins.items() if not info.mode)
         chosen = [name for name in self._variants if name in self.games]
-        self._game = chosen[0] if chosen else BASE_MODE
+        self._game = chosen[0] if chosen else self.default_game
 
     def say(self, key: str, **fields: object) -> str:
         return say(self.lang, key, **fields)
@@ -279,10 +280,9 @@ class LobbyState:
             return
         self._finish(Create(name, int(values["players"]), int(values["bots"]), options, plugins))
 
-    @staticmethod
-    def _table_plugins(game: str, variants: list[str]) -> list[str]:
+    def _table_plugins(self, game: str, variants: list[str]) -> list[str]:
         """What ``Rules.for_table`` takes: the game unless it is the base game, then the house rules."""
-        return ([game] if game != BASE_MODE else []) + variants
+        return ([game] if game != self.default_game else []) + variants
 
 
 def mistyped_address(text: str) -> str:

@@ -12,6 +12,10 @@ from kdm.cards import rank_of
 from kdm.hookspecs import hookimpl
 from kdm.options import TableOption
 
+#: A house rule of the base game: a table that picks it plays Kilo de merde (and ``kdm_card_kilos`` is
+#: one of the hooks the base game adds).
+KDM_REQUIRES = ("kilo",)
+
 
 @hookimpl
 def kdm_table_options() -> list[TableOption]:

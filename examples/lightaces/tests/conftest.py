@@ -1,2 +1,3 @@
-# kdm's plugin kit: the ``kdm_table`` fixture, which checks at teardown that no card was lost or made.
-pytest_plugins = ["kdm.testing"]
+# The base game's test kit: the ``kdm_table`` fixture, which checks at teardown that no card was lost
+# or made.
+pytest_plugins = ["kdm.kilo.testing"]
