@@ -114,7 +114,10 @@ class Engine:
         """Apply one committed event; returns its effects or raises ``IllegalAction`` unchanged."""
         if self.over:
             raise IllegalAction("the game is over")
-        effects: list[Effect] | None = self._apply(engine=self, event=event)
+        try:
+            effects: list[Effect] | None = self._apply(engine=self, event=event)
+        finally:
+            self.state.memo.clear()
         if effects is None:
             raise IllegalAction(f"no rule of this table handles {event.kind!r} events")
         self.state.seq += 1

@@ -1,10 +1,11 @@
 """One table membership: the consensus node, the table record, the open deck and the seats played here.
 
 The peer is the only place where the rules meet the network (DESIGN 1): it turns intents into
-proposals, replays committed entries through one ``TableRecord`` per process, keeps the moment each
-event was shown (for reaction times), owes the table its duties (reveals, its own hands and draws;
-``Close`` when it leads) and lets bots play. A proposal is retried until it is seen committed; the
-record applies each one once.
+proposals, replays committed entries through one ``TableRecord`` per process, owes the table its duties
+(seed reveals, its own hands and draws; ``Close`` when it leads) and lets bots play. What every host of a
+table does between events (shown times, stamping timed events, reveals, bots' plans) is its
+``TableDriver`` (``kdm.driver``), on the real clocks; the peer schedules the driver's plans on the
+asyncio loop. A proposal is retried until it is seen committed; the record applies each one once.
 
 A process usually plays one seat, its ``Agent``. When a player's process dies mid-game, the leader's
 process takes the seat over with a bot: a second agent, with an identity of its own (``node#seat``) so
@@ -19,7 +20,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -27,10 +28,13 @@ import msgpack
 from nacl.exceptions import CryptoError
 from nacl.public import Box, PrivateKey, PublicKey
 
-from kdm.agents import Bot, Decision
+from kdm import entries
+from kdm.agents import Bot
 from kdm.deck import Knowledge, OpenDeck, PrivateNote
+from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty, SeatView
-from kdm.events import Event, TimedEvent
+from kdm.entries import Act, Create, Done, Entry, EntryId, Join, Reveal, Start, Takeover
+from kdm.events import Event
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
 from kdm.record import NO_TABLE_YET, SEEDED_DUTIES, Notice, TableRecord, commitment
@@ -79,7 +83,6 @@ class Agent:
     counter: int = 0
     nonces: dict[bytes, bytes] = field(default_factory=dict)  # commitment -> nonce
     owed: set[tuple[str, int]] = field(default_factory=set)
-    plan: tuple[asyncio.TimerHandle, Decision] | None = None
     #: This seat's key for private notes: partners' notes are encrypted to it (PyNaCl ``Box``).
     box: PrivateKey = field(default_factory=PrivateKey.generate)
     #: A takeover or a return of this agent's is on its way to the log.
@@ -91,11 +94,6 @@ class Agent:
         sealed = commitment(nonce)
         self.nonces[sealed] = nonce
         return sealed
-
-    def cancel_plan(self) -> None:
-        if self.plan is not None:
-            self.plan[0].cancel()
-            self.plan = None
 
 
 class Peer:
@@ -121,7 +119,9 @@ class Peer:
         self.agents = [Agent(node.node_id, name or node.node_id, bot)]
         self.on_notice = on_notice
         self.deck = OpenDeck()
-        self.shown: dict[int, float] = {}
+        self.clock = SystemClock(node.agreed_time_ms)
+        self._driver: TableDriver | None = None
+        self._bots_timer: asyncio.TimerHandle | None = None
         self.finished = asyncio.Event()
         self.latencies_ms: list[float] = []
         self._pending: dict[tuple[str, int], tuple[bytes, float, float]] = {}  # id -> data, first, last try
@@ -143,6 +143,16 @@ class Peer:
     def bot(self) -> Bot | None:
         return self.me.bot
 
+    @property
+    def driver(self) -> TableDriver | None:
+        """The table driver, once there is a table (its engine is made by the ``create`` entry)."""
+        engine = self.record.engine
+        if engine is None:
+            return None
+        if self._driver is None or self._driver.engine is not engine:
+            self._driver = TableDriver(engine, self.deck, self.clock)
+        return self._driver
+
     # --- proposing -------------------------------------------------------------------------------
 
     def start(self, takeover_after_s: float | None = TAKEOVER_AFTER_S) -> None:
@@ -156,16 +166,16 @@ class Peer:
     async def stop(self) -> None:
         for task in self._tasks:
             task.cancel()
-        for agent in self.agents:
-            agent.cancel_plan()
+        if self._bots_timer is not None:
+            self._bots_timer.cancel()
         for timer in self._timers.values():
             timer.cancel()
 
-    def propose(self, kind: str, agent: Agent | None = None, **fields: Any) -> None:
+    def propose(self, entry_type: type[Entry], agent: Agent | None = None, **fields: Any) -> None:
+        """Propose an entry of ``entry_type`` with these fields, from ``agent`` (default: the player)."""
         agent = agent or self.me
         agent.counter += 1
-        entry = {"t": kind, "id": [agent.identity, agent.counter], **fields}
-        data = msgpack.packb(entry, use_bin_type=True)
+        data = entries.encode(entry_type(EntryId(agent.identity, agent.counter), **fields))
         now = local_time_ms()
         self._pending[(agent.identity, agent.counter)] = (data, now, now)
         self.node.propose(data)
@@ -188,7 +198,7 @@ class Peer:
         """Propose the table (the host does this once), then take the first seat. A ``listed`` table is
         advertised on the LAN by its leader."""
         self.propose(
-            "create", name=table, players=players, options=options, plugins=rules.versions, listed=listed
+            Create, name=table, players=players, options=options, plugins=rules.versions, listed=listed
         )
         self.join_table(self.node.node_id)  # a table's id is its founder's node id
 
@@ -207,7 +217,7 @@ class Peer:
                 "claim": self.identity.seat_claim(self.table, me.identity),
             }
         self.propose(
-            "join",
+            Join,
             name=me.name,
             bot=me.bot is not None,
             commit=me.fresh_commitment(),
@@ -216,11 +226,11 @@ class Peer:
         )
 
     def start_game(self) -> None:
-        self.propose("start")
+        self.propose(Start)
 
     def act(self, event: Event, agent: Agent | None = None) -> None:
         """Propose a player action (stamped by the caller when it is timed)."""
-        self.propose("event", agent, event=self.record.rules.codec.encode(event))
+        self.propose(Act, agent, event=self.record.rules.codec.encode(event))
 
     def take_over(self, seat: int, bot: Bot, name: str = "") -> None:
         """Play ``seat`` from here with ``bot``: its player's process is gone."""
@@ -235,7 +245,7 @@ class Peer:
             self.agents.append(agent)
         agent.bot, agent.asking = bot, True
         self.propose(
-            "takeover", agent, seat=seat, commit=agent.fresh_commitment(), box_key=bytes(agent.box.public_key)
+            Takeover, agent, seat=seat, commit=agent.fresh_commitment(), box_key=bytes(agent.box.public_key)
         )
 
     async def _watch_seats(self, after_s: float) -> None:
@@ -277,7 +287,7 @@ class Peer:
         ident = entry.get("id") if isinstance(entry, dict) else None
         if isinstance(ident, list) and len(ident) == 2 and isinstance(ident[0], str):
             sent = self._pending.pop((ident[0], ident[1]), None) if isinstance(ident[1], int) else None
-            if sent is not None and entry.get("t") == "event":
+            if sent is not None and entry.get("t") == Act.TYPE:
                 # Game actions only: joins wait for membership changes, which is not play.
                 self.latencies_ms.append(local_time_ms() - sent[1])
         for notice in self.record.apply(entry):
@@ -307,16 +317,19 @@ class Peer:
             log.log(level, "entry from %s refused: %s", notice.node or "?", notice.reason)
             if mine is not None:
                 mine.asking = False
+                if mine.bot is not None and mine.seat is not None:
+                    self._wake_bots([mine.seat])  # the table moved on: think again
         elif notice.kind == "created" and self._join_when_created:
             self._join_when_created = False
             self.join_table()
         elif notice.kind == "applied":
-            self.shown[notice.seq] = local_time_ms()
-            self.deck.observe(notice.effects)
+            driver = self.driver
+            assert driver is not None  # an event was applied: there is a table
+            concerned = driver.applied(notice.seq, notice.effects)
             if any(effect["kind"] == "game_over" for effect in notice.effects):
                 for agent in self.agents:
                     if agent.seat is not None:
-                        self.propose("done", agent)
+                        self.propose(Done, agent)
         record = self.record
         if (
             record.engine is not None
@@ -326,9 +339,10 @@ class Peer:
             self.finished.set()
         if self.on_notice is not None:
             self.on_notice(notice)
-        if notice.kind in ("applied", "started", "took_over", "returned"):
-            for agent in self.agents:
-                self._wake_bot(agent)
+        if notice.kind == "applied":
+            self._wake_bots(concerned)
+        elif notice.kind in ("started", "took_over", "returned"):
+            self._wake_bots()
 
     def _seat_changed_hands(self, seat: int, now: Agent | None) -> None:
         """``now`` (an agent of this process, or None) acts for ``seat`` from here on; any other agent of
@@ -339,7 +353,8 @@ class Peer:
         for agent in self.agents:
             if agent.seat == seat and agent is not now:
                 agent.seat = None
-                agent.cancel_plan()
+                if self.driver is not None:
+                    self.driver.cancel(seat)
                 if agent is self.me and taken.away and taken.player == self.identity.public_key:
                     log.warning("a bot stood in for this player at seat %d: taking it back", seat)
                     self.join_table()
@@ -395,7 +410,9 @@ class Peer:
                 log.error("seat %s: no nonce for its commitment; the table waits for it", agent.seat)
                 return
             agent.owed.add(key)
-            self.propose("reveal", agent, k=record.shuffles, nonce=nonce, next=agent.fresh_commitment())
+            self.propose(
+                Reveal, agent, shuffle=record.shuffles, nonce=nonce, next_commit=agent.fresh_commitment()
+            )
         elif duty.seat in (None, agent.seat):
             # A reveal: what the game builds from the faces known here (kdm_reveal). A duty of nobody's
             # in particular (who holds the Queen of hearts?) is the business of the seat it names.
@@ -494,40 +511,47 @@ class Peer:
         self.deck.note(note)
         if self.on_notice is not None:
             self.on_notice(Notice("note", seat=note.to))
-        for agent in self.agents:
-            if agent.seat in (note.sender, note.to):
-                self._wake_bot(agent)
+        driver = self.driver
+        if driver is not None:
+            self._wake_bots({note.sender, note.to} | driver.plans.keys())
 
     # --- bots ------------------------------------------------------------------------------------
 
-    def _wake_bot(self, agent: Agent) -> None:
-        if agent.bot is None:
+    def _wake_bots(self, seats: Iterable[int] | None = None) -> None:
+        """The bots this process runs at ``seats`` (default: all of them) plan again, and the next plan
+        due is scheduled on the loop."""
+        driver, record = self.driver, self.record
+        if driver is None or not record.started:
             return
-        view = self.view(agent)
-        if view is None:
-            return
-        decision: Decision | None = self.record.rules.hook.kdm_bot_decide(view=view, bot=agent.bot)
-        if decision is None:
-            agent.cancel_plan()
-            return
-        if agent.plan is not None and agent.plan[1].event == decision.event:
-            return  # still wants the same thing: keep the original timing
-        agent.cancel_plan()
-        handle = asyncio.get_running_loop().call_later(
-            decision.delay_ms / 1000.0, self._fire, agent, decision
-        )
-        agent.plan = (handle, decision)
+        driver.bots = {
+            agent.seat: agent.bot for agent in self.agents if agent.bot is not None and agent.seat is not None
+        }
+        for seat in [seat for seat in driver.plans if seat not in driver.bots]:
+            driver.cancel(seat)
+        driver.wake(sorted(driver.bots) if seats is None else [s for s in seats if s in driver.bots])
+        self._schedule_bots()
 
-    def _fire(self, agent: Agent, decision: Decision) -> None:
-        agent.plan = None
-        event = decision.event
-        if isinstance(event, PrivateNote):
-            self.send_note(event, agent)
-            return
-        if isinstance(event, TimedEvent):
-            shown = self.shown.get(event.trigger) if event.trigger is not None else None
-            now = local_time_ms()
-            event = replace(
-                event, t_sync=self.node.agreed_time_ms(), rt=None if shown is None else now - shown
-            )
-        self.act(event, agent)
+    def _schedule_bots(self) -> None:
+        if self._bots_timer is not None:
+            self._bots_timer.cancel()
+            self._bots_timer = None
+        driver = self.driver
+        due = driver.next_due() if driver is not None else None
+        if due is not None:
+            delay = max(0.0, due - self.clock.local_ms()) / 1000.0
+            self._bots_timer = asyncio.get_running_loop().call_later(delay, self._play_due)
+
+    def _play_due(self) -> None:
+        """Every plan now due: the bot's event, stamped, goes to the table (a note, to the partner)."""
+        self._bots_timer = None
+        driver = self.driver
+        while driver is not None and (due := driver.next_due()) is not None and due <= self.clock.local_ms():
+            seat, event = driver.take()
+            agent = next((a for a in self.agents if a.seat == seat and a.bot is not None), None)
+            if agent is None:
+                continue
+            if isinstance(event, PrivateNote):
+                self.send_note(event, agent)
+            else:
+                self.act(event, agent)
+        self._schedule_bots()

@@ -1,8 +1,8 @@
 """The table record: what the replicated log means, replayed the same way on every peer.
 
-Consensus orders opaque entries; this module gives them their meaning. Each committed entry is a map
-with an ``id`` (``[node, counter]``: a retried proposal committed twice is applied once) and a type
-``t``:
+Consensus orders opaque entries; this module gives them their meaning. Each committed entry is one of
+the typed records of ``kdm.entries`` (which owns their shape and their codec), with an ``id`` (node and
+counter: a retried proposal committed twice is applied once):
 
 - ``create``: the host's table: name, players, options as given, plugins with versions, and whether
   it is listed on the LAN;
@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.engine import Effect, Engine, IllegalAction
+from kdm.entries import ENTRY_TYPES, Act, Create, Done, Entry, Join, Reveal, Start, Takeover, from_wire
 from kdm.errors import KdmError, PluginError, UsageError
 from kdm.events import Deal, Event, Shuffle, StartGame
-from kdm.identity import PUBLIC_KEY_BYTES, claim_is_valid
+from kdm.identity import claim_is_valid
 from kdm.manager import PluginInfo, Rules, table_plugins
 
 SEEDED_DUTIES = {"start_game": StartGame, "deal": Deal, "shuffle": Shuffle}
@@ -146,59 +148,54 @@ class TableRecord:
             return None
         return next((i for i, seat in enumerate(self.seats) if seat.player == player), None)
 
-    def apply(self, entry: Any) -> list[Notice]:
-        """Apply one committed entry; a malformed or refused one changes nothing and says why."""
-        try:
-            kind, node, counter = _header(entry)
-        except ValueError as error:
-            return [Notice("rejected", reason=f"malformed entry: {error}")]
-        if (node, counter) in self.applied_ids:
+    def apply(self, entry: Entry | Any) -> list[Notice]:
+        """Apply one committed entry (typed, or the map the log holds); a malformed or refused one
+        changes nothing and says why."""
+        if not isinstance(entry, Entry):
+            try:
+                entry = from_wire(entry)
+            except ValueError as error:
+                kind, node = _type_and_author(entry)
+                said = f"malformed {kind} entry" if kind else "malformed entry"
+                return [Notice("rejected", node=node, reason=f"{said}: {error}", entry=kind)]
+        kind, node = entry.TYPE, entry.id.node
+        if (node, entry.id.counter) in self.applied_ids:
             return []  # a retried proposal that was committed twice
         try:
-            notices = _APPLY[kind](self, node, entry)
+            notices = _APPLY[type(entry)](self, entry)
         except (KeyError, TypeError, ValueError) as error:
             return [Notice("rejected", node=node, reason=f"malformed {kind} entry: {error}", entry=kind)]
         except _Refused as refusal:
             return [Notice("rejected", node=node, reason=str(refusal), entry=kind, code=refusal.code)]
         except (IllegalAction, KdmError) as error:
             return [Notice("rejected", node=node, reason=str(error), entry=kind)]
-        self.applied_ids.add((node, counter))
+        self.applied_ids.add((node, entry.id.counter))
         return notices + self._seat_returns()
 
     # --- entries ----------------------------------------------------------------------------------
 
-    def _create(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+    def _create(self, entry: Create) -> list[Notice]:
+        node = entry.id.node
         if self.engine is not None:
             raise UsageError("the table already exists")
-        plugins: dict[str, str] = dict(entry["plugins"])
+        plugins = dict(entry.plugins)
         missing = check_plugins(plugins, self.installed)
         if missing:
             raise PluginError(missing)
         rules = Rules(table_plugins(list(plugins), self.installed))
-        self.engine = Engine(rules, int(entry["players"]), dict(entry["options"]))
-        self.listed = bool(entry.get("listed", True))
-        self.name, self.host, self.players, self.plugins = (
-            str(entry["name"]),
-            node,
-            int(entry["players"]),
-            plugins,
-        )
+        self.engine = Engine(rules, entry.players, dict(entry.options))
+        self.listed = entry.listed
+        self.name, self.host, self.players, self.plugins = entry.name, node, entry.players, plugins
         return [Notice("created", node=node)]
 
-    def _join(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+    def _join(self, entry: Join) -> list[Notice]:
+        node = entry.id.node
         if self.engine is None:
             raise _Refused("there is no table to join yet", NO_TABLE_YET)
-        commit, box_key = entry["commit"], entry.get("box_key", b"")
-        player, claim = entry.get("player", b""), entry.get("claim", b"")
-        if not isinstance(commit, bytes) or len(commit) != 32:
-            raise ValueError("commit must be 32 bytes")
-        if not isinstance(box_key, bytes) or len(box_key) not in (0, 32):
-            raise ValueError("box_key must be 32 bytes")
-        if not isinstance(player, bytes) or len(player) not in (0, PUBLIC_KEY_BYTES):
-            raise ValueError(f"player must be a {PUBLIC_KEY_BYTES}-byte key")
-        if player and not (isinstance(claim, bytes) and claim_is_valid(player, claim, self.host, node)):
+        commit, box_key, player = entry.commit, entry.box_key, entry.player
+        if player and not claim_is_valid(player, entry.claim, self.host, node):
             raise UsageError(f"{node} does not hold the key it claims a seat for")
-        name, bot = str(entry.get("name", node)), bool(entry.get("bot", False))
+        name, bot = entry.name or node, entry.bot
         held = self.seat_held_by(player)
         if held is not None:
             return self._come_back(held, Return(node, name, commit, box_key))
@@ -249,7 +246,8 @@ class TableRecord:
         founder's player came back with (the founder takes the first seat)."""
         return node == self.host or (bool(self.seats) and node == self.seats[0].home)
 
-    def _start(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+    def _start(self, entry: Start) -> list[Notice]:
+        node = entry.id.node
         if not self.starts_the_game(node):
             raise UsageError("only the host starts the game")
         if self.started:
@@ -259,15 +257,14 @@ class TableRecord:
         self.started = True
         return [Notice("started", node=node)]
 
-    def _reveal(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+    def _reveal(self, entry: Reveal) -> list[Notice]:
+        node = entry.id.node
         seat = self.seat_of(node)
         if seat is None:
             raise UsageError(f"{node} has no seat")
-        if int(entry["k"]) != self.shuffles or node in self.reveals:
+        if entry.shuffle != self.shuffles or node in self.reveals:
             raise UsageError(f"{node}: not the reveal for shuffle {self.shuffles}")
-        nonce, following = entry["nonce"], entry["next"]
-        if not (isinstance(nonce, bytes) and isinstance(following, bytes) and len(following) == 32):
-            raise ValueError("nonce and next must be bytes")
+        nonce, following = entry.nonce, entry.next_commit
         if commitment(nonce) != self.seats[seat].commitment:
             raise UsageError(f"seat {seat} ({node}) revealed a nonce that does not match its commitment")
         self.reveals[node] = nonce
@@ -288,9 +285,9 @@ class TableRecord:
         self.shuffles += 1
         return self._apply_event(SEEDED_DUTIES[duty.kind](seed=seed), node="")
 
-    def _takeover(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+    def _takeover(self, entry: Takeover) -> list[Notice]:
         """A seated node's process plays a gone player's seat from now on, under identity ``node``."""
-        seat, commit = int(entry["seat"]), entry["commit"]
+        node, seat, commit, box_key = entry.id.node, entry.seat, entry.commit, entry.box_key
         process = node.split("#", 1)[0]
         if not self.started or self.engine is None or self.engine.over:
             raise UsageError("seats are taken over only during a game")
@@ -300,11 +297,6 @@ class TableRecord:
             # Any process that sat down may lead and so take seats over, even one whose own seat was
             # taken over while its link was down.
             raise UsageError(f"{node} is not at this table")
-        box_key = entry.get("box_key", b"")
-        if not isinstance(commit, bytes) or len(commit) != 32:
-            raise ValueError("commit must be 32 bytes")
-        if not isinstance(box_key, bytes) or len(box_key) not in (0, 32):
-            raise ValueError("box_key must be 32 bytes")
         # The seat stays its player's (name, key, home): the bot only stands in until they are back.
         self.seats[seat] = dataclasses.replace(
             self.seats[seat], node=node, commitment=commit, box_key=box_key
@@ -312,10 +304,11 @@ class TableRecord:
         self._restart_reveals()
         return [Notice("took_over", node=node, seat=seat)]
 
-    def _event(self, node: str, entry: dict[str, Any]) -> list[Notice]:
+    def _event(self, entry: Act) -> list[Notice]:
+        node = entry.id.node
         if not self.started:
             raise UsageError("the game has not started")
-        event = self.rules.codec.decode(entry["event"])
+        event = self.rules.codec.decode(entry.event)
         acting = getattr(event, "seat", None)
         if acting is not None and not (0 <= acting < len(self.seats) and self.seats[acting].node == node):
             raise UsageError(f"{node} cannot act for seat {acting}")
@@ -331,9 +324,9 @@ class TableRecord:
         notices = [Notice("applied", node=node, event=event, effects=tuple(effects), seq=seq)]
         return notices + self._maybe_shuffle()
 
-    def _done(self, node: str, entry: dict[str, Any]) -> list[Notice]:
-        self.done.add(node)
-        return [Notice("done", node=node)]
+    def _done(self, entry: Done) -> list[Notice]:
+        self.done.add(entry.id.node)
+        return [Notice("done", node=entry.id.node)]
 
 
 class _Refused(UsageError):
@@ -355,28 +348,23 @@ def check_plugins(needed: dict[str, str], installed: dict[str, PluginInfo]) -> s
     return ""
 
 
-def _header(entry: Any) -> tuple[str, str, int]:
+def _type_and_author(entry: Any) -> tuple[str, str]:
+    """What a malformed entry says it is and who sent it, as far as it can be read."""
     if not isinstance(entry, dict):
-        raise ValueError("not a map")
+        return "", ""
     kind, ident = entry.get("t"), entry.get("id")
-    if kind not in _APPLY:
-        raise ValueError(f"unknown type {kind!r}")
-    if not (
-        isinstance(ident, list)
-        and len(ident) == 2
-        and isinstance(ident[0], str)
-        and isinstance(ident[1], int)
-    ):
-        raise ValueError("id must be [node, counter]")
-    return str(kind), ident[0], ident[1]
+    author = ident[0] if isinstance(ident, list) and ident and isinstance(ident[0], str) else ""
+    if isinstance(kind, str) and kind in ENTRY_TYPES and author:
+        return kind, author
+    return "", ""
 
 
-_APPLY = {
-    "create": TableRecord._create,
-    "join": TableRecord._join,
-    "start": TableRecord._start,
-    "reveal": TableRecord._reveal,
-    "event": TableRecord._event,
-    "done": TableRecord._done,
-    "takeover": TableRecord._takeover,
+_APPLY: dict[type[Entry], Callable[[TableRecord, Any], list[Notice]]] = {
+    Create: TableRecord._create,
+    Join: TableRecord._join,
+    Start: TableRecord._start,
+    Reveal: TableRecord._reveal,
+    Act: TableRecord._event,
+    Done: TableRecord._done,
+    Takeover: TableRecord._takeover,
 }

@@ -14,6 +14,9 @@ from typing import Any
 
 import msgpack
 
+#: Field metadata of what a digest leaves out (scratch that is not part of the table).
+TRANSIENT = {"transient": True}
+
 
 @dataclass
 class TableState:
@@ -36,6 +39,9 @@ class TableState:
     scores: list[int] = field(default_factory=list)
     turn: int | None = None
     rules: dict[str, Any] = field(default_factory=dict)
+    #: Scratch for what the views of every seat share (a plugin's public part, by its name), built once
+    #: per event rather than once per seat: emptied whenever an event is applied, never digested.
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False, metadata=TRANSIENT)
 
     def __post_init__(self) -> None:
         if not self.hands:
@@ -58,7 +64,9 @@ def canonical(value: Any) -> Any:
     """``value`` as plain msgpack data with a single encoding: dicts as key-sorted pairs."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return [type(value).__name__] + [
-            [f.name, canonical(getattr(value, f.name))] for f in dataclasses.fields(value)
+            [f.name, canonical(getattr(value, f.name))]
+            for f in dataclasses.fields(value)
+            if not f.metadata.get("transient")
         ]
     if isinstance(value, dict):
         return [[canonical(k), canonical(v)] for k, v in sorted(value.items(), key=_sort_key)]

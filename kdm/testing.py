@@ -21,18 +21,28 @@ no distribution installs (a module or class with ``@hookimpl`` functions written
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
+from kdm.driver import SteppedClock, TableDriver
 from kdm.engine import Effect, Engine
 from kdm.events import Deal, Event, Shuffle, StartGame
 from kdm.manager import Rules, plugin_from
 from kdm.sim import SimResult, Simulation
 
 
+class FakeClock(SteppedClock):
+    """A clock a test moves by hand: ``advance(ms)``. Local and agreed time are the same."""
+
+    def advance(self, ms: float) -> None:
+        self.set(self.now_ms + ms)
+
+
 class ScriptedTable:
-    """One engine with an open deck whose faces a test chooses."""
+    """One engine with an open deck whose faces a test chooses, driven by a ``TableDriver`` on a
+    ``FakeClock`` (``clock``) that moves only when the test says."""
 
     def __init__(
         self,
@@ -45,6 +55,8 @@ class ScriptedTable:
         self.rules = Rules.for_table(variants, [plugin_from(plugin) for plugin in plugins])
         self.engine = Engine(self.rules, players, options)
         self.deck = OpenDeck()
+        self.clock = FakeClock()
+        self.driver = TableDriver(self.engine, self.deck, self.clock)
         self.seed = seed
         self.log: list[Event] = []
         self.effects: list[Effect] = []
@@ -87,10 +99,11 @@ class ScriptedTable:
 
     def act(self, event: Event, settle: bool = True) -> list[Effect]:
         """Apply one event (and, by default, every duty the table owes afterwards)."""
+        seq = self.state.seq
         effects = self.engine.apply(event)
         self.log.append(event)
         self.effects.extend(effects)
-        self.deck.observe(effects)
+        self.driver.applied(seq, effects)
         if settle:
             effects = effects + self.settle()
         return effects
@@ -105,7 +118,7 @@ class ScriptedTable:
             if not duties:
                 return effects
             duty = duties[0]
-            event = self.deck.fulfil(duty, self.state, self.rules.hook.kdm_reveal)
+            event = self.driver.fulfil(duty)
             if event is None and duty.kind == "shuffle":
                 event = Shuffle(seed=derive_seed(self.seed, "shuffle", self.state.seq))
             if event is None:
@@ -115,9 +128,12 @@ class ScriptedTable:
     def fire(self, kind: str) -> list[Effect]:
         """The table's timer ``kind`` is up (a variant's ``go``, the ``close`` of a window): apply it.
         The timer must be awaited now, as a driver would only fire a timer the table asks for."""
-        if not any(d.kind == kind and d.after_ms is not None for d in self.engine.awaiting()):
+        timer = next((d for d in self.engine.awaiting() if d.kind == kind and d.after_ms is not None), None)
+        if timer is None:
             raise AssertionError(f"the table awaits no {kind!r} timer: {self.engine.awaiting()}")
-        return self.act(self.rules.codec.decode({"kind": kind}))
+        event = self.driver.fulfil(replace(timer, seat=None))
+        assert event is not None
+        return self.act(event)
 
     def event(self, kind: str, **fields: Any) -> list[Effect]:
         """Apply a plugin's event by kind and fields (``table.event("grab", seat=1, t_sync=5.0)``)."""

@@ -54,7 +54,9 @@ class KemsView:
 @hookimpl
 def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any]:
     data = kems(state)
-    faces = state.faces
+    public = state.memo.get(NAME)
+    if public is None:  # the same for every seat: built once per event
+        public = state.memo[NAME] = _public_part(state)
     agreed = team_signs(knowledge, seat, state.players, data.deals)
     shown_to_me = tuple(
         (by, knowledge.faces[t])
@@ -66,6 +68,18 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
     return NAME, KemsView(
         team=team_of(seat, state.players),
         partner=partner_of(seat, state.players),
+        shown_to_me=shown_to_me,
+        signs=agreed.signs,
+        presign=agreed.presign,
+        **public,
+    )
+
+
+def _public_part(state: TableState) -> dict[str, Any]:
+    """The fields of a ``KemsView`` that every seat sees alike."""
+    data = kems(state)
+    faces = state.faces
+    return dict(
         team_scores=tuple(data.team_scores),
         target=state.options["target"],
         deal=data.deals,
@@ -84,9 +98,6 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
         barred=tuple(data.barred),
         gestures=tuple(data.gestures),
         chat=tuple(data.chat),
-        shown_to_me=shown_to_me,
-        signs=agreed.signs,
-        presign=agreed.presign,
         stats={call: (s.confirmed, s.failed, s.void) for call, s in data.stats.items()},
         results=tuple(data.results),
         deal_started=data.deal_started,

@@ -196,7 +196,14 @@ def test_entries_are_applied_once_even_if_committed_twice() -> None:
     [
         ({"t": "nope", "id": ["a", 1]}, "unknown type"),
         ({"t": "join", "id": "a"}, "id must be"),
-        ({"t": "join", "id": ["a", 1], "commit": b"x"}, "there is no table"),
+        ({"t": "join", "id": ["a", 1], "commit": b"x"}, "malformed join entry: commit must be 32 bytes"),
+        ({"t": "join", "id": ["a", 1], "commit": bytes(32)}, "there is no table"),
+        ({"t": "join", "id": ["a", 1], "commit": bytes(32), "bot": "yes"}, "bot must be bool"),
+        ({"t": "reveal", "id": ["a", 1], "k": 0, "nonce": b"n"}, "reveal entry without next"),
+        (
+            {"t": "create", "id": ["a", 1], "name": "t", "players": 4, "options": {}, "plugins": {"kilo": 1}},
+            "plugins must map names to versions",
+        ),
         ("text", "not a map"),
     ],
 )

@@ -310,7 +310,7 @@ def test_a_feint_shows_distinctly_and_a_slap_after_it_names_it_as_trigger() -> N
             await t.shows("✋ … player1 raises a hand")
             assert "SLAP" not in t.text()
             await until(lambda: feint in t.screen.painted, "the feint painted")
-            painted_at = t.peers[0].shown[feint]
+            painted_at = t.peers[0].driver.shown[feint]
             await t.press(" ", lambda: len(t.log.events("slap", seat=0)) == 1, "our slap proposed")
             slap = t.log.events("slap", seat=0)[0]
             assert slap["trigger"] == feint
@@ -328,7 +328,7 @@ def test_an_event_is_shown_when_the_redraw_that_paints_it_ends() -> None:
             await t.act(2, Feint(seat=2, t_sync=local_time_ms()))
             feint = t.state.rules["kilo"].last_feint
             await until(lambda: feint in t.screen.painted, "the feint painted")
-            assert t.peers[0].shown[feint] >= applied[feint]  # the paint's stamp replaced the apply's
+            assert t.peers[0].driver.shown[feint] >= applied[feint]  # the paint's stamp replaced the apply's
 
     run(scene)
 
@@ -336,7 +336,7 @@ def test_an_event_is_shown_when_the_redraw_that_paints_it_ends() -> None:
 def _spy(previous: Any, applied: dict[int, float], peer: Peer) -> Callable[[Any], None]:
     def spy(notice: Any) -> None:
         if notice.kind == "applied":
-            applied[notice.seq] = peer.shown[notice.seq]
+            applied[notice.seq] = peer.driver.shown[notice.seq]
         previous(notice)
 
     return spy

@@ -208,7 +208,7 @@ def test_a_gesture_from_the_menu_is_stamped_like_a_slap_and_the_feed_shows_every
             await t.press("d", lambda: bool(t.log.events("gesture", seat=0)), "our gesture proposed")
             (made,) = t.log.events("gesture", seat=0)
             assert made["gesture"] == "yawn" and made["trigger"] == seen
-            assert 0.0 <= made["rt"] <= local_time_ms() - t.peers[0].shown[seen]
+            assert 0.0 <= made["rt"] <= local_time_ms() - t.peers[0].driver.shown[seen]
             assert before + 1000.0 <= made["t_sync"] <= local_time_ms() + 1000.0  # on the agreed clock
             await t.shows("player0 yawns")
             feed = [line[LEFT_COLUMN + 1 :] for line in t.text().splitlines()[2:8]]
@@ -240,7 +240,7 @@ def test_kems_double_and_contre_keys_send_calls_stamped_like_slaps() -> None:
             await t.press("k", lambda: bool(t.log.events("call", seat=0)), "Kem's called")
             (call,) = t.log.events("call", seat=0)
             assert (call["call"], call["target"], call["trigger"]) == ("kems", -1, sign)
-            assert 0.0 <= call["rt"] <= local_time_ms() - t.peers[0].shown[sign]
+            assert 0.0 <= call["rt"] <= local_time_ms() - t.peers[0].driver.shown[sign]
             assert before + 1000.0 <= call["t_sync"] <= local_time_ms() + 1000.0
             await left_shows(t, "last: « Kem's ! » by player0: failed -1")
             assert re.search(r"0 player0 \(you\) +0 +-1", t.text())

@@ -272,7 +272,7 @@ class KemsPlay:
         if not painted:
             return None, None
         trigger = max(painted)
-        return trigger, max(0.0, pressed_ms - self.screen.peer.shown[trigger])
+        return trigger, self.screen.reaction_ms(trigger, pressed_ms)
 
     # --- the sweep --------------------------------------------------------------------------------
 

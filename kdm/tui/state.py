@@ -312,8 +312,10 @@ class TableScreen:
 
     def mark_painted(self, now_ms: float) -> None:
         """A redraw has just finished: every event applied before it is on screen since ``now_ms``."""
+        driver = self.peer.driver
         for seq in self.unpainted:
-            self.peer.shown[seq] = now_ms  # replaces the apply-time stamp: rt counts from the paint
+            if driver is not None:
+                driver.show(seq, now_ms)  # replaces the apply-time stamp: rt counts from the paint
             self.painted.add(seq)
         self.unpainted.clear()
 
@@ -417,11 +419,17 @@ class TableScreen:
             trigger = None  # one's own feint is no surprise
         if trigger is None or trigger not in self.painted:
             return None, None
-        return trigger, max(0.0, pressed_ms - self.peer.shown[trigger])
+        return trigger, self.reaction_ms(trigger, pressed_ms)
+
+    def reaction_ms(self, trigger: int, pressed_ms: float) -> float | None:
+        """The time from the paint of event ``trigger`` to a press at ``pressed_ms`` (the driver's)."""
+        driver = self.peer.driver
+        return None if driver is None else driver.reaction_ms(trigger, pressed_ms)
 
     def on_agreed_clock(self, pressed_ms: float) -> float:
         """``pressed_ms`` (on ``local_time_ms``) on the table's agreed clock, as a slap's ``t_sync``."""
-        return self.peer.node.agreed_time_ms() - (local_time_ms() - pressed_ms)
+        driver = self.peer.driver
+        return pressed_ms if driver is None else driver.agreed_at(pressed_ms)
 
     def tell(self, key: str, **fields: object) -> bool:
         """Tell the player why a key did nothing; False, for a key handler to return."""

@@ -1,0 +1,224 @@
+"""The table driver: what every host of a table does between committed events, without I/O.
+
+A table is hosted three ways: by the peer (asyncio and a real network), by the simulation (virtual time)
+and by the test kit (manual steps). Each applies committed events to its engine; what follows is the same
+for all three and lives here, once:
+
+- **time**: the moment each event was shown to this process (``shown``), so that a reaction names its
+  trigger and measures ``rt`` from it; the table's agreed clock for ``t_sync``. Both come from a
+  ``Clock`` (``SystemClock`` for people, ``SteppedClock`` for the simulation, ``kdm.testing.FakeClock``
+  for tests), never from the time module directly;
+- **duties**: the event that fulfils a reveal (built by the game's ``kdm_reveal`` from the faces the deck
+  knows here) or a table timer (an event of nothing but its kind). Seeds are the host's business: the
+  simulation derives them, peers commit and reveal them;
+- **bots**: each bot seat's plan (a decision and when it is due). After an event, the seats its effects
+  concern (their ``wake`` hints; every seat when an effect gives none) and every seat with a plan look
+  again; a bot that still wants the same event keeps its original timing.
+
+The host asks ``next_due()`` when to come back and ``due(now)`` what is due, then applies or proposes
+the events itself: the driver never sleeps, sends or reads the time module.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from kdm.agents import Bot, Decision
+from kdm.deck import OpenDeck, PrivateNote
+from kdm.engine import Duty, Effect, Engine
+from kdm.events import Event, TimedEvent
+
+# --- time ------------------------------------------------------------------------------------------
+
+
+class Clock(Protocol):
+    """The two clocks a table host reads."""
+
+    def local_ms(self) -> float:
+        """This process's monotonic time, in ms: what reaction times are measured on."""
+        ...
+
+    def agreed_ms(self) -> float:
+        """The table's agreed time, in ms: what ``t_sync`` is stamped on."""
+        ...
+
+
+class SystemClock:
+    """The real clocks: ``time.monotonic`` here, and the table's agreed clock from the network (the
+    node's estimate of the leader's clock), or the local one before there is a table."""
+
+    def __init__(self, agreed: Callable[[], float] | None = None) -> None:
+        self._agreed = agreed
+
+    def local_ms(self) -> float:
+        return time.monotonic() * 1000.0
+
+    def agreed_ms(self) -> float:
+        return self._agreed() if self._agreed is not None else self.local_ms()
+
+
+class SteppedClock:
+    """A clock that moves only when its owner sets it (the simulation's virtual time): one clock for
+    the whole table, so the agreed time is the local time."""
+
+    def __init__(self, start_ms: float = 0.0) -> None:
+        self.now_ms = start_ms
+
+    def local_ms(self) -> float:
+        return self.now_ms
+
+    def agreed_ms(self) -> float:
+        return self.now_ms
+
+    def set(self, now_ms: float) -> None:
+        self.now_ms = max(self.now_ms, now_ms)
+
+
+# --- bots' plans -------------------------------------------------------------------------------------
+
+
+@dataclass(order=True)
+class Plan:
+    """A bot's next move at one seat, due at ``due`` (on the local clock)."""
+
+    due: float
+    order: int
+    seat: int = field(compare=False)
+    decision: Decision = field(compare=False)
+    live: bool = field(default=True, compare=False)
+
+
+class TableDriver:
+    """One host's driver of one table: time stamps, duties, and the plans of the bots it runs."""
+
+    def __init__(self, engine: Engine, deck: OpenDeck, clock: Clock, bots: Mapping[int, Bot] | None = None):
+        self.engine = engine
+        self.deck = deck
+        self.clock = clock
+        #: The bots this host runs, by seat (a host may run none, or stand-ins besides its player).
+        self.bots: dict[int, Bot] = dict(bots or {})
+        #: seq of every event of this round → when this process showed it (local clock).
+        self.shown: dict[int, float] = {}
+        #: Each table timer awaited this round → when it was first awaited (local clock).
+        self._timers: dict[tuple[str, int], float] = {}
+        self.plans: dict[int, Plan] = {}
+        self._queue: list[Plan] = []
+        self._order = 0
+        self._bot_decide = engine.rules.fast("kdm_bot_decide")
+        self._reveal = engine.rules.fast("kdm_reveal")
+
+    # --- time ------------------------------------------------------------------------------------
+
+    def applied(self, seq: int, effects: Sequence[Effect]) -> list[int]:
+        """Event ``seq`` was applied with ``effects``: note when it was shown, learn the faces it made,
+        and return the seats whose bots look again (see ``concerned``)."""
+        if any(effect["kind"] == "dealt" for effect in effects):
+            self.shown.clear()  # a new round: no reaction names an event of the last one
+            self._timers.clear()
+        self.shown[seq] = self.clock.local_ms()
+        self.deck.observe(effects)
+        return self.concerned(effects)
+
+    def show(self, seq: int, at_ms: float) -> None:
+        """Event ``seq`` was shown to a person at ``at_ms`` (when the screen painted it): reactions to
+        it count from then."""
+        if seq in self.shown:
+            self.shown[seq] = at_ms
+
+    def agreed_at(self, local_ms: float) -> float:
+        """A moment of the local clock (a key press) on the table's agreed clock."""
+        return self.clock.agreed_ms() - (self.clock.local_ms() - local_ms)
+
+    def reaction_ms(self, trigger: int, pressed_ms: float) -> float | None:
+        """How long after event ``trigger`` was shown ``pressed_ms`` came, or None if it was not shown."""
+        shown = self.shown.get(trigger)
+        return None if shown is None else max(0.0, pressed_ms - shown)
+
+    def stamp(self, event: Event, pressed_ms: float | None = None) -> Event:
+        """``event`` with its timing, when it is a timed one: ``t_sync`` on the agreed clock and ``rt``
+        from its trigger's shown time, for a press at ``pressed_ms`` (default: now)."""
+        if not isinstance(event, TimedEvent):
+            return event
+        pressed = self.clock.local_ms() if pressed_ms is None else pressed_ms
+        rt = self.reaction_ms(event.trigger, pressed) if event.trigger is not None else None
+        return replace(event, t_sync=self.agreed_at(pressed), rt=rt)
+
+    # --- duties ----------------------------------------------------------------------------------
+
+    def timer_due(self, duty: Duty) -> float:
+        """When a table timer is due (local clock): ``after_ms`` from when it was first awaited."""
+        first = self._timers.setdefault((duty.kind, duty.ref), self.clock.local_ms())
+        return first + (duty.after_ms or 0.0)
+
+    def fulfil(self, duty: Duty) -> Event | None:
+        """The event that fulfils ``duty`` from this host: a table timer's event (nothing but its kind),
+        or what the game reveals from the faces known here; None for a seed or a face not known here."""
+        if duty.after_ms is not None and duty.seat is None:
+            return self.engine.rules.codec.decode({"kind": duty.kind})
+        event: Event | None = self.deck.fulfil(duty, self.engine.state, self._reveal)
+        return event
+
+    # --- bots ------------------------------------------------------------------------------------
+
+    def concerned(self, effects: Iterable[Effect]) -> list[int]:
+        """The seats whose bots look again after these effects: every seat an effect hints (``wake``),
+        every seat when one gives no hint, and every seat with a plan (made from an older view)."""
+        seats: set[int] = set()
+        for effect in effects:
+            hinted = effect.get("wake")
+            if hinted is None:
+                return list(range(self.engine.state.players))
+            seats.update(hinted)
+        return sorted(seats | self.plans.keys())
+
+    def wake(self, seats: Iterable[int]) -> None:
+        """The bots at ``seats`` look at their views and plan again; one that still wants the same event
+        keeps its original timing."""
+        engine = self.engine
+        if engine.over:
+            return
+        for seat in seats:
+            bot = self.bots.get(seat)
+            if bot is None:
+                continue
+            view = engine.view(seat, self.deck.knowledge(engine.state, seat))
+            decision: Decision | None = self._bot_decide(view=view, bot=bot)
+            current = self.plans.get(seat)
+            if decision is None:
+                self.cancel(seat)
+                continue
+            if current is not None:
+                if current.decision.event == decision.event:
+                    continue
+                current.live = False
+            self._order += 1
+            plan = Plan(self.clock.local_ms() + decision.delay_ms, self._order, seat, decision)
+            self.plans[seat] = plan
+            heapq.heappush(self._queue, plan)
+
+    def cancel(self, seat: int) -> None:
+        """Forget the plan of ``seat`` (its bot stopped playing it, or has nothing to do)."""
+        plan = self.plans.pop(seat, None)
+        if plan is not None:
+            plan.live = False
+
+    def next_due(self) -> float | None:
+        """When the earliest plan is due (local clock), or None when no bot plans anything."""
+        while self._queue and not self._queue[0].live:
+            heapq.heappop(self._queue)
+        return self._queue[0].due if self._queue else None
+
+    def take(self) -> tuple[int, Event | PrivateNote]:
+        """Take the earliest plan (the host checked it is due): its seat and its event, stamped."""
+        due = self.next_due()
+        assert due is not None, "no plan to take"
+        plan = heapq.heappop(self._queue)
+        del self.plans[plan.seat]
+        event = plan.decision.event
+        if isinstance(event, PrivateNote):
+            return plan.seat, event
+        return plan.seat, self.stamp(event)

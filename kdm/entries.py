@@ -1,0 +1,197 @@
+"""The table's log entries as typed records, and their one codec.
+
+Consensus orders opaque bytes; a table's entries are these records, each a frozen dataclass with its
+author's ``id`` (``EntryId``: node and counter, so that a retried proposal committed twice is applied
+once). On the wire an entry is a msgpack map ``{"t": type, "id": [node, counter], **fields}``;
+``decode`` checks every field's type and size and raises ``ValueError`` saying what is wrong, so the
+record (``kdm.record``) only ever sees well-formed entries and refuses the rest the same way on every
+peer. What each entry *means* is the record's business; this module owns their shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import msgpack
+
+from kdm.identity import PUBLIC_KEY_BYTES
+
+#: The size of a commitment to a nonce, and of a public key for private notes (Curve25519).
+HASH_BYTES = KEY_BYTES = 32
+
+
+@dataclass(frozen=True)
+class EntryId:
+    """Who proposed an entry (its node, or ``node#seat`` for a stand-in) and its counter there."""
+
+    node: str
+    counter: int
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One log entry; ``TYPE`` is its ``t`` on the wire."""
+
+    TYPE: ClassVar[str] = ""
+    id: EntryId
+
+
+@dataclass(frozen=True)
+class Create(Entry):
+    """The host's table: name, players, options as given, plugins with versions, listed on the LAN."""
+
+    TYPE: ClassVar[str] = "create"
+    name: str
+    players: int
+    options: dict[str, Any]
+    plugins: dict[str, str]
+    listed: bool = True
+
+
+@dataclass(frozen=True)
+class Join(Entry):
+    """A node asks for a seat, committing to its first nonce; with a ``player`` key and its signed
+    ``claim``, the seat is bound to that key (``kdm.identity``)."""
+
+    TYPE: ClassVar[str] = "join"
+    commit: bytes
+    name: str = ""
+    bot: bool = False
+    box_key: bytes = b""
+    player: bytes = b""
+    claim: bytes = b""
+
+
+@dataclass(frozen=True)
+class Start(Entry):
+    """The host starts the game."""
+
+    TYPE: ClassVar[str] = "start"
+
+
+@dataclass(frozen=True)
+class Reveal(Entry):
+    """A seated node reveals its nonce for shuffle ``shuffle`` and commits to the next one."""
+
+    TYPE: ClassVar[str] = "reveal"
+    shuffle: int
+    nonce: bytes
+    next_commit: bytes
+
+
+@dataclass(frozen=True)
+class Act(Entry):
+    """A player's action: an engine event, encoded by the table's event codec."""
+
+    TYPE: ClassVar[str] = "event"
+    event: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Takeover(Entry):
+    """A node's process plays ``seat`` with a bot, standing in for a gone player."""
+
+    TYPE: ClassVar[str] = "takeover"
+    seat: int
+    commit: bytes
+    box_key: bytes = b""
+
+
+@dataclass(frozen=True)
+class Done(Entry):
+    """A node saw the game end."""
+
+    TYPE: ClassVar[str] = "done"
+
+
+ENTRY_TYPES: dict[str, type[Entry]] = {
+    kind.TYPE: kind for kind in (Create, Join, Start, Reveal, Act, Takeover, Done)
+}
+
+#: Wire names that differ from the field names (kept as they were before entries had types).
+_WIRE_NAMES: dict[tuple[type[Entry], str], str] = {(Reveal, "shuffle"): "k", (Reveal, "next_commit"): "next"}
+
+#: Byte fields with the sizes they may have.
+_SIZES: dict[str, tuple[int, ...]] = {
+    "commit": (HASH_BYTES,),
+    "next_commit": (HASH_BYTES,),
+    "box_key": (0, KEY_BYTES),
+    "player": (0, PUBLIC_KEY_BYTES),
+}
+
+
+def to_wire(entry: Entry) -> dict[str, Any]:
+    """``entry`` as the map that goes into the log."""
+    fields = {
+        _WIRE_NAMES.get((type(entry), f.name), f.name): getattr(entry, f.name)
+        for f in dataclasses.fields(entry)
+        if f.name != "id"
+    }
+    return {"t": entry.TYPE, "id": [entry.id.node, entry.id.counter], **fields}
+
+
+def encode(entry: Entry) -> bytes:
+    """The bytes of ``entry`` for consensus."""
+    data: bytes = msgpack.packb(to_wire(entry), use_bin_type=True)
+    return data
+
+
+def from_wire(data: Any) -> Entry:
+    """The entry a committed map holds, or ``ValueError`` saying what is wrong with it."""
+    if not isinstance(data, dict):
+        raise ValueError("not a map")
+    kind = ENTRY_TYPES.get(str(data.get("t")))
+    if kind is None:
+        raise ValueError(f"unknown type {data.get('t')!r}")
+    ident = data.get("id")
+    if not (
+        isinstance(ident, list)
+        and len(ident) == 2
+        and isinstance(ident[0], str)
+        and isinstance(ident[1], int)
+    ):
+        raise ValueError("id must be [node, counter]")
+    values: dict[str, Any] = {"id": EntryId(ident[0], ident[1])}
+    hints = {f.name: f for f in dataclasses.fields(kind)}
+    for name, spec in hints.items():
+        if name == "id":
+            continue
+        wire = _WIRE_NAMES.get((kind, name), name)
+        if wire not in data:
+            if spec.default is dataclasses.MISSING and spec.default_factory is dataclasses.MISSING:
+                raise ValueError(f"{kind.TYPE} entry without {wire}")
+            continue
+        values[name] = _checked(name, wire, data[wire], spec.type)
+    return kind(**values)
+
+
+def decode(data: bytes) -> Entry:
+    """The entry in committed bytes, or ``ValueError`` (not msgpack, or malformed)."""
+    try:
+        raw = msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except Exception as error:  # msgpack raises several types for bytes that are not msgpack
+        raise ValueError(f"not msgpack: {error}") from error
+    return from_wire(raw)
+
+
+_PLAIN: dict[str, type] = {"str": str, "int": int, "bool": bool, "bytes": bytes}
+
+
+def _checked(name: str, wire: str, value: Any, annotation: Any) -> Any:
+    """``value`` for field ``name`` if it has the field's type (and size, for bytes)."""
+    expected: type | None = _PLAIN.get(str(annotation))
+    if expected is not None:
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ValueError(f"{wire} must be {annotation!s}")
+        sizes = _SIZES.get(name)
+        if sizes is not None and isinstance(value, bytes) and len(value) not in sizes:
+            allowed = " or ".join(str(size) for size in sizes)
+            raise ValueError(f"{wire} must be {allowed} bytes")
+        return value
+    if not isinstance(value, dict):  # the maps: options, plugins, an encoded event
+        raise ValueError(f"{wire} must be a map")
+    if name == "plugins" and not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise ValueError("plugins must map names to versions")
+    return value
