@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
-EXAMPLE_STAMP := $(VENV)/.installed-lightaces
+EXAMPLE_STAMP := $(VENV)/.installed-examples
 
 .PHONY: play test lint typecheck pytest bench clean
 
@@ -17,9 +17,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-# The example third-party plugin, installed the way a stranger's package would be, after kdm (its dependency).
-$(EXAMPLE_STAMP): examples/lightaces/pyproject.toml $(STAMP)
-	$(BIN)/python -m pip install --quiet -e examples/lightaces
+# The example third-party plugins, installed the way a stranger's packages would be, after kdm (their
+# dependency).
+$(EXAMPLE_STAMP): examples/lightaces/pyproject.toml examples/aceback/pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e examples/lightaces -e examples/aceback
 	touch $@
 
 play: $(STAMP)

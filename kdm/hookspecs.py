@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from kdm.events import Event
     from kdm.options import TableOption
     from kdm.state import TableState
+    from kdm.tui.extension import ScreenPart
 
 PROJECT = "kdm"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -182,5 +183,17 @@ def kdm_bot_decide(view: Any, bot: Bot) -> Decision | None:
     """What ``bot`` does next, from its seat ``view`` only: a decision, or None to wait.
 
     ``firstresult``: the game mode's plugin answers; a variant answers first for its own actions.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def kdm_tui() -> ScreenPart | None:
+    """What this plugin adds to the terminal table for people: keys, lines on the table panel, marks
+    on the players' rows, the hand's status line, footer hints, help lines and their words in English
+    and French (``kdm.tui.extension.ScreenPart``), or None.
+
+    Asked once by the table screen when the table is known; every answer is used, in registration
+    order. A house rule with an action of its own answers here, so that a person can play it.
     """
     raise NotImplementedError

@@ -24,6 +24,8 @@ from kdm.state import TableState
 
 NAME = "piles"
 KDM_REQUIRES = ("kilo",)  # a variant of the base game
+#: What a person sees and presses at the terminal table.
+KDM_MODULES = ("kdm.plugins.piles_screen",)
 
 
 @dataclass(frozen=True)

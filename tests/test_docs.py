@@ -210,6 +210,15 @@ def test_the_walkthrough_shows_the_example_package_as_it_is(page: str) -> None:
         assert shown[key] == packaged[key], f"docs/plugins.md's pyproject.toml differs in {key!r}"
 
 
+def test_the_action_walkthrough_shows_the_second_example_package_as_it_is(page: str) -> None:
+    files = page_files(page)
+    example_module = (ROOT / "examples" / "aceback" / "src" / "kdm_aceback.py").read_text(encoding="utf-8")
+    assert files["src/kdm_aceback.py"] == example_module, (
+        "docs/plugins.md shows examples/aceback/src/kdm_aceback.py part by part: copy it into the page"
+    )
+    assert "#### `kdm_tui`" in hookdoc.generated_section(page)
+
+
 def install_like_pip(site: Path, pyproject: str) -> str:
     """Make ``site`` look like a folder pip installed the page's project into; returns the plugin name."""
     project = tomllib.loads(pyproject)["project"]

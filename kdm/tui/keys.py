@@ -4,21 +4,30 @@ Slap and feint keys stamp the press first thing: prompt_toolkit calls a handler 
 callback that reads the terminal, so the stamp is the moment the key was read (DESIGN 5.6). They work
 with the help or the scoreboard open, since a slap cannot wait for the player to close a window; only
 the quit question holds every key. A key that sends an action does not redraw at once: its commit does
-(``drawn_with_commit``). The house rules' keys: the digits choose a pile instead of a card when this seat
-must choose the pile it draws from (piles), ``<`` and ``>`` steer and ``g`` calls GO (all_at_once).
+(``drawn_with_commit``). The house rules' keys: ``<`` and ``>`` steer and ``g`` calls GO (all_at_once);
+a plugin's own keys (``ScreenPart.keys``, such as the piles' digits) come from its screen part.
 Help, scores and leaving are every game's keys (``add_every_table_keys``; Kem's has them too).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from prompt_toolkit.filters import Condition, FilterOrBool, to_filter
-from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding import (
+    DynamicKeyBindings,
+    KeyBindings,
+    KeyBindingsBase,
+    KeyPressEvent,
+    merge_key_bindings,
+)
 
 from kdm.peer import local_time_ms
 from kdm.tui import variants
+from kdm.tui.extension import Key, ScreenPart
 from kdm.tui.state import TableScreen
 from kdm.tui.text import is_yes
 
@@ -26,8 +35,6 @@ if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
 HAND_KEYS = "12345"
-#: Up to nine piles: ten players cut the pile into N-1.
-PILE_KEYS = "123456789"
 #: An action sent is drawn with its commit. Drawing "sent" at once would hold the loop for a redraw
 #: while the commit's messages wait; the feedback is drawn after this only if the commit is slow.
 FEEDBACK_AFTER_S = 0.05
@@ -41,14 +48,13 @@ def drawn_with_commit(event: KeyPressEvent, sent: bool) -> NotImplementedOrNone:
     return NotImplemented
 
 
-def table_bindings(screen: TableScreen) -> KeyBindings:
+def table_bindings(screen: TableScreen) -> KeyBindingsBase:
     """Key bindings for ``screen``; leaving the table exits the running application."""
     bindings = KeyBindings()
     asking = Condition(lambda: screen.asking)
     overlay = Condition(lambda: screen.help_open or screen.scores_open)
     free = ~asking
     choosing = ~asking & ~overlay & Condition(lambda: not screen.over)
-    picking_pile = choosing & Condition(lambda: variants.picking_pile(screen))
 
     @bindings.add(" ", filter=free)
     def _slap(event: KeyPressEvent) -> NotImplementedOrNone:
@@ -62,15 +68,9 @@ def table_bindings(screen: TableScreen) -> KeyBindings:
 
     for index, key in enumerate(HAND_KEYS):
 
-        @bindings.add(key, filter=choosing & ~picking_pile)
+        @bindings.add(key, filter=choosing)
         def _choose(event: KeyPressEvent, index: int = index) -> None:
             screen.choose(index)
-
-    for index, key in enumerate(PILE_KEYS):
-
-        @bindings.add(key, filter=picking_pile)
-        def _pile(event: KeyPressEvent, index: int = index) -> NotImplementedOrNone:
-            return drawn_with_commit(event, variants.choose_pile(screen, index))
 
     for key, direction in variants.STEER_KEYS.items():
 
@@ -99,7 +99,34 @@ def table_bindings(screen: TableScreen) -> KeyBindings:
         screen.add_bot()
 
     add_every_table_keys(bindings, screen)
-    return bindings
+    return merge_key_bindings([bindings, DynamicKeyBindings(plugin_bindings(screen))])
+
+
+def plugin_bindings(screen: TableScreen) -> Callable[[], KeyBindings]:
+    """The keys the table's plugins add (``ScreenPart.keys``), live while their ``when`` holds and the
+    screen is free for play, made again only when the table's parts change (once it is known). Added
+    after the game's, they win over a game key while they are live (a digit chooses a pile instead of
+    a card)."""
+    made: list[tuple[list[ScreenPart], KeyBindings]] = []
+    playing = Condition(lambda: not screen.asking and not screen.help_open and not screen.scores_open)
+
+    def current() -> KeyBindings:
+        parts = screen.parts
+        if made and made[0][0] is parts:
+            return made[0][1]
+        bindings = KeyBindings()
+        for key in (key for part in parts for key in part.keys):
+            live = playing & Condition(partial(key.when, screen))
+            for name in key.keys:
+
+                @bindings.add(name, filter=live)
+                def _plugin(event: KeyPressEvent, key: Key = key, name: str = name) -> NotImplementedOrNone:
+                    return drawn_with_commit(event, key.act(screen, name))
+
+        made[:] = [(parts, bindings)]
+        return bindings
+
+    return current
 
 
 def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: FilterOrBool = False) -> None:

@@ -81,7 +81,7 @@ def players_text(screen: TableScreen) -> Fragments:
         row = f"{'▸' if turn else ' '}{seat:>2} {name[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}} "
         row += f"{view.hand_sizes[seat]:>5} {view.scores[seat]:>6}"
         lines.append((style, row))
-        marks = seat_marks(view, seat)
+        marks = seat_marks(screen, view, seat)
         if seat in slapped or marks:
             lines.append(("", " "))  # the marks are narrow: one space for them all, so they fit
         if seat in slapped:

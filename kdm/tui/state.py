@@ -18,6 +18,7 @@ from typing import Any
 
 from kdm.cards import pretty
 from kdm.engine import SeatView
+from kdm.events import Event
 from kdm.kilo.calls import GO_CALL, QUEENS_CALL
 from kdm.kilo.events import Feint, Pass, Slap
 from kdm.kilo.rules import NAME as KILO
@@ -25,7 +26,8 @@ from kdm.kilo.rules import KiloView
 from kdm.peer import Peer, local_time_ms
 from kdm.record import FULL, PLAYING, Notice
 from kdm.tui import variants
-from kdm.tui.text import say
+from kdm.tui.extension import ScreenPart
+from kdm.tui.text import CATALOGUE, say, say_from
 
 LOG_LINES = 300
 #: A seated process not heard from for this long is shown as lost (the peer hands its seat to a bot at 3 s).
@@ -135,6 +137,7 @@ class TableScreen:
         self._slapping = False
         self._shown_hand: list[str] | None = None  # the first slapper's hand, until the window is judged
         self.go_clock = variants.GoClock()
+        self._parts: tuple[object, list[ScreenPart]] | None = None
         self._catch_up()
 
     def _catch_up(self) -> None:
@@ -149,7 +152,32 @@ class TableScreen:
     # --- what the layout reads --------------------------------------------------------------------
 
     def say(self, key: str, **fields: object) -> str:
+        """The words for ``key``: the screen's own, else those of a plugin's screen part."""
+        if key not in CATALOGUE:
+            words = next((part.words for part in self.parts if key in part.words), None)
+            if words is not None:
+                return say_from(words, self.lang, key, **fields)
         return say(self.lang, key, **fields)
+
+    @property
+    def parts(self) -> list[ScreenPart]:
+        """What the table's plugins add to this screen (``kdm_tui``), once the table is known."""
+        engine = self.peer.record.engine
+        if engine is None:
+            return []
+        if self._parts is None or self._parts[0] is not engine:
+            found = [part for part in engine.rules.hook.kdm_tui() if isinstance(part, ScreenPart)]
+            self._parts = (engine, found)
+        return self._parts[1]
+
+    @property
+    def seat(self) -> int | None:
+        return self.peer.seat
+
+    def act(self, event: Event) -> bool:
+        """Send ``event`` for this seat (a plugin's key): True, as a key handler that sent returns."""
+        self.peer.act(event)
+        return True
 
     def view(self) -> SeatView | None:
         """This seat's view, built once per applied event or private note (a redraw asks for it from

@@ -43,7 +43,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "hint_feint": ("f feint", "f feinte"),
     "hint_steer": ("< left  > right", "< gauche  > droite"),
     "hint_go": ("g GO!", "g GO !"),
-    "hint_pile": ("1-{last} choose a pile", "1-{last} choix du tas"),
     "hint_scores": ("s scores", "s scores"),
     "hint_help": ("? help", "? aide"),
     "hint_quit": ("q quit", "q quitte"),
@@ -116,13 +115,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "you may not open a window again this round",
         "vous ne pouvez plus lancer de tape cette manche",
     ),
-    "piles": ("piles:", "tas :"),
-    "choose_pile": ("your draw: choose a pile, 1-{last}", "vous piochez : choisissez un tas, 1-{last}"),
-    "chooses_pile": ("{name} chooses a pile", "{name} choisit un tas"),
-    "no_pile_choice": ("no pile to choose now", "pas de tas à choisir maintenant"),
-    "empty_pile": ("pile {pile} is empty", "le tas {pile} est vide"),
-    "no_such_pile": ("there is no pile {pile}", "il n'y a pas de tas {pile}"),
-    "pile_sent": ("drawing from pile {pile}…", "vous piochez dans le tas {pile}…"),
     "go_caller": ("GO: {name} calls it", "GO : {name} l'annonce"),
     "go_caller_you": ("GO: you call it, with g", "GO : c'est vous qui l'annoncez, avec g"),
     "go_in": ("GO in {seconds} s (the table calls it)", "GO dans {seconds} s (la table l'annonce)"),
@@ -146,10 +138,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "help_spoons": (
         "Space        grab a spoon (instead of slapping the pile)",
         "Espace       attraper une cuillère (au lieu de taper le tas)",
-    ),
-    "help_piles": (
-        "1 to 9       choose the pile you draw from (when asked)",
-        "1 à 9        choisir le tas où piocher (quand on vous le demande)",
     ),
     "help_all_at_once": (
         "Enter        choose the card you pass at the next GO\n"

@@ -20,7 +20,6 @@ from kdm.kilo.rules import NAME as KILO
 from kdm.peer import local_time_ms
 from kdm.plugins.all_at_once import NAME as ALL_AT_ONCE
 from kdm.plugins.marathon import NAME as MARATHON
-from kdm.plugins.piles import NAME as PILES
 from kdm.plugins.seven_in_reserve import NAME as SEVEN_IN_RESERVE
 from kdm.plugins.spoons import NAME as SPOONS
 from kdm.tui import variants
@@ -39,9 +38,9 @@ RESERVE_EXAMPLE = "7♥"
 
 
 def status_lines(screen: TableScreen, view: SeatView, width: int) -> Fragments:
-    """The variants' lines at the top of the table panel (the piles' sizes packed to ``width``)."""
+    """The variants' lines at the top of the table panel, then the plugins' (``ScreenPart.status``)."""
     lines: Fragments = []
-    kilo, me = screen.kilo(view), screen.peer.seat
+    kilo = screen.kilo(view)
     spoons = variants.spoons(view)
     if spoons is not None and kilo is not None:
         if kilo.window_open:
@@ -52,15 +51,12 @@ def status_lines(screen: TableScreen, view: SeatView, width: int) -> Fragments:
                 lines.append(("", screen.say("spoons_held", names=names) + "\n"))
         else:
             lines.append(("", screen.say("spoons_on_table", count=spoons.objects) + "\n"))
-    piles = variants.piles(view)
-    if piles is not None:
-        sizes = [f"{index}:{size}" for index, size in enumerate(piles.sizes, 1)]
-        lines.append(("", "\n".join(packed([screen.say("piles"), *sizes], width)) + "\n"))
-        if piles.choosing is not None and piles.choosing != me:
-            lines.append(("class:dim", screen.say("chooses_pile", name=screen.name(piles.choosing)) + "\n"))
     at_once = variants.all_at_once(view)
     if at_once is not None and view.phase == "passing":
         lines += _go_lines(screen, view)
+    for part in screen.parts:
+        if part.status is not None:
+            lines += part.status(screen, view, width)
     return lines
 
 
@@ -88,9 +84,10 @@ def _go_lines(screen: TableScreen, view: SeatView) -> Fragments:
 # --- the players' rows --------------------------------------------------------------------------------
 
 
-def seat_marks(view: SeatView, seat: int) -> str:
-    """The variants' marks after a seat's row: ✓ card chosen for GO, ⊘ barred, the 7 in reserve."""
-    marks = ""
+def seat_marks(screen: TableScreen, view: SeatView, seat: int) -> str:
+    """The variants' marks after a seat's row: ✓ card chosen for GO, ⊘ barred, the 7 in reserve, and
+    the plugins' own."""
+    marks = "".join(part.marks(view, seat) for part in screen.parts if part.marks is not None)
     at_once = variants.all_at_once(view)
     if at_once is not None and view.phase == "passing" and at_once.chosen[seat]:
         marks += CHOSEN_MARK
@@ -115,8 +112,8 @@ def reserve_face(view: SeatView, seat: int) -> str | None:
 
 def legend(screen: TableScreen, view: SeatView, width: int) -> list[str]:
     """What the marks on the rows mean, for the marks shown now (none: no legend)."""
-    shown = "".join(seat_marks(view, seat) for seat in range(view.players))
-    words = []
+    shown = "".join(seat_marks(screen, view, seat) for seat in range(view.players))
+    words = [word for part in screen.parts if part.legend is not None for word in part.legend(screen, view)]
     if CHOSEN_MARK in shown:
         words.append(screen.say("mark_chosen"))
     if BARRED_MARK in shown:
@@ -132,9 +129,10 @@ def legend(screen: TableScreen, view: SeatView, width: int) -> list[str]:
 
 def hand_status(screen: TableScreen, view: SeatView) -> tuple[str, str] | None:
     """What a variant asks of this seat now, for the hand's status line (None: the base game's)."""
-    piles = variants.piles(view)
-    if piles is not None and piles.choosing is not None and piles.choosing == screen.peer.seat:
-        return "class:turn", screen.say("choose_pile", last=len(piles.sizes))
+    for part in screen.parts:
+        asked = part.hand_status(screen, view) if part.hand_status is not None else None
+        if asked is not None:
+            return asked
     at_once = variants.all_at_once(view)
     if at_once is None or view.phase != "passing":
         return None
@@ -150,10 +148,6 @@ def hand_status(screen: TableScreen, view: SeatView) -> tuple[str, str] | None:
 def footer_hints(screen: TableScreen, view: SeatView | None) -> list[str]:
     """The keys that work at the table now, as many as fit the footer."""
     me = screen.peer.seat
-    piles = variants.piles(view)
-    if piles is not None and piles.choosing is not None and piles.choosing == me:
-        keys = [screen.say("hint_pile", last=len(piles.sizes))]
-        return keys + [screen.say(key) for key in ("hint_scores", "hint_help", "hint_quit")]
     at_once = variants.all_at_once(view)
     spoons = variants.spoons(view) is not None
     names = ["hint_choose", "hint_pick" if at_once else "hint_pass", "hint_grab" if spoons else "hint_slap"]
@@ -162,7 +156,11 @@ def footer_hints(screen: TableScreen, view: SeatView | None) -> list[str]:
         names.insert(0, "hint_steer")
     elif at_once is not None and at_once.caller is not None and at_once.caller == me:
         names.insert(2, "hint_go")
-    return fitted_hints(names, OPTIONAL_HINTS, screen.say)
+    hints = fitted_hints(names, OPTIONAL_HINTS, screen.say)
+    for part in screen.parts:
+        if part.hints is not None:
+            hints = part.hints(screen, view, hints)
+    return hints
 
 
 def fitted_hints(names: list[str], optional: tuple[str, ...], say: Callable[[str], str]) -> list[str]:
@@ -182,7 +180,8 @@ def help_lines(screen: TableScreen) -> str:
     if not names:
         return ""
     lines = ["", "", screen.say("help_variants", names=", ".join(names))]  # after a blank line
-    lines += [screen.say(f"help_{name}") for name in (SPOONS, PILES, ALL_AT_ONCE) if name in names]
+    lines += [screen.say(f"help_{name}") for name in (SPOONS, ALL_AT_ONCE) if name in names]
+    lines += [screen.say(key) for part in screen.parts for key in part.help]
     marked = ((ALL_AT_ONCE, "mark_chosen"), (MARATHON, "mark_barred"), (SEVEN_IN_RESERVE, "mark_reserve"))
     marks = [screen.say(key, card=RESERVE_EXAMPLE) for name, key in marked if name in names]
     if marks:

@@ -19,8 +19,6 @@ from kdm.engine import Engine, SeatView
 from kdm.kilo.events import Slap
 from kdm.plugins.all_at_once import NAME as ALL_AT_ONCE
 from kdm.plugins.all_at_once import AllAtOnceView, Go, Steer
-from kdm.plugins.piles import NAME as PILES
-from kdm.plugins.piles import ChoosePile, PilesView
 from kdm.plugins.seven_in_reserve import NAME as SEVEN_IN_RESERVE
 from kdm.plugins.seven_in_reserve import ReserveView
 from kdm.plugins.spoons import NAME as SPOONS
@@ -43,10 +41,6 @@ def spoons(view: SeatView | None) -> SpoonsView | None:
     return _part(view, SPOONS, SpoonsView)
 
 
-def piles(view: SeatView | None) -> PilesView | None:
-    return _part(view, PILES, PilesView)
-
-
 def all_at_once(view: SeatView | None) -> AllAtOnceView | None:
     return _part(view, ALL_AT_ONCE, AllAtOnceView)
 
@@ -60,28 +54,7 @@ def slap_event(view: SeatView) -> type[Slap]:
     return Grab if spoons(view) is not None else Slap
 
 
-def picking_pile(screen: TableScreen) -> bool:
-    """Whether this seat is the one to choose the pile it draws from (the digits then choose piles)."""
-    part = piles(screen.view())
-    return part is not None and part.choosing is not None and part.choosing == screen.peer.seat
-
-
 # --- the variants' own keys ---------------------------------------------------------------------------
-
-
-def choose_pile(screen: TableScreen, index: int) -> bool:
-    """Draw from pile ``index`` (0-based; people see and press it 1-based)."""
-    view, seat = screen.view(), screen.peer.seat
-    part = piles(view)
-    if view is None or seat is None or part is None or part.choosing != seat:
-        return screen.tell("no_pile_choice")
-    if not 0 <= index < len(part.sizes):
-        return screen.tell("no_such_pile", pile=index + 1)
-    if not part.sizes[index]:
-        return screen.tell("empty_pile", pile=index + 1)
-    screen.message = screen.say("pile_sent", pile=index + 1)
-    screen.peer.act(ChoosePile(seat=seat, pile=index))
-    return True
 
 
 def steer(screen: TableScreen, direction: str) -> bool:

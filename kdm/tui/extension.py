@@ -1,0 +1,109 @@
+"""What a plugin adds to the terminal table: its ``ScreenPart``, answered through the ``kdm_tui`` hook.
+
+A house rule that gives players something to do needs a way for a person to do it: a key, a line on the
+table saying what is going on, maybe a mark beside a player's name, a line of help, all in English and
+French. A plugin says so with one ``ScreenPart``; the table screen (``kdm.tui``) asks every plugin of
+the table for theirs and weaves them in. The built-in variants use this exactly as a third party's
+package does, from their own modules (``kdm.plugins.piles_screen`` ...).
+
+Everything here is plain data and functions of the ``Screen``, the part of the table screen a plugin may
+use: no prompt_toolkit. Text goes on screen as *fragments*, ``(style, text)`` pairs where the style is
+one of the screen's classes (``"class:turn"``, ``"class:dim"``, ``"class:call"``, ``"bold"``, ``""``).
+Words are looked up by key: the plugin's own ``words`` (key → (English, French)) after the screen's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from kdm.engine import SeatView
+from kdm.events import Event
+
+Fragments = list[tuple[str, str]]
+Part = TypeVar("Part")
+
+
+class Screen(Protocol):
+    """What a plugin's screen part may use of the table screen."""
+
+    lang: str
+    #: One line of feedback under the hand, until the next action.
+    message: str
+
+    @property
+    def seat(self) -> int | None:
+        """This player's seat, or None (a spectator, or not seated yet)."""
+        ...
+
+    def view(self) -> SeatView | None:
+        """What this seat sees now (None before the game)."""
+        ...
+
+    def say(self, key: str, **fields: object) -> str:
+        """The words for ``key`` in the player's language, with ``fields`` filled in."""
+        ...
+
+    def tell(self, key: str, **fields: object) -> bool:
+        """Show ``say(key, **fields)`` as an error line; returns False (a key handler's "not sent")."""
+        ...
+
+    def name(self, seat: int) -> str:
+        """The name of whoever plays ``seat``."""
+        ...
+
+    def act(self, event: Event) -> bool:
+        """Send ``event`` to the table for this seat; returns True (a key handler's "sent")."""
+        ...
+
+
+def always(screen: Screen) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Key:
+    """A key a plugin adds: ``keys`` (prompt_toolkit names: ``"a"``, ``"<"``, ``"c-g"``; several keys
+    share one handler, which is told which was pressed), live while ``when`` says so.
+
+    ``act(screen, key)`` returns True when it sent an event (the screen redraws with its commit) and
+    False when it told the player why not (``screen.tell``). A key the base game uses (a digit while it
+    chooses cards) belongs to the plugin only while its ``when`` holds."""
+
+    keys: tuple[str, ...]
+    act: Callable[[Screen, str], bool]
+    when: Callable[[Screen], bool] = always
+
+
+@dataclass(frozen=True)
+class ScreenPart:
+    """Everything one plugin adds to the table screen; every field may be left out.
+
+    - ``keys``: its keys;
+    - ``status(screen, view, width)``: lines at the top of the table panel, at most ``width`` wide;
+    - ``marks(view, seat)``: a mark after a player's row, and ``legend(screen, view)``: what the marks
+      shown now mean, at the foot of the table panel;
+    - ``hand_status(screen, view)``: what the rule asks of this seat now, for the hand's status line
+      (``(style, text)``, or None to leave it to the game);
+    - ``hints(screen, view, hints)``: the footer's key hints (in words, as the game put them): return
+      them changed, with yours while your keys are live, within the footer's 79 columns;
+    - ``help``: the word keys of its lines in the help screen;
+    - ``words``: key → (English, French).
+    """
+
+    name: str
+    keys: tuple[Key, ...] = ()
+    status: Callable[[Screen, SeatView, int], Fragments] | None = None
+    marks: Callable[[SeatView, int], str] | None = None
+    legend: Callable[[Screen, SeatView], list[str]] | None = None
+    hand_status: Callable[[Screen, SeatView], tuple[str, str] | None] | None = None
+    hints: Callable[[Screen, SeatView | None, list[str]], list[str]] | None = None
+    help: tuple[str, ...] = ()
+    words: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def view_part(view: SeatView | None, name: str, kind: type[Part]) -> Part | None:
+    """A plugin's part of a seat view (``view.rules[name]``) if it is a ``kind``, else None."""
+    part: Any = view.rules.get(name) if view is not None else None
+    return part if isinstance(part, kind) else None
