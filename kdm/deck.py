@@ -32,6 +32,9 @@ class Knowledge:
 
     faces: dict[int, str] = field(default_factory=dict)
     notes: tuple[PrivateNote, ...] = ()
+    #: Scratch for what a game derives from ``notes`` alone (a team's signs), kept by the deck for this
+    #: seat until a note to or from it arrives: derived once, not at every view.
+    notes_memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class OpenDeck:
         self.shown: dict[int, list[int]] = {}
         #: seat → the private notes it sent or received, oldest first.
         self.notes: dict[int, list[PrivateNote]] = {}
+        self._notes_memo: dict[int, dict[Any, Any]] = {}
 
     def observe(self, effects: Iterable[Effect]) -> None:
         """Learn the faces of tokens made or reshuffled by these effects."""
@@ -77,6 +81,7 @@ class OpenDeck:
         """Keep a private note delivered to (or sent by) a seat of this process."""
         for seat in {note.sender, note.to}:
             self.notes.setdefault(seat, []).append(note)
+            self._notes_memo.pop(seat, None)
 
     def knowledge(self, state: TableState, seat: int) -> Knowledge:
         """What ``seat`` knows: the faces of its own hand and of cards shown to it alone, its notes."""
@@ -85,7 +90,7 @@ class OpenDeck:
             face = self.faces.get(token)
             if face is not None:
                 faces[token] = face
-        return Knowledge(faces, tuple(self.notes.get(seat, ())))
+        return Knowledge(faces, tuple(self.notes.get(seat, ())), self._notes_memo.setdefault(seat, {}))
 
     def fulfil(self, duty: Duty, state: TableState, reveal: Reveal) -> Event | None:
         """The event that fulfils a reveal duty, as the table's game builds it from the faces known here

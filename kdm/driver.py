@@ -12,8 +12,8 @@ for all three and lives here, once:
   knows here) or a table timer (an event of nothing but its kind). Seeds are the host's business: the
   simulation derives them, peers commit and reveal them;
 - **bots**: each bot seat's plan (a decision and when it is due). After an event, the seats its effects
-  concern (their ``wake`` hints; every seat when an effect gives none) and every seat with a plan look
-  again; a bot that still wants the same event keeps its original timing.
+  concern look again (their ``wake`` hints; every seat when an effect gives none); a bot that still
+  wants the same event keeps its original timing, and one the event does not concern keeps its plan.
 
 The host asks ``next_due()`` when to come back and ``due(now)`` what is due, then applies or proposes
 the events itself: the driver never sleeps, sends or reads the time module.
@@ -24,7 +24,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from kdm.agents import Bot, Decision
@@ -81,15 +81,16 @@ class SteppedClock:
 # --- bots' plans -------------------------------------------------------------------------------------
 
 
-@dataclass(order=True)
+@dataclass(eq=False)
 class Plan:
-    """A bot's next move at one seat, due at ``due`` (on the local clock)."""
+    """A bot's next move at one seat, due at ``due`` (on the local clock); the ``order`` it was made
+    in breaks ties."""
 
     due: float
     order: int
-    seat: int = field(compare=False)
-    decision: Decision = field(compare=False)
-    live: bool = field(default=True, compare=False)
+    seat: int
+    decision: Decision
+    live: bool = True
 
 
 class TableDriver:
@@ -106,7 +107,8 @@ class TableDriver:
         #: Each table timer awaited this round → when it was first awaited (local clock).
         self._timers: dict[tuple[str, int], float] = {}
         self.plans: dict[int, Plan] = {}
-        self._queue: list[Plan] = []
+        #: ``(due, order, plan)``, earliest first (tuples compare faster than dataclasses).
+        self._queue: list[tuple[float, int, Plan]] = []
         self._order = 0
         self._bot_decide = engine.rules.fast("kdm_bot_decide")
         self._reveal = engine.rules.fast("kdm_reveal")
@@ -166,14 +168,16 @@ class TableDriver:
 
     def concerned(self, effects: Iterable[Effect]) -> list[int]:
         """The seats whose bots look again after these effects: every seat an effect hints (``wake``),
-        every seat when one gives no hint, and every seat with a plan (made from an older view)."""
+        and every seat when one gives no hint. A bot that is not concerned keeps its plan: the game
+        says, by its hints, that the event changes nothing it could want (a plan that turns out
+        refused when its time comes is refused like any event, and its bot looks again)."""
         seats: set[int] = set()
         for effect in effects:
             hinted = effect.get("wake")
             if hinted is None:
                 return list(range(self.engine.state.players))
             seats.update(hinted)
-        return sorted(seats | self.plans.keys())
+        return sorted(seats)
 
     def wake(self, seats: Iterable[int]) -> None:
         """The bots at ``seats`` look at their views and plan again; one that still wants the same event
@@ -198,7 +202,7 @@ class TableDriver:
             self._order += 1
             plan = Plan(self.clock.local_ms() + decision.delay_ms, self._order, seat, decision)
             self.plans[seat] = plan
-            heapq.heappush(self._queue, plan)
+            heapq.heappush(self._queue, (plan.due, plan.order, plan))
 
     def cancel(self, seat: int) -> None:
         """Forget the plan of ``seat`` (its bot stopped playing it, or has nothing to do)."""
@@ -208,15 +212,15 @@ class TableDriver:
 
     def next_due(self) -> float | None:
         """When the earliest plan is due (local clock), or None when no bot plans anything."""
-        while self._queue and not self._queue[0].live:
+        while self._queue and not self._queue[0][2].live:
             heapq.heappop(self._queue)
-        return self._queue[0].due if self._queue else None
+        return self._queue[0][0] if self._queue else None
 
     def take(self) -> tuple[int, Event | PrivateNote]:
         """Take the earliest plan (the host checked it is due): its seat and its event, stamped."""
         due = self.next_due()
         assert due is not None, "no plan to take"
-        plan = heapq.heappop(self._queue)
+        _due, _order, plan = heapq.heappop(self._queue)
         del self.plans[plan.seat]
         event = plan.decision.event
         if isinstance(event, PrivateNote):

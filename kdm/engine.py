@@ -140,6 +140,16 @@ class Engine:
         known = knowledge.faces
         hand = tuple((t, known.get(t) or public.get(t)) for t in state.hands[seat])
         parts = self._view_parts(state=state, seat=seat, knowledge=knowledge)
+        shared = state.memo.get("")  # what every seat sees alike: built once per event
+        if shared is None:
+            shared = state.memo[""] = (
+                tuple(map(len, state.hands)),
+                {name: len(zone) for name, zone in state.zones.items()},
+                MappingProxyType(public),
+                tuple(state.scores),
+                MappingProxyType(state.options),
+            )
+        hand_sizes, zone_sizes, faces, scores, options = shared
         return SeatView(
             seat=seat,
             players=state.players,
@@ -148,11 +158,11 @@ class Engine:
             seq=state.seq,
             turn=state.turn,
             hand=hand,
-            hand_sizes=tuple(map(len, state.hands)),
-            zone_sizes={name: len(zone) for name, zone in state.zones.items()},
-            faces=MappingProxyType(public),
-            scores=tuple(state.scores),
-            options=MappingProxyType(state.options),
+            hand_sizes=hand_sizes,
+            zone_sizes=zone_sizes,
+            faces=faces,
+            scores=scores,
+            options=options,
             rules=dict(parts),
         )
 

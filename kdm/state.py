@@ -39,8 +39,9 @@ class TableState:
     scores: list[int] = field(default_factory=list)
     turn: int | None = None
     rules: dict[str, Any] = field(default_factory=dict)
-    #: Scratch for what the views of every seat share (a plugin's public part, by its name), built once
-    #: per event rather than once per seat: emptied whenever an event is applied, never digested.
+    #: Scratch for what the views of every seat share (the core's under "", a plugin's public part under
+    #: its name), built once per event rather than once per seat: emptied whenever an event is applied,
+    #: never digested.
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False, metadata=TRANSIENT)
 
     def __post_init__(self) -> None:

@@ -279,7 +279,10 @@ def _keep_hand(engine: Engine, event: Event) -> list[Effect]:
     if event.seat != data.to_check[0]:
         raise IllegalAction(f"seat {data.to_check[0]} checks its hand now, not seat {event.seat}")
     data.to_check.pop(0)
-    return [{"kind": "hand_kept", "seat": event.seat}, *_after_check(state)]
+    kept: Effect = {"kind": "hand_kept", "seat": event.seat}
+    if data.to_check:
+        kept["wake"] = ()  # the next check is a duty, not a player's choice: no bot has news
+    return [kept, *_after_check(state)]
 
 
 def _after_check(state: TableState) -> list[Effect]:
@@ -467,6 +470,7 @@ def _sweep_answer(engine: Engine, event: Event) -> list[Effect]:
         return [answered]
     data.sweep_accepted.append(event.seat)
     if len(data.sweep_accepted) < state.players - 1:
+        answered["wake"] = (event.seat,)  # the others' answers stand: only this seat has news
         return [answered]
     faces = [state.faces[t] for t in state.zones[TABLE]]
     state.zones[BIN].extend(state.zones[TABLE])

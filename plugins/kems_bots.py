@@ -19,7 +19,7 @@ it waits.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -177,8 +177,12 @@ def _this_deal(watch: Watch, deal_started: int) -> Iterator[tuple[int, int, str]
 
 def _observe(view: SeatView, table: KemsView, watch: Watch) -> None:
     """Remember new gestures; after an opponent's confirmed call, weigh the gestures that led to it."""
-    for seat, gesture, seq in table.gestures:
-        watch.gestures.setdefault(seq, (seat, gesture))
+    # Gestures and results come in log order: when the newest is known, so is every one before it.
+    if table.gestures and table.gestures[-1][2] not in watch.gestures:
+        for seat, gesture, seq in table.gestures:
+            watch.gestures.setdefault(seq, (seat, gesture))
+    if not table.results or table.results[-1][4] <= watch.last_result_seq:
+        return
     for caller, call, target, result, seq in table.results:
         if seq <= watch.last_result_seq:
             continue
@@ -234,6 +238,19 @@ def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Deci
 # --- the hunt -------------------------------------------------------------------------------------
 
 
+#: Where each rank comes in ``RANKS``: ties go to the lower rank.
+RANK_ORDER = {rank: index for index, rank in enumerate(RANKS)}
+
+
+def _count_ranks(faces: Iterable[str]) -> dict[str, int]:
+    """How many of each rank (a plain dict: this runs at every look of every bot)."""
+    counts: dict[str, int] = {}
+    for face in faces:
+        rank = rank_of(face)
+        counts[rank] = counts.get(rank, 0) + 1
+    return counts
+
+
 def best_exchange(view: SeatView, table: KemsView, forced: bool = False) -> Exchange | None:
     """The exchange that brings this hand closest to four of a kind: take the table's cards of one
     rank, give the cards of the ranks held least. Only an exchange that makes the largest set larger is
@@ -242,18 +259,18 @@ def best_exchange(view: SeatView, table: KemsView, forced: bool = False) -> Exch
     if len(hand) != HAND or not table.table:
         return None
     faces = dict(hand)
-    held = Counter(rank_of(f) for _t, f in hand)
-    on_table = Counter(rank_of(f) for _t, f in table.table)
+    held = _count_ranks(f for _t, f in hand)
+    on_table = _count_ranks(f for _t, f in table.table)
     best = max(held.values())
-    gains = {r: held[r] + min(on_table[r], HAND - held[r]) for r in on_table}
-    rank = max(gains, key=lambda r: (gains[r], -RANKS.index(r)))
+    gains = {r: held.get(r, 0) + min(n, HAND - held.get(r, 0)) for r, n in on_table.items()}
+    rank = max(gains, key=lambda r: (gains[r], -RANK_ORDER[r]))
     if gains[rank] <= best or best == HAND:
         if not forced:
             return None
         # Keep the largest set; give away one card of the rank held least, for any table card.
-        keep = max(held, key=lambda r: (held[r], -RANKS.index(r)))
+        keep = max(held, key=lambda r: (held[r], -RANK_ORDER[r]))
         rank = next((r for r in on_table if r != keep), keep)
-    count = min(on_table[rank], HAND - held[rank]) or 1
+    count = min(on_table.get(rank, 0), HAND - held.get(rank, 0)) or 1
     spare = sorted((t for t, f in hand if rank_of(f) != rank), key=lambda t: (held[rank_of(faces[t])], t))
     take = [t for t, f in table.table if rank_of(f) == rank][:count]
     give = tuple(spare[: len(take)])

@@ -133,6 +133,15 @@ class Signs:
 def team_signs(knowledge: Knowledge, seat: int, players: int, deal: int = 0) -> Signs:
     """The signs this seat's team agreed last (the latest note between the partners), as they hold
     at ``deal``."""
+    key = ("kems signs", seat, players, deal)
+    known = knowledge.notes_memo.get(key)
+    if known is None:
+        known = knowledge.notes_memo[key] = _latest_signs(knowledge, seat, players, deal)
+    signs: Signs = known
+    return signs
+
+
+def _latest_signs(knowledge: Knowledge, seat: int, players: int, deal: int) -> Signs:
     partner = partner_of(seat, players)
     for note in reversed(knowledge.notes):
         if {note.sender, note.to} != {seat, partner}:

@@ -196,7 +196,12 @@ def test_a_spectator_follows_the_table_and_never_holds_it_up(tmp_path: Path) -> 
         watcher.send_signal(signal.SIGSTOP)
         stopped_at = len(host_out.lines)
         # The table plays on while the spectator sleeps: it never waits for one.
-        assert wait_until(lambda: sum("passes to" in line for line in host_out.lines[stopped_at:]) >= 6, 60)
+        played_on = wait_until(
+            lambda: sum("passes to" in line for line in host_out.lines[stopped_at:]) >= 6, 60
+        )
+        assert played_on, "the table stopped with the spectator; the host said last:\n" + "\n".join(
+            host_out.lines[-40:]
+        )
         watcher.send_signal(signal.SIGCONT)
         assert host.wait(DEADLINE_S) == 0
         assert watcher.wait(DEADLINE_S) == 0

@@ -107,12 +107,11 @@ def test_the_seats_an_event_concerns() -> None:
     driver = dealt().driver
     assert driver.concerned([{"kind": "passed", "wake": [1, 2]}]) == [1, 2]
     assert driver.concerned([{"kind": "passed", "wake": [1]}, {"kind": "other"}]) == [0, 1, 2, 3]
+    assert driver.concerned([{"kind": "passed", "wake": ()}]) == []
     driver.bots = {0: Bot(0, "greedy", profile=CALM)}
     driver.wake([0])  # seat 0 plans to slap its kings
-    # A seat with a plan made it from an older view: it looks again after any event.
-    assert driver.concerned([{"kind": "passed", "wake": [1]}]) == [0, 1]
-    driver.cancel(0)
-    assert driver.concerned([{"kind": "passed", "wake": [1]}]) == [1]
+    # The game's hints say who has news: a plan of a seat the event does not concern stands.
+    assert driver.concerned([{"kind": "passed", "wake": [1]}]) == [1] and 0 in driver.plans
 
 
 def test_a_fake_clock_moves_only_forward_and_only_when_told() -> None:
@@ -120,3 +119,15 @@ def test_a_fake_clock_moves_only_forward_and_only_when_told() -> None:
     clock.advance(5.0)
     clock.set(2.0)
     assert clock.local_ms() == clock.agreed_ms() == 5.0
+
+
+def test_the_base_game_wakes_only_the_receiver_of_a_pass_between_checkpoints() -> None:
+    table = dealt()
+    assert table.kilo.checkpoint  # everyone holds 4 when passing starts
+    (leaving,) = table.pass_any(table.state.turn)
+    assert "wake" not in leaving  # leaving a checkpoint: a planned slap may now be false, for anyone
+    (between,) = table.pass_any(table.state.turn)
+    assert between["wake"] == (table.state.turn,)
+    table.pass_any(table.state.turn)
+    (reaching,) = table.pass_any(table.state.turn)
+    assert table.kilo.checkpoint and "wake" not in reaching

@@ -311,10 +311,12 @@ def _pass(engine: Engine, event: Event) -> list[Effect]:
     state.turn = receiver
     kilo.passes += 1
     # Sequential passing: every hand holds 4 exactly when the turn is back with the starter.
-    kilo.checkpoint = receiver == kilo.starter
+    was_checkpoint, kilo.checkpoint = kilo.checkpoint, receiver == kilo.starter
     effect: Effect = {"kind": "passed", "seat": event.seat, "to": receiver, "token": event.token,
                       "checkpoint": kilo.checkpoint}  # fmt: skip
-    if not kilo.checkpoint:  # at a checkpoint every seat may hold a combo: wake them all
+    if not kilo.checkpoint and not was_checkpoint:
+        # Only the receiver has something new to think about (a card, and the turn). Reaching or
+        # leaving a checkpoint concerns every seat: a combo may be slapped, or no longer.
         effect["wake"] = (receiver,)
     return [effect]
 
@@ -669,7 +671,7 @@ _HANDLERS: dict[str, Callable[[Engine, Event], list[Effect]]] = {
 # --- views ----------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class KiloView:
     """The base game's part of a seat view (all public)."""
 
@@ -690,10 +692,18 @@ class KiloView:
 
 @hookimpl
 def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any]:
+    """The base game's part of every seat's view: all public, so one for all seats, per event."""
+    view = state.memo.get(NAME)
+    if view is None:
+        view = state.memo[NAME] = _public_view(state)
+    return NAME, view
+
+
+def _public_view(state: TableState) -> KiloView:
     kilo = table(state)
     window = kilo.window
     open_window = window is not None and not window.closed
-    return NAME, KiloView(
+    return KiloView(
         starter=kilo.starter,
         direction=kilo.direction,
         checkpoint=kilo.checkpoint and state.phase == "passing",
