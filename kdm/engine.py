@@ -104,7 +104,7 @@ class Engine:
         self._apply = rules.fast("kdm_apply")
         self._awaiting = rules.fast("kdm_awaiting")
         self._view_parts = rules.fast("kdm_view")
-        rules.hook.kdm_setup_table(state=self.state)
+        rules.setup_table(self.state)
 
     @property
     def over(self) -> bool:
@@ -130,8 +130,7 @@ class Engine:
 
     def player_may_return(self, seat: int) -> bool:
         """Whether ``seat``'s player may take it back from a stand-in now (``kdm_player_may_return``)."""
-        answer: bool | None = self.rules.hook.kdm_player_may_return(state=self.state, seat=seat)
-        return answer is not False
+        return self.rules.player_may_return(self.state, seat)
 
     def view(self, seat: int, knowledge: Knowledge) -> SeatView:
         """What ``seat`` sees, given what it privately knows."""

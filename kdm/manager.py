@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from types import ModuleType
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pluggy
 
@@ -34,6 +34,10 @@ from kdm import hookspecs
 from kdm.errors import PluginError, TableError
 from kdm.events import SEEDED_EVENTS, EventCodec
 from kdm.options import TableOption, resolve_options
+
+if TYPE_CHECKING:
+    from kdm.state import TableState
+    from kdm.tui.extension import ScreenPart
 
 ENTRY_POINT_GROUP = "kdm"
 AUTOLOAD_ENV = "KDM_DISABLE_PLUGIN_AUTOLOAD"
@@ -300,9 +304,33 @@ class Rules:
 
         return all_results
 
+    # --- the hooks the core calls, typed (``hook`` is for a game's own hooks, ``kdm_addhooks``) --------
+
     def describe(self, effect: dict[str, Any], lang: str = "en") -> str | None:
+        """One line for people about ``effect`` (``kdm_describe``), or None."""
         text: str | None = self.hook.kdm_describe(effect=effect, lang=lang)
         return text
+
+    def setup_table(self, state: TableState) -> None:
+        """Every plugin adds its public data to a new table (``kdm_setup_table``)."""
+        self.hook.kdm_setup_table(state=state)
+
+    def player_may_return(self, state: TableState, seat: int) -> bool:
+        """Whether ``seat``'s player may take it back now (``kdm_player_may_return``; yes by default)."""
+        answer: bool | None = self.hook.kdm_player_may_return(state=state, seat=seat)
+        return answer is not False
+
+    def winners(self, state: TableState) -> list[int]:
+        """The winning seats of a finished game (``kdm_winners``)."""
+        return list(self.hook.kdm_winners(state=state) or [])
+
+    def summary(self, state: TableState) -> dict[str, Any]:
+        """The game mode's summary of a finished game (``kdm_summary``), or an empty one."""
+        return dict(self.hook.kdm_summary(state=state) or {})
+
+    def screen_parts(self) -> list[ScreenPart]:
+        """What the table's plugins add to the terminal table (``kdm_tui``), in registration order."""
+        return [part for part in self.hook.kdm_tui() if part is not None]
 
 
 def _tagged(option: TableOption, plugin: str) -> TableOption:

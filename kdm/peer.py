@@ -419,7 +419,8 @@ class Peer:
             key = (duty.kind, state.seq)
             if key in agent.owed:
                 return
-            event = self.deck.fulfil(duty, state, self.record.rules.hook.kdm_reveal)
+            driver = self.driver
+            event = driver.fulfil(duty) if driver is not None else None
             if event is not None and getattr(event, "seat", None) == agent.seat:
                 agent.owed.add(key)
                 self.act(event, agent)

@@ -104,9 +104,9 @@ class Simulation:
             events=state.seq,
             seconds=time.perf_counter() - started,
             scores=list(state.scores),
-            winners=list(engine.rules.hook.kdm_winners(state=state)),
+            winners=engine.rules.winners(state),
             digest=engine.digest(),
-            summary=engine.rules.hook.kdm_summary(state=state) or {},
+            summary=engine.rules.summary(state),
         )
 
     def step(self, listener: Listener | None = None) -> None:

@@ -166,7 +166,7 @@ class TableScreen:
         if engine is None:
             return []
         if self._parts is None or self._parts[0] is not engine:
-            found = [part for part in engine.rules.hook.kdm_tui() if isinstance(part, ScreenPart)]
+            found = [part for part in engine.rules.screen_parts() if isinstance(part, ScreenPart)]
             self._parts = (engine, found)
         return self._parts[1]
 
