@@ -261,10 +261,11 @@ def _announce(engine: Engine, event: Event) -> list[Effect]:
     _check_seat(state, event.seat)
     kilo.to_announce.remove(event.card)
     kilo.holders[event.card] = event.seat
-    effects: list[Effect] = [{"kind": "announced", "seat": event.seat, "card": event.card}]
-    if not kilo.to_announce:
-        effects.append(_begin_passing(engine, kilo))
-    return effects
+    announced: Effect = {"kind": "announced", "seat": event.seat, "card": event.card}
+    if kilo.to_announce:
+        announced["wake"] = ()  # the next queen is a duty too: no bot has anything to decide yet
+        return [announced]
+    return [announced, _begin_passing(engine, kilo)]
 
 
 def _begin_passing(engine: Engine, kilo: KiloTable) -> Effect:
@@ -359,6 +360,10 @@ def slap(engine: Engine, event: TimedEvent, effect_kind: str = "slapped") -> lis
                       "opened": opened}  # fmt: skip
     if opened:
         effect["close_after_ms"] = state.options["slap_timeout_ms"]
+    else:
+        # Joining an open window: the others' reactions to its opening stand; only the slapper's
+        # plan was used up.
+        effect["wake"] = (event.seat,)
     effects = [effect]
     if engine.rules.hook.kdm_window_complete(state=state, window=window):
         effects += _close_window(engine)
