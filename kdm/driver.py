@@ -168,15 +168,18 @@ class TableDriver:
 
     def concerned(self, effects: Iterable[Effect]) -> list[int]:
         """The seats whose bots look again after these effects: every seat an effect hints (``wake``),
-        and every seat when one gives no hint. A bot that is not concerned keeps its plan: the game
-        says, by its hints, that the event changes nothing it could want (a plan that turns out
-        refused when its time comes is refused like any event, and its bot looks again)."""
+        every seat with a plan when an effect says ``replan``, and every seat when one gives no hint.
+        A bot that is not concerned keeps its plan: the game says, by its hints, that the event
+        changes nothing it could want (a plan that turns out refused when its time comes is refused
+        like any event, and its bot looks again)."""
         seats: set[int] = set()
         for effect in effects:
             hinted = effect.get("wake")
             if hinted is None:
                 return list(range(self.engine.state.players))
             seats.update(hinted)
+            if effect.get("replan"):  # the event may have made a plan wrong: those who have one look
+                seats.update(self.plans)
         return sorted(seats)
 
     def wake(self, seats: Iterable[int]) -> None:

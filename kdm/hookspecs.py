@@ -105,6 +105,10 @@ def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
     ``firstresult``: the first plugin that returns a list wins. Raise ``IllegalAction(reason)``
     *before* changing anything when the event is not allowed now. ``engine.state.seq`` is the
     event's own sequence number while it is applied.
+
+    An effect may say which bots it concerns, so that the others do not look again (``kdm.driver``):
+    ``"wake": (seats...)`` (``()`` for none), and ``"replan": True`` when it may have made a bot's plan
+    wrong (every seat with a plan looks again too). An effect without ``wake`` concerns every seat.
     """
     raise NotImplementedError
 

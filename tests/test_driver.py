@@ -125,9 +125,19 @@ def test_the_base_game_wakes_only_the_receiver_of_a_pass_between_checkpoints() -
     table = dealt()
     assert table.kilo.checkpoint  # everyone holds 4 when passing starts
     (leaving,) = table.pass_any(table.state.turn)
-    assert "wake" not in leaving  # leaving a checkpoint: a planned slap may now be false, for anyone
+    # Leaving a checkpoint: a planned slap may now be false, so every seat with a plan looks again.
+    assert leaving["wake"] == (table.state.turn,) and leaving["replan"]
     (between,) = table.pass_any(table.state.turn)
     assert between["wake"] == (table.state.turn,)
     table.pass_any(table.state.turn)
     (reaching,) = table.pass_any(table.state.turn)
     assert table.kilo.checkpoint and "wake" not in reaching
+
+
+def test_an_effect_that_may_spoil_plans_wakes_every_seat_with_one() -> None:
+    table = dealt()
+    driver = table.driver
+    driver.bots = {0: Bot(0, "greedy", profile=CALM), 2: Bot(2, "greedy", profile=CALM)}
+    driver.wake([0, 2])
+    assert set(driver.plans) == {0}  # seat 0 plans to slap its kings; seat 2 has nothing to do
+    assert driver.concerned([{"kind": "passed", "wake": (1,), "replan": True}]) == [0, 1]

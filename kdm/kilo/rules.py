@@ -315,10 +315,13 @@ def _pass(engine: Engine, event: Event) -> list[Effect]:
     was_checkpoint, kilo.checkpoint = kilo.checkpoint, receiver == kilo.starter
     effect: Effect = {"kind": "passed", "seat": event.seat, "to": receiver, "token": event.token,
                       "checkpoint": kilo.checkpoint}  # fmt: skip
-    if not kilo.checkpoint and not was_checkpoint:
-        # Only the receiver has something new to think about (a card, and the turn). Reaching or
-        # leaving a checkpoint concerns every seat: a combo may be slapped, or no longer.
+    if not kilo.checkpoint:
+        # Only the receiver has something new to think about (a card, and the turn). Leaving a
+        # checkpoint concerns every seat that planned something too (a slap would now be false);
+        # reaching one concerns every seat (any may hold a combo now), as an effect without hint.
         effect["wake"] = (receiver,)
+        if was_checkpoint:
+            effect["replan"] = True
     return [effect]
 
 
