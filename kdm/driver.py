@@ -15,8 +15,8 @@ for all three and lives here, once:
   concern look again (their ``wake`` hints; every seat when an effect gives none); a bot that still
   wants the same event keeps its original timing, and one the event does not concern keeps its plan.
 
-The host asks ``next_due()`` when to come back and ``due(now)`` what is due, then applies or proposes
-the events itself: the driver never sleeps, sends or reads the time module.
+The host asks ``next_due()`` when to come back and ``take()`` the plan that is due, then applies or
+proposes its event itself: the driver never sleeps, sends or reads the time module.
 """
 
 from __future__ import annotations
@@ -181,6 +181,12 @@ class TableDriver:
             if effect.get("replan"):  # the event may have made a plan wrong: those who have one look
                 seats.update(self.plans)
         return sorted(seats)
+
+    def noted(self, note: PrivateNote) -> list[int]:
+        """A private note reached this process: the deck keeps it, and its two seats look again (so do
+        the seats with a plan, which may have counted on the note's absence)."""
+        self.deck.note(note)
+        return sorted({note.sender, note.to} | self.plans.keys())
 
     def wake(self, seats: Iterable[int]) -> None:
         """The bots at ``seats`` look at their views and plan again; one that still wants the same event

@@ -64,7 +64,9 @@ class Shuffle(Event):
 
 #: The events every table knows: the seeded ones the record applies once every seat has revealed its
 #: nonce (DESIGN 5.5). A game brings its own through ``kdm_event_types``.
-SEEDED_EVENTS: tuple[type[Event], ...] = (StartGame, Deal, Shuffle)
+SEEDED_EVENTS: tuple[type[StartGame | Deal | Shuffle], ...] = (StartGame, Deal, Shuffle)
+#: The same, by the kind of duty each one fulfils.
+SEEDED_BY_KIND: dict[str, type[StartGame | Deal | Shuffle]] = {kind.kind: kind for kind in SEEDED_EVENTS}
 
 
 class EventCodec:

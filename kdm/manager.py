@@ -330,7 +330,7 @@ class Rules:
 
     def screen_parts(self) -> list[ScreenPart]:
         """What the table's plugins add to the terminal table (``kdm_tui``), in registration order."""
-        return [part for part in self.hook.kdm_tui() if part is not None]
+        return list(self.hook.kdm_tui())
 
 
 def _tagged(option: TableOption, plugin: str) -> TableOption:

@@ -150,8 +150,14 @@ class Peer:
         if engine is None:
             return None
         if self._driver is None or self._driver.engine is not engine:
-            self._driver = TableDriver(engine, self.deck, self.clock)
+            self._driver = TableDriver(engine, self.deck, self.clock, self._bots_by_seat())
         return self._driver
+
+    def _bots_by_seat(self) -> dict[int, Bot]:
+        """The bots this process runs, by the seat each plays."""
+        return {
+            agent.seat: agent.bot for agent in self.agents if agent.bot is not None and agent.seat is not None
+        }
 
     # --- proposing -------------------------------------------------------------------------------
 
@@ -362,6 +368,9 @@ class Peer:
             now.seat, now.asking = seat, False
             if now.bot is not None:
                 now.bot.seat = seat
+        driver = self.driver
+        if driver is not None:  # the bots this process runs change only here
+            driver.bots = self._bots_by_seat()
 
     # --- duties the table owes -------------------------------------------------------------------
 
@@ -509,12 +518,14 @@ class Peer:
         self._keep_note(PrivateNote(from_seat, to_seat, note_data))
 
     def _keep_note(self, note: PrivateNote) -> None:
-        self.deck.note(note)
+        driver = self.driver
+        concerned = driver.noted(note) if driver is not None else None
+        if driver is None:
+            self.deck.note(note)
         if self.on_notice is not None:
             self.on_notice(Notice("note", seat=note.to))
-        driver = self.driver
-        if driver is not None:
-            self._wake_bots({note.sender, note.to} | driver.plans.keys())
+        if concerned is not None:
+            self._wake_bots(concerned)
 
     # --- bots ------------------------------------------------------------------------------------
 
@@ -524,11 +535,6 @@ class Peer:
         driver, record = self.driver, self.record
         if driver is None or not record.started:
             return
-        driver.bots = {
-            agent.seat: agent.bot for agent in self.agents if agent.bot is not None and agent.seat is not None
-        }
-        for seat in [seat for seat in driver.plans if seat not in driver.bots]:
-            driver.cancel(seat)
         driver.wake(sorted(driver.bots) if seats is None else [s for s in seats if s in driver.bots])
         self._schedule_bots()
 

@@ -45,7 +45,8 @@ def add_plugins_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
 
 def run_plugins(args: argparse.Namespace) -> int:
     installed = installed_plugins()
-    described = [describe(info, installed) for info in installed.values()]
+    order = hook_order(installed)
+    described = [describe(info, installed, order) for info in installed.values()]
     if args.json:
         print(json.dumps({"plugins": described}))
     else:
@@ -53,7 +54,7 @@ def run_plugins(args: argparse.Namespace) -> int:
     return 0
 
 
-def describe(info: PluginInfo, installed: Mapping[str, PluginInfo]) -> dict[str, Any]:
+def describe(info: PluginInfo, installed: Mapping[str, PluginInfo], order: tuple[str, ...]) -> dict[str, Any]:
     """One plugin as ``kdm plugins --json`` prints it."""
     try:
         # Registered with what it requires, as a table would register it: check_pending refuses a
@@ -62,7 +63,6 @@ def describe(info: PluginInfo, installed: Mapping[str, PluginInfo]) -> dict[str,
         callers = [rules.manager.get_hookcallers(module) or [] for module in info.modules]
         hooks = {caller.name for module_callers in callers for caller in module_callers}
         options = [option for option in rules.options() if option.plugin == info.name]
-        order = hook_order(installed)
     except PluginError:
         raise
     except Exception as error:  # a third-party hook that raises must not end in a traceback either

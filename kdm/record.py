@@ -32,11 +32,11 @@ from typing import Any
 from kdm.engine import Effect, Engine, IllegalAction
 from kdm.entries import ENTRY_TYPES, Act, Create, Done, Entry, Join, Reveal, Start, Takeover, from_wire
 from kdm.errors import KdmError, PluginError, UsageError
-from kdm.events import Deal, Event, Shuffle, StartGame
+from kdm.events import SEEDED_BY_KIND, Deal, Event, Shuffle, StartGame
 from kdm.identity import claim_is_valid
 from kdm.manager import PluginInfo, Rules, table_plugins
 
-SEEDED_DUTIES = {"start_game": StartGame, "deal": Deal, "shuffle": Shuffle}
+SEEDED_DUTIES = SEEDED_BY_KIND
 
 
 def commitment(nonce: bytes) -> bytes:

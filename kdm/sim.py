@@ -20,10 +20,9 @@ from kdm.cards import derive_seed
 from kdm.deck import OpenDeck, PrivateNote
 from kdm.driver import SteppedClock, TableDriver
 from kdm.engine import Duty, Effect, Engine, IllegalAction
-from kdm.events import Deal, Event, Shuffle, StartGame
+from kdm.events import SEEDED_BY_KIND, Event
 from kdm.manager import Rules
 
-SEEDED = {"start_game": StartGame, "deal": Deal, "shuffle": Shuffle}
 MAX_EVENTS = 5_000_000
 
 Listener = Callable[[float, Event, list[Effect]], None]
@@ -131,7 +130,7 @@ class Simulation:
         self._commit(self._fulfil(timer_duty), listener)
 
     def _fulfil(self, duty: Duty) -> Event:
-        seeded = SEEDED.get(duty.kind)
+        seeded = SEEDED_BY_KIND.get(duty.kind)
         if seeded is not None:
             return seeded(seed=derive_seed(self.master, duty.kind, self.engine.state.seq))
         event = self.driver.fulfil(duty)
@@ -142,8 +141,7 @@ class Simulation:
     def _act(self, seat: int, event: Event | PrivateNote, listener: Listener | None) -> None:
         if isinstance(event, PrivateNote):
             # Straight from one seat to another, never through the table: both now know it.
-            self.deck.note(event)
-            self.driver.wake(sorted({event.sender, event.to} | self.driver.plans.keys()))
+            self.driver.wake(self.driver.noted(event))
             return
         try:
             self._commit(event, listener)

@@ -12,6 +12,7 @@ from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
 from kdm.plugins.piles import NAME, ChoosePile, PilesView
 from kdm.tui.extension import Fragments, Key, Screen, ScreenPart, view_part
+from kdm.tui.text import packed
 
 #: Up to nine piles: ten players cut the pile into N-1.
 PILE_KEYS = tuple("123456789")
@@ -61,15 +62,8 @@ def status(screen: Screen, view: SeatView, width: int) -> Fragments:
     part = piles(view)
     if part is None:
         return []
-    lines, line = [], screen.say("piles")
-    for index, size in enumerate(part.sizes, 1):
-        word = f"{index}:{size}"
-        if len(line) + 2 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line += "  " + word
-    fragments: Fragments = [("", "\n".join([*lines, line]) + "\n")]
+    sizes = [f"{index}:{size}" for index, size in enumerate(part.sizes, 1)]
+    fragments: Fragments = [("", "\n".join(packed([screen.say("piles"), *sizes], width)) + "\n")]
     if part.choosing is not None and part.choosing != screen.seat:
         fragments.append(("class:dim", screen.say("chooses_pile", name=screen.name(part.choosing)) + "\n"))
     return fragments

@@ -25,17 +25,18 @@ EXAMPLE = "lightaces"
 KDM = Path(sys.executable).with_name("kdm")
 
 
-def missing_example() -> str | None:
-    """Why the example cannot be tested here, or None."""
-    if not any(entry.name == EXAMPLE for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)):
-        return f"the example plugin is not installed: {sys.executable} -m pip install -e examples/{EXAMPLE}"
+def missing_example(name: str = EXAMPLE) -> str | None:
+    """Why the example package ``name`` cannot be tested here, or None."""
+    if not any(entry.name == name for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)):
+        return f"the example plugin is not installed: {sys.executable} -m pip install -e examples/{name}"
     if not KDM.exists():
         return f"no kdm program beside {sys.executable}"
     return None
 
 
-def require_example() -> None:
-    reason = missing_example()
+def require_example(name: str = EXAMPLE) -> None:
+    """Skip without the example package ``name`` (saying how to install it); under CI=true, fail."""
+    reason = missing_example(name)
     if reason is None:
         return
     if os.environ.get("CI") == "true":
@@ -105,7 +106,7 @@ def test_without_the_example_these_tests_skip_but_fail_under_ci(
     monkeypatch: pytest.MonkeyPatch, ci: str, outcome: type[BaseException]
 ) -> None:
     monkeypatch.setattr(
-        sys.modules[__name__], "missing_example", lambda: "the example plugin is not installed"
+        sys.modules[__name__], "missing_example", lambda name: "the example plugin is not installed"
     )
     monkeypatch.setenv("CI", ci)
     with pytest.raises(outcome, match="the example plugin is not installed"):

@@ -28,6 +28,7 @@ from kdm.agents import Bot
 from kdm.cards import derive_seed, is_face
 from kdm.deck import OpenDeck, PrivateNote
 from kdm.engine import Duty, Effect, Engine, IllegalAction
+from kdm.events import SEEDED_BY_KIND as SEEDED
 from kdm.events import Event, TimedEvent
 from kdm.kilo.events import Close, ShowHand
 from kdm.manager import Rules
@@ -47,7 +48,7 @@ from kdm.plugins.kems import (
 )
 from kdm.plugins.kems_events import Call, Exchange, Gesture, Quiet, Say, ShowTwo, Sweep, SweepAnswer, Turn
 from kdm.plugins.kems_view import KemsView
-from kdm.sim import SEEDED, Simulation
+from kdm.sim import Simulation
 from tests.test_variant_properties import PHASES, assert_replays, through_the_wire, times
 
 KEMS = ("kems",)

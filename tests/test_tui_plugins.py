@@ -9,25 +9,11 @@ one there on every peer alike, then the key's event is committed and applied eve
 
 from __future__ import annotations
 
-import os
-
-import pytest
-
 from kdm.kilo import rules as kilo
 from kdm.kilo.events import Feint
-from kdm.manager import installed_plugins
 from kdm.peer import local_time_ms
+from tests.test_example_plugin import require_example
 from tests.test_tui import Table, run, table
-
-
-def require_aceback() -> None:
-    """Skip without the example package (saying how to install it); under CI=true, fail."""
-    if "aceback" in installed_plugins():
-        return
-    reason = "the example plugin is not installed: pip install -e examples/aceback"
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI must test a third party's screen part, but {reason}")
-    pytest.skip(reason)
 
 
 def put_an_ace_in_front_of(t: Table, seat: int) -> int:
@@ -45,7 +31,7 @@ def put_an_ace_in_front_of(t: Table, seat: int) -> int:
 
 
 def test_a_person_sends_an_ace_back_with_the_plugin_s_key() -> None:
-    require_aceback()
+    require_example("aceback")
 
     async def scene() -> None:
         async with table(variants=["aceback"]) as t:

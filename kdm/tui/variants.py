@@ -13,7 +13,7 @@ was proposed, False when the player was told why not.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from kdm.engine import Engine, SeatView
 from kdm.kilo.events import Slap
@@ -23,6 +23,7 @@ from kdm.plugins.seven_in_reserve import NAME as SEVEN_IN_RESERVE
 from kdm.plugins.seven_in_reserve import ReserveView
 from kdm.plugins.spoons import NAME as SPOONS
 from kdm.plugins.spoons import Grab, SpoonsView
+from kdm.tui.extension import view_part
 
 if TYPE_CHECKING:
     from kdm.tui.state import TableScreen
@@ -32,21 +33,16 @@ Part = TypeVar("Part")
 STEER_KEYS = {"<": "left", ">": "right"}
 
 
-def _part(view: SeatView | None, name: str, kind: type[Part]) -> Part | None:
-    part: Any = view.rules.get(name) if view is not None else None
-    return part if isinstance(part, kind) else None
-
-
 def spoons(view: SeatView | None) -> SpoonsView | None:
-    return _part(view, SPOONS, SpoonsView)
+    return view_part(view, SPOONS, SpoonsView)
 
 
 def all_at_once(view: SeatView | None) -> AllAtOnceView | None:
-    return _part(view, ALL_AT_ONCE, AllAtOnceView)
+    return view_part(view, ALL_AT_ONCE, AllAtOnceView)
 
 
 def reserve(view: SeatView | None) -> ReserveView | None:
-    return _part(view, SEVEN_IN_RESERVE, ReserveView)
+    return view_part(view, SEVEN_IN_RESERVE, ReserveView)
 
 
 def slap_event(view: SeatView) -> type[Slap]:
