@@ -26,7 +26,7 @@ from kdm.state import TableState
 Reveal = Callable[..., Event | None]
 
 
-@dataclass
+@dataclass(slots=True)
 class Knowledge:
     """What one seat privately knows: faces by token, and the private notes it sent or received."""
 
@@ -85,12 +85,16 @@ class OpenDeck:
 
     def knowledge(self, state: TableState, seat: int) -> Knowledge:
         """What ``seat`` knows: the faces of its own hand and of cards shown to it alone, its notes."""
-        faces = {t: self.faces[t] for t in state.hands[seat]}
-        for token in self.shown.get(seat, ()):
-            face = self.faces.get(token)
-            if face is not None:
-                faces[token] = face
-        return Knowledge(faces, tuple(self.notes.get(seat, ())), self._notes_memo.setdefault(seat, {}))
+        known = self.faces
+        faces = {t: known[t] for t in state.hands[seat]}
+        shown = self.shown.get(seat)
+        if shown:
+            for token in shown:
+                face = known.get(token)
+                if face is not None:
+                    faces[token] = face
+        notes = self.notes.get(seat)
+        return Knowledge(faces, tuple(notes) if notes else (), self._notes_memo.setdefault(seat, {}))
 
     def fulfil(self, duty: Duty, state: TableState, reveal: Reveal) -> Event | None:
         """The event that fulfils a reveal duty, as the table's game builds it from the faces known here

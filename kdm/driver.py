@@ -80,6 +80,9 @@ class SteppedClock:
 
 # --- bots' plans -------------------------------------------------------------------------------------
 
+#: The keys of an effect that hint bots rather than tell the table anything (see ``concerned``).
+HINTS = frozenset({"wake", "replan"})
+
 
 @dataclass(eq=False)
 class Plan:

@@ -137,7 +137,7 @@ class Engine:
         state = self.state
         public = state.faces
         known = knowledge.faces
-        hand = tuple((t, known.get(t) or public.get(t)) for t in state.hands[seat])
+        hand = tuple([(t, known.get(t) or public.get(t)) for t in state.hands[seat]])
         parts = self._view_parts(state=state, seat=seat, knowledge=knowledge)
         shared = state.memo.get("")  # what every seat sees alike: built once per event
         if shared is None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
-from kdm.driver import SteppedClock, TableDriver
+from kdm.driver import HINTS, SteppedClock, TableDriver
 from kdm.engine import Effect, Engine
 from kdm.events import Deal, Event, Shuffle, StartGame
 from kdm.manager import Rules, plugin_from
@@ -160,6 +160,12 @@ def live_cards(table: ScriptedTable) -> list[int]:
     """Every card token in a hand or a zone."""
     state = table.state
     return [t for hand in state.hands for t in hand] + [t for zone in state.zones.values() for t in zone]
+
+
+def without_hints(effects: list[Effect]) -> list[Effect]:
+    """What effects tell the table, without the hints that tell bots whether to look again (``wake``,
+    ``replan``): for tests of a rule, which should not change when a game hints its bots better."""
+    return [{key: value for key, value in effect.items() if key not in HINTS} for effect in effects]
 
 
 def check_places(table: ScriptedTable) -> None:

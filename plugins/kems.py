@@ -257,9 +257,11 @@ def _deal(engine: Engine, event: Event) -> list[Effect]:
     data.deal_started = state.seq
     data.to_check = order
     state.phase = "checking"
+    # Hands are checked and cards turned by the table before anyone may play: no bot has news yet
+    # (the hunt's opening wakes them all).
     return [
-        {"kind": "shuffled", "zone": TALON, "tokens": tokens, "pool": pool, "seed": event.seed},
-        {"kind": "dealt", "round": data.deals, "dealer": data.dealer},
+        {"kind": "shuffled", "zone": TALON, "tokens": tokens, "pool": pool, "seed": event.seed, "wake": ()},
+        {"kind": "dealt", "round": data.deals, "dealer": data.dealer, "wake": ()},
     ]
 
 
@@ -279,9 +281,8 @@ def _keep_hand(engine: Engine, event: Event) -> list[Effect]:
     if event.seat != data.to_check[0]:
         raise IllegalAction(f"seat {data.to_check[0]} checks its hand now, not seat {event.seat}")
     data.to_check.pop(0)
-    kept: Effect = {"kind": "hand_kept", "seat": event.seat}
-    if data.to_check:
-        kept["wake"] = ()  # the next check is a duty, not a player's choice: no bot has news
+    # The next check, or the turn of the table's cards, is a duty, not a player's choice: no bot has news.
+    kept: Effect = {"kind": "hand_kept", "seat": event.seat, "wake": ()}
     return [kept, *_after_check(state)]
 
 
@@ -451,7 +452,8 @@ def _sweep(engine: Engine, event: Event) -> list[Effect]:
     data.sweep_asker = event.seat
     data.sweep_accepted = []
     state.phase = "sweep"
-    return [{"kind": "sweep_asked", "seat": event.seat}]
+    others = tuple(seat for seat in range(state.players) if seat != event.seat)  # the asker waits
+    return [{"kind": "sweep_asked", "seat": event.seat, "wake": others}]
 
 
 def _sweep_answer(engine: Engine, event: Event) -> list[Effect]:
@@ -477,7 +479,9 @@ def _sweep_answer(engine: Engine, event: Event) -> list[Effect]:
     state.zones[TABLE] = []
     data.sweep_asker = None
     _start_turning(state)
-    return [answered, {"kind": "binned", "cards": faces, "reason": "sweep"}]
+    # New cards are turned by the table before anyone may exchange: the turn wakes every bot.
+    answered["wake"] = ()
+    return [answered, {"kind": "binned", "cards": faces, "reason": "sweep", "wake": ()}]
 
 
 def _gesture(engine: Engine, event: Event) -> list[Effect]:
@@ -554,6 +558,7 @@ def _close(engine: Engine, event: Event) -> list[Effect]:
     data.judged, data.judged_seq = (seat, call, target), seq
     judged: Effect = {"kind": "call_judged", "seat": seat, "call": call, "target": target,
                       "void": [c[0] for c in ordered[1:]]}  # fmt: skip
+    judged["wake"] = ()  # hands are shown (or a Contre answered) by the table: no bot has news yet
     partner = partner_of(seat, state.players)
     if call == "contre":
         state.phase = "answering"
@@ -589,7 +594,10 @@ def _show_hand(engine: Engine, event: Event) -> list[Effect]:
         )
     state.faces.update(zip(event.tokens, event.cards, strict=True))
     data.shown[shower] = four
-    effects: list[Effect] = [{"kind": "hand_shown", "seat": shower, "cards": list(event.cards), "four": four}]
+    # The next hand shown, or the next deal, is the table's: no bot has news until play goes on.
+    effects: list[Effect] = [
+        {"kind": "hand_shown", "seat": shower, "cards": list(event.cards), "four": four, "wake": ()}
+    ]
     if state.phase == "answering":  # four: the Contre holds unless the partner has four too
         data.to_show = [partner_of(shower, state.players)]
         state.phase = "showing"
@@ -647,7 +655,7 @@ def _score(engine: Engine) -> list[Effect]:
         result, points = "void", 0  # against a double the Contre does not work
     else:
         result, points = "confirmed", 1
-    return [_settle(state, result, points), *_end_deal(state)]
+    return [{**_settle(state, result, points), "wake": ()}, *_end_deal(state)]
 
 
 def _settle(state: TableState, result: str, points: int) -> Effect:
@@ -675,7 +683,9 @@ def _add_points(state: TableState, team: int, points: int) -> None:
 
 def _end_deal(state: TableState) -> list[Effect]:
     data = kems(state)
-    effects: list[Effect] = [{"kind": "round_over", "round": data.deals, "scores": list(data.team_scores)}]
+    effects: list[Effect] = [
+        {"kind": "round_over", "round": data.deals, "scores": list(data.team_scores), "wake": ()}
+    ]
     leaders = [t for t, score in enumerate(data.team_scores) if score >= state.options["target"]]
     if leaders:
         data.winner = max(leaders, key=lambda t: data.team_scores[t])

@@ -18,7 +18,6 @@ it waits.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
@@ -28,7 +27,7 @@ from kdm.cards import RANKS, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
-from kdm.plugins.kems import GESTURES, HAND, NAME, is_four_of_a_kind, partner_of, team_of
+from kdm.plugins.kems import GESTURES, HAND, NAME, partner_of, team_of
 from kdm.plugins.kems_events import Call, Exchange, Gesture, Sweep, SweepAnswer
 from kdm.plugins.kems_view import KemsView, Signs
 
@@ -61,6 +60,24 @@ class Watch:
     signing: dict[tuple[int, int | None], str] = field(default_factory=dict)
     presigning: dict[int, bool] = field(default_factory=dict)
     decoys: dict[tuple[int, int], tuple[str, float]] = field(default_factory=dict)
+    #: For each opponent team, its likeliest sign once the evidence is strong enough (None: not yet);
+    #: worked out again only when the evidence changes.
+    suspects: dict[int, str | None] = field(default_factory=dict)
+    #: The last hand and table this bot weighed, and what it concluded (most events change neither).
+    weighed: tuple[object, Weighing] | None = None
+
+
+@dataclass(slots=True)
+class Weighing:
+    """What a bot concludes from its hand and the table's cards: how many it holds of each rank, its
+    largest set, whether that is four of a kind, and the exchange worth making (None: none is)."""
+
+    held: dict[str, int]
+    largest: int
+    four: bool
+    exchange: Exchange | None
+    #: The exchange it makes when obliged to swap (after refusing a sweep), worked out when needed.
+    obliged: dict[bool, Exchange | None]
 
 
 @hookimpl
@@ -115,10 +132,10 @@ def _sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision |
     holding three: sometimes the pre-sign."""
     if not table.signs:
         return None
-    cards = view.cards
-    mine = [(seq, g) for seq, s, g in _this_deal(watch, table.deal_started) if s == view.seat]
-    last_sign = max((seq for seq, g in mine if g in table.signs), default=None)
-    if is_four_of_a_kind(cards):
+    weighing = _weigh(view, table, watch)
+    if weighing.four:
+        mine = _mine(view, table, watch)
+        last_sign = max((seq for seq, g in mine if g in table.signs), default=None)
         if last_sign is not None and view.seq - last_sign < RESIGN_AFTER_EVENTS:
             return None
         key = (table.deal, last_sign)
@@ -127,15 +144,20 @@ def _sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision |
         sign = watch.signing[key]
         return Decision(Gesture(seat=view.seat, gesture=sign), bot.think_ms())
     presign = table.presign
-    if presign is None or max(Counter(map(rank_of, cards)).values(), default=0) != 3:
+    if presign is None or weighing.largest != 3:
         return None
-    if any(g == presign for _seq, g in mine):
+    if any(g == presign for _seq, g in _mine(view, table, watch)):
         return None
     if table.deal not in watch.presigning:
         watch.presigning[table.deal] = bot.chance(PRESIGN_CHANCE)
     if not watch.presigning[table.deal]:
         return None
     return Decision(Gesture(seat=view.seat, gesture=presign), bot.think_ms())
+
+
+def _mine(view: SeatView, table: KemsView, watch: Watch) -> list[tuple[int, str]]:
+    """This bot's gestures this deal, newest first."""
+    return [(seq, g) for seq, s, g in _this_deal(watch, table.deal_started) if s == view.seat]
 
 
 def _answer_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
@@ -149,7 +171,7 @@ def _answer_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Dec
     ]
     if not signed:
         return None
-    call = "double" if is_four_of_a_kind(view.cards) else "kems"
+    call = "double" if _weigh(view, table, watch).four else "kems"
     trigger = max(signed)
     return Decision(Call(seat=view.seat, call=call, trigger=trigger), bot.reaction_ms())
 
@@ -192,6 +214,7 @@ def _observe(view: SeatView, table: KemsView, watch: Watch) -> None:
         if call == "contre" or result != "confirmed":
             continue
         signers = [partner_of(caller, view.players)] + ([caller] if call == "double" else [])
+        watch.suspects.pop(team_of(caller, view.players), None)
         evidence = watch.evidence.setdefault(team_of(caller, view.players), {})
         for signer in signers:
             before = sorted((s, g) for s, (who, g) in watch.gestures.items() if who == signer and s < seq)
@@ -210,6 +233,7 @@ def _doubt(view: SeatView, watch: Watch, caller: int, accused: int, seq: int) ->
     before = [(s, g) for s, (who, g) in watch.gestures.items() if who == accused and s < seq]
     if before:
         gesture = max(before)[1]
+        watch.suspects.pop(team_of(accused, view.players), None)
         evidence = watch.evidence.setdefault(team_of(accused, view.players), {})
         evidence[gesture] = evidence.get(gesture, 0.0) - DOUBT
 
@@ -223,16 +247,23 @@ def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Deci
     mine = team_of(view.seat, view.players)
     for seq in islice(reversed(watch.gestures), 3):
         seat, gesture = watch.gestures[seq]
-        if seq <= table.deal_started or team_of(seat, view.players) == mine:
+        team = team_of(seat, view.players)
+        if seq <= table.deal_started or team == mine:
             continue
-        weights = watch.evidence.get(team_of(seat, view.players), {})
-        likely = sorted(weights.items(), key=lambda item: (-item[1], item[0]))[:2]
-        if not likely or likely[0][0] != gesture or likely[0][1] < CATCH_MIN_SCORE:
-            continue
-        runner_up = likely[1][1] if len(likely) > 1 else 0.0
-        if likely[0][1] - runner_up >= CATCH_MARGIN:
+        if team not in watch.suspects:
+            watch.suspects[team] = _suspect(watch.evidence.get(team, {}))
+        if watch.suspects[team] == gesture:
             return Decision(Call(seat=view.seat, call="contre", target=seat, trigger=seq), bot.reaction_ms())
     return None
+
+
+def _suspect(weights: dict[str, float]) -> str | None:
+    """The gesture the evidence names as a team's sign: well supported, and well ahead of the next."""
+    likely = sorted(weights.items(), key=lambda item: (-item[1], item[0]))[:2]
+    if not likely or likely[0][1] < CATCH_MIN_SCORE:
+        return None
+    runner_up = likely[1][1] if len(likely) > 1 else 0.0
+    return likely[0][0] if likely[0][1] - runner_up >= CATCH_MARGIN else None
 
 
 # --- the hunt -------------------------------------------------------------------------------------
@@ -255,11 +286,15 @@ def best_exchange(view: SeatView, table: KemsView, forced: bool = False) -> Exch
     """The exchange that brings this hand closest to four of a kind: take the table's cards of one
     rank, give the cards of the ranks held least. Only an exchange that makes the largest set larger is
     worth making; ``forced`` (after refusing a sweep) swaps one card all the same."""
+    return _exchange_for(view, table, _count_ranks(view.cards), forced)
+
+
+def _exchange_for(view: SeatView, table: KemsView, held: dict[str, int], forced: bool) -> Exchange | None:
+    """``best_exchange``, for a hand whose ranks are counted (``held``)."""
     hand = [(t, f) for t, f in view.hand if f is not None]
     if len(hand) != HAND or not table.table:
         return None
     faces = dict(hand)
-    held = _count_ranks(f for _t, f in hand)
     on_table = _count_ranks(f for _t, f in table.table)
     best = max(held.values())
     gains = {r: held.get(r, 0) + min(n, HAND - held.get(r, 0)) for r, n in on_table.items()}
@@ -280,21 +315,37 @@ def best_exchange(view: SeatView, table: KemsView, forced: bool = False) -> Exch
     return Exchange(seat=view.seat, give=give, cards=tuple(faces[t] for t in give), take=tuple(take))
 
 
-def _exchange(view: SeatView, table: KemsView, bot: Bot, _watch: Watch) -> Decision | None:
-    exchange = best_exchange(view, table)
+def _weigh(view: SeatView, table: KemsView, watch: Watch) -> Weighing:
+    """What this bot concludes from its hand and the table, worked out again only when either changed."""
+    key = (view.hand, table.table)
+    if watch.weighed is not None and watch.weighed[0] == key:
+        return watch.weighed[1]
+    held = _count_ranks(view.cards)
+    largest = max(held.values(), default=0)
+    four = len(view.cards) == HAND and largest == HAND
+    weighing = Weighing(held, largest, four, _exchange_for(view, table, held, forced=False), {})
+    watch.weighed = (key, weighing)
+    return weighing
+
+
+def _exchange(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
+    exchange = _weigh(view, table, watch).exchange
     return None if exchange is None else Decision(exchange, bot.think_ms())
 
 
-def _obliged(view: SeatView, table: KemsView, bot: Bot, _watch: Watch) -> Decision | None:
+def _obliged(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
     """Refused a sweep: exchange right away."""
     if view.phase != "refused" or table.refuser != view.seat:
         return None
-    exchange = best_exchange(view, table, forced=True)
+    obliged = _weigh(view, table, watch).obliged
+    if True not in obliged:
+        obliged[True] = _exchange_for(view, table, _weigh(view, table, watch).held, forced=True)
+    exchange = obliged[True]
     return None if exchange is None else Decision(exchange, bot.think_ms())
 
 
-def _ask_sweep(view: SeatView, table: KemsView, bot: Bot, _watch: Watch) -> Decision | None:
-    if not table.sweepable or _holding(view, table):
+def _ask_sweep(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
+    if not table.sweepable or _weigh(view, table, watch).four:  # holding four: it waits for its partner
         return None
     return Decision(Sweep(seat=view.seat), bot.think_ms())
 
@@ -303,13 +354,8 @@ def _sweep_answer(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> De
     """Accept, unless the table holds a card worth taking."""
     if view.phase != "sweep" or table.sweep_asker == view.seat or view.seat in table.sweep_accepted:
         return None
-    refuse = best_exchange(view, table) is not None
+    refuse = _weigh(view, table, watch).exchange is not None
     return Decision(SweepAnswer(seat=view.seat, accept=not refuse), bot.think_ms())
-
-
-def _holding(view: SeatView, table: KemsView) -> bool:
-    """Whether this bot holds four and waits for its partner: it does not stir the table then."""
-    return is_four_of_a_kind(view.cards)
 
 
 def _decoy(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:

@@ -22,6 +22,12 @@ class KemsView:
 
     team: int
     partner: int
+    #: Faces shown to this seat alone: (from seat, face).
+    shown_to_me: tuple[tuple[int, str], ...]
+    #: This team's signs (as they hold this deal) and pre-sign, as agreed privately (empty until then).
+    signs: tuple[str, ...]
+    presign: str | None
+    # --- what every seat sees alike (built once per event by ``_public_part``, in this order)
     team_scores: tuple[int, ...]
     target: int
     deal: int
@@ -41,11 +47,6 @@ class KemsView:
     barred: tuple[int, ...]
     gestures: tuple[tuple[int, str, int], ...]
     chat: tuple[tuple[int, str], ...]
-    #: Faces shown to this seat alone: (from seat, face).
-    shown_to_me: tuple[tuple[int, str], ...]
-    #: This team's signs (as they hold this deal) and pre-sign, as agreed privately (empty until then).
-    signs: tuple[str, ...]
-    presign: str | None
     stats: dict[str, tuple[int, int, int]]
     results: tuple[tuple[int, str, int, str, int], ...]
     deal_started: int
@@ -54,7 +55,7 @@ class KemsView:
 @hookimpl
 def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any]:
     data = kems(state)
-    public = state.memo.get(NAME)
+    public: Any = state.memo.get(NAME)
     if public is None:  # the same for every seat: built once per event
         public = state.memo[NAME] = _public_part(state)
     agreed = team_signs(knowledge, seat, state.players, data.deals)
@@ -65,42 +66,40 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
         for t in tokens
         if t in knowledge.faces
     )
+    # Positional, in field order: this runs for every bot at every event it looks at.
+    players = state.players
     return NAME, KemsView(
-        team=team_of(seat, state.players),
-        partner=partner_of(seat, state.players),
-        shown_to_me=shown_to_me,
-        signs=agreed.signs,
-        presign=agreed.presign,
-        **public,
+        team_of(seat, players), partner_of(seat, players), shown_to_me, agreed.signs, agreed.presign, *public
     )
 
 
-def _public_part(state: TableState) -> dict[str, Any]:
-    """The fields of a ``KemsView`` that every seat sees alike."""
+def _public_part(state: TableState) -> tuple[Any, ...]:
+    """The fields of a ``KemsView`` that every seat sees alike, in field order (``team_scores`` to
+    ``deal_started``, after the seat's own fields)."""
     data = kems(state)
     faces = state.faces
-    return dict(
-        team_scores=tuple(data.team_scores),
-        target=state.options["target"],
-        deal=data.deals,
-        dealer=data.dealer,
-        table=tuple((t, faces[t]) for t in state.zones[TABLE]),
-        talon=len(state.zones[TALON]),
-        bin=len(state.zones[BIN]),
-        public_hands=tuple(tuple(faces.get(t) for t in hand) for hand in state.hands),
-        sweepable=data.sweepable,
-        sweep_asker=data.sweep_asker,
-        sweep_accepted=tuple(data.sweep_accepted),
-        refuser=data.refuser,
-        calls=tuple((s, c, t) for s, c, t, _eff, _seq in data.calls),
-        judged=data.judged,
-        to_show=tuple(data.to_show),
-        barred=tuple(data.barred),
-        gestures=tuple(data.gestures),
-        chat=tuple(data.chat),
-        stats={call: (s.confirmed, s.failed, s.void) for call, s in data.stats.items()},
-        results=tuple(data.results),
-        deal_started=data.deal_started,
+    return (
+        tuple(data.team_scores),
+        state.options["target"],
+        data.deals,
+        data.dealer,
+        tuple((t, faces[t]) for t in state.zones[TABLE]),
+        len(state.zones[TALON]),
+        len(state.zones[BIN]),
+        tuple(tuple(faces.get(t) for t in hand) for hand in state.hands),
+        data.sweepable,
+        data.sweep_asker,
+        tuple(data.sweep_accepted),
+        data.refuser,
+        tuple((s, c, t) for s, c, t, _eff, _seq in data.calls),
+        data.judged,
+        tuple(data.to_show),
+        tuple(data.barred),
+        tuple(data.gestures),
+        tuple(data.chat),
+        {call: (s.confirmed, s.failed, s.void) for call, s in data.stats.items()},
+        tuple(data.results),
+        data.deal_started,
     )
 
 

@@ -40,7 +40,7 @@ from kdm.plugins.kems_events import (
     Turn,
 )
 from kdm.plugins.kems_view import KemsView, Signs
-from kdm.testing import ScriptedTable, check_places
+from kdm.testing import ScriptedTable, check_places, without_hints
 
 SEVENS = ["7H", "7S", "7D", "7C"]
 NINES = ["9H", "9S", "9D", "9C"]
@@ -412,7 +412,7 @@ def test_rule_3_3_four_cards_each_one_at_a_time_from_the_dealer_s_left_the_rest_
     assert table.state.hands[1] == [deck[-1], deck[-5], deck[-9], deck[-13]]
     assert table.state.hands[0] == [deck[-4], deck[-8], deck[-12], deck[-16]]
     assert table.state.zones[TALON] == deck[:-16] and table.state.zones[TABLE] == []
-    assert effects[1] == {"kind": "dealt", "round": 1, "dealer": 0}
+    assert without_hints(effects)[1] == {"kind": "dealt", "round": 1, "dealer": 0}
     assert table.engine.awaiting() == [Duty("check_hand", seat=1, tokens=tuple(table.state.hands[1]))]
     refused(table, KeepHand(seat=0), "seat 1 checks its hand now")
 
@@ -595,7 +595,7 @@ def test_rule_3_4_3_a_sweep_may_be_asked_only_after_sweep_after_ms_without_an_ex
     exchange(table, 0, ["2C"], ["KH"])  # an exchange after the quiet: the timer starts again
     refused(table, Sweep(seat=1), "after 1234 ms")
     table.fire("quiet")
-    assert table.act(Sweep(seat=1)) == [{"kind": "sweep_asked", "seat": 1}]
+    assert without_hints(table.act(Sweep(seat=1))) == [{"kind": "sweep_asked", "seat": 1}]
 
 
 def test_rule_3_4_3_everyone_accepts_the_sweep_the_table_goes_to_the_bin_and_four_new_are_turned(
@@ -611,7 +611,7 @@ def test_rule_3_4_3_everyone_accepts_the_sweep_the_table_goes_to_the_bin_and_fou
     refused(table, SweepAnswer(seat=0, accept=True), "no sweep question to answer")
     table.act(SweepAnswer(seat=1, accept=True))
     assert table_faces(table) == TURNED  # not before everyone answered
-    effects = table.act(SweepAnswer(seat=3, accept=True))
+    effects = without_hints(table.act(SweepAnswer(seat=3, accept=True)))
     assert kinds(effects) == ["sweep_answered", "binned", "turned", "hunt_open"]
     assert effects[1] == {"kind": "binned", "cards": TURNED, "reason": "sweep"}
     assert table.state.zones[BIN] == swept and table_faces(table) == NEXT
@@ -701,7 +701,7 @@ def test_rule_3_5_kems_confirmed_the_team_scores_1(new_table: TableMaker) -> Non
     """Seat 0 holds four 7s; its partner, seat 2, calls « Kem's ! » naming no one; seat 0 shows."""
     table = new_table()
     deal(table, hands=[SEVENS], turned=TURNED)
-    effects = judged(table, 2)
+    effects = without_hints(judged(table, 2))
     assert effects[0] == {"kind": "call_judged", "seat": 2, "call": "kems", "target": -1, "void": []}
     assert effects[1] == {"kind": "hand_shown", "seat": 0, "cards": SEVENS, "four": True}
     result = table.last("call_result")
@@ -871,7 +871,7 @@ def test_rule_3_5_calls_race_by_effective_time_the_later_one_logged_first_is_voi
     deal(table, hands=[SEVENS], turned=TURNED)
     assert call(table, 2, at=1000.0)[0]["opened"]
     assert not call(table, 1, "contre", target=0, at=900.0)[0]["opened"]
-    effects = table.fire("close")
+    effects = without_hints(table.fire("close"))
     assert effects[0] == {"kind": "call_judged", "seat": 1, "call": "contre", "target": 0, "void": [2]}
     assert table.last("call_result")["scores"] == [0, 1]
 
@@ -936,7 +936,7 @@ def test_rule_3_5_every_call_that_shows_a_whole_hand_ends_the_deal_and_the_next_
     assert kinds(effects)[-1] == "round_over" and table.state.phase == "dealing"
     assert table.engine.awaiting() == [Duty("deal")]
     refused(table, call_event(3, "contre", target=0), "during the hunt only")
-    effects = deal(table, settle=False)
+    effects = without_hints(deal(table, settle=False))
     assert effects[1] == {"kind": "dealt", "round": 2, "dealer": 1}
     assert kems(table.state).to_check == [2, 3, 0, 1]
     table.settle()
