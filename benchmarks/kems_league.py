@@ -34,9 +34,9 @@ from typing import Any
 from kdm.engine import Effect
 from kdm.events import Event
 from kdm.manager import Rules
-from kdm.plugins.kems import kems, team_of
-from kdm.plugins.kems_events import Gesture
-from kdm.plugins.kems_view import team_signs
+from kdm.plugins.kems.events import Gesture
+from kdm.plugins.kems.rules import kems, team_of
+from kdm.plugins.kems.view import team_signs
 from kdm.sim import Simulation
 
 PLAYERS = 4

@@ -68,7 +68,7 @@ def game_event_kinds() -> set[str]:
 def test_the_games_are_found_through_entry_points() -> None:
     plugins = builtin_plugins()
     assert {"kilo", "kems"} <= set(plugins) and len(plugins) >= 9
-    assert "kdm.kilo.rules" in plugins["kilo"] and "kdm.plugins.kems_bots" in plugins["kems"]
+    assert "kdm.kilo.rules" in plugins["kilo"] and "kdm.plugins.kems.bots" in plugins["kems"]
 
 
 @pytest.mark.parametrize("module", CORE)

@@ -15,8 +15,8 @@ from kdm.manager import Rules, installed_plugins
 from kdm.net.node import node_codec
 from kdm.net.transport import MemoryNetwork, MemoryTransport
 from kdm.peer import Peer
-from kdm.plugins.kems import partner_of, team_of
-from kdm.plugins.kems_view import team_signs
+from kdm.plugins.kems.rules import partner_of, team_of
+from kdm.plugins.kems.view import team_signs
 from tests.test_node import play_table
 from tests.test_peer import FakeLog, FakeNode
 

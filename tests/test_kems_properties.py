@@ -32,7 +32,8 @@ from kdm.events import SEEDED_BY_KIND as SEEDED
 from kdm.events import Event, TimedEvent
 from kdm.kilo.events import Close, ShowHand
 from kdm.manager import Rules
-from kdm.plugins.kems import (
+from kdm.plugins.kems.events import Call, Exchange, Gesture, Quiet, Say, ShowTwo, Sweep, SweepAnswer, Turn
+from kdm.plugins.kems.rules import (
     BIN,
     CALLS,
     GESTURES,
@@ -46,8 +47,7 @@ from kdm.plugins.kems import (
     team_of,
     team_seats,
 )
-from kdm.plugins.kems_events import Call, Exchange, Gesture, Quiet, Say, ShowTwo, Sweep, SweepAnswer, Turn
-from kdm.plugins.kems_view import KemsView
+from kdm.plugins.kems.view import KemsView
 from kdm.sim import Simulation
 from tests.test_variant_properties import PHASES, assert_replays, through_the_wire, times
 
@@ -79,7 +79,7 @@ players_st = st.sampled_from([4, 6, 8])
 
 
 def seat_bots(bots: list[Bot], data: st.DataObject) -> None:
-    """Each bot signs ``fixed`` or ``vary`` and watches the opponents or not (``kems_bots``)."""
+    """Each bot signs ``fixed`` or ``vary`` and watches the opponents or not (``kdm.plugins.kems.bots``)."""
     for bot in bots:
         bot.memory["kems_signs"] = data.draw(st.sampled_from(["fixed", "vary"]), label="signs")
         bot.memory["kems_watch"] = data.draw(st.booleans(), label="watch")

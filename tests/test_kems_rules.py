@@ -25,8 +25,7 @@ from kdm.engine import Duty, Effect, IllegalAction
 from kdm.errors import OptionError, TableError
 from kdm.events import Deal, Event, Shuffle
 from kdm.kilo.events import Close, ShowHand
-from kdm.plugins.kems import BIN, GESTURES, TABLE, TALON, deck_faces, kems
-from kdm.plugins.kems_events import (
+from kdm.plugins.kems.events import (
     Call,
     Exchange,
     Gesture,
@@ -39,7 +38,8 @@ from kdm.plugins.kems_events import (
     SweepAnswer,
     Turn,
 )
-from kdm.plugins.kems_view import KemsView, Signs
+from kdm.plugins.kems.rules import BIN, GESTURES, TABLE, TALON, deck_faces, kems
+from kdm.plugins.kems.view import KemsView, Signs
 from kdm.testing import ScriptedTable, check_places, without_hints
 
 SEVENS = ["7H", "7S", "7D", "7C"]

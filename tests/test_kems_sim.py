@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from kdm.deck import PrivateNote
-from kdm.plugins.kems_events import Gesture
-from kdm.plugins.kems_view import Signs
+from kdm.plugins.kems.events import Gesture
+from kdm.plugins.kems.view import Signs
 from kdm.sim import Simulation
 from tests.test_cli import sim_json
 

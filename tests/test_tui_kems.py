@@ -27,11 +27,12 @@ from kdm.deck import PrivateNote
 from kdm.errors import UsageError
 from kdm.manager import Rules
 from kdm.peer import local_time_ms
-from kdm.plugins.kems import GESTURES, kems
-from kdm.plugins.kems_events import Call, Gesture, Sweep, SweepAnswer
-from kdm.plugins.kems_text import gesture_name
+from kdm.plugins.kems.events import Call, Gesture, Sweep, SweepAnswer
+from kdm.plugins.kems.rules import GESTURES, kems
+from kdm.plugins.kems.screen.state import KemsPlay
+from kdm.plugins.kems.screen.text import CATALOGUE, say
+from kdm.plugins.kems.text import gesture_name
 from kdm.tui.command import run_play
-from kdm.tui.kems_text import CATALOGUE, say
 from kdm.tui.panels import LEFT_COLUMN
 from tests.test_tui import (
     FakeNode,
@@ -77,6 +78,13 @@ async def kems_table(
             await peer.stop()
 
 
+def play(t: Table) -> KemsPlay:
+    """What the Kem's screen holds between key presses (it is showing)."""
+    game = t.app.game_screen()
+    assert game is not None and isinstance(game.state, KemsPlay), "the Kem's screen is not showing"
+    return game.state
+
+
 def table_cards(t: Table) -> list[tuple[int, str]]:
     state = t.state
     return [(token, state.faces[token]) for token in state.zones["table"]]
@@ -91,7 +99,7 @@ def hand(t: Table, seat: int | None = None) -> list[tuple[int, str]]:
 async def agree_sign(t: Table, keys: str = "c") -> None:
     """Seat 0's sign chooser opened by itself: choose with ``keys`` (winks by default) and send it."""
     await t.shows("Your team's secret sign")
-    await t.press(keys + "\r", lambda: not t.app.kems.signs_open, "the sign sent")
+    await t.press(keys + "\r", lambda: not play(t).signs_open, "the sign sent")
 
 
 def left_column(t: Table) -> str:
@@ -126,7 +134,7 @@ def test_the_first_seat_chooses_the_sign_before_play_and_only_the_partner_learns
             await t.sit(2)  # the partner sees it too, and may not choose it
             await left_shows(t, "your team's sign: winks")
             await t.press("t", lambda: "player0, first of your team, chooses the sign" in t.text(), "told")
-            assert not t.app.kems.signs_open
+            assert not play(t).signs_open
             await t.sit(3)  # an opponent: their own team's sign is not chosen yet
             await left_shows(t, "your team's sign: player1 chooses it")
             assert "winks" not in t.text()
@@ -139,7 +147,7 @@ def test_several_signs_and_a_pre_sign_with_signs_multi() -> None:
         async with kems_table(options={"signs": "multi"}) as t:
             await t.shows("signs (up to 3): none")
             # Two signs, then Tab to the pre-sign (a sign cannot be the pre-sign), then send.
-            await t.press("ac", lambda: t.app.kems.draft_signs == ["scratch_head", "wink"], "two signs")
+            await t.press("ac", lambda: play(t).draft_signs == ["scratch_head", "wink"], "two signs")
             await t.press(
                 "\tc", lambda: "must differ from the signs" in t.text(), "a sign refused as pre-sign"
             )
@@ -148,7 +156,7 @@ def test_several_signs_and_a_pre_sign_with_signs_multi() -> None:
             await until(lambda: t.peers[2].deck.notes.get(2) == [PrivateNote(0, 2, data)], "the note sent")
             await left_shows(t, "your team's signs: scratches their head, winks")
             assert "pre-sign: coughs" in left_column(t)
-            await t.press("g", lambda: t.app.kems.menu_open, "the gesture menu")
+            await t.press("g", lambda: play(t).menu_open, "the gesture menu")
             await t.shows("c  winks  ★ your sign")
             assert "e  coughs  ☆ your pre-sign" in t.text()
 
@@ -165,10 +173,10 @@ def test_marked_hand_and_table_cards_are_exchanged_with_enter() -> None:
             on_table, mine = table_cards(t), hand(t)
             for _token, face in on_table + mine:
                 assert pretty(face) in t.text()
-            await t.press("125", lambda: len(t.app.kems.give) == 2 and len(t.app.kems.take) == 1, "3 marked")
+            await t.press("125", lambda: len(play(t).give) == 2 and len(play(t).take) == 1, "3 marked")
             await t.shows(f"give {pretty(mine[0][1])} {pretty(mine[1][1])} · take {pretty(on_table[0][1])}")
             await t.press("\r", lambda: "give and take as many cards: 2 and 1" in t.text(), "uneven refused")
-            await t.press("7", lambda: len(t.app.kems.take) == 2, "a second table card marked")
+            await t.press("7", lambda: len(play(t).take) == 2, "a second table card marked")
             await t.shows(": Enter")
             await t.press("\r", lambda: bool(t.log.events("exchange")), "the exchange proposed")
             assert t.log.events("exchange") == [
@@ -183,7 +191,7 @@ def test_marked_hand_and_table_cards_are_exchanged_with_enter() -> None:
             await until(lambda: on_table[0][0] in t.state.hands[0], "the exchange applied")
             assert t.state.hands[0] == [on_table[0][0], on_table[2][0], mine[2][0], mine[3][0]]
             await t.shows(f"seat 0 gives {pretty(mine[0][1])} {pretty(mine[1][1])}")
-            assert not t.app.kems.give and not t.app.kems.take
+            assert not play(t).give and not play(t).take
             await until(lambda: "exchanging" not in t.text(), "the message gone once the exchange is done")
 
     run(scene)
@@ -200,7 +208,7 @@ def test_a_gesture_from_the_menu_is_stamped_like_a_slap_and_the_feed_shows_every
             seen = kems(t.state).gestures[-1][2]
             await until(lambda: seen in t.screen.painted, "seat 1's gesture painted")
             await t.shows("player1 coughs")
-            await t.press("g", lambda: t.app.kems.menu_open, "the gesture menu")
+            await t.press("g", lambda: play(t).menu_open, "the gesture menu")
             await t.shows("Make a gesture (everyone sees it)")
             for key, gesture in zip("abcdefghijkl", GESTURES, strict=True):
                 assert f"{key}  {gesture_name(gesture)}" in t.text()
@@ -254,7 +262,7 @@ def test_kems_double_and_contre_keys_send_calls_stamped_like_slaps() -> None:
             await t.act(3, Gesture(seat=3, t_sync=local_time_ms(), gesture="smile"))
             smiled = kems(t.state).gestures[-1][2]
             await until(lambda: smiled in t.screen.painted, "seat 3's gesture painted")
-            await t.press("c", lambda: t.app.kems.choosing_target, "the opponent asked for")
+            await t.press("c", lambda: play(t).choosing_target, "the opponent asked for")
             await t.shows("« Contre Kem's ! » against…")
             assert "1  player1" in t.text() and "3  player3" in t.text() and "2  player2" not in t.text()
             await t.press("3", lambda: len(t.log.events("call", seat=0)) == 3, "Contre Kem's called")
@@ -267,7 +275,7 @@ def test_kems_double_and_contre_keys_send_calls_stamped_like_slaps() -> None:
             assert f"player3 showed you {faces}" in left_column(t)
             assert re.search(r"0 player0 \(you\) +0 +-4 ⊘", t.text())
             await t.press("c", lambda: "no more Contre for you this deal" in t.text(), "barred")
-            assert not t.app.kems.choosing_target and len(t.log.events("call", seat=0)) == 3
+            assert not play(t).choosing_target and len(t.log.events("call", seat=0)) == 3
             await t.sit(2)  # the partner sees neither the cards nor their faces
             await left_shows(t, "your team's sign: winks")
             assert "showed you" not in t.text() and faces not in t.text()
@@ -375,7 +383,7 @@ def test_help_and_the_french_table() -> None:
     async def scene() -> None:
         async with kems_table(lang="fr", options={"sweep_after_ms": 0}) as t:
             await t.shows("Le signe secret de votre équipe")
-            await t.press("c\r", lambda: not t.app.kems.signs_open, "le signe envoyé")
+            await t.press("c\r", lambda: not play(t).signs_open, "le signe envoyé")
             await left_shows(t, "le signe de votre équipe : fait un clin d'œil")
             assert "Équipes · en 10 points" in t.text() and "Entrée échanger" in t.text()
             await until(lambda: kems(t.state).sweepable, "un balayage possible")
@@ -400,7 +408,7 @@ def test_a_kems_table_fits_80x24_without_colour(monkeypatch: pytest.MonkeyPatch,
             await agree_sign(t)
             kems(t.state).barred.append(players - 1)  # a mark on the last row, which must show
             await t.act(1, Gesture(seat=1, t_sync=local_time_ms(), gesture="shrug"))
-            await t.press("15", lambda: len(t.app.kems.take) == 1, "cards marked")
+            await t.press("15", lambda: len(play(t).take) == 1, "cards marked")
             await t.shows("· take")
             lines = t.text().splitlines()
             assert len(lines) == 24 and lines[0].startswith(" kdm table «kitchen» · Kem's · deal 1")

@@ -8,6 +8,7 @@ What a plugin adds to the table screen (keys, panel lines, marks, hints, help, w
 ``ScreenPart`` (``extension``, the ``kdm_tui`` hook): the piles variant and third parties' rules
 (``examples/aceback``) use it; the other built-in variants' parts are still ``variants`` (their view
 parts and the events their keys send) and ``variant_panels`` (what they show).
-Kem's, another game, has a screen of its own in the same three parts (``kems_state``, ``kems_layout``,
-``kems_keys``, with ``kems_panels`` and ``kems_text``), shown while the seat's view has a Kem's part.
+A game mode may bring a whole screen of its own (``ScreenPart.screen``, a ``GameScreen``), shown
+instead of the base game's while the seat's view has the game's part: Kem's does, from its package
+(``kdm.plugins.kems.screen``), in the same three parts.
 """

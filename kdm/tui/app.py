@@ -19,13 +19,14 @@ from typing import IO
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
+from prompt_toolkit.layout import AnyContainer, DynamicContainer, Layout
 from prompt_toolkit.output import ColorDepth, Output
 
 from kdm.peer import Peer, local_time_ms
 from kdm.record import Notice
 from kdm.session import TableSession, spawn_bot, stop_process
-from kdm.tui import kems_keys, kems_layout
-from kdm.tui.kems_state import KemsPlay
+from kdm.tui.extension import GameScreen
 from kdm.tui.keys import table_bindings
 from kdm.tui.layout import build_layout, table_style
 from kdm.tui.state import TableScreen
@@ -49,13 +50,23 @@ class TableApp:
         self.peer = peer
         self.screen = screen or TableScreen(peer, lang, add_bot=add_bot)
         self.screen.on_change = self.invalidate
-        #: Kem's is another game: its own screen, shown while the seat's view has a Kem's part.
-        self.kems = KemsPlay(self.screen)
+        #: The table's game modes' own screens (``ScreenPart.screen``), made once the table is known.
+        self._games: tuple[object, list[GameScreen]] = (None, [])
         #: Called after every redraw (benchmarks and tests watch the screen through it).
         self.painted_listeners: list[Callable[[], None]] = []
+        base_layout, base_keys = build_layout(self.screen).container, table_bindings(self.screen)
+
+        def container() -> AnyContainer:
+            game = self.game_screen()
+            return base_layout if game is None else game.container
+
+        def bindings() -> KeyBindingsBase:
+            game = self.game_screen()
+            return base_keys if game is None else game.bindings
+
         self.application: Application[None] = Application(
-            layout=kems_layout.with_kems(build_layout(self.screen), self.kems),
-            key_bindings=kems_keys.with_kems(table_bindings(self.screen), self.kems),
+            layout=Layout(DynamicContainer(container)),
+            key_bindings=DynamicKeyBindings(bindings),
             style=table_style(),
             color_depth=ColorDepth.from_env,
             full_screen=True,
@@ -69,6 +80,17 @@ class TableApp:
     def invalidate(self) -> None:
         self.application.invalidate()
 
+    def game_screens(self) -> list[GameScreen]:
+        """The screens the table's game modes bring, made again only when the table's parts change."""
+        parts = self.screen.parts
+        if self._games[0] is not parts:
+            self._games = (parts, [part.screen(self.screen) for part in parts if part.screen is not None])
+        return self._games[1]
+
+    def game_screen(self) -> GameScreen | None:
+        """The game mode's screen shown now instead of the base game's, if any."""
+        return next((game for game in self.game_screens() if game.active()), None)
+
     def _painted(self, _application: Application[None]) -> None:
         self.screen.mark_painted(local_time_ms())
         for listener in self.painted_listeners:
@@ -76,7 +98,8 @@ class TableApp:
 
     def _notice(self, notice: Notice) -> None:
         self.screen.on_notice(notice)
-        self.kems.on_notice(notice)
+        for game in self.game_screens():
+            game.on_notice(notice)
 
     async def run(self) -> None:
         """Show the table until the player leaves (or the task is cancelled)."""

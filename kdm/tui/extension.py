@@ -6,9 +6,14 @@ French. A plugin says so with one ``ScreenPart``; the table screen (``kdm.tui``)
 the table for theirs and weaves them in. The built-in variants use this exactly as a third party's
 package does, from their own modules (``kdm.plugins.piles_screen`` ...).
 
-Everything here is plain data and functions of the ``Screen``, the part of the table screen a plugin may
-use: no prompt_toolkit. Text goes on screen as *fragments*, ``(style, text)`` pairs where the style is
-one of the screen's classes (``"class:turn"``, ``"class:dim"``, ``"class:call"``, ``"bold"``, ``""``).
+A game mode brings more: a whole table screen of its own (``GameScreen``, which is prompt_toolkit's
+containers and key bindings), shown instead of the base game's while the seat's view has the game's
+part. Kem's does (``kdm.plugins.kems.screen``).
+
+Everything else here is plain data and functions of the ``Screen``, the part of the table screen a
+plugin may use: no prompt_toolkit. Text goes on screen as *fragments*, ``(style, text)`` pairs where
+the style is one of the screen's classes (``"class:turn"``, ``"class:dim"``, ``"class:call"``,
+``"bold"``, ``""``).
 Words are looked up by key: the plugin's own ``words`` (key → (English, French)) after the screen's.
 """
 
@@ -16,10 +21,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kdm.engine import SeatView
 from kdm.events import Event
+
+if TYPE_CHECKING:
+    from prompt_toolkit.key_binding import KeyBindingsBase
+    from prompt_toolkit.layout import AnyContainer
+
+    from kdm.record import Notice
+    from kdm.tui.state import TableScreen
 
 Fragments = list[tuple[str, str]]
 Part = TypeVar("Part")
@@ -77,6 +89,21 @@ class Key:
 
 
 @dataclass(frozen=True)
+class GameScreen:
+    """A game mode's whole table screen, made for one ``TableScreen`` once the table is known.
+
+    ``container`` and ``bindings`` (prompt_toolkit's) replace the base game's while ``active()`` holds;
+    ``on_notice`` hears every notice of the peer, as the table screen does; ``state`` is the game's own
+    screen state (tests press keys and look at it)."""
+
+    container: AnyContainer
+    bindings: KeyBindingsBase
+    active: Callable[[], bool]
+    on_notice: Callable[[Notice], None]
+    state: object = None
+
+
+@dataclass(frozen=True)
 class ScreenPart:
     """Everything one plugin adds to the table screen; every field may be left out.
 
@@ -89,7 +116,9 @@ class ScreenPart:
     - ``hints(screen, view, hints)``: the footer's key hints (in words, as the game put them): return
       them changed, with yours while your keys are live, within the footer's 79 columns;
     - ``help``: the word keys of its lines in the help screen;
-    - ``words``: key → (English, French).
+    - ``words``: key → (English, French);
+    - ``screen(table_screen)``: a game mode's own whole screen (``GameScreen``), made once the table
+      is known.
     """
 
     name: str
@@ -101,6 +130,7 @@ class ScreenPart:
     hints: Callable[[Screen, SeatView | None, list[str]], list[str]] | None = None
     help: tuple[str, ...] = ()
     words: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    screen: Callable[[TableScreen], GameScreen] | None = None
 
 
 def view_part(view: SeatView | None, name: str, kind: type[Part]) -> Part | None:

@@ -19,12 +19,12 @@ from typing import Any
 from kdm.cards import pretty
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
-from kdm.plugins.kems import GESTURES, HAND, NAME, TABLE_CARDS, team_of
-from kdm.plugins.kems_events import Call, Exchange, Gesture, Sweep, SweepAnswer
-from kdm.plugins.kems_text import CALL_NAMES, gesture_name
-from kdm.plugins.kems_view import KemsView, Signs
+from kdm.plugins.kems.events import Call, Exchange, Gesture, Sweep, SweepAnswer
+from kdm.plugins.kems.rules import GESTURES, HAND, NAME, TABLE_CARDS, team_of
+from kdm.plugins.kems.screen.text import say
+from kdm.plugins.kems.text import CALL_NAMES, gesture_name
+from kdm.plugins.kems.view import KemsView, Signs
 from kdm.record import Notice
-from kdm.tui.kems_text import say
 from kdm.tui.state import TableScreen
 
 #: How many signs a team may agree with ``signs=multi``.

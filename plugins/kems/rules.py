@@ -1,4 +1,4 @@
-"""RULES 3, Kem's: the team game with secret signs, as a game mode (it replaces the base game).
+"""RULES 3, Kem's: the rules of the team game with secret signs.
 
 Owns the deal (with the three-of-a-kind redraw), the face-up table and its refill, the talon and the bin,
 exchanges, the sweep question, gestures and chat, calls (Kem's, Double Kem's, Contre Kem's) judged by
@@ -34,7 +34,7 @@ from kdm.events import Deal, Event, Shuffle
 from kdm.hookspecs import hookimpl
 from kdm.kilo.events import Close, ShowHand
 from kdm.options import TableOption
-from kdm.plugins.kems_events import (
+from kdm.plugins.kems.events import (
     EVENTS,
     Call,
     Exchange,
@@ -51,9 +51,6 @@ from kdm.plugins.kems_events import (
 from kdm.state import TableState
 
 NAME = "kems"
-KDM_MODE = True
-#: The rest of Kem's: what a seat sees and the summary, its bots, its words.
-KDM_MODULES = ("kdm.plugins.kems_view", "kdm.plugins.kems_bots", "kdm.plugins.kems_text")
 PLAYER_COUNTS = (4, 6, 8)
 HAND = 4
 TABLE_CARDS = 4

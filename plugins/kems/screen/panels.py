@@ -12,10 +12,17 @@ from __future__ import annotations
 
 import textwrap
 
-from kdm.plugins.kems import CALLS, GESTURES, team_of, team_seats
-from kdm.plugins.kems_text import CALL_NAMES, RESULTS
-from kdm.plugins.kems_view import KemsView
-from kdm.tui.kems_state import GESTURE_KEYS, HAND_KEYS, MOST_SIGNS, TABLE_KEYS, KemsPlay, pretty_cards
+from kdm.plugins.kems.rules import CALLS, GESTURES, team_of, team_seats
+from kdm.plugins.kems.screen.state import (
+    GESTURE_KEYS,
+    HAND_KEYS,
+    MOST_SIGNS,
+    TABLE_KEYS,
+    KemsPlay,
+    pretty_cards,
+)
+from kdm.plugins.kems.text import CALL_NAMES, RESULTS
+from kdm.plugins.kems.view import KemsView
 from kdm.tui.panels import PANEL_TEXT_WIDTH, PLAYER_NAME_WIDTH, Fragments, card_fragment
 from kdm.tui.variant_panels import fitted_hints
 

@@ -27,9 +27,9 @@ from kdm.cards import RANKS, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
-from kdm.plugins.kems import GESTURES, HAND, NAME, partner_of, team_of
-from kdm.plugins.kems_events import Call, Exchange, Gesture, Sweep, SweepAnswer
-from kdm.plugins.kems_view import KemsView, Signs
+from kdm.plugins.kems.events import Call, Exchange, Gesture, Sweep, SweepAnswer
+from kdm.plugins.kems.rules import GESTURES, HAND, NAME, partner_of, team_of
+from kdm.plugins.kems.view import KemsView, Signs
 
 #: A learned gesture must have come before an opponent's confirmed call this often to be trusted...
 CATCH_MIN_SCORE = 2.0

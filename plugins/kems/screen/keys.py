@@ -1,4 +1,4 @@
-"""The Kem's table screen's keys, and the switch that uses them instead of Kilo de merde's.
+"""The Kem's table screen's keys.
 
 ``1``-``4`` mark hand cards, ``5``-``8`` table cards, Enter exchanges them, Esc clears the marks; ``g``
 opens the gesture menu (``a``-``l``); ``k`` calls « Kem's ! », ``d`` « Double Kem's ! », ``c`` asks for
@@ -16,15 +16,12 @@ from typing import TYPE_CHECKING
 
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import (
-    ConditionalKeyBindings,
     KeyBindings,
-    KeyBindingsBase,
     KeyPressEvent,
-    merge_key_bindings,
 )
 
 from kdm.peer import local_time_ms
-from kdm.tui.kems_state import GESTURE_KEYS, HAND_KEYS, TABLE_KEYS, KemsPlay
+from kdm.plugins.kems.screen.state import GESTURE_KEYS, HAND_KEYS, TABLE_KEYS, KemsPlay
 from kdm.tui.keys import add_every_table_keys, drawn_with_commit
 from kdm.tui.text import is_yes
 
@@ -34,14 +31,6 @@ if TYPE_CHECKING:
 SEAT_KEYS = "0123456789"
 #: The keys that answer a sweep question: yes in either language (``is_yes``), or no.
 ANSWER_KEYS = ("y", "o", "n")
-
-
-def with_kems(kilo: KeyBindingsBase, play: KemsPlay) -> KeyBindingsBase:
-    """``kilo``'s keys, or the Kem's keys while ``play`` is active."""
-    active = Condition(lambda: play.active)
-    return merge_key_bindings(
-        [ConditionalKeyBindings(kilo, ~active), ConditionalKeyBindings(kems_bindings(play), active)]
-    )
 
 
 def kems_bindings(play: KemsPlay) -> KeyBindings:

@@ -11,7 +11,7 @@ from typing import Any
 
 from kdm.deck import Knowledge
 from kdm.hookspecs import hookimpl
-from kdm.plugins.kems import BIN, GESTURES, NAME, TABLE, TALON, kems, partner_of, team_of, team_seats
+from kdm.plugins.kems.rules import BIN, GESTURES, NAME, TABLE, TALON, kems, partner_of, team_of, team_seats
 from kdm.state import TableState
 
 

@@ -1,32 +1,25 @@
-"""The Kem's table screen's layout, and the switch that shows it instead of Kilo de merde's.
+"""The Kem's table screen's layout.
 
 A header line; on the left the players (team, points, marks) and the table (its four cards and the
 hunt's state); on the right everyone's gestures above the event log; then the hand, one line of
 feedback and the key footer; overlays for the gesture menu, the Contre's opponent, the sign chooser,
 help, scores, the final ranking and the quit question. Fits 80×24 with eight players; the style, the
-log panel and the overlays' frames are the table screen's (``layout``), so ``NO_COLOR`` works the same.
-``with_kems`` wraps the Kilo layout: the screen shows the Kem's one while the seat's view has a Kem's
-part (before the game, the waiting room is the same for every game).
+log panel and the overlays' frames are the table screen's (``kdm.tui.layout``), so ``NO_COLOR`` works
+the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from prompt_toolkit.layout import DynamicContainer, Float, FloatContainer, HSplit, Layout, VSplit, Window
+from prompt_toolkit.layout import Float, FloatContainer, HSplit, VSplit, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 
-from kdm.tui import kems_panels as panels
-from kdm.tui.kems_state import KemsPlay
+from kdm.plugins.kems.screen import panels
+from kdm.plugins.kems.screen.state import KemsPlay
 from kdm.tui.layout import columns, log_panel, log_width, overlay, quit_overlay, rows_of, titled
 from kdm.tui.panels import LEFT_COLUMN, Fragments, message_text
-
-
-def with_kems(kilo: Layout, play: KemsPlay) -> Layout:
-    """``kilo``'s screen, or the Kem's screen while ``play`` is active."""
-    kems = build_kems(play)
-    return Layout(DynamicContainer(lambda: kems if play.active else kilo.container))
 
 
 def build_kems(play: KemsPlay) -> FloatContainer:

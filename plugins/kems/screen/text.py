@@ -1,7 +1,7 @@
 """Every string the Kem's table screen shows a player, in English and French.
 
 The game's own lines (one per effect), the gestures' names and the table calls (« Kem's ! »,
-« Balayage ? ») come from the Kem's plugin (``kdm.plugins.kems_text``); the client's own words for
+« Balayage ? ») come from the Kem's plugin (``kdm.plugins.kems.text``); the client's own words for
 the base game (quitting, « you », a bot's name) from ``kdm.tui.text``. This catalogue holds what only
 the Kem's screen says: its panels, prompts, keys and help. ``say`` works like ``kdm.tui.text.say``, and
 says what this catalogue does not have (the log's title, a key hint every table has) in the table
