@@ -17,6 +17,7 @@ from kdm.state import TableState
 
 NAME = "marathon"
 KDM_REQUIRES = ("kilo",)  # a variant of the base game
+KDM_MODULES = ("kdm.plugins.marathon_screen",)
 #: The word for the default of ``marathon_max_slaps``: one window fewer than there are players.
 PLAYERS_MINUS_ONE = "n-1"
 

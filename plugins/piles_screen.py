@@ -94,6 +94,7 @@ def kdm_tui() -> ScreenPart:
         status=status,
         hand_status=hand_status,
         hints=hints,
+        log_styles={"pile_chosen": "result"},
         help=("help_piles",),
         words=WORDS,
     )

@@ -24,6 +24,7 @@ from kdm.state import TableState
 
 NAME = "seven_in_reserve"
 KDM_REQUIRES = ("kilo",)  # a variant of the base game
+KDM_MODULES = ("kdm.plugins.seven_in_reserve_screen",)
 
 
 @dataclass

@@ -32,6 +32,7 @@ from kdm.state import TableState
 
 NAME = "spoons"
 KDM_REQUIRES = ("kilo",)  # a variant of the base game
+KDM_MODULES = ("kdm.plugins.spoons_screen",)
 
 
 @dataclass(frozen=True)

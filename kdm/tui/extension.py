@@ -115,8 +115,17 @@ class ScreenPart:
       (``(style, text)``, or None to leave it to the game);
     - ``hints(screen, view, hints)``: the footer's key hints (in words, as the game put them): return
       them changed, with yours while your keys are live, within the footer's 79 columns;
-    - ``help``: the word keys of its lines in the help screen;
-    - ``words``: key → (English, French);
+    - ``in_front(screen, view, seat)``: what lies in front of a player on the scores screen, instead
+      of their kilos (None: their kilos);
+    - ``help``: the word keys of its lines in the help screen, and ``marks_help`` those of its marks,
+      for the help's line of marks;
+    - ``words``: key → (English, French), and ``renames``: the screen's own word keys this plugin's
+      table says otherwise (a key of its ``words``), or not at all (None: its own lines say it);
+    - ``sends(event)``: what an event the screen sends becomes at this plugin's table (spoons: a slap
+      is a grab), and ``flashes``: the kinds of its effects that flash like a slap (effect kind → the
+      prefix of its banner's word keys, ``<prefix>_banner`` and ``<prefix>_opens``), and
+      ``log_styles``: how the log shows its effects (effect kind → ``slap``, ``feint``, ``result``,
+      ``call`` or ``round``; the rest are plain);
     - ``screen(table_screen)``: a game mode's own whole screen (``GameScreen``), made once the table
       is known.
     """
@@ -128,8 +137,14 @@ class ScreenPart:
     legend: Callable[[Screen, SeatView], list[str]] | None = None
     hand_status: Callable[[Screen, SeatView], tuple[str, str] | None] | None = None
     hints: Callable[[Screen, SeatView | None, list[str]], list[str]] | None = None
+    in_front: Callable[[Screen, SeatView, int], Fragments | None] | None = None
     help: tuple[str, ...] = ()
+    marks_help: tuple[str, ...] = ()
     words: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    renames: Mapping[str, str | None] = field(default_factory=dict)
+    sends: Callable[[Event], Event] | None = None
+    flashes: Mapping[str, str] = field(default_factory=dict)
+    log_styles: Mapping[str, str] = field(default_factory=dict)
     screen: Callable[[TableScreen], GameScreen] | None = None
 
 

@@ -17,6 +17,7 @@ from kdm.cards import JOKER, RED_SUITS, pretty, suit_of
 from kdm.engine import SeatView
 from kdm.kilo.rules import LEFT
 from kdm.tui import variants
+from kdm.tui.extension import Fragments as PartFragments
 from kdm.tui.state import TableScreen
 from kdm.tui.text import packed
 from kdm.tui.variant_panels import (
@@ -24,7 +25,6 @@ from kdm.tui.variant_panels import (
     hand_status,
     help_lines,
     legend,
-    reserve_face,
     seat_marks,
     status_lines,
 )
@@ -140,7 +140,7 @@ def table_text(screen: TableScreen) -> Fragments:
     status = len(lines)
     flash = screen.flash
     if flash is not None and (screen.result is None or flash.seq > screen.result.seq):
-        if flash.kind in ("slap", "grab"):
+        if flash.kind != "feint":  # a slap, or what a plugin flashes like one
             banner = screen.say(f"{flash.kind}_banner", name=screen.name(flash.seat, flash.seq))
             if flash.opened:
                 banner += " " + screen.say(f"{flash.kind}_opens")
@@ -148,10 +148,11 @@ def table_text(screen: TableScreen) -> Fragments:
         else:
             feinter = screen.name(flash.seat, flash.seq)
             lines.append(("class:feint", screen.say("feint_banner", name=feinter) + "\n"))
-    # With spoons, the spoons' line says who grabbed.
-    if kilo is not None and kilo.window_open and variants.spoons(view) is None:
+    if kilo is not None and kilo.window_open:
         names = ", ".join(screen.name(seat) for seat in kilo.slapped)
-        lines.append(("", screen.say("slapped_so_far", names=names) + "\n"))
+        slapped = screen.say("slapped_so_far", names=names)  # "" where a plugin's lines say it (spoons)
+        if slapped:
+            lines.append(("", slapped + "\n"))
     if screen.result is not None:
         lines += _result_lines(screen)
     elif screen.call and len(lines) == status:
@@ -168,8 +169,7 @@ def _result_lines(screen: TableScreen) -> Fragments:
     def name(seat: int) -> str:
         return screen.name(seat, result.seq)
 
-    grab = variants.spoons(screen.view()) is not None
-    verdict = ("valid_" if result.valid else "false_") + ("grab" if grab else "slap")
+    verdict = "valid_slap" if result.valid else "false_slap"
     lines: Fragments = [("class:result bold", screen.say(verdict, name=name(result.first)) + "\n")]
     if result.shown is not None:
         lines.append(
@@ -296,6 +296,15 @@ def scores_text(screen: TableScreen) -> Fragments:
     return lines
 
 
+def _plugins_in_front(screen: TableScreen, view: SeatView, seat: int) -> PartFragments | None:
+    """What a plugin puts in front of ``seat`` instead of their kilos (``ScreenPart.in_front``), if any."""
+    for part in screen.parts:
+        found = part.in_front(screen, view, seat) if part.in_front is not None else None
+        if found is not None:
+            return found
+    return None
+
+
 def _in_front(screen: TableScreen, view: SeatView) -> Fragments:
     """The cards in front of each player (their kilos), the latest when they are too many for a line."""
     kilo = screen.kilo(view)
@@ -304,9 +313,16 @@ def _in_front(screen: TableScreen, view: SeatView) -> Fragments:
     lines: Fragments = [("class:dim", "\n\n" + screen.say("in_front"))]
     for seat in range(view.players):
         lines.append(("", f"\n{screen.player_name(seat)[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}}"))
-        seven = reserve_face(view, seat)
-        if seven is not None:
-            lines.append(("class:mark", " " + screen.say("mark_reserve", card=pretty(seven))))
+        instead = next(
+            (
+                found
+                for part in screen.parts
+                if part.in_front and (found := part.in_front(screen, view, seat))
+            ),
+            None,
+        )
+        if instead is not None:  # a plugin's card lies there (the 7 in reserve)
+            lines += instead
             continue
         cards: Fragments = []
         width = 0

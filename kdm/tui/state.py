@@ -32,24 +32,22 @@ from kdm.tui.text import CATALOGUE, say, say_from
 LOG_LINES = 300
 #: A seated process not heard from for this long is shown as lost (the peer hands its seat to a bot at 3 s).
 LOST_AFTER_MS = 1500.0
-#: How each effect's log line is styled; the rest are plain.
+#: How each effect's log line is styled (a plugin's ``ScreenPart.log_styles`` adds its own); the rest are
+#: plain.
 EFFECT_STYLES = {
     "slapped": "slap",
-    "grabbed": "slap",
     "feinted": "feint",
     "window_closed": "result",
     "hand_shown": "result",
     "judged": "result",
     "drew": "result",
     "passing_started": "call",
-    "steered": "call",
-    "went": "call",
-    "pile_chosen": "result",
     "round_over": "round",
     "game_over": "round",
 }
-#: The gestures shown big: a slap, or a spoon grabbed where spoons replace the slap.
-FLASHES = {"slapped": "slap", "grabbed": "grab"}
+#: Effects that flash a banner: effect kind → the prefix of its words (a plugin's ``ScreenPart.flashes``
+#: adds its own).
+FLASHES = {"slapped": "slap"}
 
 
 @dataclass(frozen=True)
@@ -62,7 +60,7 @@ class LogLine:
 class Flash:
     """The latest slap or feint, shown big until the next one."""
 
-    kind: str  # "slap", "grab" (spoons) or "feint"
+    kind: str  # "slap", "feint", or a plugin's (``ScreenPart.flashes``: "grab" with spoons)
     seat: int
     seq: int
     opened: bool = False
@@ -152,7 +150,15 @@ class TableScreen:
     # --- what the layout reads --------------------------------------------------------------------
 
     def say(self, key: str, **fields: object) -> str:
-        """The words for ``key``: the screen's own, else those of a plugin's screen part."""
+        """The words for ``key``: the screen's own, else those of a plugin's screen part; a plugin may
+        rename the screen's own (``ScreenPart.renames``: "" when it says them otherwise)."""
+        for part in self.parts:
+            if key in part.renames:
+                renamed = part.renames[key]
+                if renamed is None:
+                    return ""
+                key = renamed
+                break
         if key not in CATALOGUE:
             words = next((part.words for part in self.parts if key in part.words), None)
             if words is not None:
@@ -175,7 +181,11 @@ class TableScreen:
         return self.peer.seat
 
     def act(self, event: Event) -> bool:
-        """Send ``event`` for this seat (a plugin's key): True, as a key handler that sent returns."""
+        """Send ``event`` for this seat, as the table's plugins want it (``ScreenPart.sends``): True, as
+        a key handler that sent returns."""
+        for part in self.parts:
+            if part.sends is not None:
+                event = part.sends(event)
         self.peer.act(event)
         return True
 
@@ -280,14 +290,21 @@ class TableScreen:
         self._track_hand()
         self.on_change()
 
+    def _log_style(self, kind: str) -> str:
+        style = EFFECT_STYLES.get(kind) or next(
+            (p.log_styles[kind] for p in self.parts if kind in p.log_styles), None
+        )
+        return style or "info"
+
     def _follow(self, effect: dict[str, Any], seq: int) -> None:
         kind = effect["kind"]
         line = self.peer.record.rules.describe(effect, self.lang)
         if line:
-            self._add(EFFECT_STYLES.get(kind, "info"), line)
+            self._add(self._log_style(kind), line)
         me = self.peer.seat
-        if kind in FLASHES:
-            self.flash = Flash(FLASHES[kind], effect["seat"], effect["seq"], bool(effect["opened"]))
+        flash = FLASHES.get(kind) or next((p.flashes[kind] for p in self.parts if kind in p.flashes), None)
+        if flash is not None:
+            self.flash = Flash(flash, effect["seat"], effect["seq"], bool(effect["opened"]))
             if effect["opened"]:
                 self.result = None
             if effect["seat"] == me:
@@ -402,8 +419,7 @@ class TableScreen:
         token, face = view.hand[self.selected]
         self._passing = token
         self.message = self.say("pick_sent" if at_once else "pass_sent", card=pretty(face) if face else "?")
-        self.peer.act(Pass(seat=seat, token=token))
-        return True
+        return self.act(Pass(seat=seat, token=token))
 
     def slap(self, pressed_ms: float) -> bool:
         """Slap the pile (or grab a spoon); ``pressed_ms`` is when the key was read, on ``local_time_ms``."""
@@ -411,18 +427,15 @@ class TableScreen:
         if view is None or seat is None:
             return self.tell("not_seated")
         kilo = self.kilo(view)
-        event = variants.slap_event(view)
-        grab = event is not Slap
         if kilo is None or view.phase not in ("passing", "window"):
-            return self.tell("no_grabbing" if grab else "no_slapping")
+            return self.tell("no_slapping")
         if self._slapping or (kilo.window_open and seat in kilo.slapped):
-            return self.tell("already_grabbed" if grab else "already_slapped")
+            return self.tell("already_slapped")
         if not kilo.window_open and seat in kilo.barred:
             return self.tell("barred")
         self._slapping = True
         trigger, rt = self._trigger(kilo, seat, pressed_ms)
-        self.peer.act(event(seat=seat, t_sync=self.on_agreed_clock(pressed_ms), trigger=trigger, rt=rt))
-        return True
+        return self.act(Slap(seat=seat, t_sync=self.on_agreed_clock(pressed_ms), trigger=trigger, rt=rt))
 
     def feint(self, pressed_ms: float) -> bool:
         """Feint: the slapping gesture without the slap, timed like one."""
@@ -433,8 +446,7 @@ class TableScreen:
         if kilo is None or view.phase not in ("passing", "window"):
             return self.tell("no_feinting")
         trigger, rt = self._trigger(kilo, seat, pressed_ms)
-        self.peer.act(Feint(seat=seat, t_sync=self.on_agreed_clock(pressed_ms), trigger=trigger, rt=rt))
-        return True
+        return self.act(Feint(seat=seat, t_sync=self.on_agreed_clock(pressed_ms), trigger=trigger, rt=rt))
 
     def _trigger(self, kilo: KiloView, seat: int, pressed_ms: float) -> tuple[int | None, float | None]:
         """The slap or feint of this window the player saw before pressing (the window's opener, or the

@@ -39,7 +39,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "hint_pass": ("Enter pass", "Entrée passe"),
     "hint_pick": ("Enter pick for GO", "Entrée choix du GO"),
     "hint_slap": ("Space slap", "Espace tape"),
-    "hint_grab": ("Space grab", "Espace attrape"),
     "hint_feint": ("f feint", "f feinte"),
     "hint_steer": ("< left  > right", "< gauche  > droite"),
     "hint_go": ("g GO!", "g GO !"),
@@ -102,15 +101,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "bot_failed": ("your bot could not sit: {reason}", "votre robot n'a pas pu s'asseoir : {reason}"),
     "no_bot_room": ("every seat is taken", "toutes les places sont prises"),
     # --- house rules (variants) -------------------------------------------------------------------
-    "grab_banner": ("✋ GRAB! {name}", "✋ HOP ! {name}"),
-    "grab_opens": ("grabs first", "en premier"),
-    "valid_grab": ("valid grab by {name}", "prise valable de {name}"),
-    "false_grab": ("false grab by {name}", "fausse prise de {name}"),
-    "spoons_on_table": ("spoons on the table: {count}", "cuillères sur la table : {count}"),
-    "spoons_left": ("spoons left: {left} of {total}", "cuillères restantes : {left} sur {total}"),
-    "spoons_held": ("held by {names}", "tenues par {names}"),
-    "already_grabbed": ("you have already grabbed", "vous avez déjà attrapé"),
-    "no_grabbing": ("no grabbing now", "on n'attrape pas maintenant"),
     "barred": (
         "you may not open a window again this round",
         "vous ne pouvez plus lancer de tape cette manche",
@@ -131,14 +121,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "table_calls": ("the table calls GO on its own", "la table annonce le GO toute seule"),
     "no_go": ("no GO now", "pas de GO maintenant"),
     "mark_chosen": ("✓ card chosen", "✓ carte choisie"),
-    "mark_barred": ("⊘ may not open a window", "⊘ ne peut plus taper le tas"),
-    "mark_reserve": ("{card} in reserve", "{card} en réserve"),
     "in_front": ("in front of each player", "devant chaque joueur"),
     "help_variants": ("At this table ({names}):", "À cette table ({names}) :"),
-    "help_spoons": (
-        "Space        grab a spoon (instead of slapping the pile)",
-        "Espace       attraper une cuillère (au lieu de taper le tas)",
-    ),
     "help_all_at_once": (
         "Enter        choose the card you pass at the next GO\n"
         "< >          the starter passes left or right\n"

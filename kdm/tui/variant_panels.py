@@ -1,9 +1,8 @@
 """What the house rules add to the table screen's panels: functions of the ``TableScreen`` and its view.
 
-Status lines at the top of the table panel (the spoons left and who holds one, each pile's size and who
-chooses one, who steers and who calls GO, the table's countdown to its GO, the cards chosen); marks on
-the players' rows (✓ card chosen for GO, ⊘ barred from opening a window, the 7 kept in reserve) and
-their legend, at the foot of the table panel; the hand's status line when a variant asks something of
+Status lines at the top of the table panel (the spoons left and who holds one, who steers and who calls
+GO, the table's countdown to its GO, the cards chosen); marks on the players' rows (✓ card chosen for
+GO) and their legend, at the foot of the table panel; the hand's status line when a variant asks something of
 this seat; the footer's key hints, which follow what the keys do now; and the help's lines for the
 variants at the table.
 """
@@ -19,9 +18,6 @@ from kdm.engine import SeatView
 from kdm.kilo.rules import NAME as KILO
 from kdm.peer import local_time_ms
 from kdm.plugins.all_at_once import NAME as ALL_AT_ONCE
-from kdm.plugins.marathon import NAME as MARATHON
-from kdm.plugins.seven_in_reserve import NAME as SEVEN_IN_RESERVE
-from kdm.plugins.spoons import NAME as SPOONS
 from kdm.tui import variants
 from kdm.tui.state import TableScreen
 from kdm.tui.text import packed
@@ -31,26 +27,12 @@ Fragments = StyleAndTextTuples
 FOOTER_WIDTH = 79
 #: The hints left out first when the footer is too narrow for all (each is in the help).
 OPTIONAL_HINTS = ("hint_scores", "hint_feint", "hint_choose")
-BARRED_MARK = "⊘"
 CHOSEN_MARK = "✓"
-#: The reserve's mark is the 7 itself; the help shows one.
-RESERVE_EXAMPLE = "7♥"
 
 
 def status_lines(screen: TableScreen, view: SeatView, width: int) -> Fragments:
     """The variants' lines at the top of the table panel, then the plugins' (``ScreenPart.status``)."""
     lines: Fragments = []
-    kilo = screen.kilo(view)
-    spoons = variants.spoons(view)
-    if spoons is not None and kilo is not None:
-        if kilo.window_open:
-            left = spoons.objects - len(spoons.holders)
-            lines.append(("bold", screen.say("spoons_left", left=left, total=spoons.objects) + "\n"))
-            if spoons.holders:
-                names = ", ".join(screen.name(seat) for seat in spoons.holders)
-                lines.append(("", screen.say("spoons_held", names=names) + "\n"))
-        else:
-            lines.append(("", screen.say("spoons_on_table", count=spoons.objects) + "\n"))
     at_once = variants.all_at_once(view)
     if at_once is not None and view.phase == "passing":
         lines += _go_lines(screen, view)
@@ -85,42 +67,20 @@ def _go_lines(screen: TableScreen, view: SeatView) -> Fragments:
 
 
 def seat_marks(screen: TableScreen, view: SeatView, seat: int) -> str:
-    """The variants' marks after a seat's row: ✓ card chosen for GO, ⊘ barred, the 7 in reserve, and
-    the plugins' own."""
+    """The marks after a seat's row: ✓ card chosen for GO, and the plugins' own (``ScreenPart.marks``)."""
     marks = "".join(part.marks(view, seat) for part in screen.parts if part.marks is not None)
     at_once = variants.all_at_once(view)
     if at_once is not None and view.phase == "passing" and at_once.chosen[seat]:
         marks += CHOSEN_MARK
-    kilo = view.rules.get(KILO)
-    if kilo is not None and seat in kilo.barred:
-        marks += BARRED_MARK
-    seven = reserve_face(view, seat)
-    if seven is not None:
-        marks += pretty(seven)
     return marks
-
-
-def reserve_face(view: SeatView, seat: int) -> str | None:
-    """The 7 ``seat`` keeps in reserve (the card lies face up in front of them), if any."""
-    kept = variants.reserve(view)
-    kilo = view.rules.get(KILO)
-    if kept is None or seat not in kept.seats or kilo is None or not kilo.kilos[seat]:
-        return None
-    face: str = kilo.kilos[seat][-1]
-    return face
 
 
 def legend(screen: TableScreen, view: SeatView, width: int) -> list[str]:
     """What the marks on the rows mean, for the marks shown now (none: no legend)."""
-    shown = "".join(seat_marks(screen, view, seat) for seat in range(view.players))
     words = [word for part in screen.parts if part.legend is not None for word in part.legend(screen, view)]
-    if CHOSEN_MARK in shown:
+    at_once = variants.all_at_once(view)
+    if at_once is not None and view.phase == "passing" and any(at_once.chosen):
         words.append(screen.say("mark_chosen"))
-    if BARRED_MARK in shown:
-        words.append(screen.say("mark_barred"))
-    seven = next((f for f in (reserve_face(view, s) for s in range(view.players)) if f is not None), None)
-    if seven is not None:
-        words.append(screen.say("mark_reserve", card=pretty(seven)))
     return packed(words, width)
 
 
@@ -149,8 +109,7 @@ def footer_hints(screen: TableScreen, view: SeatView | None) -> list[str]:
     """The keys that work at the table now, as many as fit the footer."""
     me = screen.peer.seat
     at_once = variants.all_at_once(view)
-    spoons = variants.spoons(view) is not None
-    names = ["hint_choose", "hint_pick" if at_once else "hint_pass", "hint_grab" if spoons else "hint_slap"]
+    names = ["hint_choose", "hint_pick" if at_once else "hint_pass", "hint_slap"]
     names += ["hint_feint", "hint_scores", "hint_help", "hint_quit"]
     if at_once is not None and at_once.steering is not None and at_once.steering == me:
         names.insert(0, "hint_steer")
@@ -180,10 +139,10 @@ def help_lines(screen: TableScreen) -> str:
     if not names:
         return ""
     lines = ["", "", screen.say("help_variants", names=", ".join(names))]  # after a blank line
-    lines += [screen.say(f"help_{name}") for name in (SPOONS, ALL_AT_ONCE) if name in names]
+    lines += [screen.say(f"help_{name}") for name in (ALL_AT_ONCE,) if name in names]
     lines += [screen.say(key) for part in screen.parts for key in part.help]
-    marked = ((ALL_AT_ONCE, "mark_chosen"), (MARATHON, "mark_barred"), (SEVEN_IN_RESERVE, "mark_reserve"))
-    marks = [screen.say(key, card=RESERVE_EXAMPLE) for name, key in marked if name in names]
+    marks = [screen.say("mark_chosen")] if ALL_AT_ONCE in names else []
+    marks += [screen.say(key) for part in screen.parts for key in part.marks_help]
     if marks:
         lines.append(screen.say("help_marks", marks="  ".join(marks)))
     return "\n".join(lines)

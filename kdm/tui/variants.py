@@ -16,13 +16,8 @@ import math
 from typing import TYPE_CHECKING, TypeVar
 
 from kdm.engine import Engine, SeatView
-from kdm.kilo.events import Slap
 from kdm.plugins.all_at_once import NAME as ALL_AT_ONCE
 from kdm.plugins.all_at_once import AllAtOnceView, Go, Steer
-from kdm.plugins.seven_in_reserve import NAME as SEVEN_IN_RESERVE
-from kdm.plugins.seven_in_reserve import ReserveView
-from kdm.plugins.spoons import NAME as SPOONS
-from kdm.plugins.spoons import Grab, SpoonsView
 from kdm.tui.extension import view_part
 
 if TYPE_CHECKING:
@@ -33,21 +28,8 @@ Part = TypeVar("Part")
 STEER_KEYS = {"<": "left", ">": "right"}
 
 
-def spoons(view: SeatView | None) -> SpoonsView | None:
-    return view_part(view, SPOONS, SpoonsView)
-
-
 def all_at_once(view: SeatView | None) -> AllAtOnceView | None:
     return view_part(view, ALL_AT_ONCE, AllAtOnceView)
-
-
-def reserve(view: SeatView | None) -> ReserveView | None:
-    return view_part(view, SEVEN_IN_RESERVE, ReserveView)
-
-
-def slap_event(view: SeatView) -> type[Slap]:
-    """What the slap key sends at this table: a grab where spoons replace the slap (timed alike)."""
-    return Grab if spoons(view) is not None else Slap
 
 
 # --- the variants' own keys ---------------------------------------------------------------------------
