@@ -401,9 +401,15 @@ class Peer:
                     self._owe(agent, duty)
 
     def _owe_timer(self, duty: Duty) -> None:
+        # Every process notes when it first awaited the timer (a screen counts down to it); the leader
+        # proposes its event then. A new leader keeps the time it noted, so a timer is not restarted
+        # by a change of leader.
+        driver = self.driver
+        assert driver is not None
+        due = driver.timer_due(duty)
         key = (duty.kind, duty.ref)
         if self.node.is_leader and key not in self._timers:
-            delay = (duty.after_ms or 0.0) / 1000.0
+            delay = max(0.0, due - self.clock.local_ms()) / 1000.0
             self._timers[key] = asyncio.get_running_loop().call_later(delay, self._fire_timer, key)
 
     def _owe(self, agent: Agent, duty: Duty) -> None:

@@ -32,6 +32,7 @@ from kdm.state import TableState
 
 NAME = "all_at_once"
 KDM_REQUIRES = ("kilo",)  # a variant of the base game
+KDM_MODULES = ("kdm.plugins.all_at_once_screen",)
 #: The word for the default of ``go_interval_ms``: the starter calls GO.
 STARTER = "starter"
 DIRECTIONS = {"left": kilo.LEFT, "right": kilo.RIGHT}

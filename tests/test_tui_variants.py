@@ -26,10 +26,10 @@ from kdm.kilo.calls import GO_CALL
 from kdm.kilo.events import Feint, Slap
 from kdm.peer import local_time_ms
 from kdm.plugins.all_at_once import Go
+from kdm.plugins.all_at_once_screen import next_change_s, seconds_left
 from kdm.plugins.spoons import Grab
 from kdm.tui.command import run_play
 from kdm.tui.panels import LEFT_COLUMN
-from kdm.tui.variants import GoClock
 from tests.test_tui import Table, play_args, run, table, until
 
 
@@ -200,13 +200,10 @@ def test_all_at_once_the_table_calls_go_after_a_countdown() -> None:
 
 
 def test_the_go_countdown_counts_whole_seconds_up() -> None:
-    clock = GoClock()
-    assert clock.seconds_left(0.0) is None and clock.next_change_s(0.0) is None
-    clock.due_ms = 10_000.0
-    assert clock.seconds_left(0.0) == 10 and clock.seconds_left(9_000.5) == 1
-    assert clock.seconds_left(10_000.0) == 0 and clock.seconds_left(12_000.0) == 0
-    assert clock.next_change_s(500.0) == pytest.approx(0.5) and clock.next_change_s(1_000.0) == 1.0
-    assert clock.next_change_s(10_000.0) is None
+    assert seconds_left(10_000.0) == 10 and seconds_left(999.5) == 1
+    assert seconds_left(0.0) == 0 and seconds_left(-2_000.0) == 0
+    assert next_change_s(9_500.0) == pytest.approx(0.5) and next_change_s(9_000.0) == 1.0
+    assert next_change_s(0.0) is None
 
 
 # --- seven in reserve, marathon, jokers ---------------------------------------------------------------

@@ -129,7 +129,9 @@ class TableApp:
     async def _count_down(self) -> None:
         """Redraw when the countdown to the table's next GO (all_at_once) shows one second less."""
         while True:
-            wait = self.screen.go_clock.next_change_s(local_time_ms())
+            parts = self.screen.parts
+            waits = [part.redraw_in(self.screen) for part in parts if part.redraw_in is not None]
+            wait = min((w for w in waits if w is not None), default=None)
             await asyncio.sleep(LIVENESS_S if wait is None else wait)
             if wait is not None:
                 self.invalidate()

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from kdm.engine import SeatView
+from kdm.engine import Effect, SeatView
 from kdm.events import Event
 
 if TYPE_CHECKING:
@@ -43,6 +43,12 @@ class Screen(Protocol):
     lang: str
     #: One line of feedback under the hand, until the next action.
     message: str
+    #: The index of the hand card the player has chosen (arrows, digits).
+    selected: int
+    #: The hand's cards that are new to it (tokens), marked until this seat passes.
+    fresh: set[int]
+    #: What the table last called out loud, shown on the table panel.
+    call: str
 
     @property
     def seat(self) -> int | None:
@@ -67,6 +73,11 @@ class Screen(Protocol):
 
     def act(self, event: Event) -> bool:
         """Send ``event`` to the table for this seat; returns True (a key handler's "sent")."""
+        ...
+
+    def due_in_ms(self, kind: str) -> float | None:
+        """How long until the table's own timer ``kind`` fires (ms, 0 once due), or None when the table
+        awaits no such timer."""
         ...
 
 
@@ -112,7 +123,12 @@ class ScreenPart:
     - ``marks(view, seat)``: a mark after a player's row, and ``legend(screen, view)``: what the marks
       shown now mean, at the foot of the table panel;
     - ``hand_status(screen, view)``: what the rule asks of this seat now, for the hand's status line
-      (``(style, text)``, or None to leave it to the game);
+      (``(style, text)``, or None to leave it to the game), and ``card_marks(screen, view)``: a short
+      mark under some of the hand's cards (token → mark);
+    - ``header(screen, view, words)``: the header's parts after the table's name (round, pile,
+      direction), in words: return them changed;
+    - ``redraw_in(screen)``: seconds until its lines change by themselves (a countdown), or None;
+    - ``follow(screen, effect)``: sees every effect applied at the table, after the screen did;
     - ``hints(screen, view, hints)``: the footer's key hints (in words, as the game put them): return
       them changed, with yours while your keys are live, within the footer's 79 columns;
     - ``in_front(screen, view, seat)``: what lies in front of a player on the scores screen, instead
@@ -136,6 +152,10 @@ class ScreenPart:
     marks: Callable[[SeatView, int], str] | None = None
     legend: Callable[[Screen, SeatView], list[str]] | None = None
     hand_status: Callable[[Screen, SeatView], tuple[str, str] | None] | None = None
+    card_marks: Callable[[Screen, SeatView], Mapping[int, str]] | None = None
+    header: Callable[[Screen, SeatView, list[str]], list[str]] | None = None
+    redraw_in: Callable[[Screen], float | None] | None = None
+    follow: Callable[[Screen, Effect], None] | None = None
     hints: Callable[[Screen, SeatView | None, list[str]], list[str]] | None = None
     in_front: Callable[[Screen, SeatView, int], Fragments | None] | None = None
     help: tuple[str, ...] = ()

@@ -26,7 +26,6 @@ from prompt_toolkit.key_binding import (
 )
 
 from kdm.peer import local_time_ms
-from kdm.tui import variants
 from kdm.tui.extension import Key, ScreenPart
 from kdm.tui.state import TableScreen
 from kdm.tui.text import is_yes
@@ -71,16 +70,6 @@ def table_bindings(screen: TableScreen) -> KeyBindingsBase:
         @bindings.add(key, filter=choosing)
         def _choose(event: KeyPressEvent, index: int = index) -> None:
             screen.choose(index)
-
-    for key, direction in variants.STEER_KEYS.items():
-
-        @bindings.add(key, filter=choosing)
-        def _steer(event: KeyPressEvent, direction: str = direction) -> NotImplementedOrNone:
-            return drawn_with_commit(event, variants.steer(screen, direction))
-
-    @bindings.add("g", filter=choosing)
-    def _go(event: KeyPressEvent) -> NotImplementedOrNone:
-        return drawn_with_commit(event, variants.call_go(screen))
 
     @bindings.add("left", filter=choosing)
     def _left(event: KeyPressEvent) -> None:

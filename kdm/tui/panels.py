@@ -4,7 +4,7 @@ Header (table, round, pile, direction); the players (turn, cards, kilos, who sla
 before the game, the waiting room; the table (the last slap or feint, big; the window's order with
 effective times and who drew what; the queens' call); the hand; feedback; the footer; and the overlays'
 texts (help, quit question, scoreboard with the cards in front of each player, final ranking). What the
-house rules add to them is in ``variant_panels``.
+house rules add to them is in ``plugin_panels``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,8 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from kdm.cards import JOKER, RED_SUITS, pretty, suit_of
 from kdm.engine import SeatView
 from kdm.kilo.rules import LEFT
-from kdm.tui import variants
 from kdm.tui.extension import Fragments as PartFragments
-from kdm.tui.state import TableScreen
-from kdm.tui.text import packed
-from kdm.tui.variant_panels import (
+from kdm.tui.plugin_panels import (
     footer_hints,
     hand_status,
     help_lines,
@@ -28,6 +25,8 @@ from kdm.tui.variant_panels import (
     seat_marks,
     status_lines,
 )
+from kdm.tui.state import TableScreen
+from kdm.tui.text import packed
 
 Fragments = StyleAndTextTuples
 PLAYER_NAME_WIDTH = 14
@@ -53,10 +52,11 @@ def header_text(screen: TableScreen) -> Fragments:
         kilo = screen.kilo(view)
         if kilo is not None:
             parts.append(screen.say("pile", cards=kilo.pile))
-            at_once = variants.all_at_once(view)
-            steering = at_once is not None and at_once.steering is not None
-            if view.phase in ("passing", "window") and not steering:  # not yet chosen: no direction
+            if view.phase in ("passing", "window"):
                 parts.append(screen.say("left" if kilo.direction == LEFT else "right"))
+        for part in screen.parts:
+            if part.header is not None:
+                parts[1:] = part.header(screen, view, parts[1:])
     return [("class:header.title", parts[0]), ("", " · ".join(parts[1:]))]
 
 
@@ -218,8 +218,12 @@ def hand_text(screen: TableScreen) -> Fragments:
     else:
         status = ("", "")
     lines: Fragments = [("bold", f" {screen.say('hand')}  "), status, ("", "\n ")]
-    at_once = variants.all_at_once(view)
-    for_go = at_once.my_choice if at_once is not None and view.phase == "passing" else None
+    plugin_marks = {
+        token: mark
+        for part in screen.parts
+        if part.card_marks is not None
+        for token, mark in part.card_marks(screen, view).items()
+    }
     marks = " "
     for index, (token, face) in enumerate(view.hand):
         label = f"{index + 1} "
@@ -231,8 +235,8 @@ def hand_text(screen: TableScreen) -> Fragments:
         lines += [("class:label", label), (style, card), ("", "  ")]
         if index == screen.selected:
             mark = "▲"
-        elif token == for_go:
-            mark = "GO"
+        elif token in plugin_marks:
+            mark = plugin_marks[token]
         else:
             mark = screen.say("new_card") if token in screen.fresh else ""
         marks += " " * len(label) + f"{mark:^{len(card)}}"[: max(len(card), len(mark))] + "  "

@@ -5,8 +5,9 @@ its methods. It follows the peer's notices (``on_notice``) to keep the event log
 the window's result, round results and the final ranking. It marks an event shown only once a redraw has
 painted it (``mark_painted``, DESIGN 5.6), and it turns key presses into events proposed through the
 peer, with the slap timing contract: ``t_sync`` on the agreed clock, and ``trigger``/``rt`` measured from
-the moment the trigger was painted on this screen. What the house rules change in these keys, and their
-own keys, are in ``variants``.
+the moment the trigger was painted on this screen. What the house rules add (their keys, words, and
+what an event the screen sends becomes at their table) comes from their ``ScreenPart``
+(``kdm.tui.extension``): ``parts``, ``say`` and ``act`` weave it in.
 """
 
 from __future__ import annotations
@@ -19,13 +20,12 @@ from typing import Any
 from kdm.cards import pretty
 from kdm.engine import SeatView
 from kdm.events import Event
-from kdm.kilo.calls import GO_CALL, QUEENS_CALL
+from kdm.kilo.calls import QUEENS_CALL
 from kdm.kilo.events import Feint, Pass, Slap
 from kdm.kilo.rules import NAME as KILO
 from kdm.kilo.rules import KiloView
 from kdm.peer import Peer, local_time_ms
 from kdm.record import FULL, PLAYING, Notice
-from kdm.tui import variants
 from kdm.tui.extension import ScreenPart
 from kdm.tui.text import CATALOGUE, say, say_from
 
@@ -134,7 +134,6 @@ class TableScreen:
         self._passing: int | None = None  # token of our pass until it is applied or refused
         self._slapping = False
         self._shown_hand: list[str] | None = None  # the first slapper's hand, until the window is judged
-        self.go_clock = variants.GoClock()
         self._parts: tuple[object, list[ScreenPart]] | None = None
         self._catch_up()
 
@@ -179,6 +178,17 @@ class TableScreen:
     @property
     def seat(self) -> int | None:
         return self.peer.seat
+
+    def due_in_ms(self, kind: str) -> float | None:
+        """How long until the table's own timer ``kind`` fires: the driver notes when each timer was
+        first awaited here, as the leader's does when it starts the timer."""
+        engine, driver = self.peer.record.engine, self.peer.driver
+        if engine is None or driver is None or engine.over:
+            return None
+        duty = next((d for d in engine.awaiting() if d.kind == kind and d.after_ms is not None), None)
+        if duty is None or duty.seat is not None:
+            return None
+        return max(0.0, driver.timer_due(duty) - local_time_ms())
 
     def act(self, event: Event) -> bool:
         """Send ``event`` for this seat, as the table's plugins want it (``ScreenPart.sends``): True, as
@@ -285,8 +295,9 @@ class TableScreen:
             self.unpainted.append(notice.seq)
             for effect in notice.effects:
                 self._follow(effect, notice.seq)
-            if variants.all_at_once(self.view()) is not None:
-                self.go_clock.follow(self.peer.record.engine, local_time_ms())
+                for part in self.parts:
+                    if part.follow is not None:
+                        part.follow(self, effect)
         self._track_hand()
         self.on_change()
 
@@ -324,12 +335,6 @@ class TableScreen:
             self._passing, self.message, self.fresh = None, "", set()
         elif kind == "passed" and effect["to"] == me:
             self.fresh = {effect["token"]}
-        elif kind == "chose" and effect["seat"] == me:
-            self._passing, self.message = None, ""
-        elif kind == "went":
-            # Everyone passed at once: what came to this seat is new, and the call is on the table.
-            self.fresh = {token for _seat, to, token in effect["moves"] if to == me}
-            self._passing, self.call = None, GO_CALL
         elif kind == "passing_started":
             self.call = QUEENS_CALL
         elif kind == "dealt":
@@ -410,15 +415,13 @@ class TableScreen:
             return self.tell("not_seated")
         if view.phase != "passing":
             return self.tell("no_passing")
-        # With all_at_once, Enter chooses the card for the next GO, on any turn, as often as one likes.
-        at_once = variants.all_at_once(view) is not None
-        if view.turn != seat and not at_once:
+        if view.turn != seat:
             return self.tell("not_your_turn")
         if self._passing is not None or not view.hand:
             return False
         token, face = view.hand[self.selected]
         self._passing = token
-        self.message = self.say("pick_sent" if at_once else "pass_sent", card=pretty(face) if face else "?")
+        self.message = self.say("pass_sent", card=pretty(face) if face else "?")
         return self.act(Pass(seat=seat, token=token))
 
     def slap(self, pressed_ms: float) -> bool:

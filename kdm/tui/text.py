@@ -34,14 +34,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "turn_of": ("{name} is passing", "{name} passe"),
     "watching": ("you are watching", "vous regardez"),
     "new_card": ("new", "nouvelle"),
-    # The footer is made of key hints, the ones that work now (see ``variant_panels.footer_hints``).
+    # The footer is made of key hints, the ones that work now (see ``plugin_panels.footer_hints``).
     "hint_choose": ("1-5 ←→ choose", "1-5 ←→ choix"),
     "hint_pass": ("Enter pass", "Entrée passe"),
-    "hint_pick": ("Enter pick for GO", "Entrée choix du GO"),
     "hint_slap": ("Space slap", "Espace tape"),
     "hint_feint": ("f feint", "f feinte"),
-    "hint_steer": ("< left  > right", "< gauche  > droite"),
-    "hint_go": ("g GO!", "g GO !"),
     "hint_scores": ("s scores", "s scores"),
     "hint_help": ("? help", "? aide"),
     "hint_quit": ("q quit", "q quitte"),
@@ -105,32 +102,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "you may not open a window again this round",
         "vous ne pouvez plus lancer de tape cette manche",
     ),
-    "go_caller": ("GO: {name} calls it", "GO : {name} l'annonce"),
-    "go_caller_you": ("GO: you call it, with g", "GO : c'est vous qui l'annoncez, avec g"),
-    "go_in": ("GO in {seconds} s (the table calls it)", "GO dans {seconds} s (la table l'annonce)"),
-    "go_table": ("GO: the table calls it", "GO : la table l'annonce"),
-    "go_steering": ("{name} chooses the direction", "{name} choisit le sens"),
-    "go_steer_you": ("choose the direction: < left  > right", "choisissez le sens : < gauche  > droite"),
-    "go_chosen": ("cards chosen: {count}/{total}", "cartes choisies : {count}/{total}"),
-    "pick_for_go": ("choose a card for GO, then Enter", "choisissez une carte pour le GO, puis Entrée"),
-    "picked_for_go": ("you pass {card} at GO", "vous passez {card} au GO"),
-    "pick_sent": ("{card} for the next GO…", "{card} pour le prochain GO…"),
-    "no_steering": ("the direction is not yours to choose now", "ce n'est pas à vous de choisir le sens"),
-    "steer_first": ("choose the direction first: < or >", "choisissez d'abord le sens : < ou >"),
-    "not_caller": ("{name} calls GO, not you", "c'est {name} qui annonce le GO"),
-    "table_calls": ("the table calls GO on its own", "la table annonce le GO toute seule"),
-    "no_go": ("no GO now", "pas de GO maintenant"),
-    "mark_chosen": ("✓ card chosen", "✓ carte choisie"),
     "in_front": ("in front of each player", "devant chaque joueur"),
     "help_variants": ("At this table ({names}):", "À cette table ({names}) :"),
-    "help_all_at_once": (
-        "Enter        choose the card you pass at the next GO\n"
-        "< >          the starter passes left or right\n"
-        "g            the starter calls « 1, 2, 3, GO ! »",
-        "Entrée       choisir la carte à passer au prochain GO\n"
-        "< >          le premier joueur fait passer à gauche ou à droite\n"
-        "g            le premier joueur annonce « 1, 2, 3, GO ! »",
-    ),
     "help_marks": ("marks: {marks}", "marques : {marks}"),
     # --- waiting room -----------------------------------------------------------------------------
     "waiting_room": ("Waiting room", "Salle d'attente"),

@@ -24,7 +24,7 @@ from kdm.plugins.kems.screen.state import (
 from kdm.plugins.kems.text import CALL_NAMES, RESULTS
 from kdm.plugins.kems.view import KemsView
 from kdm.tui.panels import PANEL_TEXT_WIDTH, PLAYER_NAME_WIDTH, Fragments, card_fragment
-from kdm.tui.variant_panels import fitted_hints
+from kdm.tui.plugin_panels import fitted_hints
 
 #: The gesture feed's rows (newest at the bottom).
 FEED_ROWS = 6

@@ -1,0 +1,98 @@
+"""What the table's plugins add to the table screen's panels (their ``ScreenPart``, ``kdm.tui.extension``),
+woven into the screen's own: functions of the ``TableScreen`` and its view.
+
+Status lines at the top of the table panel; marks on the players' rows and their legend, at the foot of
+the table panel; the hand's status line when a plugin asks something of this seat; the footer's key
+hints, which follow what the keys do now (as many as fit); and the help's lines for the house rules at
+the table, with a line of what their marks mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+
+from kdm.engine import SeatView
+from kdm.tui.state import TableScreen
+from kdm.tui.text import packed
+
+Fragments = StyleAndTextTuples
+#: The footer's width for hints (the screen's 80 columns, less its margin).
+FOOTER_WIDTH = 79
+#: The hints left out first when the footer is too narrow for all (each is in the help).
+OPTIONAL_HINTS = ("hint_scores", "hint_feint", "hint_choose")
+
+
+def status_lines(screen: TableScreen, view: SeatView, width: int) -> Fragments:
+    """The plugins' lines at the top of the table panel (``ScreenPart.status``)."""
+    lines: Fragments = []
+    for part in screen.parts:
+        if part.status is not None:
+            lines += part.status(screen, view, width)
+    return lines
+
+
+# --- the players' rows --------------------------------------------------------------------------------
+
+
+def seat_marks(screen: TableScreen, view: SeatView, seat: int) -> str:
+    """The plugins' marks after a seat's row (``ScreenPart.marks``)."""
+    return "".join(part.marks(view, seat) for part in screen.parts if part.marks is not None)
+
+
+def legend(screen: TableScreen, view: SeatView, width: int) -> list[str]:
+    """What the marks on the rows mean, for the marks shown now (none: no legend)."""
+    words = [word for part in screen.parts if part.legend is not None for word in part.legend(screen, view)]
+    return packed(words, width)
+
+
+# --- the hand, the footer and the help ------------------------------------------------------------
+
+
+def hand_status(screen: TableScreen, view: SeatView) -> tuple[str, str] | None:
+    """What a plugin asks of this seat now, for the hand's status line (None: the base game's)."""
+    for part in screen.parts:
+        asked = part.hand_status(screen, view) if part.hand_status is not None else None
+        if asked is not None:
+            return asked
+    return None
+
+
+def footer_hints(screen: TableScreen, view: SeatView | None) -> list[str]:
+    """The keys that work at the table now, as the plugins change them, as many as fit the footer."""
+    names = ["hint_choose", "hint_pass", "hint_slap", "hint_feint", "hint_scores", "hint_help", "hint_quit"]
+    hints = [screen.say(name) for name in names]
+    for part in screen.parts:
+        if part.hints is not None:
+            hints = part.hints(screen, view, hints)
+    return fitted([hint for hint in hints if hint], [screen.say(name) for name in OPTIONAL_HINTS])
+
+
+def fitted_hints(names: list[str], optional: tuple[str, ...], say: Callable[[str], str]) -> list[str]:
+    """The hints ``names`` in words, less the ``optional`` ones (in that order) until they fit the footer."""
+    return fitted([say(hint) for hint in names], [say(hint) for hint in optional])
+
+
+def fitted(hints: list[str], optional: list[str]) -> list[str]:
+    """``hints``, less the ``optional`` ones (in that order) until they fit the footer."""
+    hints = list(hints)
+    for hint in optional:
+        if len("  ".join(hints)) <= FOOTER_WIDTH:
+            break
+        if hint in hints:
+            hints.remove(hint)
+    return hints
+
+
+def help_lines(screen: TableScreen) -> str:
+    """The help's part for the house rules at this table (empty at a table of the game alone)."""
+    names = [info.name for info in screen.peer.record.rules.plugins if not info.mode]
+    if not names:
+        return ""
+    lines = ["", "", screen.say("help_variants", names=", ".join(names))]  # after a blank line
+    lines += [screen.say(key) for part in screen.parts for key in part.help]
+    marks = [screen.say(key) for part in screen.parts for key in part.marks_help]
+    if marks:
+        lines.append(screen.say("help_marks", marks="  ".join(marks)))
+    return "\n".join(lines)
