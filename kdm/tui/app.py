@@ -3,7 +3,7 @@
 ``TableApp`` joins the three parts (state, layout, keys), follows the peer's notices, and stamps the
 moment each redraw ends (``after_render``) as the moment the events it painted were shown (DESIGN 5.6).
 Redraws are not postponed (``max_render_postpone_time=None``): a slap must reach the screen as soon as
-it is applied; a countdown to the table's GO (all_at_once) is redrawn each time it shows one second less.
+it is applied; a plugin's countdown (all_at_once's GO) is redrawn each time it shows one second less.
 ``TableUI`` is the ``ui`` a session runs: it keeps the screen after the session ends, so
 the final ranking can stay up. Input and output are injectable, for tests and benchmarks.
 """
@@ -127,7 +127,7 @@ class TableApp:
             self.screen.check_liveness()
 
     async def _count_down(self) -> None:
-        """Redraw when the countdown to the table's next GO (all_at_once) shows one second less."""
+        """Redraw when a plugin's countdown shows one second less (``ScreenPart.redraw_in``)."""
         while True:
             parts = self.screen.parts
             waits = [part.redraw_in(self.screen) for part in parts if part.redraw_in is not None]

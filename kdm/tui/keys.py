@@ -4,8 +4,8 @@ Slap and feint keys stamp the press first thing: prompt_toolkit calls a handler 
 callback that reads the terminal, so the stamp is the moment the key was read (DESIGN 5.6). They work
 with the help or the scoreboard open, since a slap cannot wait for the player to close a window; only
 the quit question holds every key. A key that sends an action does not redraw at once: its commit does
-(``drawn_with_commit``). The house rules' keys: ``<`` and ``>`` steer and ``g`` calls GO (all_at_once);
-a plugin's own keys (``ScreenPart.keys``, such as the piles' digits) come from its screen part.
+(``drawn_with_commit``). A house rule's keys (``ScreenPart.keys``: the piles' digits, all_at_once's
+steering and GO) come from its screen part, and win over the game's while they are live.
 Help, scores and leaving are every game's keys (``add_every_table_keys``; Kem's has them too).
 """
 
