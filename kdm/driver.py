@@ -113,8 +113,8 @@ class TableDriver:
         #: ``(due, order, plan)``, earliest first (tuples compare faster than dataclasses).
         self._queue: list[tuple[float, int, Plan]] = []
         self._order = 0
-        self._bot_decide = engine.rules.fast("kdm_bot_decide")
-        self._reveal = engine.rules.fast("kdm_reveal")
+        self._bot_decide = engine.rules.caller("kdm_bot_decide")
+        self._reveal = engine.rules.caller("kdm_reveal")
 
     # --- time ------------------------------------------------------------------------------------
 

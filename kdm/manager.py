@@ -190,9 +190,10 @@ class Rules:
                 f"plugin {error.plugin!r} implements a hook no plugin of this table declares ({error}): "
                 "is it a house rule of another game?"
             ) from None
-        self.hook: Any = self.manager.hook
+        self._hook: Any = self.manager.hook
+        self._callers: dict[str, Callable[..., Any]] = {}
         self.codec = EventCodec(SEEDED_EVENTS)
-        for event_types in self.hook.kdm_event_types():
+        for event_types in self._hook.kdm_event_types():
             for event_type in event_types:
                 self.codec.register(event_type)
 
@@ -257,28 +258,37 @@ class Rules:
         # A preset only sets options this table has: at a table it does not fit, the table refuses it.
         preset = {name: value for name, value in self.preset(players, given).items() if name in names}
         options = resolve_options(declared, {**preset, **given})
-        for refusal in self.hook.kdm_check_table(players=players, options=options, plugins=self.names):
+        for refusal in self._hook.kdm_check_table(players=players, options=options, plugins=self.names):
             if refusal:
                 raise TableError(refusal)
         return options
 
-    def fast(self, name: str) -> Callable[..., Any]:
-        """A caller for hook ``name`` with pluggy's semantics, minus its per-call machinery.
+    def caller(self, name: str) -> Callable[..., Any]:
+        """A caller for hook ``name``, with pluggy's semantics minus its per-call machinery: how the
+        engine and the driver call the hooks they call at every event, and how a game calls the hooks
+        it added (``kdm_addhooks``), with keyword arguments.
 
-        The engine calls a few hooks for every event and every bot look; pluggy's generic call costs
-        more than the rules themselves there. When no plugin wraps the hook, the implementations are
-        called directly in pluggy's order (last registered first, honouring tryfirst/trylast):
-        the first non-None result for a ``firstresult`` hook, else the list of non-None results.
-        A table's plugins are fixed when it is made, so the order cannot change afterwards.
+        When no plugin wraps the hook, the implementations are called directly in pluggy's order (last
+        registered first, honouring tryfirst/trylast), each with the arguments it names (an
+        implementation may name fewer than the spec): the first non-None result for a
+        ``firstresult`` hook, else the list of non-None results. A table's plugins are fixed when it is
+        made, so the order cannot change afterwards, and each caller is made once.
         """
-        caller = getattr(self.manager.hook, name)
+        made = self._callers.get(name)
+        if made is None:
+            made = self._callers[name] = self._make_caller(name)
+        return made
+
+    def _make_caller(self, name: str) -> Callable[..., Any]:
+        caller = getattr(self._hook, name)
         impls = caller.get_hookimpls()
         if any(impl.hookwrapper or impl.wrapper for impl in impls):
             return cast(Callable[..., Any], caller)
-        functions = [impl.function for impl in reversed(impls)]
+        spec_args = set(caller.spec.argnames) if caller.spec is not None else None
+        functions = [_taking_its_arguments(impl, spec_args) for impl in reversed(impls)]
         if caller.spec is not None and caller.spec.opts.get("firstresult"):
             if len(functions) == 1:
-                return cast(Callable[..., Any], functions[0])
+                return functions[0]
 
             def first_result(**kwargs: Any) -> Any:
                 for function in functions:
@@ -304,33 +314,47 @@ class Rules:
 
         return all_results
 
-    # --- the hooks the core calls, typed (``hook`` is for a game's own hooks, ``kdm_addhooks``) --------
+    # --- the hooks the core calls, typed (a game calls the hooks it added through ``caller``) ---------
 
     def describe(self, effect: dict[str, Any], lang: str = "en") -> str | None:
         """One line for people about ``effect`` (``kdm_describe``), or None."""
-        text: str | None = self.hook.kdm_describe(effect=effect, lang=lang)
+        text: str | None = self._hook.kdm_describe(effect=effect, lang=lang)
         return text
 
     def setup_table(self, state: TableState) -> None:
         """Every plugin adds its public data to a new table (``kdm_setup_table``)."""
-        self.hook.kdm_setup_table(state=state)
+        self._hook.kdm_setup_table(state=state)
 
     def player_may_return(self, state: TableState, seat: int) -> bool:
         """Whether ``seat``'s player may take it back now (``kdm_player_may_return``; yes by default)."""
-        answer: bool | None = self.hook.kdm_player_may_return(state=state, seat=seat)
+        answer: bool | None = self._hook.kdm_player_may_return(state=state, seat=seat)
         return answer is not False
 
     def winners(self, state: TableState) -> list[int]:
         """The winning seats of a finished game (``kdm_winners``)."""
-        return list(self.hook.kdm_winners(state=state) or [])
+        return list(self._hook.kdm_winners(state=state) or [])
 
     def summary(self, state: TableState) -> dict[str, Any]:
         """The game mode's summary of a finished game (``kdm_summary``), or an empty one."""
-        return dict(self.hook.kdm_summary(state=state) or {})
+        return dict(self._hook.kdm_summary(state=state) or {})
 
     def screen_parts(self) -> list[ScreenPart]:
         """What the table's plugins add to the terminal table (``kdm_tui``), in registration order."""
-        return list(self.hook.kdm_tui())
+        return list(self._hook.kdm_tui())
+
+
+def _taking_its_arguments(impl: Any, spec_args: set[str] | None) -> Callable[..., Any]:
+    """``impl``'s function, called with the arguments it names (pluggy lets it name fewer than its
+    hook's spec gives): the function itself when it names them all."""
+    function: Callable[..., Any] = impl.function
+    names = tuple(impl.argnames)
+    if spec_args is None or set(names) >= spec_args:
+        return function
+
+    def with_its_arguments(**kwargs: Any) -> Any:
+        return function(**{name: kwargs[name] for name in names})
+
+    return with_its_arguments
 
 
 def _tagged(option: TableOption, plugin: str) -> TableOption:

@@ -213,7 +213,7 @@ class KemsDriver:
         seat_bots(self.bots, data)
         self.attempts: list[tuple[Event, bool, str, list[Effect]]] = []
         self.digest = self.engine.digest()
-        self.reveal = self.rules.fast("kdm_reveal")
+        self.reveal = self.rules.caller("kdm_reveal")
         self.check()
 
     @property
@@ -276,7 +276,7 @@ class KemsDriver:
             if not is_four_of_a_kind([self.deck.faces[t] for t in hand]):
                 two = self.data.draw(st.lists(st.sampled_from(hand), min_size=2, max_size=2, unique=True))
                 return ShowTwo(seat=duty.seat, tokens=tuple(two))
-        event = self.deck.fulfil(duty, self.state, self.engine.rules.hook.kdm_reveal) or self.reveal(
+        event = self.deck.fulfil(duty, self.state, self.engine.rules.caller("kdm_reveal")) or self.reveal(
             duty=duty, state=self.state, faces=self.deck.faces
         )
         assert event is not None, f"nothing fulfils {duty}"
@@ -285,7 +285,7 @@ class KemsDriver:
     def bot_move(self) -> None:
         seat = self.data.draw(st.integers(0, self.players - 1), label="bot seat")
         view = self.engine.view(seat, self.deck.knowledge(self.state, seat))
-        decision = self.rules.hook.kdm_bot_decide(view=view, bot=self.bots[seat])
+        decision = self.rules.caller("kdm_bot_decide")(view=view, bot=self.bots[seat])
         if decision is None:
             return
         event = decision.event

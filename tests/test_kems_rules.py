@@ -947,13 +947,13 @@ def test_rule_3_5_the_game_is_played_to_target_and_the_first_team_there_wins(new
     table = new_table(target=2)
     deal(table, hands=[[], SEVENS], turned=TURNED)
     judged(table, 3)
-    assert table.state.phase == "dealing" and table.rules.hook.kdm_winners(state=table.state) == []
+    assert table.state.phase == "dealing" and table.rules.caller("kdm_winners")(state=table.state) == []
     deal(table, hands=[[], [], [], NINES], turned=TURNED)
     effects = judged(table, 1)
     assert effects[-1] == {"kind": "game_over", "winners": [1, 3], "team": 1}
     assert table.engine.over and kems(table.state).team_scores == [0, 2]
-    assert table.rules.hook.kdm_winners(state=table.state) == [1, 3]
-    summary = table.rules.hook.kdm_summary(state=table.state)
+    assert table.rules.caller("kdm_winners")(state=table.state) == [1, 3]
+    summary = table.rules.caller("kdm_summary")(state=table.state)
     assert summary["winner"] == 1 and summary["deals"] == 2
     refused(table, Gesture(seat=0, gesture="sigh"), "the game is over")
 

@@ -81,7 +81,7 @@ def test_a_decoy_planned_before_the_signs_were_agreed_is_never_the_sign() -> Non
 
     def planned() -> Gesture:
         view = engine.view(bot.seat, deck.knowledge(engine.state, bot.seat))
-        decision = engine.rules.hook.kdm_bot_decide(view=view, bot=bot)
+        decision = engine.rules.caller("kdm_bot_decide")(view=view, bot=bot)
         assert isinstance(decision.event, Gesture), decision
         return decision.event
 

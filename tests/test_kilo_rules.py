@@ -60,7 +60,7 @@ def test_rule_1_1_three_players_deal_kings_queens_jacks() -> None:
 def test_rule_1_1_card_values() -> None:
     table = ScriptedKilo(4)
     values = {
-        card: table.rules.hook.kdm_card_kilos(card=card, options=table.state.options)
+        card: table.rules.caller("kdm_card_kilos")(card=card, options=table.state.options)
         for card in ("2S", "10H", "JD", "QC", "KS", "AH")
     }
     assert values == {"2S": 2, "10H": 10, "JD": 11, "QC": 12, "KS": 13, "AH": 100}

@@ -1,5 +1,5 @@
 """The plugin manager: built-in order, the ``kdm`` entry-point group, the autoload switch,
-``check_pending``, options declared by plugins, and the fast hook caller keeping pluggy's semantics."""
+``check_pending``, options declared by plugins, and the rules' hook caller keeping pluggy's semantics."""
 
 from __future__ import annotations
 
@@ -62,8 +62,8 @@ def test_third_party_plugin_from_the_kdm_entry_point_group(house_rule: str) -> N
     option = next(o for o in rules.options() if o.name == "ace_kilos")
     assert option.plugin == house_rule and option.default == 1000
     # Registered after the base game, so its firstresult answer wins where it has one.
-    assert rules.hook.kdm_card_kilos(card="AS", options={"ace_kilos": 1000}) == 1000
-    assert rules.hook.kdm_card_kilos(card="9S", options={"ace_kilos": 1000}) == 9
+    assert rules.caller("kdm_card_kilos")(card="AS", options={"ace_kilos": 1000}) == 1000
+    assert rules.caller("kdm_card_kilos")(card="9S", options={"ace_kilos": 1000}) == 9
 
 
 def test_third_party_option_reaches_the_rules(house_rule: str) -> None:
@@ -129,19 +129,47 @@ def test_plugin_can_refuse_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         ScriptedKilo(5, variants=["fouronly"])
 
 
-def test_fast_caller_keeps_pluggy_semantics(house_rule: str) -> None:
+def test_the_rules_caller_keeps_pluggy_semantics(house_rule: str) -> None:
     rules = Rules.for_table([house_rule])
-    fast = rules.fast("kdm_card_kilos")
+    pluggy_relay = rules.manager.hook
+    card_kilos = rules.caller("kdm_card_kilos")
     for card in ("AS", "7H", "KD"):
         options = {"ace_kilos": 3}
-        assert fast(card=card, options=options) == rules.hook.kdm_card_kilos(card=card, options=options)
-    collected = rules.fast("kdm_table_options")
+        assert card_kilos(card=card, options=options) == pluggy_relay.kdm_card_kilos(
+            card=card, options=options
+        )
+    collected = rules.caller("kdm_table_options")
     assert sorted(o.name for options in collected() for o in options) == sorted(
-        o.name for options in rules.hook.kdm_table_options() for o in options
+        o.name for options in pluggy_relay.kdm_table_options() for o in options
     )
+    assert rules.caller("kdm_card_kilos") is card_kilos  # made once per table
 
 
-def test_fast_caller_defers_to_pluggy_when_a_plugin_wraps_the_hook(
+def test_the_rules_caller_passes_an_implementation_only_the_arguments_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install_plugin(
+        tmp_path,
+        "bareaces",
+        """
+        from kdm.hookspecs import hookimpl
+
+        @hookimpl
+        def kdm_card_kilos(card):
+            return 1000 if card.startswith("A") else None
+        """,
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
+    rules = Rules.for_table(["bareaces"])
+    card_kilos = rules.caller("kdm_card_kilos")
+    assert (
+        card_kilos(card="AS", options={}) == 1000 == rules.manager.hook.kdm_card_kilos(card="AS", options={})
+    )
+    assert card_kilos(card="9S", options={}) == 9
+
+
+def test_the_rules_caller_defers_to_pluggy_when_a_plugin_wraps_the_hook(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     install_plugin(
@@ -159,4 +187,4 @@ def test_fast_caller_defers_to_pluggy_when_a_plugin_wraps_the_hook(
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
     rules = Rules.for_table(["doubler"])
-    assert rules.fast("kdm_card_kilos")(card="KS", options={}) == 26
+    assert rules.caller("kdm_card_kilos")(card="KS", options={}) == 26

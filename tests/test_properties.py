@@ -146,7 +146,7 @@ class Driver:
         seeded = SEEDED.get(duty.kind)
         if seeded is not None:
             return seeded(seed=derive_seed(self.seed, duty.kind, self.state.seq))
-        fulfilled = self.deck.fulfil(duty, self.state, self.engine.rules.hook.kdm_reveal)
+        fulfilled = self.deck.fulfil(duty, self.state, self.engine.rules.caller("kdm_reveal"))
         assert fulfilled is not None, duty
         return fulfilled
 

@@ -124,7 +124,7 @@ class VariantDriver:
                 event = seeded(seed=derive_seed(self.seed, duty.kind, self.state.seq)) if seeded else None
                 self.offer(
                     event
-                    or self.deck.fulfil(duty, self.state, self.engine.rules.hook.kdm_reveal)
+                    or self.deck.fulfil(duty, self.state, self.engine.rules.caller("kdm_reveal"))
                     or self.junk()
                 )
             elif choice == "timer" and timers:
@@ -137,7 +137,7 @@ class VariantDriver:
     def bot_move(self) -> Event | None:
         seat = self.data.draw(st.integers(0, self.players - 1), label="bot seat")
         view = self.engine.view(seat, self.deck.knowledge(self.state, seat))
-        decision = self.rules.hook.kdm_bot_decide(view=view, bot=self.bots[seat])
+        decision = self.rules.caller("kdm_bot_decide")(view=view, bot=self.bots[seat])
         if decision is None:
             return None
         event: Event = decision.event
@@ -184,7 +184,7 @@ class VariantDriver:
         if state.phase == "setup":
             assert not live
             return
-        dealt, pile = self.rules.hook.kdm_deck(players=self.players, options=state.options)
+        dealt, pile = self.rules.caller("kdm_deck")(players=self.players, options=state.options)
         expected = Counter(pile) + (Counter(dealt) if state.phase in IN_ROUND else Counter())
         assert Counter(faces[t] for t in live) == expected
         assert all(faces.get(t) == face for t, face in state.faces.items())
@@ -204,7 +204,7 @@ class VariantDriver:
         for seat in range(self.players):
             kilos = state.zones[kilos_zone(seat)]
             weights = [
-                self.rules.hook.kdm_card_kilos(card=state.faces[t], options=state.options)
+                self.rules.caller("kdm_card_kilos")(card=state.faces[t], options=state.options)
                 for t in kilos
                 if t not in reserved
             ]

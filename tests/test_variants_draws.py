@@ -70,7 +70,7 @@ def test_rule_2_4_without_the_variant_a_joker_cannot_be_drawn() -> None:
     table = ScriptedKilo(4)
     table.deal()
     assert JOKER not in table.pile()
-    assert table.rules.hook.kdm_card_kilos(card=JOKER, options=table.state.options) is None
+    assert table.rules.caller("kdm_card_kilos")(card=JOKER, options=table.state.options) is None
 
 
 # --- 2.5 seven in reserve ---------------------------------------------------------------------------

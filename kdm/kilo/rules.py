@@ -112,7 +112,7 @@ def kilos_zone(seat: int) -> str:
 
 def weight(engine: Engine, card: str) -> int | None:
     """What ``card`` weighs at this table (``kdm_card_kilos``), or None if no plugin weighs it."""
-    kilos: int | None = engine.rules.hook.kdm_card_kilos(card=card, options=engine.state.options)
+    kilos: int | None = engine.rules.caller("kdm_card_kilos")(card=card, options=engine.state.options)
     return kilos
 
 
@@ -199,9 +199,9 @@ def _start_game(engine: Engine, event: Event) -> list[Effect]:
     assert isinstance(event, StartGame)
     state = engine.state
     _expect(state, "setup", "the game has already started")
-    dealt, pile_cards = engine.rules.hook.kdm_deck(players=state.players, options=state.options)
+    dealt, pile_cards = engine.rules.caller("kdm_deck")(players=state.players, options=state.options)
     tokens = state.new_tokens(len(pile_cards))
-    piles: list[str] = engine.rules.hook.kdm_pile_zones(players=state.players, options=state.options)
+    piles: list[str] = engine.rules.caller("kdm_pile_zones")(players=state.players, options=state.options)
     # Cut the shuffled pile into as many piles as asked, in contiguous runs whose sizes differ by one
     # at most; the effects outlive this event, so no zone shares the effect's list.
     for index, name in enumerate(piles):
@@ -279,7 +279,7 @@ def _begin_passing(engine: Engine, kilo: KiloTable) -> Effect:
     kilo.passing_since = state.seq
     state.turn = starter
     state.phase = "passing"
-    engine.rules.hook.kdm_passing_started(state=state)
+    engine.rules.caller("kdm_passing_started")(state=state)
     return {"kind": "passing_started", "round": state.round, "starter": starter,
             "direction": "left" if kilo.direction == LEFT else "right"}  # fmt: skip
 
@@ -368,7 +368,7 @@ def slap(engine: Engine, event: TimedEvent, effect_kind: str = "slapped") -> lis
         # plan was used up.
         effect["wake"] = (event.seat,)
     effects = [effect]
-    if engine.rules.hook.kdm_window_complete(state=state, window=window):
+    if engine.rules.caller("kdm_window_complete")(state=state, window=window):
         effects += _close_window(engine)
     return effects
 
@@ -423,7 +423,7 @@ def _show_hand(engine: Engine, event: Event) -> list[Effect]:
     if not all(is_face(card) and weight(engine, card) is not None for card in event.cards):
         raise IllegalAction(f"seat {first} shows something that is not a card of this table")
     state.faces.update(zip(event.tokens, event.cards, strict=True))
-    combo = bool(engine.rules.hook.kdm_is_combo(cards=list(event.cards), options=state.options))
+    combo = bool(engine.rules.caller("kdm_is_combo")(cards=list(event.cards), options=state.options))
     shown: Effect = {"kind": "hand_shown", "seat": first, "cards": list(event.cards), "combo": combo}
     return [shown, *_judge(engine, combo)]
 
@@ -442,11 +442,11 @@ def _judge(engine: Engine, combo: bool) -> list[Effect]:
     kilo = table(state)
     window = kilo.window
     assert window is not None
-    losers: list[int] = engine.rules.hook.kdm_judge_window(state=state, window=window, combo=combo)
+    losers: list[int] = engine.rules.caller("kdm_judge_window")(state=state, window=window, combo=combo)
     kilo.losers = list(losers)
     state.phase = "drawing"
     valid = window.checkpoint and combo
-    engine.rules.hook.kdm_window_judged(state=state, window=window, valid=valid, losers=list(losers))
+    engine.rules.caller("kdm_window_judged")(state=state, window=window, valid=valid, losers=list(losers))
     judged: Effect = {
         "kind": "judged",
         "valid": valid,
@@ -480,7 +480,7 @@ def draw(engine: Engine, event: Draw, zones: tuple[str, ...] | None = None) -> l
     state.faces[event.token] = event.card
     state.zones[kilos_zone(event.seat)].append(event.token)
     kilo.losers.pop(0)
-    effects: list[Effect] = engine.rules.hook.kdm_draw(
+    effects: list[Effect] = engine.rules.caller("kdm_draw")(
         engine=engine, seat=event.seat, token=event.token, card=event.card
     )
     drew = [e for e in effects if e["kind"] == "drew"]
@@ -556,7 +556,7 @@ def _after_draw(engine: Engine) -> list[Effect]:
         return []
     kilo.losers = []
     kilo.windows += 1
-    if not engine.rules.hook.kdm_round_over(state=state):
+    if not engine.rules.caller("kdm_round_over")(state=state):
         kilo.window = None
         kilo.passing_since = state.seq
         state.phase = "passing"
@@ -569,9 +569,9 @@ def _end_round(engine: Engine) -> list[Effect]:
     state.hands = [[] for _ in range(state.players)]
     state.turn = None
     effects: list[Effect] = [{"kind": "round_over", "round": state.round, "scores": list(state.scores)}]
-    if engine.rules.hook.kdm_game_over(state=state):
+    if engine.rules.caller("kdm_game_over")(state=state):
         state.phase = "over"
-        winners = engine.rules.hook.kdm_winners(state=state)
+        winners = engine.rules.caller("kdm_winners")(state=state)
         effects.append({"kind": "game_over", "winners": winners, "scores": list(state.scores)})
     else:
         state.phase = "dealing"

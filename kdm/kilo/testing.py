@@ -88,7 +88,8 @@ class ScriptedKilo(ScriptedTable):
                 hand for seat, hand in enumerate(chosen) if seat >= len(hands) or len(hands[seat]) < size
             ]
             if not any(
-                self.rules.hook.kdm_is_combo(cards=hand, options=self.state.options) for hand in open_hands
+                self.rules.caller("kdm_is_combo")(cards=hand, options=self.state.options)
+                for hand in open_hands
             ):
                 return chosen
         raise ValueError("cannot complete these hands without dealing a combo")
@@ -158,7 +159,7 @@ def check_cards(table: ScriptedTable) -> None:
     state = table.state
     if state.phase == "setup":
         return
-    dealt, pile = table.rules.hook.kdm_deck(players=state.players, options=state.options)
+    dealt, pile = table.rules.caller("kdm_deck")(players=state.players, options=state.options)
     expected = Counter(pile) + (Counter(dealt) if any(state.hands) else Counter())
     assert Counter(table.deck.faces[t] for t in live_cards(table)) == expected, "cards were lost or made"
 
