@@ -189,10 +189,22 @@ def is_combo(cards: list[str], suit_combos: bool) -> bool:
 # --- the event loop -------------------------------------------------------------------------------
 
 
+#: Phases in which only the table acts, whatever the variants: the deal, the queens' calls, the first
+#: slapper's hand shown. An event that leaves the table in one wakes no bot (passing_started wakes them
+#: all). Drawing is not one: a variant may ask the loser a question then (piles: which pile).
+TABLE_PHASES = frozenset({"dealing", "announcing", "judging"})
+
+
 @hookimpl
 def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
     handler = _HANDLERS.get(event.kind)
-    return None if handler is None else handler(engine, event)
+    if handler is None:
+        return None
+    effects = handler(engine, event)
+    if engine.state.phase in TABLE_PHASES:
+        for effect in effects:
+            effect.setdefault("wake", ())
+    return effects
 
 
 def _start_game(engine: Engine, event: Event) -> list[Effect]:
