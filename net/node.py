@@ -12,13 +12,22 @@ leader adds it as a learner, which receives the log but does not vote. Who votes
 call (``promote``, ``retire``): a table makes its seated players voters, so that a stranger who knocks
 and leaves never counts in the quorum. A learner that stops hearing a leader says hello again, in case
 it was retired while away.
+
+No input stops a node (issue 12): each message is handled alone, and whatever it raises is logged with
+its sender and dropped; the tick, ping and hello loops log and go on. A ``hello`` introduces its sender
+(a member may forward a newcomer's), names a node id that is an address, and is refused once the table
+holds ``MAX_LEARNERS`` learners. A node sends to non-members only to answer them (which table is this?)
+and keeps at most ``MAX_STRANGER_SOCKETS`` sockets to them, the least recently used closed first; it
+answers pings from members only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -27,7 +36,7 @@ from .clock import ClockEstimator, ClockSample, monotonic_ms
 from .raft import RaftNode
 from .raft_log import Storage, persist
 from .raft_messages import ConfChange, Message, message_from_dict, message_to_dict
-from .transport import Transport, ZmqTransport
+from .transport import Transport, TransportError, ZmqTransport
 from .wire import Codec, Envelope, WireError, check_fields
 
 log = logging.getLogger("kdm.net")
@@ -36,6 +45,13 @@ HELLO_EVERY_S = 0.3
 PING_EVERY_S = 0.5
 #: A learner that has heard no leader for this long says hello again (it may have been retired).
 REHELLO_AFTER_MS = 2000.0
+#: Learners a table takes at once (joiners not yet seated, spectators); more hellos are refused.
+MAX_LEARNERS = 16
+#: Sockets kept to nodes that are not members (to answer "which table is this?").
+MAX_STRANGER_SOCKETS = 8
+#: What a node id looks like: ``HOST:PORT~token`` (the host may be a bracketed IPv6 address). A joiner
+#: names its first contact by ``HOST:PORT`` alone, before it knows the contact's token.
+NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,32})?")
 
 
 def new_node_id(host: str, port: int) -> str:
@@ -59,8 +75,17 @@ async def listen(interface: str | None, port: int = 0, reachable_at: str | None 
 
 
 def address_of(node_id: str) -> str:
-    """The zmq address a node id names."""
+    """The zmq address a node id (or a contact's ``HOST:PORT``) names; ValueError when it is neither."""
+    if not is_node_id(node_id):
+        raise ValueError(f"{node_id!r} is not a node id (HOST:PORT~token)")
     return "tcp://" + node_id.rsplit("~", 1)[0]
+
+
+def is_node_id(text: str) -> bool:
+    """Whether ``text`` is a node id (``HOST:PORT~token``, or a contact's ``HOST:PORT``; a port from
+    1 to 65535)."""
+    found = NODE_ID.fullmatch(text)
+    return found is not None and 1 <= int(found.group(1)) <= 65535
 
 
 def _raft_body(body: dict[str, Any]) -> None:
@@ -177,6 +202,8 @@ class Node:
         self._started_ms = monotonic_ms()
         self._leader: str | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        #: Non-members this node has a socket to (it answered them), least recently used first.
+        self._strangers: OrderedDict[str, None] = OrderedDict()
 
     # --- life ------------------------------------------------------------------------------------
 
@@ -238,75 +265,117 @@ class Node:
     # --- loops -----------------------------------------------------------------------------------
 
     async def _tick_forever(self) -> None:
-        while True:
-            await asyncio.sleep(self.tick_s)
-            self.raft.tick()
-            self._process()
+        await self._every(self.tick_s, self._tick, "a tick")
+
+    def _tick(self) -> None:
+        self.raft.tick()
+        self._process()
 
     async def _receive_forever(self) -> None:
         while True:
             sender, payload = await self.transport.recv()
-            self._heard[sender] = monotonic_ms()
-            envelope = self._decode(payload, sender)
-            if envelope is None:
+            try:
+                self._receive(sender, payload)
+            except Exception:  # whatever one message does, the next one is read
                 self.dropped += 1
-                continue
-            body = envelope.body
-            if envelope.table == LOBBY:
-                if envelope.kind == "which":
-                    self._send(sender, "table", {"table": self.codec.table}, self._lobby)
-                continue
-            if envelope.kind == "raft":
-                message = message_from_dict(body)
-                if message.sender != sender or message.to != self.node_id:
-                    self.dropped += 1
-                    log.warning(
-                        "dropped a raft message from %s: it claims %s → %s",
-                        sender,
-                        message.sender,
-                        message.to,
-                    )
-                    continue
-                if sender not in self.members and self.node_id in self.members:
-                    # A stranger could pose as a leader of the current term. (A node still joining
-                    # cannot know the members yet: it takes the log from whoever leads.)
-                    self.dropped += 1
-                    log.warning("dropped a raft message from %s: not a member of this table", sender)
-                    continue
-                refusal = self.raft.step(message)
-                if refusal:  # routine after an election (stale heartbeats), so only at info level
-                    log.info("raft ignored %s from %s: %s", message.kind, sender, refusal)
-                self._process()
-            elif envelope.kind == "hello":
-                self._welcome(body["node"])
-            elif envelope.kind == "ping":
+                log.exception("dropped a message from %s: handling it failed", sender)
+
+    def _receive(self, sender: str, payload: bytes) -> None:
+        self._heard[sender] = monotonic_ms()
+        envelope = self._decode(payload, sender)
+        if envelope is None:
+            self.dropped += 1
+            return
+        body = envelope.body
+        if envelope.table == LOBBY:
+            if envelope.kind == "which":
+                self._send(sender, "table", {"table": self.codec.table}, self._lobby)
+            return
+        if envelope.kind == "raft":
+            message = message_from_dict(body)
+            if message.sender != sender or message.to != self.node_id:
+                self._drop("a raft message", sender, f"it claims {message.sender} → {message.to}")
+                return
+            if sender not in self.members and self.node_id in self.members:
+                # A stranger could pose as a leader of the current term. (A node still joining
+                # cannot know the members yet: it takes the log from whoever leads.)
+                self._drop("a raft message", sender, "not a member of this table")
+                return
+            refusal = self.raft.step(message)
+            if refusal:  # routine after an election (stale heartbeats), so only at info level
+                log.info("raft ignored %s from %s: %s", message.kind, sender, refusal)
+            self._process()
+        elif envelope.kind == "hello":
+            self._hello(sender, body["node"])
+        elif envelope.kind == "ping":
+            if sender in self.members:
                 self._send(sender, "pong", {"sent": body["sent"], "time": monotonic_ms()})
-            elif envelope.kind == "pong" and sender == self.raft.leader:
-                self.clock.add(ClockSample(body["sent"], body["time"], monotonic_ms()))
-            elif envelope.kind == "direct":
-                self._direct(sender, body["data"])
+            else:
+                self._drop("a ping", sender, "not a member of this table")
+        elif envelope.kind == "pong" and sender == self.raft.leader:
+            self.clock.add(ClockSample(body["sent"], body["time"], monotonic_ms()))
+        elif envelope.kind == "direct":
+            self._direct(sender, body["data"])
+
+    def _drop(self, what: str, sender: str, reason: str) -> None:
+        self.dropped += 1
+        log.warning("dropped %s from %s: %s", what, sender, reason)
 
     async def _stay_member(self) -> None:
         """Say hello until a member; as a learner, again whenever no leader has been heard for a while."""
         assert self._contact is not None
-        while True:
-            leader = self.raft.leader
-            lost = self.node_id not in self.raft.voters and (
-                leader is None or leader == self.node_id or self.silent_ms(leader) > REHELLO_AFTER_MS
-            )
-            if self.node_id not in self.members or lost:
-                self._send(leader if leader and leader != self.node_id else self._contact, "hello",
-                           {"node": self.node_id})  # fmt: skip
-            await asyncio.sleep(HELLO_EVERY_S)
+        await self._every(HELLO_EVERY_S, self._say_hello, "saying hello", first_now=True)
+
+    def _say_hello(self) -> None:
+        assert self._contact is not None
+        leader = self.raft.leader
+        lost = self.node_id not in self.raft.voters and (
+            leader is None or leader == self.node_id or self.silent_ms(leader) > REHELLO_AFTER_MS
+        )
+        if self.node_id not in self.members or lost:
+            self._send(leader if leader and leader != self.node_id else self._contact, "hello",
+                       {"node": self.node_id})  # fmt: skip
 
     async def _ping_forever(self) -> None:
+        await self._every(PING_EVERY_S, self._ping, "a ping to the leader", first_now=True)
+
+    def _ping(self) -> None:
+        leader = self.raft.leader
+        if leader is not None and leader != self.node_id:
+            self._send(leader, "ping", {"sent": monotonic_ms()})
+
+    @staticmethod
+    async def _every(period_s: float, step: Callable[[], None], what: str, first_now: bool = False) -> None:
+        """Call ``step`` every ``period_s`` for ever; one that raises is logged, and the next runs."""
+        if not first_now:
+            await asyncio.sleep(period_s)
         while True:
-            leader = self.raft.leader
-            if leader is not None and leader != self.node_id:
-                self._send(leader, "ping", {"sent": monotonic_ms()})
-            await asyncio.sleep(PING_EVERY_S)
+            try:
+                step()
+            except Exception:  # a bug or a bad peer must not stop the loop for good
+                log.exception("%s failed; going on", what)
+            await asyncio.sleep(period_s)
 
     # --- plumbing --------------------------------------------------------------------------------
+
+    def _hello(self, sender: str, newcomer: str) -> None:
+        """A node introduces itself (or a member forwards a newcomer's hello to the leader)."""
+        refusal = self._hello_refusal(sender, newcomer)
+        if refusal is None:
+            self._welcome(newcomer)
+        else:
+            self._drop(f"a hello for {newcomer!r}", sender, refusal)
+
+    def _hello_refusal(self, sender: str, newcomer: str) -> str | None:
+        if newcomer != sender and sender not in self.members:
+            return "it comes from a node that is not a member"
+        try:
+            self._address_of(newcomer)
+        except ValueError as error:
+            return f"it names no address ({error})"
+        if newcomer not in self.members and len(self.raft.learners) >= MAX_LEARNERS:
+            return f"the table has {MAX_LEARNERS} learners already"
+        return None
 
     def _welcome(self, newcomer: str) -> None:
         """A newcomer joins as a learner: it reads the log, and only ``promote`` makes it vote."""
@@ -368,8 +437,23 @@ class Node:
                 return None
 
     def _send(self, to: str, kind: str, body: dict[str, Any], codec: Codec | None = None) -> None:
-        self.transport.connect(to, self.addresses.get(to) or self._address_of(to))
+        try:
+            self.transport.connect(to, self.addresses.get(to) or self._address_of(to))
+        except (ValueError, TransportError) as error:  # an id that names no address: nothing to send to
+            log.warning("dropped a message to %s: %s", to, error)
+            return
+        if to not in self.members and to != self._contact and to not in self.addresses:
+            self._note_stranger(to)
         self.transport.send(to, (codec or self.codec).encode(self.node_id, kind, body))
+
+    def _note_stranger(self, node_id: str) -> None:
+        """A socket to a non-member: keep the most recent few, close the least recently used."""
+        self._strangers[node_id] = None
+        self._strangers.move_to_end(node_id)
+        while len(self._strangers) > MAX_STRANGER_SOCKETS:
+            oldest, _ = self._strangers.popitem(last=False)
+            if oldest not in self.members:
+                self.transport.disconnect(oldest)
 
     def _process(self) -> None:
         raft = self.raft

@@ -67,6 +67,11 @@ class Transport(Protocol):
         """Forget `peer_id`, dropping whatever is still queued for it. Idempotent."""
         ...
 
+    @property
+    def connections(self) -> int:
+        """How many peers this transport can send to now (sockets it holds open for them)."""
+        ...
+
     def send(self, peer_id: str, data: bytes) -> bool:
         """Queue `data` for `peer_id` without blocking; False if it was dropped instead.
 
@@ -192,6 +197,10 @@ class ZmqTransport:
             dealer.close(linger=0)
             raise TransportError(f"cannot connect to {peer_id} at {address}: {error.strerror}") from error
         self._dealers[peer_id] = (address, dealer)
+
+    @property
+    def connections(self) -> int:
+        return len(self._dealers)
 
     def disconnect(self, peer_id: str) -> None:
         entry = self._dealers.pop(peer_id, None)
@@ -388,6 +397,10 @@ class MemoryTransport:
         if not self._started:
             raise TransportError("the transport is not running; call start() first")
         self._peers[peer_id] = address
+
+    @property
+    def connections(self) -> int:
+        return len(self._peers)
 
     def disconnect(self, peer_id: str) -> None:
         self._peers.pop(peer_id, None)

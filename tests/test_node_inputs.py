@@ -1,0 +1,157 @@
+"""No input stops a node (issue 12): strangers on 127.0.0.1 send what a real attacker sent, from raw zmq
+sockets with identities of their choosing, and the node keeps leading its table: each bad message is
+dropped and logged with its sender and reason, and the sockets and learners a stranger can make it hold
+stay bounded."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+import pytest
+import zmq
+import zmq.asyncio
+
+from kdm.net.node import (
+    MAX_LEARNERS,
+    MAX_STRANGER_SOCKETS,
+    Node,
+    ask_table_id,
+    is_node_id,
+    listen,
+    lobby_codec,
+    node_codec,
+)
+from kdm.net.raft_log import MemoryStorage
+from kdm.net.transport import ZmqTransport
+
+TABLE = "t-inputs"
+DEADLINE_S = 10.0
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DEADLINE_S
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.005)
+
+
+@asynccontextmanager
+async def founder() -> AsyncIterator[Node]:
+    """A table's founder on 127.0.0.1, leading alone."""
+    transport = await listen("127.0.0.1")
+    node = Node(transport, TABLE, MemoryStorage(), voters=(transport.node_id,))
+    await node.start()
+    try:
+        yield node
+    finally:
+        await node.stop()
+
+
+class Stranger:
+    """A raw zmq socket that says it is ``identity``: what anyone on the LAN can open."""
+
+    def __init__(self, context: zmq.asyncio.Context, identity: str, address: str) -> None:
+        self.identity = identity
+        self.socket = context.socket(zmq.DEALER)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.IDENTITY, identity.encode())
+        self.socket.connect(address)
+
+    async def send(self, kind: str, body: dict[str, object], lobby: bool = False) -> None:
+        codec = lobby_codec() if lobby else node_codec(TABLE)
+        await self.socket.send(codec.encode(self.identity, kind, body))
+
+    def close(self) -> None:
+        self.socket.close(linger=0)
+
+
+async def still_leads(node: Node) -> None:
+    """The node still commits what it proposes, and still answers a newcomer's question."""
+    committed: list[bytes] = []
+    node.on_commit = committed.append
+    node.propose(b"after the strangers")
+    await until(lambda: committed == [b"after the strangers"], "a commit after the strangers")
+    asker = await listen("127.0.0.1")
+    try:
+        answer = await ask_table_id(asker, node.transport.address, timeout_s=DEADLINE_S)
+    finally:
+        await asker.close()
+    assert answer.table == TABLE
+
+
+def run(scene: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(scene())  # type: ignore[arg-type]
+
+
+def test_node_ids_name_an_address() -> None:
+    for good in ("192.168.1.20:41234~a1b2c3", "[fe80::1]:5555~ff", "vm:1~0", "127.0.0.1:41234"):
+        assert is_node_id(good), good
+    for bad in ("garbage", "host:0~ab", "host:70000~ab", "host:12~", "host~ab", "a b:12~cd", "h:12~AB!", "h"):
+        assert not is_node_id(bad), bad
+
+
+def test_a_garbage_identity_and_hello_are_dropped_and_the_node_leads_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def scene() -> None:
+        caplog.set_level(logging.INFO, logger="kdm.net")
+        context = zmq.asyncio.Context()
+        async with founder() as node:
+            garbage = Stranger(context, "garbage", node.transport.address)
+            await garbage.send("which", {}, lobby=True)  # an answer to "garbage" would need its address
+            await garbage.send("hello", {"node": "garbage"})
+            await garbage.send("ping", {"sent": 1.0})
+            await until(lambda: node.dropped >= 2, "the hello and the ping dropped")
+            assert "garbage" not in node.members
+            await still_leads(node)
+            garbage.close()
+        context.term()
+        said = caplog.text
+        assert "dropped a message to garbage" in said  # the answer to "which": no address to send it to
+        assert "a hello for 'garbage' from garbage: it names no address ('garbage' is not a node id" in said
+        assert "dropped a ping from garbage: not a member of this table" in said
+
+    run(scene)
+
+
+def test_a_stranger_cannot_bring_in_someone_else() -> None:
+    async def scene() -> None:
+        context = zmq.asyncio.Context()
+        async with founder() as node:
+            stranger = Stranger(context, "127.0.0.1:9~beef", node.transport.address)
+            await stranger.send("hello", {"node": "127.0.0.1:10~cafe"})
+            await until(lambda: node.dropped >= 1, "the hello dropped")
+            assert "127.0.0.1:10~cafe" not in node.members
+            stranger.close()
+        context.term()
+
+    run(scene)
+
+
+def test_a_thousand_identities_leave_the_node_a_few_sockets_and_bounded_learners() -> None:
+    async def scene() -> None:
+        context = zmq.asyncio.Context()
+        async with founder() as node:
+            assert isinstance(node.transport, ZmqTransport)
+            strangers = []
+            for i in range(1000):
+                stranger = Stranger(context, f"127.0.0.1:{i + 1}~{i:x}", node.transport.address)
+                await stranger.send("which", {}, lobby=True)
+                strangers.append(stranger)
+                assert node.transport.connections <= MAX_STRANGER_SOCKETS + 1
+            for stranger in strangers[: MAX_LEARNERS + 10]:
+                await stranger.send("hello", {"node": stranger.identity})
+            await until(lambda: len(node.raft.learners) == MAX_LEARNERS, "the learners the table takes")
+            await until(lambda: node.dropped >= 10, "the hellos beyond them dropped")
+            assert len(node.raft.learners) == MAX_LEARNERS
+            await still_leads(node)
+            for stranger in strangers:
+                stranger.close()
+        context.term()
+
+    run(scene)
