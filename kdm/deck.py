@@ -26,6 +26,10 @@ from kdm.state import TableState
 Reveal = Callable[..., Event | None]
 
 
+#: Private notes kept per seat, the latest ones.
+MAX_NOTES = 32
+
+
 @dataclass(slots=True)
 class Knowledge:
     """What one seat privately knows: faces by token, and the private notes it sent or received."""
@@ -78,9 +82,12 @@ class OpenDeck:
             self.faces.update(zip(tokens, shuffled(pool, effect["seed"]), strict=True))
 
     def note(self, note: PrivateNote) -> None:
-        """Keep a private note delivered to (or sent by) a seat of this process."""
+        """Keep a private note delivered to (or sent by) a seat of this process: the latest
+        ``MAX_NOTES`` per seat (a game reads the latest; a partner who floods notes cannot fill memory)."""
         for seat in {note.sender, note.to}:
-            self.notes.setdefault(seat, []).append(note)
+            kept = self.notes.setdefault(seat, [])
+            kept.append(note)
+            del kept[:-MAX_NOTES]
             self._notes_memo.pop(seat, None)
 
     def knowledge(self, state: TableState, seat: int) -> Knowledge:

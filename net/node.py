@@ -49,6 +49,8 @@ REHELLO_AFTER_MS = 2000.0
 MAX_LEARNERS = 16
 #: Sockets kept to nodes that are not members (to answer "which table is this?").
 MAX_STRANGER_SOCKETS = 8
+#: Senders whose last message time is kept: every member, and non-members while there is room.
+MAX_HEARD = 64
 #: What a node id looks like: ``HOST:PORT~token`` (the host may be a bracketed IPv6 address). A joiner
 #: names its first contact by ``HOST:PORT`` alone, before it knows the contact's token.
 NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,32})?")
@@ -281,7 +283,8 @@ class Node:
                 log.exception("dropped a message from %s: handling it failed", sender)
 
     def _receive(self, sender: str, payload: bytes) -> None:
-        self._heard[sender] = monotonic_ms()
+        if sender in self._heard or sender in self.members or len(self._heard) < MAX_HEARD:
+            self._heard[sender] = monotonic_ms()
         envelope = self._decode(payload, sender)
         if envelope is None:
             self.dropped += 1

@@ -4,6 +4,7 @@ plans of bots, woken by what concerns them and keeping their timing while they w
 from __future__ import annotations
 
 from kdm.agents import Bot, Profile
+from kdm.deck import MAX_NOTES, OpenDeck, PrivateNote
 from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty
 from kdm.kilo.events import Close, Slap
@@ -141,3 +142,14 @@ def test_an_effect_that_may_spoil_plans_wakes_every_seat_with_one() -> None:
     driver.wake([0, 2])
     assert set(driver.plans) == {0}  # seat 0 plans to slap its kings; seat 2 has nothing to do
     assert driver.concerned([{"kind": "passed", "wake": (1,), "replan": True}]) == [0, 1]
+
+
+def test_a_seat_keeps_its_latest_private_notes_only() -> None:
+    """A partner who floods notes cannot fill memory: the deck keeps the latest ``MAX_NOTES`` per seat,
+    and the latest note is still the one a game reads."""
+    deck = OpenDeck()
+    for index in range(MAX_NOTES * 3):
+        deck.note(PrivateNote(sender=0, to=2, data={"n": index}))
+    for seat in (0, 2):
+        kept = deck.notes[seat]
+        assert len(kept) == MAX_NOTES and kept[-1].data == {"n": MAX_NOTES * 3 - 1}

@@ -15,6 +15,7 @@ import zmq
 import zmq.asyncio
 
 from kdm.net.node import (
+    MAX_HEARD,
     MAX_LEARNERS,
     MAX_STRANGER_SOCKETS,
     Node,
@@ -146,10 +147,12 @@ def test_a_thousand_identities_leave_the_node_a_few_sockets_and_bounded_learners
                 assert node.transport.connections <= MAX_STRANGER_SOCKETS + 1
             for stranger in strangers[: MAX_LEARNERS + 10]:
                 await stranger.send("hello", {"node": stranger.identity})
+            await until(lambda: len(node._heard) >= MAX_HEARD, "the strangers heard")
             await until(lambda: len(node.raft.learners) == MAX_LEARNERS, "the learners the table takes")
             await until(lambda: node.dropped >= 10, "the hellos beyond them dropped")
             assert len(node.raft.learners) == MAX_LEARNERS
             await still_leads(node)
+            assert len(node._heard) <= MAX_HEARD + len(node.members)  # what it remembers of senders
             for stranger in strangers:
                 stranger.close()
         context.term()
