@@ -37,6 +37,7 @@ from kdm.entries import Act, Create, Done, Entry, EntryId, Join, Reveal, Start, 
 from kdm.events import Event
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
+from kdm.net.loops import every
 from kdm.record import NO_TABLE_YET, SEEDED_DUTIES, Notice, TableRecord, commitment
 
 log = logging.getLogger("kdm.peer")
@@ -187,9 +188,7 @@ class Peer:
         self.node.propose(data)
 
     async def _retry_forever(self) -> None:
-        while True:
-            await asyncio.sleep(RETRY_S)
-            self.retry_pending(local_time_ms())
+        await every(RETRY_S, lambda: self.retry_pending(local_time_ms()), "retrying proposals")
 
     def retry_pending(self, now: float) -> None:
         """Propose again every entry not seen committed for ``RETRY_S`` (a leader can fail)."""
@@ -257,20 +256,28 @@ class Peer:
     async def _watch_seats(self, after_s: float) -> None:
         loop = asyncio.get_running_loop()
         woke = loop.time()
-        while True:
-            await asyncio.sleep(after_s / 4)
+
+        def look() -> None:
+            nonlocal woke
             late = loop.time() - woke > STALL_FACTOR * after_s / 4
             woke = loop.time()
-            if not self.node.is_leader:
-                self._forget_takeovers()
-                continue
-            record, engine = self.record, self.record.engine
-            if late or not (record.started and engine is not None and not engine.over):
-                continue
-            for seat, owner in enumerate(record.seats):
-                process = owner.node.split("#", 1)[0]
-                if process != self.node.node_id and self.node.silent_ms(process) > after_s * 1000:
-                    self.take_over(seat, Bot(seat, "greedy", seed=self.node.node_id.encode()), owner.name)
+            self._look_at_seats(after_s, late)
+
+        await every(after_s / 4, look, "looking for silent seats")
+
+    def _look_at_seats(self, after_s: float, late: bool) -> None:
+        """While leading, a bot takes every seat whose process has been silent past ``after_s`` (not
+        when this process itself was ``late``: stopped or starved, it cannot tell who was silent)."""
+        if not self.node.is_leader:
+            self._forget_takeovers()
+            return
+        record, engine = self.record, self.record.engine
+        if late or not (record.started and engine is not None and not engine.over):
+            return
+        for seat, owner in enumerate(record.seats):
+            process = owner.node.split("#", 1)[0]
+            if process != self.node.node_id and self.node.silent_ms(process) > after_s * 1000:
+                self.take_over(seat, Bot(seat, "greedy", seed=self.node.node_id.encode()), owner.name)
 
     def _forget_takeovers(self) -> None:
         """A takeover asked for while leading is not retried once another process leads: this one may

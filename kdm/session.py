@@ -29,6 +29,7 @@ from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change
 from kdm.net.addresses import first_reachable, offered_addresses
 from kdm.net.discovery import Advertiser, TableAd, TableBrowser, find_tables, parse_host_port
+from kdm.net.loops import every
 from kdm.net.node import Node, ask_table_id, listen
 from kdm.net.storage import FileStorage
 from kdm.net.transport import TransportError
@@ -308,14 +309,10 @@ class TableSession:
             (node.promote if kind == PROMOTE else node.retire)(member)
 
     async def _keep_membership(self) -> None:
-        while True:
-            await asyncio.sleep(MEMBERSHIP_EVERY_S)
-            self._reconcile_membership()
+        await every(MEMBERSHIP_EVERY_S, self._reconcile_membership, "keeping the table's membership")
 
     async def _keep_advertised(self) -> None:
-        while True:
-            await self._advertise_if_leading()
-            await asyncio.sleep(ADVERTISE_EVERY_S)
+        await every(ADVERTISE_EVERY_S, self._advertise_if_leading, "advertising the table", first_now=True)
 
     async def _advertise_if_leading(self) -> None:
         """The table's leader advertises it while it is listed: its founder first, and whoever leads once

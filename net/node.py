@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 from .addresses import EVERYWHERE, primary_address
 from .clock import ClockEstimator, ClockSample, monotonic_ms
+from .loops import every
 from .raft import RaftNode
 from .raft_log import Storage, persist
 from .raft_messages import ConfChange, Message, message_from_dict, message_to_dict
@@ -267,7 +268,7 @@ class Node:
     # --- loops -----------------------------------------------------------------------------------
 
     async def _tick_forever(self) -> None:
-        await self._every(self.tick_s, self._tick, "a tick")
+        await every(self.tick_s, self._tick, "a tick")
 
     def _tick(self) -> None:
         self.raft.tick()
@@ -327,7 +328,7 @@ class Node:
     async def _stay_member(self) -> None:
         """Say hello until a member; as a learner, again whenever no leader has been heard for a while."""
         assert self._contact is not None
-        await self._every(HELLO_EVERY_S, self._say_hello, "saying hello", first_now=True)
+        await every(HELLO_EVERY_S, self._say_hello, "saying hello", first_now=True)
 
     def _say_hello(self) -> None:
         assert self._contact is not None
@@ -340,24 +341,12 @@ class Node:
                        {"node": self.node_id})  # fmt: skip
 
     async def _ping_forever(self) -> None:
-        await self._every(PING_EVERY_S, self._ping, "a ping to the leader", first_now=True)
+        await every(PING_EVERY_S, self._ping, "a ping to the leader", first_now=True)
 
     def _ping(self) -> None:
         leader = self.raft.leader
         if leader is not None and leader != self.node_id:
             self._send(leader, "ping", {"sent": monotonic_ms()})
-
-    @staticmethod
-    async def _every(period_s: float, step: Callable[[], None], what: str, first_now: bool = False) -> None:
-        """Call ``step`` every ``period_s`` for ever; one that raises is logged, and the next runs."""
-        if not first_now:
-            await asyncio.sleep(period_s)
-        while True:
-            try:
-                step()
-            except Exception:  # a bug or a bad peer must not stop the loop for good
-                log.exception("%s failed; going on", what)
-            await asyncio.sleep(period_s)
 
     # --- plumbing --------------------------------------------------------------------------------
 

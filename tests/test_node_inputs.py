@@ -14,6 +14,7 @@ import pytest
 import zmq
 import zmq.asyncio
 
+from kdm.net.loops import every
 from kdm.net.node import (
     MAX_HEARD,
     MAX_LEARNERS,
@@ -158,3 +159,29 @@ def test_a_thousand_identities_leave_the_node_a_few_sockets_and_bounded_learners
         context.term()
 
     run(scene)
+
+
+def test_a_loop_outlives_a_step_that_raises(caplog: pytest.LogCaptureFixture) -> None:
+    """Every periodic task of a peer runs on ``every``: a step that raises is logged, and the next runs."""
+    steps: list[int] = []
+
+    def step() -> None:
+        steps.append(len(steps))
+        if len(steps) == 2:
+            raise RuntimeError("a bad step")
+
+    async def async_step() -> None:
+        step()
+
+    async def scene() -> None:
+        for function in (step, async_step):
+            steps.clear()
+            task = asyncio.create_task(every(0.001, function, "a test loop", first_now=True))
+            await until(lambda: len(steps) >= 4, "the steps after the failure")
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    caplog.set_level(logging.ERROR, logger="kdm.net")
+    run(scene)
+    assert caplog.text.count("a test loop failed; going on") == 2 and "a bad step" in caplog.text
