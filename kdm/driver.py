@@ -22,7 +22,6 @@ proposes its event itself: the driver never sleeps, sends or reads the time modu
 from __future__ import annotations
 
 import heapq
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -31,6 +30,7 @@ from kdm.agents import Bot, Decision
 from kdm.deck import OpenDeck, PrivateNote
 from kdm.engine import Duty, Effect, Engine
 from kdm.events import Event, TimedEvent
+from kdm.net.clock import monotonic_ms
 
 # --- time ------------------------------------------------------------------------------------------
 
@@ -48,14 +48,15 @@ class Clock(Protocol):
 
 
 class SystemClock:
-    """The real clocks: ``time.monotonic`` here, and the table's agreed clock from the network (the
-    node's estimate of the leader's clock), or the local one before there is a table."""
+    """The real clocks: the monotonic clock here (``kdm.net.clock.monotonic_ms``: the running loop's),
+    and the table's agreed clock from the network (the node's estimate of the leader's clock), or the
+    local one before there is a table."""
 
     def __init__(self, agreed: Callable[[], float] | None = None) -> None:
         self._agreed = agreed
 
     def local_ms(self) -> float:
-        return time.monotonic() * 1000.0
+        return monotonic_ms()
 
     def agreed_ms(self) -> float:
         return self._agreed() if self._agreed is not None else self.local_ms()

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -37,6 +36,7 @@ from kdm.entries import Act, Create, Done, Entry, EntryId, Join, Reveal, Start, 
 from kdm.events import Event
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
+from kdm.net.clock import monotonic_ms
 from kdm.net.loops import every
 from kdm.record import NO_TABLE_YET, SEEDED_DUTIES, Notice, TableRecord, commitment
 
@@ -69,8 +69,9 @@ class Consensus(Protocol):
 
 
 def local_time_ms() -> float:
-    """This process's monotonic clock, in ms: what reaction times are measured on."""
-    return time.monotonic() * 1000.0
+    """This process's monotonic clock, in ms: what reaction times are measured on (the running loop's
+    clock, ``kdm.net.clock.monotonic_ms``)."""
+    return monotonic_ms()
 
 
 @dataclass

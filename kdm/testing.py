@@ -16,13 +16,20 @@ A game brings its own helpers on top: the base game's (deal these hands, slap at
 ``check_places`` checks that no card lies in two places and that every public face is true. Plugins that
 no distribution installs (a module or class with ``@hookimpl`` functions written in the test) go in
 ``plugins=[...]``.
+
+Peers and screens run on asyncio: ``run_virtual(main())`` runs a test's coroutine on a loop whose clock
+jumps to the next timer whenever nothing is ready, instead of waiting for it. Every clock of a peer
+reads the running loop's (``kdm.net.clock.monotonic_ms``), so a game whose bots think for seconds plays
+in milliseconds, and the same way every time; I/O that is ready is still read at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import asyncio
+import selectors
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
@@ -38,6 +45,47 @@ class FakeClock(SteppedClock):
 
     def advance(self, ms: float) -> None:
         self.set(self.now_ms + ms)
+
+
+Result = TypeVar("Result")
+
+
+class VirtualTimeLoop(asyncio.SelectorEventLoop):
+    """An asyncio loop on virtual time: when nothing is ready to run, its clock jumps to the next
+    timer instead of sleeping. I/O that is ready is read as on any loop; with nothing scheduled at all
+    it waits for I/O for real."""
+
+    def __init__(self) -> None:
+        self.now_s = 0.0
+        super().__init__(selector=_JumpingSelector(self))
+
+    def time(self) -> float:
+        return self.now_s
+
+
+class _JumpingSelector(selectors.SelectSelector):
+    def __init__(self, loop: VirtualTimeLoop) -> None:
+        super().__init__()
+        self._loop = loop
+
+    def select(self, timeout: float | None = None) -> list[tuple[selectors.SelectorKey, int]]:
+        ready = super().select(0)
+        if ready or timeout == 0:
+            return ready
+        if timeout is None:
+            return super().select(None)
+        self._loop.now_s += timeout  # nothing to do until the next timer: be there at once
+        return []
+
+
+def run_virtual(main: Coroutine[Any, Any, Result]) -> Result:
+    """``asyncio.run(main)`` on a ``VirtualTimeLoop``."""
+    loop = VirtualTimeLoop()
+    try:
+        return loop.run_until_complete(main)
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()
 
 
 class ScriptedTable:

@@ -4,6 +4,10 @@ This module owns the arithmetic only: a caller pings the leader, stamps the ping
 monotonic clock, and hands the three numbers to a `ClockEstimator`. Nothing in here reads a clock, sleeps
 or does I/O (`monotonic_ms` is a convenience for callers), so every estimate can be replayed in a test.
 
+`monotonic_ms` reads the running asyncio loop's clock when there is one (``loop.time()``, which is
+``time.monotonic`` on a real loop), so that a test on a virtual-time loop (`kdm.testing.run_virtual`)
+moves every clock of a peer with its timers.
+
 For one sample the leader's reading happened somewhere between `sent` and `received`, so the true offset
 lies in `[server_time - received, server_time - sent]`; the midpoint is off by at most RTT/2. The sample
 with the smallest RTT therefore gives the tightest bound. Only the last `window` samples are considered,
@@ -12,6 +16,7 @@ so the estimate follows slow drift and a leader whose load changes, as pings kee
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections import deque
@@ -22,7 +27,8 @@ __all__ = ["ClockEstimator", "ClockSample", "monotonic_ms"]
 
 def monotonic_ms() -> float:
     """The local monotonic clock in milliseconds, the clock `ClockSample.sent`/`received` are read on."""
-    return time.monotonic_ns() / 1_000_000
+    loop = asyncio._get_running_loop()  # None outside a loop; cheaper than get_running_loop's raise
+    return loop.time() * 1000.0 if loop is not None else time.monotonic_ns() / 1_000_000
 
 
 @dataclass(frozen=True)

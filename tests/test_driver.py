@@ -3,13 +3,16 @@ plans of bots, woken by what concerns them and keeping their timing while they w
 
 from __future__ import annotations
 
+import asyncio
+
 from kdm.agents import Bot, Profile
 from kdm.deck import MAX_NOTES, OpenDeck, PrivateNote
 from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty
 from kdm.kilo.events import Close, Slap
 from kdm.kilo.testing import ScriptedKilo
-from kdm.testing import FakeClock
+from kdm.net.clock import monotonic_ms
+from kdm.testing import FakeClock, run_virtual
 
 CALM = Profile(feint_chance=0.0, fooled_chance=0.0)
 KINGS_AT_0 = [["KH", "KS", "KD", "KC"]]
@@ -153,3 +156,19 @@ def test_a_seat_keeps_its_latest_private_notes_only() -> None:
     for seat in (0, 2):
         kept = deck.notes[seat]
         assert len(kept) == MAX_NOTES and kept[-1].data == {"n": MAX_NOTES * 3 - 1}
+
+
+def test_a_virtual_time_loop_jumps_to_its_timers_and_every_clock_follows() -> None:
+    """``run_virtual``: an hour of sleeps and timers on a loop whose clock jumps; the peer's clocks
+    (``monotonic_ms``, ``SystemClock``) read the loop's."""
+    fired: list[float] = []
+
+    async def main() -> tuple[float, float]:
+        loop = asyncio.get_running_loop()
+        start = monotonic_ms()
+        loop.call_later(1800.0, lambda: fired.append(monotonic_ms() - start))
+        await asyncio.sleep(3600.0)
+        return monotonic_ms() - start, SystemClock().local_ms() - start
+
+    slept, system = run_virtual(main())
+    assert slept == system == 3_600_000.0 and fired == [1_800_000.0]

@@ -16,6 +16,7 @@ from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
 from kdm.record import TableRecord, commitment
+from kdm.testing import run_virtual
 
 
 class FakeLog:
@@ -107,7 +108,7 @@ async def play(players: int, rounds: int, kill: int | None = None) -> list[Peer]
 
 
 def test_bot_peers_play_a_game_to_the_same_digest() -> None:
-    peers = asyncio.run(play(4, 3))
+    peers = run_virtual(play(4, 3))
     digests = {peer.record.engine.digest() for peer in peers}  # type: ignore[union-attr]
     assert len(digests) == 1
     engine = peers[0].record.engine
@@ -116,7 +117,7 @@ def test_bot_peers_play_a_game_to_the_same_digest() -> None:
 
 
 def test_a_gone_players_seat_is_taken_over_and_the_game_finishes() -> None:
-    survivors = asyncio.run(play(4, 3, kill=2))
+    survivors = run_virtual(play(4, 3, kill=2))
     assert len({peer.record.engine.digest() for peer in survivors}) == 1  # type: ignore[union-attr]
     record = survivors[0].record
     assert record.engine is not None and record.engine.over and record.engine.state.round == 3
@@ -125,7 +126,7 @@ def test_a_gone_players_seat_is_taken_over_and_the_game_finishes() -> None:
 
 
 def test_the_leaders_seat_is_taken_over_by_the_next_leader() -> None:
-    survivors = asyncio.run(play(4, 3, kill=0))
+    survivors = run_virtual(play(4, 3, kill=0))
     assert len({peer.record.engine.digest() for peer in survivors}) == 1  # type: ignore[union-attr]
     assert survivors[0].record.seats[0].node == "n1#0"
 
@@ -165,7 +166,7 @@ def test_a_player_cut_off_gets_their_seat_back_when_they_hear_the_table_again() 
             await peer.stop()
         return peers
 
-    peers = asyncio.run(scene())
+    peers = run_virtual(scene())
     assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
     seat = peers[0].record.seats[2]
     assert (seat.node, seat.away) == ("n2", False)
@@ -315,7 +316,7 @@ def test_a_takeover_asked_for_by_a_leader_that_lost_its_lead_is_never_proposed_a
         await peer.stop()
         return node, peer
 
-    node, peer = asyncio.run(scene())
+    node, peer = run_virtual(scene())
     assert node.proposed == [] and not peer.agents[1].asking
 
 
@@ -336,7 +337,7 @@ def test_a_join_that_reaches_the_log_before_the_table_is_asked_again_once_it_exi
             await asyncio.sleep(0)
         return log, founder, early
 
-    log, founder, early = asyncio.run(scene())
+    log, founder, early = run_virtual(scene())
     assert [msgpack.unpackb(entry)["t"] for entry in log.entries] == ["join", "create", "join", "join"]
     assert {seat.node for seat in founder.record.seats} == {"n0", "n1"} and early.seat is not None
 
@@ -363,7 +364,7 @@ def test_a_player_started_twice_plays_from_the_newest_process_and_the_old_one_le
             await asyncio.sleep(0)
         return log, [*peers, again]
 
-    log, (founder, first, again) = asyncio.run(scene())
+    log, (founder, first, again) = run_virtual(scene())
     joins = [
         msgpack.unpackb(entry)["id"][0] for entry in log.entries if msgpack.unpackb(entry)["t"] == "join"
     ]
