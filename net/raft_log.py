@@ -41,6 +41,11 @@ class Storage(Protocol):
 
     def set_hard_state(self, hard_state: HardState) -> None: ...
 
+    def sync(self) -> None:
+        """Make everything saved so far durable (it must survive a crash before a vote or an
+        acknowledgement leaves this node)."""
+        ...
+
 
 def check_contiguous(entries: Sequence[Entry], last_index: int) -> None:
     """Raise ValueError unless `entries` run without a gap and start at most one after `last_index`."""
@@ -76,13 +81,19 @@ class MemoryStorage:
     def set_hard_state(self, hard_state: HardState) -> None:
         self._hard_state = hard_state
 
+    def sync(self) -> None:
+        """Nothing to do: memory is as durable as this storage gets."""
+
 
 def persist(storage: Storage, ready: Ready) -> None:
-    """Save what `ready` asks to save; call before sending its messages."""
+    """Save what `ready` asks to save, durably; call before sending its messages (a vote or an
+    acknowledgement promises that what it counts on survives a crash)."""
     if ready.entries:
         storage.append(ready.entries)
     if ready.hard_state is not None:
         storage.set_hard_state(ready.hard_state)
+    if ready.entries or ready.hard_state is not None:
+        storage.sync()
 
 
 class RaftLog:

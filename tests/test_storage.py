@@ -1,0 +1,62 @@
+"""The Raft log on disk (``kdm.net.storage``): a torn tail is cut before the file is appended to, so
+nothing written after a crash is lost to the next load; what Raft saves is made durable before it
+sends anything."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import msgpack
+import pytest
+
+from kdm.net.raft_log import persist
+from kdm.net.raft_messages import Entry, HardState, Ready
+from kdm.net.storage import FileStorage, read_log
+
+
+def entries(first: int, last: int, term: int = 1) -> list[Entry]:
+    return [Entry(term, index, f"entry {index}".encode()) for index in range(first, last + 1)]
+
+
+def test_a_torn_tail_is_cut_before_appending_so_later_appends_survive(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "table.log"
+    storage = FileStorage(path)
+    storage.append(entries(1, 3))
+    storage.set_hard_state(HardState(1, "a", 2))
+    storage.close()
+    torn = msgpack.packb({"e": [1, 4, "normal", b"entry 4, torn"]}, use_bin_type=True)
+    with path.open("ab") as crashed:
+        crashed.write(torn[: len(torn) // 2])  # the process died mid-write
+
+    caplog.set_level(logging.WARNING, logger="kdm.net")
+    reopened = FileStorage(path)
+    assert [entry.index for entry in reopened.entries()] == [1, 2, 3]
+    assert "ends in a torn record" in caplog.text
+    reopened.append(entries(4, 5, term=2))
+    reopened.set_hard_state(HardState(2, "b", 5))  # a newer term and vote: they must not be lost
+    reopened.close()
+
+    hard_state, saved = read_log(path)
+    assert [(entry.index, entry.term) for entry in saved] == [(1, 1), (2, 1), (3, 1), (4, 2), (5, 2)]
+    assert hard_state == HardState(2, "b", 5)
+
+
+def ready(saved: list[Entry], hard_state: HardState | None) -> Ready:
+    return Ready(
+        messages=(), entries=tuple(saved), hard_state=hard_state, committed=(), leader=None, role="follower"
+    )
+
+
+def test_what_raft_saves_is_synced_before_it_is_sent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd))
+    storage = FileStorage(tmp_path / "table.log")
+    persist(storage, ready(entries(1, 2), HardState(1, "a", 0)))
+    assert len(synced) == 1  # once for the batch, after both are written
+    persist(storage, ready([], None))
+    assert len(synced) == 1  # nothing saved, nothing to sync
+    storage.close()
