@@ -32,6 +32,7 @@ from kdm.events import Event
 from kdm.kilo.events import Feint, Pass, Slap
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
+from kdm.testing import run_virtual
 from kdm.tui.app import TableApp
 from kdm.tui.command import add_play_parser, run_play, stderr_to
 from kdm.tui.text import CATALOGUE, say
@@ -233,6 +234,13 @@ async def table(
 
 
 def run(scene: Callable[[], Awaitable[None]]) -> None:
+    """Play ``scene`` on virtual time: the table's timers and the bots' thinking take no real time."""
+    run_virtual(asyncio.wait_for(scene(), 60))
+
+
+def run_real(scene: Callable[[], Awaitable[None]]) -> None:
+    """Play ``scene`` on the real clock: for a scene that waits on a real process (virtual time would
+    jump to its deadline while the process runs)."""
     asyncio.run(asyncio.wait_for(scene(), 60))
 
 

@@ -244,11 +244,12 @@ def test_kems_double_and_contre_keys_send_calls_stamped_like_slaps() -> None:
                 1, Gesture(seat=1, t_sync=local_time_ms(), gesture="yawn")
             )  # seen later, not the sign
             await until(lambda: kems(t.state).gestures[-1][2] in t.screen.painted, "a decoy painted")
+            sign_shown = t.peers[0].driver.shown[sign]  # (the call ends the deal: the next one forgets it)
             before = local_time_ms()
             await t.press("k", lambda: bool(t.log.events("call", seat=0)), "Kem's called")
             (call,) = t.log.events("call", seat=0)
             assert (call["call"], call["target"], call["trigger"]) == ("kems", -1, sign)
-            assert 0.0 <= call["rt"] <= local_time_ms() - t.peers[0].driver.shown[sign]
+            assert 0.0 <= call["rt"] <= local_time_ms() - sign_shown
             assert before + 1000.0 <= call["t_sync"] <= local_time_ms() + 1000.0
             await left_shows(t, "last: « Kem's ! » by player0: failed -1")
             assert re.search(r"0 player0 \(you\) +0 +-1", t.text())

@@ -27,7 +27,7 @@ from kdm.session import SessionConfig
 from kdm.tui import app
 from kdm.tui.app import AddedBot, TableUI
 from kdm.tui.text import say
-from tests.test_tui import DEADLINE_S, FakeLog, FakeNode, Screen80x24, Table, run, until
+from tests.test_tui import DEADLINE_S, FakeLog, FakeNode, Screen80x24, Table, run, run_real, until
 
 KEYS = [Identity.ephemeral() for _ in range(4)]
 
@@ -173,7 +173,7 @@ def test_a_bot_added_from_any_screen_runs_here_where_this_process_reaches_the_ta
             assert ui._add_bot(joiner)  # type: ignore[arg-type]
             await ui.stop_bots()
 
-    run(scene)
+    run_real(scene)
     ((contact, config, name),) = started
     assert contact == "10.0.0.2:41000" and config.interface is None and name == "bot 1 of zoe"
 
@@ -193,4 +193,4 @@ def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:
                 assert bot.failure() == "no table answered at 127.0.0.1:9"
                 assert bot.failure() == ""  # said once
 
-    run(scene)
+    run_real(scene)
