@@ -17,6 +17,7 @@ from kdm.net.transport import MemoryNetwork, MemoryTransport
 from kdm.peer import Peer
 from kdm.plugins.kems.rules import partner_of, team_of
 from kdm.plugins.kems.view import team_signs
+from kdm.testing import run_virtual
 from tests.test_node import play_table
 from tests.test_peer import FakeLog, FakeNode
 
@@ -43,7 +44,7 @@ class Wiretap:
 
 
 def play(players: int, tap: Wiretap) -> list[Peer]:
-    return asyncio.run(
+    return run_virtual(
         play_table(players, 0, tap.transport, lambda n: f"memory://{n}", variants=["kems"], options=FAST_KEMS)
     )
 
@@ -181,4 +182,4 @@ def test_rule_3_2_a_players_new_process_learns_the_sign_again_and_a_stand_in_nev
         for peer in log.peers:
             await peer.stop()
 
-    asyncio.run(scene())
+    run_virtual(scene())

@@ -13,6 +13,7 @@ from kdm.net.node import Node, address_of, listen
 from kdm.net.raft_log import MemoryStorage
 from kdm.net.transport import MemoryNetwork, Transport
 from kdm.peer import Peer
+from kdm.testing import run_virtual
 
 FAST = Profile(reaction_ms=15, reaction_spread_ms=3, think_ms=(30, 60), feint_chance=0.02, fooled_chance=0.2)
 
@@ -81,7 +82,7 @@ def assert_same_game(peers: list[Peer], rounds: int) -> None:
 
 def test_peers_play_over_the_memory_network() -> None:
     network = MemoryNetwork(delay=0.002)
-    peers = asyncio.run(play_table(4, 2, lambda i: network.transport(f"n{i}"), lambda n: f"memory://{n}"))
+    peers = run_virtual(play_table(4, 2, lambda i: network.transport(f"n{i}"), lambda n: f"memory://{n}"))
     assert_same_game(peers, 2)
 
 

@@ -5,12 +5,11 @@ peer ends with the same digest."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from kdm.agents import Profile
 from kdm.net.transport import MemoryNetwork
+from kdm.testing import run_virtual
 from tests.test_node import play_table
 
 #: Quick bots, but thinking longer than the 120 ms reaction floor: a marathon instigator who passes on
@@ -27,7 +26,7 @@ FAST = Profile(
 )
 def test_rule_2_bot_peers_play_variants_to_the_same_digest(variants: tuple[str, ...]) -> None:
     network = MemoryNetwork(delay=0.002)
-    peers = asyncio.run(
+    peers = run_virtual(
         play_table(
             4, 1, lambda i: network.transport(f"n{i}"), lambda n: f"memory://{n}", variants, profile=FAST
         )
