@@ -294,6 +294,8 @@ class Node:
         if envelope.table == LOBBY:
             if envelope.kind == "which":
                 self._send(sender, "table", {"table": self.codec.table}, self._lobby)
+                if sender not in self.members:  # the only message a node sends to a non-member
+                    self._note_stranger(sender)
             return
         if envelope.kind == "raft":
             message = message_from_dict(body)
@@ -434,8 +436,6 @@ class Node:
         except (ValueError, TransportError) as error:  # an id that names no address: nothing to send to
             log.warning("dropped a message to %s: %s", to, error)
             return
-        if to not in self.members and to != self._contact and to not in self.addresses:
-            self._note_stranger(to)
         self.transport.send(to, (codec or self.codec).encode(self.node_id, kind, body))
 
     def _note_stranger(self, node_id: str) -> None:

@@ -317,14 +317,7 @@ def _in_front(screen: TableScreen, view: SeatView) -> Fragments:
     lines: Fragments = [("class:dim", "\n\n" + screen.say("in_front"))]
     for seat in range(view.players):
         lines.append(("", f"\n{screen.player_name(seat)[:PLAYER_NAME_WIDTH]:<{PLAYER_NAME_WIDTH}}"))
-        instead = next(
-            (
-                found
-                for part in screen.parts
-                if part.in_front and (found := part.in_front(screen, view, seat))
-            ),
-            None,
-        )
+        instead = _plugins_in_front(screen, view, seat)
         if instead is not None:  # a plugin's card lies there (the 7 in reserve)
             lines += instead
             continue

@@ -13,7 +13,7 @@ what an event the screen sends becomes at their table) comes from their ``Screen
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -301,19 +301,21 @@ class TableScreen:
         self._track_hand()
         self.on_change()
 
-    def _log_style(self, kind: str) -> str:
-        style = EFFECT_STYLES.get(kind) or next(
-            (p.log_styles[kind] for p in self.parts if kind in p.log_styles), None
-        )
-        return style or "info"
+    def _by_kind(
+        self, own: Mapping[str, str], of_part: Callable[[ScreenPart], Mapping[str, str]], kind: str
+    ) -> str | None:
+        """What the screen (``own``), else a plugin's screen part (``of_part``), says of effect ``kind``."""
+        if kind in own:
+            return own[kind]
+        return next((of_part(part)[kind] for part in self.parts if kind in of_part(part)), None)
 
     def _follow(self, effect: dict[str, Any], seq: int) -> None:
         kind = effect["kind"]
         line = self.peer.record.rules.describe(effect, self.lang)
         if line:
-            self._add(self._log_style(kind), line)
+            self._add(self._by_kind(EFFECT_STYLES, lambda part: part.log_styles, kind) or "info", line)
         me = self.peer.seat
-        flash = FLASHES.get(kind) or next((p.flashes[kind] for p in self.parts if kind in p.flashes), None)
+        flash = self._by_kind(FLASHES, lambda part: part.flashes, kind)
         if flash is not None:
             self.flash = Flash(flash, effect["seat"], effect["seq"], bool(effect["opened"]))
             if effect["opened"]:
