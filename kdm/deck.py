@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.cards import shuffled
-from kdm.engine import Duty, Effect
+from kdm.effects import Effect, is_shown_privately, is_shuffled
+from kdm.engine import Duty
 from kdm.events import Event
 from kdm.state import TableState
 
@@ -69,10 +70,10 @@ class OpenDeck:
     def observe(self, effects: Iterable[Effect]) -> None:
         """Learn the faces of tokens made or reshuffled by these effects."""
         for effect in effects:
-            if effect["kind"] == "shown_privately":
+            if is_shown_privately(effect):
                 self.shown.setdefault(effect["to"], []).extend(effect["tokens"])
                 continue
-            if effect["kind"] != "shuffled":
+            if not is_shuffled(effect):
                 continue
             tokens = effect["tokens"]
             if "pool" in effect:

@@ -28,7 +28,8 @@ from typing import Protocol
 
 from kdm.agents import Bot, Decision
 from kdm.deck import OpenDeck, PrivateNote
-from kdm.engine import Duty, Effect, Engine
+from kdm.effects import Effect
+from kdm.engine import Duty, Engine
 from kdm.events import Event, TimedEvent
 from kdm.net.clock import monotonic_ms
 
@@ -80,9 +81,6 @@ class SteppedClock:
 
 
 # --- bots' plans -------------------------------------------------------------------------------------
-
-#: The keys of an effect that hint bots rather than tell the table anything (see ``concerned``).
-HINTS = frozenset({"wake", "replan"})
 
 
 @dataclass(eq=False)
@@ -172,7 +170,8 @@ class TableDriver:
 
     def concerned(self, effects: Iterable[Effect]) -> list[int]:
         """The seats whose bots look again after these effects: every seat an effect hints (``wake``),
-        every seat with a plan when an effect says ``replan``, and every seat when one gives no hint.
+        every seat with a plan when an effect says ``replan`` (``kdm.effects.Hints``), and every seat
+        when one gives no hint.
         A bot that is not concerned keeps its plan: the game says, by its hints, that the event
         changes nothing it could want (a plan that turns out refused when its time comes is refused
         like any event, and its bot looks again)."""

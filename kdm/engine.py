@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from kdm.deck import Knowledge
     from kdm.manager import Rules
 
-#: What happened, for people and drivers: a plain dict with a ``kind``.
+#: What the games build, until each declares its kinds (``kdm.effects``): a plain dict with a ``kind``.
 Effect = dict[str, Any]
 
 

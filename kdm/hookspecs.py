@@ -106,9 +106,16 @@ def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
     *before* changing anything when the event is not allowed now. ``engine.state.seq`` is the
     event's own sequence number while it is applied.
 
+    What happened is a list of effects: plain dicts with a ``kind``, which every plugin and screen
+    reads as a read-only mapping (``kdm.effects.Effect``). A game declares each of its kinds as a
+    ``TypedDict`` with ``kind: Literal[...]`` and annotates its rules with their union, so a type
+    checker checks every effect they build; the kinds the core reads (``shuffled``, ``shown_privately``,
+    ``dealt``, ``game_over``) are declared in ``kdm.effects``, to use as they are or to extend.
+
     An effect may say which bots it concerns, so that the others do not look again (``kdm.driver``):
     ``"wake": (seats...)`` (``()`` for none), and ``"replan": True`` when it may have made a bot's plan
     wrong (every seat with a plan looks again too). An effect without ``wake`` concerns every seat.
+    Every record derives from ``kdm.effects.Hints``, which declares both.
     """
     raise NotImplementedError
 

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pluggy
 
 from kdm import hookspecs
+from kdm.effects import Effect
 from kdm.errors import PluginError, TableError
 from kdm.events import SEEDED_EVENTS, EventCodec
 from kdm.options import TableOption, resolve_options
@@ -316,7 +317,7 @@ class Rules:
 
     # --- the hooks the core calls, typed (a game calls the hooks it added through ``caller``) ---------
 
-    def describe(self, effect: dict[str, Any], lang: str = "en") -> str | None:
+    def describe(self, effect: Effect, lang: str = "en") -> str | None:
         """One line for people about ``effect`` (``kdm_describe``), or None."""
         text: str | None = self._hook.kdm_describe(effect=effect, lang=lang)
         return text

@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import asyncio
 import selectors
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
 from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
-from kdm.driver import HINTS, SteppedClock, TableDriver
+from kdm.driver import SteppedClock, TableDriver
+from kdm.effects import HINTS
 from kdm.engine import Effect, Engine
 from kdm.events import Deal, Event, Shuffle, StartGame
 from kdm.manager import Rules, plugin_from
@@ -210,7 +211,7 @@ def live_cards(table: ScriptedTable) -> list[int]:
     return [t for hand in state.hands for t in hand] + [t for zone in state.zones.values() for t in zone]
 
 
-def without_hints(effects: list[Effect]) -> list[Effect]:
+def without_hints(effects: Iterable[Effect]) -> list[Effect]:
     """What effects tell the table, without the hints that tell bots whether to look again (``wake``,
     ``replan``): for tests of a rule, which should not change when a game hints its bots better."""
     return [{key: value for key, value in effect.items() if key not in HINTS} for effect in effects]

@@ -29,6 +29,7 @@ CORE = (
     "kdm.agents",
     "kdm.cards",
     "kdm.deck",
+    "kdm.effects",
     "kdm.engine",
     "kdm.errors",
     "kdm.events",

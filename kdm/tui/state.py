@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.cards import pretty
-from kdm.engine import SeatView
+from kdm.engine import Effect, SeatView
 from kdm.events import Event
 from kdm.kilo.calls import QUEENS_CALL
 from kdm.kilo.events import Feint, Pass, Slap
@@ -309,7 +309,7 @@ class TableScreen:
             return own[kind]
         return next((of_part(part)[kind] for part in self.parts if kind in of_part(part)), None)
 
-    def _follow(self, effect: dict[str, Any], seq: int) -> None:
+    def _follow(self, effect: Effect, seq: int) -> None:
         kind = effect["kind"]
         line = self.peer.record.rules.describe(effect, self.lang)
         if line:
