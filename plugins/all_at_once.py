@@ -16,12 +16,14 @@ passing (re)started or the previous GO.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge
-from kdm.engine import Duty, Effect, Engine, IllegalAction, SeatView
+from kdm.effects import Hints
+from kdm.engine import Duty, Engine, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
@@ -53,6 +55,36 @@ class Go(Event):
 
     kind: ClassVar[str] = "go"
     seat: int | None = None
+
+
+class Chose(Hints):
+    """Seat ``seat`` chose card ``token`` to give at the next GO (it may choose again until then)."""
+
+    kind: Literal["chose"]
+    seat: int
+    token: int
+
+
+class Steered(Hints):
+    """The starter ``seat`` chose the round's passing ``direction``."""
+
+    kind: Literal["steered"]
+    seat: int
+    direction: str
+
+
+class Went(Hints):
+    """GO, called by seat ``by`` (None: the table): every ``(seat, receiver, token)`` of ``moves`` at
+    once; the table ``picked`` the cards of those seats. Every hand holds 4 again: a ``checkpoint``."""
+
+    kind: Literal["went"]
+    by: int | None
+    moves: list[tuple[int, int, int]]
+    picked: list[int]
+    checkpoint: bool
+
+
+AllAtOnceEffect = Chose | Steered | Went
 
 
 @dataclass
@@ -106,14 +138,14 @@ def steered(state: TableState, data: AllAtOnceTable) -> bool:
 
 
 @hookimpl
-def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
+def kdm_apply(engine: Engine, event: Event) -> list[AllAtOnceEffect] | None:
     if engine.state.phase != "passing":
         return None  # Steer and Go are refused below; a Pass is refused by the base game
     handler = _HANDLERS.get(event.kind)
     return None if handler is None else handler(engine, event)
 
 
-def _choose(engine: Engine, event: Event) -> list[Effect]:
+def _choose(engine: Engine, event: Event) -> list[AllAtOnceEffect]:
     assert isinstance(event, Pass)
     state = engine.state
     if not 0 <= event.seat < state.players or event.token not in state.hands[event.seat]:
@@ -123,7 +155,7 @@ def _choose(engine: Engine, event: Event) -> list[Effect]:
     return [{"kind": "chose", "seat": event.seat, "token": event.token}]
 
 
-def _steer(engine: Engine, event: Event) -> list[Effect]:
+def _steer(engine: Engine, event: Event) -> list[AllAtOnceEffect]:
     assert isinstance(event, Steer)
     state = engine.state
     data, starter = current(state), kilo.table(state).starter
@@ -139,7 +171,7 @@ def _steer(engine: Engine, event: Event) -> list[Effect]:
     return [{"kind": "steered", "seat": event.seat, "direction": event.direction}]
 
 
-def _go(engine: Engine, event: Event) -> list[Effect]:
+def _go(engine: Engine, event: Event) -> list[AllAtOnceEffect]:
     assert isinstance(event, Go)
     state = engine.state
     data, base = current(state), kilo.table(state)
@@ -150,7 +182,8 @@ def _go(engine: Engine, event: Event) -> list[Effect]:
         raise IllegalAction(f"the starter (seat {base.starter}) calls GO")
     if not steered(state, data):
         raise IllegalAction("the starter has not chosen the direction yet")
-    moves, picked = [], []
+    moves: list[tuple[int, int, int]] = []
+    picked: list[int] = []
     for seat, hand in enumerate(state.hands):
         token = data.chosen.get(seat)
         if token is None:
@@ -173,7 +206,11 @@ def _pick(seed: bytes, gos: int) -> int:
     )
 
 
-_HANDLERS = {Pass.kind: _choose, Steer.kind: _steer, Go.kind: _go}
+_HANDLERS: dict[str, Callable[[Engine, Event], list[AllAtOnceEffect]]] = {
+    Pass.kind: _choose,
+    Steer.kind: _steer,
+    Go.kind: _go,
+}
 
 
 @hookimpl

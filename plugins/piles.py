@@ -10,15 +10,18 @@ the pile drawn from, and reshuffles that pile with ``flush_to=shuffle``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge
-from kdm.engine import Duty, Effect, Engine, IllegalAction, SeatView
+from kdm.effects import Hints
+from kdm.engine import Duty, Engine, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
+from kdm.kilo.effects import KiloEffect
 from kdm.kilo.events import Draw
 from kdm.state import TableState
 
@@ -33,6 +36,14 @@ class ChoosePile(Event):
     """``seat``, about to draw, chooses pile number ``pile``."""
 
     kind: ClassVar[str] = "choose_pile"
+    seat: int
+    pile: int
+
+
+class PileChosen(Hints):
+    """Seat ``seat`` draws from pile number ``pile``."""
+
+    kind: Literal["pile_chosen"]
     seat: int
     pile: int
 
@@ -78,7 +89,7 @@ def source(state: TableState) -> str | None:
 
 
 @hookimpl
-def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
+def kdm_apply(engine: Engine, event: Event) -> Sequence[KiloEffect | PileChosen] | None:
     state = engine.state
     if isinstance(event, ChoosePile):
         losers = kilo.table(state).losers

@@ -13,18 +13,25 @@ question with one sensible answer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from kdm.cards import rank_of
 from kdm.deck import Knowledge
-from kdm.engine import Effect, Engine
+from kdm.engine import Engine
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
+from kdm.kilo.effects import Drew
 from kdm.state import TableState
 
 NAME = "seven_in_reserve"
 KDM_REQUIRES = ("kilo",)  # a variant of the base game
 KDM_MODULES = ("kdm.plugins.seven_in_reserve_screen",)
+
+
+class DrewWithReserve(Drew):
+    """A draw that kept a first 7 in reserve, or that flushed the 7 kept with the card drawn."""
+
+    reserve: Literal["kept", "flushed"]
 
 
 @dataclass
@@ -45,22 +52,27 @@ def kdm_setup_table(state: TableState) -> None:
 
 
 @hookimpl
-def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[Effect] | None:
+def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[DrewWithReserve] | None:
     state = engine.state
     kept = reserve(state).kept
     in_front = state.zones[kilo.kilos_zone(seat)]
-    drew: Effect = {"kind": "drew", "round": state.round, "seat": seat, "card": card}
     if seat in kept:
         # The next draw after a reserve: the card drawn and the reserved 7 go under the pile together.
         del kept[seat]
         kilo.flush_kilos(engine, seat)
         kilo.record_kilos(engine, seat, 0)
-        return [{**drew, "flush": True, "reserve": "flushed"}]
+        return [drew(state, seat, card, "flushed")]
     if rank_of(card) == "7" and in_front == [token]:
         kept[seat] = token
         kilo.record_kilos(engine, seat, 0)
-        return [{**drew, "flush": False, "reserve": "kept"}]
+        return [drew(state, seat, card, "kept")]
     return None  # the base game's draw
+
+
+def drew(state: TableState, seat: int, card: str, what: Literal["kept", "flushed"]) -> DrewWithReserve:
+    """The ``drew`` effect of a draw that kept a 7 in reserve or flushed it (a flush of the draw too)."""
+    return {"kind": "drew", "round": state.round, "seat": seat, "card": card, "flush": what == "flushed",
+            "reserve": what}  # fmt: skip
 
 
 @dataclass(slots=True)

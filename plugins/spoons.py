@@ -18,14 +18,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge
-from kdm.engine import Duty, Effect, Engine, IllegalAction, SeatView
+from kdm.engine import Duty, Engine, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
+from kdm.kilo.effects import KiloEffect, Slapping
 from kdm.kilo.events import Slap
 from kdm.options import TableOption
 from kdm.state import TableState
@@ -40,6 +41,12 @@ class Grab(Slap):
     """``seat`` grabs one of the objects on the table (timed like a slap)."""
 
     kind: ClassVar[str] = "grab"
+
+
+class Grabbed(Slapping):
+    """Seat ``seat`` grabbed an object: the base game's slap under this table's name for it."""
+
+    kind: Literal["grabbed"]
 
 
 @hookimpl
@@ -64,13 +71,19 @@ def kdm_event_types() -> list[type[Event]]:
 
 
 @hookimpl
-def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
+def kdm_apply(engine: Engine, event: Event) -> list[KiloEffect | Grabbed] | None:
     if event.kind == Grab.kind:
         assert isinstance(event, Grab)
-        return kilo.slap(engine, event, effect_kind="grabbed")
+        return [grabbed(effect) for effect in kilo.slap(engine, event)]
     if event.kind == Slap.kind:
         raise IllegalAction("at this table you grab an object (grab), you do not slap the pile")
     return None
+
+
+def grabbed(effect: KiloEffect) -> KiloEffect | Grabbed:
+    """The base game's ``slapped`` effect as a grab (the same fields, in the same order); the window's
+    other effects as they are."""
+    return {**effect, "kind": "grabbed"} if effect["kind"] == "slapped" else effect
 
 
 def objects(state: TableState) -> int:

@@ -24,12 +24,14 @@ Variants of the base game implement these as a third party's house rule would; e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from kdm.hookspecs import hookspec
 
 if TYPE_CHECKING:
-    from kdm.engine import Effect, Engine
+    from kdm.engine import Engine
+    from kdm.kilo.effects import Drew
     from kdm.state import TableState
 
 
@@ -95,9 +97,11 @@ def kdm_window_judged(state: TableState, window: Any, valid: bool, losers: list[
 
 
 @hookspec(firstresult=True)
-def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[Effect] | None:
-    """What a drawn card does once it is face up in front of ``seat`` (count it, or flush).
-    ``firstresult``; the token is already off the pile and its face public.
+def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> Sequence[Drew] | None:
+    """What a drawn card does once it is face up in front of ``seat`` (count it, or flush), told as a
+    ``drew`` effect (``kdm.kilo.effects.Drew``; a variant's may say more: ``seven_in_reserve``'s says
+    what became of the 7 in reserve). ``firstresult``; the token is already off the pile and its face
+    public.
     """
     raise NotImplementedError
 

@@ -13,16 +13,18 @@ after a flush with ``flush_to=shuffle``) → ``dealing`` for the next round, or 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of, suit_of
 from kdm.deck import Knowledge
-from kdm.engine import Duty, Effect, Engine, IllegalAction
+from kdm.effects import Shuffled
+from kdm.engine import Duty, Engine, IllegalAction
 from kdm.engine import effective_time as engine_effective_time
 from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
 from kdm.hookspecs import hookimpl
+from kdm.kilo.effects import Announced, Drew, HandShown, Judged, KiloEffect, Passed, PassingStarted, Slapped
 from kdm.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, ShowHand, Slap
 from kdm.options import TableOption
 from kdm.state import TableState
@@ -196,7 +198,7 @@ TABLE_PHASES = frozenset({"dealing", "announcing", "judging"})
 
 
 @hookimpl
-def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
+def kdm_apply(engine: Engine, event: Event) -> list[KiloEffect] | None:
     handler = _HANDLERS.get(event.kind)
     if handler is None:
         return None
@@ -207,7 +209,7 @@ def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
     return effects
 
 
-def _start_game(engine: Engine, event: Event) -> list[Effect]:
+def _start_game(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, StartGame)
     state = engine.state
     _expect(state, "setup", "the game has already started")
@@ -233,7 +235,7 @@ def _start_game(engine: Engine, event: Event) -> list[Effect]:
     ]
 
 
-def _deal(engine: Engine, event: Event) -> list[Effect]:
+def _deal(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, Deal)
     state = engine.state
     _expect(state, "dealing", "cards are dealt only between rounds")
@@ -263,7 +265,7 @@ def _deal(engine: Engine, event: Event) -> list[Effect]:
     ]
 
 
-def _announce(engine: Engine, event: Event) -> list[Effect]:
+def _announce(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, Announce)
     state = engine.state
     _expect(state, "announcing", "the queens are called only at the start of a round")
@@ -273,14 +275,14 @@ def _announce(engine: Engine, event: Event) -> list[Effect]:
     _check_seat(state, event.seat)
     kilo.to_announce.remove(event.card)
     kilo.holders[event.card] = event.seat
-    announced: Effect = {"kind": "announced", "seat": event.seat, "card": event.card}
+    announced: Announced = {"kind": "announced", "seat": event.seat, "card": event.card}
     if kilo.to_announce:
         announced["wake"] = ()  # the next queen is a duty too: no bot has anything to decide yet
         return [announced]
     return [announced, _begin_passing(engine, kilo)]
 
 
-def _begin_passing(engine: Engine, kilo: KiloTable) -> Effect:
+def _begin_passing(engine: Engine, kilo: KiloTable) -> PassingStarted:
     state = engine.state
     starter = kilo.holders[QUEEN_OF_HEARTS]
     kilo.starter = starter
@@ -308,7 +310,7 @@ def passing_direction(rule: str, players: int, starter: int, spades: int | None)
     return RIGHT if going_right < going_left else LEFT
 
 
-def _pass(engine: Engine, event: Event) -> list[Effect]:
+def _pass(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, Pass)
     state = engine.state
     _expect(state, "passing", "no passing now")
@@ -325,7 +327,7 @@ def _pass(engine: Engine, event: Event) -> list[Effect]:
     kilo.passes += 1
     # Sequential passing: every hand holds 4 exactly when the turn is back with the starter.
     was_checkpoint, kilo.checkpoint = kilo.checkpoint, receiver == kilo.starter
-    effect: Effect = {"kind": "passed", "seat": event.seat, "to": receiver, "token": event.token,
+    effect: Passed = {"kind": "passed", "seat": event.seat, "to": receiver, "token": event.token,
                       "checkpoint": kilo.checkpoint}  # fmt: skip
     if not kilo.checkpoint:
         # Only the receiver has something new to think about (a card, and the turn). Leaving a
@@ -342,15 +344,16 @@ def effective_time(kilo: KiloTable, event: TimedEvent) -> float:
     return engine_effective_time(kilo.reactions, event)
 
 
-def _slap(engine: Engine, event: Event) -> list[Effect]:
+def _slap(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, Slap)
     return slap(engine, event)
 
 
-def slap(engine: Engine, event: TimedEvent, effect_kind: str = "slapped") -> list[Effect]:
+def slap(engine: Engine, event: TimedEvent) -> list[KiloEffect]:
     """A slap (or a variant's equivalent gesture, such as a spoon grab): opens a window or joins it.
 
-    Variants whose gesture is not a slap call this with their own event and ``effect_kind``.
+    Variants whose gesture is not a slap call this with their own event, and give the ``slapped``
+    effect their own kind (a ``Slapping`` record of their own, as ``spoons`` does).
     """
     state = engine.state
     kilo = table(state)
@@ -371,21 +374,21 @@ def slap(engine: Engine, event: TimedEvent, effect_kind: str = "slapped") -> lis
         state.phase = "window"
     window.slaps.append((event.seat, eff, state.seq))
     kilo.reactions[state.seq] = eff
-    effect: Effect = {"kind": effect_kind, "seat": event.seat, "seq": state.seq, "effective": eff,
-                      "opened": opened}  # fmt: skip
+    effect: Slapped = {"kind": "slapped", "seat": event.seat, "seq": state.seq, "effective": eff,
+                       "opened": opened}  # fmt: skip
     if opened:
         effect["close_after_ms"] = state.options["slap_timeout_ms"]
     else:
         # Joining an open window: the others' reactions to its opening stand; only the slapper's
         # plan was used up.
         effect["wake"] = (event.seat,)
-    effects = [effect]
+    effects: list[KiloEffect] = [effect]
     if engine.rules.caller("kdm_window_complete")(state=state, window=window):
         effects += _close_window(engine)
     return effects
 
 
-def _feint(engine: Engine, event: Event) -> list[Effect]:
+def _feint(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, Feint)
     state = engine.state
     _expect(state, ("passing", "window"), "no feinting now")
@@ -397,7 +400,7 @@ def _feint(engine: Engine, event: Event) -> list[Effect]:
     return [{"kind": "feinted", "seat": event.seat, "seq": state.seq}]
 
 
-def _close(engine: Engine, event: Event) -> list[Effect]:
+def _close(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, Close)
     _expect(engine.state, "window", "no window is open")
     return _close_window(engine)
@@ -408,7 +411,7 @@ def kdm_window_complete(state: TableState, window: Window) -> bool:
     return len(window.slaps) == state.players
 
 
-def _close_window(engine: Engine) -> list[Effect]:
+def _close_window(engine: Engine) -> list[KiloEffect]:
     state = engine.state
     kilo = table(state)
     window = kilo.window
@@ -416,14 +419,14 @@ def _close_window(engine: Engine) -> list[Effect]:
     window.closed = True
     kilo.ordered = [(seat, eff) for seat, eff, _seq in
                     sorted(window.slaps, key=lambda s: (s[1], kilo.tiebreak[s[0]]))]  # fmt: skip
-    effects: list[Effect] = [{"kind": "window_closed", "order": list(kilo.ordered)}]
+    effects: list[KiloEffect] = [{"kind": "window_closed", "order": list(kilo.ordered)}]
     if window.checkpoint:
         state.phase = "judging"  # the first slapper must show a combo
         return effects
     return effects + _judge(engine, combo=False)
 
 
-def _show_hand(engine: Engine, event: Event) -> list[Effect]:
+def _show_hand(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, ShowHand)
     state = engine.state
     _expect(state, "judging", "no hand is being shown now")
@@ -436,7 +439,7 @@ def _show_hand(engine: Engine, event: Event) -> list[Effect]:
         raise IllegalAction(f"seat {first} shows something that is not a card of this table")
     state.faces.update(zip(event.tokens, event.cards, strict=True))
     combo = bool(engine.rules.caller("kdm_is_combo")(cards=list(event.cards), options=state.options))
-    shown: Effect = {"kind": "hand_shown", "seat": first, "cards": list(event.cards), "combo": combo}
+    shown: HandShown = {"kind": "hand_shown", "seat": first, "cards": list(event.cards), "combo": combo}
     return [shown, *_judge(engine, combo)]
 
 
@@ -449,7 +452,7 @@ def kdm_judge_window(state: TableState, window: Window, combo: bool) -> list[int
     return never or [kilo.ordered[-1][0]]
 
 
-def _judge(engine: Engine, combo: bool) -> list[Effect]:
+def _judge(engine: Engine, combo: bool) -> list[KiloEffect]:
     state = engine.state
     kilo = table(state)
     window = kilo.window
@@ -459,7 +462,7 @@ def _judge(engine: Engine, combo: bool) -> list[Effect]:
     state.phase = "drawing"
     valid = window.checkpoint and combo
     engine.rules.caller("kdm_window_judged")(state=state, window=window, valid=valid, losers=list(losers))
-    judged: Effect = {
+    judged: Judged = {
         "kind": "judged",
         "valid": valid,
         "first": kilo.ordered[0][0],
@@ -469,12 +472,12 @@ def _judge(engine: Engine, combo: bool) -> list[Effect]:
     return [judged, *_after_draw(engine)]
 
 
-def _draw(engine: Engine, event: Event) -> list[Effect]:
+def _draw(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, Draw)
     return draw(engine, event)
 
 
-def draw(engine: Engine, event: Draw, zones: tuple[str, ...] | None = None) -> list[Effect]:
+def draw(engine: Engine, event: Draw, zones: tuple[str, ...] | None = None) -> list[KiloEffect]:
     """The loser to draw takes the top card of one of ``zones`` (default: any pile) face up."""
     state = engine.state
     _expect(state, "drawing", "nobody draws now")
@@ -492,12 +495,12 @@ def draw(engine: Engine, event: Draw, zones: tuple[str, ...] | None = None) -> l
     state.faces[event.token] = event.card
     state.zones[kilos_zone(event.seat)].append(event.token)
     kilo.losers.pop(0)
-    effects: list[Effect] = engine.rules.caller("kdm_draw")(
+    effects: Sequence[Drew] = engine.rules.caller("kdm_draw")(
         engine=engine, seat=event.seat, token=event.token, card=event.card
     )
     drew = [e for e in effects if e["kind"] == "drew"]
     kilo.draws.extend((e["round"], e["seat"], e["card"], e["flush"]) for e in drew)
-    return effects + _after_draw(engine)
+    return [*effects, *_after_draw(engine)]
 
 
 def _draw_zones(state: TableState) -> list[str]:
@@ -506,11 +509,11 @@ def _draw_zones(state: TableState) -> list[str]:
 
 
 @hookimpl
-def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[Effect]:
+def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[Drew]:
     """RULES 1.2.9: a 7 onto earlier kilos flushes them all under the pile; a first 7 counts 7."""
     state = engine.state
     flush = rank_of(card) == "7" and len(state.zones[kilos_zone(seat)]) > 1
-    drew: Effect = {"kind": "drew", "round": state.round, "seat": seat, "card": card, "flush": flush}
+    drew: Drew = {"kind": "drew", "round": state.round, "seat": seat, "card": card, "flush": flush}
     if flush:
         flush_kilos(engine, seat)
     record_kilos(engine, seat, kilos_of(engine, seat))
@@ -544,7 +547,7 @@ def kilos_of(engine: Engine, seat: int) -> int:
     return sum(weight(engine, state.faces[t]) or 0 for t in state.zones[kilos_zone(seat)])
 
 
-def _shuffle(engine: Engine, event: Event) -> list[Effect]:
+def _shuffle(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, Shuffle)
     state = engine.state
     _expect(state, "shuffling", "nothing is being shuffled now")
@@ -555,12 +558,12 @@ def _shuffle(engine: Engine, event: Event) -> list[Effect]:
         state.faces.pop(token, None)
     state.zones[zone] = list(new)
     state.phase = "drawing"
-    shuffled: Effect = {"kind": "shuffled", "zone": zone, "tokens": new, "from_tokens": old,
-                        "seed": event.seed}  # fmt: skip
+    shuffled: Shuffled = {"kind": "shuffled", "zone": zone, "tokens": new, "from_tokens": old,
+                          "seed": event.seed}  # fmt: skip
     return [shuffled, *_after_draw(engine)]
 
 
-def _after_draw(engine: Engine) -> list[Effect]:
+def _after_draw(engine: Engine) -> list[KiloEffect]:
     """Ask for the next draw, or finish the window (nothing is drawn from an empty pile)."""
     state = engine.state
     kilo = table(state)
@@ -576,11 +579,11 @@ def _after_draw(engine: Engine) -> list[Effect]:
     return _end_round(engine)
 
 
-def _end_round(engine: Engine) -> list[Effect]:
+def _end_round(engine: Engine) -> list[KiloEffect]:
     state = engine.state
     state.hands = [[] for _ in range(state.players)]
     state.turn = None
-    effects: list[Effect] = [{"kind": "round_over", "round": state.round, "scores": list(state.scores)}]
+    effects: list[KiloEffect] = [{"kind": "round_over", "round": state.round, "scores": list(state.scores)}]
     if engine.rules.caller("kdm_game_over")(state=state):
         state.phase = "over"
         winners = engine.rules.caller("kdm_winners")(state=state)
@@ -674,7 +677,7 @@ def _check_seat(state: TableState, seat: int) -> None:
         raise IllegalAction(f"there is no seat {seat}")
 
 
-_HANDLERS: dict[str, Callable[[Engine, Event], list[Effect]]] = {
+_HANDLERS: dict[str, Callable[[Engine, Event], list[KiloEffect]]] = {
     StartGame.kind: _start_game,
     Deal.kind: _deal,
     Announce.kind: _announce,

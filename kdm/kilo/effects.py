@@ -1,0 +1,153 @@
+"""What the base game's rules say happened: one typed record per kind of effect, and their union.
+
+At run time every effect is a plain dict (``kdm.effects``); these records let a type checker check
+each one ``kdm.kilo.rules`` builds, key by key. The kinds the core reads (``shuffled``, ``dealt``) are
+the core's records, ``game_over`` extends the core's with the kilos. A variant of the base game declares
+its own kinds in its own module, deriving from these where its effect is one of them under another
+name or with more to say (``spoons``' grab is a ``Slapping``, ``seven_in_reserve``'s draw a ``Drew``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+from kdm import effects as core
+from kdm.effects import Dealt, Hints, Shuffled
+
+
+class GameStarted(Hints):
+    """The pile is made: ``pile`` cards for ``players`` players."""
+
+    kind: Literal["game_started"]
+    players: int
+    pile: int
+
+
+class Announced(Hints):
+    """Seat ``seat`` holds ``card``, a queen the table called for."""
+
+    kind: Literal["announced"]
+    seat: int
+    card: str
+
+
+class PassingStarted(Hints):
+    """Round ``round``'s passing starts with ``starter`` (the Queen of hearts), toward ``direction``."""
+
+    kind: Literal["passing_started"]
+    round: int
+    starter: int
+    direction: Literal["left", "right"]
+
+
+class Passed(Hints):
+    """Seat ``seat`` passed card ``token`` to seat ``to``; ``checkpoint`` when every hand holds 4 now."""
+
+    kind: Literal["passed"]
+    seat: int
+    to: int
+    token: int
+    checkpoint: bool
+
+
+class _Opening(TypedDict, total=False):
+    #: Given when the slap opened the window: it closes this long after, unless complete first.
+    close_after_ms: int
+
+
+class Slapping(Hints, _Opening):
+    """A slap, or a variant's gesture judged like one: seat ``seat`` opened the window (``opened``) or
+    joined it, as event ``seq``, at ``effective`` ms (DESIGN 5.6). Each gesture names its own kind."""
+
+    seat: int
+    seq: int
+    effective: float
+    opened: bool
+
+
+class Slapped(Slapping):
+    kind: Literal["slapped"]
+
+
+class Feinted(Hints):
+    """Seat ``seat`` feinted, as event ``seq`` (a later reaction may name it as its trigger)."""
+
+    kind: Literal["feinted"]
+    seat: int
+    seq: int
+
+
+class WindowClosed(Hints):
+    """The slap window closed: ``order`` is ``(seat, effective time)``, earliest first."""
+
+    kind: Literal["window_closed"]
+    order: list[tuple[int, float]]
+
+
+class HandShown(Hints):
+    """The first slapper, ``seat``, turned up ``cards``; ``combo`` when they make one."""
+
+    kind: Literal["hand_shown"]
+    seat: int
+    cards: list[str]
+    combo: bool
+
+
+class Judged(Hints):
+    """The window is judged: ``valid`` slap or not, by ``first``; ``losers`` draw, in that order."""
+
+    kind: Literal["judged"]
+    valid: bool
+    first: int
+    order: list[tuple[int, float]]
+    losers: list[int]
+
+
+class Drew(Hints):
+    """Seat ``seat`` drew ``card`` in round ``round``; ``flush`` when it flushed its kilos (RULES 1.2.9)."""
+
+    kind: Literal["drew"]
+    round: int
+    seat: int
+    card: str
+    flush: bool
+
+
+class PassingResumed(Hints):
+    """The window's draws are done and the round goes on."""
+
+    kind: Literal["passing_resumed"]
+
+
+class RoundOver(Hints):
+    """Round ``round`` is over; ``scores`` are the kilos in front of each seat."""
+
+    kind: Literal["round_over"]
+    round: int
+    scores: list[int]
+
+
+class GameOver(core.GameOver):
+    """The game is over: ``winners`` have the fewest kilos; ``scores`` are every seat's."""
+
+    scores: list[int]
+
+
+#: Every effect the base game's rules build (a variant's ``kdm_draw`` builds a ``Drew`` too).
+KiloEffect = (
+    Shuffled
+    | GameStarted
+    | Dealt
+    | Announced
+    | PassingStarted
+    | Passed
+    | Slapped
+    | Feinted
+    | WindowClosed
+    | HandShown
+    | Judged
+    | Drew
+    | PassingResumed
+    | RoundOver
+    | GameOver
+)
