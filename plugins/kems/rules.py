@@ -29,11 +29,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of
-from kdm.engine import Duty, Effect, Engine, IllegalAction, effective_time
+from kdm.effects import ShownPrivately
+from kdm.engine import Duty, Engine, IllegalAction, effective_time
 from kdm.events import Deal, Event, Shuffle
 from kdm.hookspecs import hookimpl
 from kdm.kilo.events import Close, ShowHand
 from kdm.options import TableOption
+from kdm.plugins.kems.effects import CallJudged, CallResult, HandKept, KemsEffect, SweepAnswered
 from kdm.plugins.kems.events import (
     EVENTS,
     Call,
@@ -228,12 +230,12 @@ def kdm_setup_table(state: TableState) -> None:
 
 
 @hookimpl
-def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
+def kdm_apply(engine: Engine, event: Event) -> list[KemsEffect] | None:
     handler = _HANDLERS.get(event.kind)
     return None if handler is None else handler(engine, event)
 
 
-def _deal(engine: Engine, event: Event) -> list[Effect]:
+def _deal(engine: Engine, event: Event) -> list[KemsEffect]:
     """RULES 3.3: a fresh deck, shuffled, four cards to each player one at a time; the rest is the talon."""
     assert isinstance(event, Deal)
     state = engine.state
@@ -270,7 +272,7 @@ def _new_deal_fields(data: KemsTable, seed: bytes, players: int) -> None:
     data.tiebreak = [hashlib.blake2b(seed + bytes([s]), digest_size=8).digest() for s in range(players)]
 
 
-def _keep_hand(engine: Engine, event: Event) -> list[Effect]:
+def _keep_hand(engine: Engine, event: Event) -> list[KemsEffect]:
     assert isinstance(event, KeepHand)
     state = engine.state
     _expect(state, "checking", "hands are checked only after the deal")
@@ -279,11 +281,11 @@ def _keep_hand(engine: Engine, event: Event) -> list[Effect]:
         raise IllegalAction(f"seat {data.to_check[0]} checks its hand now, not seat {event.seat}")
     data.to_check.pop(0)
     # The next check, or the turn of the table's cards, is a duty, not a player's choice: no bot has news.
-    kept: Effect = {"kind": "hand_kept", "seat": event.seat, "wake": ()}
+    kept: HandKept = {"kind": "hand_kept", "seat": event.seat, "wake": ()}
     return [kept, *_after_check(state)]
 
 
-def _after_check(state: TableState) -> list[Effect]:
+def _after_check(state: TableState) -> list[KemsEffect]:
     if not kems(state).to_check:
         _start_turning(state)
     return []
@@ -298,7 +300,7 @@ def _start_turning(state: TableState) -> None:
         state.phase = "reshuffling"
 
 
-def _redraw(engine: Engine, event: Event) -> list[Effect]:
+def _redraw(engine: Engine, event: Event) -> list[KemsEffect]:
     """RULES 3.3: three or four of a rank are shown, go back into the talon (shuffled), and are redrawn."""
     assert isinstance(event, Redraw)
     state = engine.state
@@ -320,7 +322,7 @@ def _redraw(engine: Engine, event: Event) -> list[Effect]:
     return [{"kind": "redrawn", "seat": event.seat, "cards": list(event.cards)}]
 
 
-def _shuffle(engine: Engine, event: Event) -> list[Effect]:
+def _shuffle(engine: Engine, event: Event) -> list[KemsEffect]:
     """The talon (after a redraw) or the bin (when the talon ran out) is shuffled into a new talon."""
     assert isinstance(event, Shuffle)
     state = engine.state
@@ -333,7 +335,7 @@ def _shuffle(engine: Engine, event: Event) -> list[Effect]:
     state.zones[TALON] = list(new)
     if data.reshuffle == BIN:
         state.zones[BIN] = []
-    effects: list[Effect] = [
+    effects: list[KemsEffect] = [
         {"kind": "shuffled", "zone": TALON, "tokens": new, "from_tokens": old, "seed": event.seed},
         {"kind": "talon_shuffled", "from": data.reshuffle, "cards": len(new)},
     ]
@@ -348,7 +350,7 @@ def _shuffle(engine: Engine, event: Event) -> list[Effect]:
     return effects
 
 
-def _turn(engine: Engine, event: Event) -> list[Effect]:
+def _turn(engine: Engine, event: Event) -> list[KemsEffect]:
     """RULES 3.4.1 and 3.4.4: turn cards until four lie face up without three of a rank."""
     assert isinstance(event, Turn)
     state = engine.state
@@ -365,7 +367,7 @@ def _turn(engine: Engine, event: Event) -> list[Effect]:
     del talon[len(talon) - wanted :]
     on_table.extend(event.tokens)
     state.faces.update(zip(event.tokens, event.cards, strict=True))
-    effects: list[Effect] = [{"kind": "turned", "cards": list(event.cards)}]
+    effects: list[KemsEffect] = [{"kind": "turned", "cards": list(event.cards)}]
     if len(on_table) < TABLE_CARDS:
         data.reshuffle = BIN
         state.phase = "reshuffling"
@@ -379,7 +381,7 @@ def _turn(engine: Engine, event: Event) -> list[Effect]:
     return [*effects, *_open_hunt(state)]
 
 
-def _open_hunt(state: TableState) -> list[Effect]:
+def _open_hunt(state: TableState) -> list[KemsEffect]:
     data = kems(state)
     data.quiet_since = state.seq
     data.sweepable = False
@@ -387,7 +389,7 @@ def _open_hunt(state: TableState) -> list[Effect]:
     return [{"kind": "hunt_open", "table": [state.faces[t] for t in state.zones[TABLE]]}]
 
 
-def _exchange(engine: Engine, event: Event) -> list[Effect]:
+def _exchange(engine: Engine, event: Event) -> list[KemsEffect]:
     """RULES 3.4.2: give k cards, take k table cards; a card already taken voids the whole exchange."""
     assert isinstance(event, Exchange)
     state = engine.state
@@ -414,7 +416,7 @@ def _exchange(engine: Engine, event: Event) -> list[Effect]:
         on_table[on_table.index(taken)] = given
     data.quiet_since = state.seq
     data.sweepable = False
-    effects: list[Effect] = [
+    effects: list[KemsEffect] = [
         {
             "kind": "exchanged",
             "seat": event.seat,
@@ -428,14 +430,14 @@ def _exchange(engine: Engine, event: Event) -> list[Effect]:
     return effects
 
 
-def _quiet(engine: Engine, event: Event) -> list[Effect]:
+def _quiet(engine: Engine, event: Event) -> list[KemsEffect]:
     state = engine.state
     _expect(state, "hunt", "the hunt is not on")
     kems(state).sweepable = True
     return [{"kind": "quiet"}]
 
 
-def _sweep(engine: Engine, event: Event) -> list[Effect]:
+def _sweep(engine: Engine, event: Event) -> list[KemsEffect]:
     """RULES 3.4.3: « Balayage ? », once nobody has exchanged for ``sweep_after_ms``."""
     assert isinstance(event, Sweep)
     state = engine.state
@@ -453,7 +455,7 @@ def _sweep(engine: Engine, event: Event) -> list[Effect]:
     return [{"kind": "sweep_asked", "seat": event.seat, "wake": others}]
 
 
-def _sweep_answer(engine: Engine, event: Event) -> list[Effect]:
+def _sweep_answer(engine: Engine, event: Event) -> list[KemsEffect]:
     assert isinstance(event, SweepAnswer)
     state = engine.state
     _expect(state, "sweep", "nobody asked for a sweep")
@@ -461,7 +463,7 @@ def _sweep_answer(engine: Engine, event: Event) -> list[Effect]:
     data = kems(state)
     if event.seat == data.sweep_asker or event.seat in data.sweep_accepted:
         raise IllegalAction(f"seat {event.seat} has no sweep question to answer")
-    answered: Effect = {"kind": "sweep_answered", "seat": event.seat, "accept": event.accept}
+    answered: SweepAnswered = {"kind": "sweep_answered", "seat": event.seat, "accept": event.accept}
     if not event.accept:
         data.refuser = event.seat
         data.sweep_asker = None
@@ -481,7 +483,7 @@ def _sweep_answer(engine: Engine, event: Event) -> list[Effect]:
     return [answered, {"kind": "binned", "cards": faces, "reason": "sweep", "wake": ()}]
 
 
-def _gesture(engine: Engine, event: Event) -> list[Effect]:
+def _gesture(engine: Engine, event: Event) -> list[KemsEffect]:
     """RULES 3.2: anyone may make any gesture at any time, and everyone sees it."""
     assert isinstance(event, Gesture)
     state = engine.state
@@ -496,7 +498,7 @@ def _gesture(engine: Engine, event: Event) -> list[Effect]:
     return [{"kind": "gestured", "seat": event.seat, "gesture": event.gesture, "seq": state.seq}]
 
 
-def _say(engine: Engine, event: Event) -> list[Effect]:
+def _say(engine: Engine, event: Event) -> list[KemsEffect]:
     assert isinstance(event, Say)
     state = engine.state
     _playing(state)
@@ -512,7 +514,7 @@ def _say(engine: Engine, event: Event) -> list[Effect]:
     return [{"kind": "said", "seat": event.seat, "text": text}]
 
 
-def _call(engine: Engine, event: Event) -> list[Effect]:
+def _call(engine: Engine, event: Event) -> list[KemsEffect]:
     """RULES 3.5: a call opens a window (or joins it); the earliest effective time counts."""
     assert isinstance(event, Call)
     state = engine.state
@@ -544,7 +546,7 @@ def _call(engine: Engine, event: Event) -> list[Effect]:
              "effective": eff, "opened": opened}]  # fmt: skip
 
 
-def _close(engine: Engine, event: Event) -> list[Effect]:
+def _close(engine: Engine, event: Event) -> list[KemsEffect]:
     """The call window's time is up: the earliest call counts, the others are void."""
     state = engine.state
     _expect(state, "calling", "no call is open")
@@ -553,8 +555,8 @@ def _close(engine: Engine, event: Event) -> list[Effect]:
     seat, call, target, _eff, seq = ordered[0]
     data.calls.clear()
     data.judged, data.judged_seq = (seat, call, target), seq
-    judged: Effect = {"kind": "call_judged", "seat": seat, "call": call, "target": target,
-                      "void": [c[0] for c in ordered[1:]]}  # fmt: skip
+    judged: CallJudged = {"kind": "call_judged", "seat": seat, "call": call, "target": target,
+                          "void": [c[0] for c in ordered[1:]]}  # fmt: skip
     judged["wake"] = ()  # hands are shown (or a Contre answered) by the table: no bot has news yet
     partner = partner_of(seat, state.players)
     if call == "contre":
@@ -565,7 +567,7 @@ def _close(engine: Engine, event: Event) -> list[Effect]:
     return [judged]
 
 
-def _show_hand(engine: Engine, event: Event) -> list[Effect]:
+def _show_hand(engine: Engine, event: Event) -> list[KemsEffect]:
     """A whole hand shown for a call, or in answer to a Contre by an accused who holds four of a kind
     (without four, the accused answers with ``ShowTwo``: RULES 3.5, the deal goes on)."""
     assert isinstance(event, ShowHand)
@@ -592,7 +594,7 @@ def _show_hand(engine: Engine, event: Event) -> list[Effect]:
     state.faces.update(zip(event.tokens, event.cards, strict=True))
     data.shown[shower] = four
     # The next hand shown, or the next deal, is the table's: no bot has news until play goes on.
-    effects: list[Effect] = [
+    effects: list[KemsEffect] = [
         {"kind": "hand_shown", "seat": shower, "cards": list(event.cards), "four": four, "wake": ()}
     ]
     if state.phase == "answering":  # four: the Contre holds unless the partner has four too
@@ -605,7 +607,7 @@ def _show_hand(engine: Engine, event: Event) -> list[Effect]:
     return effects + _score(engine)
 
 
-def _show_two(engine: Engine, event: Event) -> list[Effect]:
+def _show_two(engine: Engine, event: Event) -> list[KemsEffect]:
     """RULES 3.5: a failed Contre: two cards to the caller only, -1, and no more Contre this deal."""
     assert isinstance(event, ShowTwo)
     state = engine.state
@@ -623,11 +625,12 @@ def _show_two(engine: Engine, event: Event) -> list[Effect]:
         raise IllegalAction("two different cards of the accused's hand are shown")
     data.barred.append(caller)
     data.private_shows.append((caller, accused, tuple(event.tokens)))
-    shown: Effect = {"kind": "shown_privately", "to": caller, "by": accused, "tokens": list(event.tokens)}
+    shown: ShownPrivately = {"kind": "shown_privately", "to": caller, "by": accused,
+                             "tokens": list(event.tokens)}  # fmt: skip
     return [shown, _settle(state, "failed", -1), *_resume_hunt(state)]
 
 
-def _resume_hunt(state: TableState) -> list[Effect]:
+def _resume_hunt(state: TableState) -> list[KemsEffect]:
     data = kems(state)
     data.quiet_since = state.seq
     data.sweepable = False
@@ -635,7 +638,7 @@ def _resume_hunt(state: TableState) -> list[Effect]:
     return [{"kind": "hunt_resumed"}]
 
 
-def _score(engine: Engine) -> list[Effect]:
+def _score(engine: Engine) -> list[KemsEffect]:
     """RULES 3.5: score the call that counted, from the hands shown; the deal ends."""
     state = engine.state
     data = kems(state)
@@ -655,7 +658,7 @@ def _score(engine: Engine) -> list[Effect]:
     return [{**_settle(state, result, points), "wake": ()}, *_end_deal(state)]
 
 
-def _settle(state: TableState, result: str, points: int) -> Effect:
+def _settle(state: TableState, result: str, points: int) -> CallResult:
     """The judged call is over: count it, add it to the results, give its team ``points``."""
     data = kems(state)
     assert data.judged is not None
@@ -678,9 +681,9 @@ def _add_points(state: TableState, team: int, points: int) -> None:
         state.scores[seat] = data.team_scores[team]
 
 
-def _end_deal(state: TableState) -> list[Effect]:
+def _end_deal(state: TableState) -> list[KemsEffect]:
     data = kems(state)
-    effects: list[Effect] = [
+    effects: list[KemsEffect] = [
         {"kind": "round_over", "round": data.deals, "scores": list(data.team_scores), "wake": ()}
     ]
     leaders = [t for t, score in enumerate(data.team_scores) if score >= state.options["target"]]
@@ -693,7 +696,7 @@ def _end_deal(state: TableState) -> list[Effect]:
     return effects
 
 
-_HANDLERS: dict[str, Callable[[Engine, Event], list[Effect]]] = {
+_HANDLERS: dict[str, Callable[[Engine, Event], list[KemsEffect]]] = {
     Deal.kind: _deal,
     KeepHand.kind: _keep_hand,
     Redraw.kind: _redraw,
