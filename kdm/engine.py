@@ -8,11 +8,12 @@ what any event *means* belongs to the plugins behind ``Rules``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from kdm.effects import Effect
 from kdm.errors import KdmError
 from kdm.events import Event, TimedEvent
 from kdm.state import TableState
@@ -21,8 +22,7 @@ if TYPE_CHECKING:
     from kdm.deck import Knowledge
     from kdm.manager import Rules
 
-#: What the games build, until each declares its kinds (``kdm.effects``): a plain dict with a ``kind``.
-Effect = dict[str, Any]
+__all__ = ["Duty", "Effect", "Engine", "IllegalAction", "SeatView", "effective_time"]
 
 
 class IllegalAction(KdmError):
@@ -111,17 +111,18 @@ class Engine:
         return self.state.phase == "over"
 
     def apply(self, event: Event) -> list[Effect]:
-        """Apply one committed event; returns its effects or raises ``IllegalAction`` unchanged."""
+        """Apply one committed event; returns its effects (a list of the caller's own, whatever sequence
+        the rule answered) or raises ``IllegalAction`` unchanged."""
         if self.over:
             raise IllegalAction("the game is over")
         try:
-            effects: list[Effect] | None = self._apply(engine=self, event=event)
+            effects: Sequence[Effect] | None = self._apply(engine=self, event=event)
         finally:
             self.state.memo.clear()
         if effects is None:
             raise IllegalAction(f"no rule of this table handles {event.kind!r} events")
         self.state.seq += 1
-        return effects
+        return list(effects)
 
     def awaiting(self) -> list[Duty]:
         """What the table waits for from outside the players, now."""

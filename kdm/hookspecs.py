@@ -19,7 +19,7 @@ plugin, registered after it: a game's bots, its words, its views).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -98,7 +98,7 @@ def kdm_setup_table(state: TableState) -> None:
 
 
 @hookspec(firstresult=True)
-def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
+def kdm_apply(engine: Engine, event: Event) -> Sequence[Effect] | None:
     """Apply ``event`` to ``engine.state``: return what happened, or None if this plugin does not
     handle events of that kind.
 

@@ -1,10 +1,11 @@
 """Kilo de merde, the base game, as a plugin like any other (RULES 1 and 2): the entry point ``kilo``.
 
 ``rules`` holds the game's public data and every hook that plays it; ``events`` what players and the
-table do; ``bots`` its greedy and random bots; ``calls`` what the table says, in English and French;
-``hookspecs`` the hooks its rules ask, which its variants implement; ``testing`` a scripted table for
-its rule tests and for house rules'. The core (``kdm.engine``, ``kdm.record``, ``kdm.peer`` ...) reaches
-the game only through the hooks these modules implement.
+table do; ``effects`` what the rules say happened, as typed records; ``bots`` its greedy and random
+bots; ``calls`` what the table says, in English and French; ``hookspecs`` the hooks its rules ask, which
+its variants implement; ``testing`` a scripted table for its rule tests and for house rules'. The core
+(``kdm.engine``, ``kdm.record``, ``kdm.peer`` ...) reaches the game only through the hooks these modules
+implement.
 """
 
 from __future__ import annotations

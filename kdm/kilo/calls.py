@@ -8,15 +8,15 @@ stay French in both languages; everything else follows ``lang``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from kdm.cards import pretty
+from kdm.effects import Effect
 from kdm.hookspecs import hookimpl
 
 QUEENS_CALL = "« Dame de cœur ! À vous l'honneur ! Dame de pique, à vous la suite ! »"
 GO_CALL = "« 1, 2, 3, GO ! »"
 
-Line = Callable[[dict[str, Any]], str]
+Line = Callable[[Effect], str]
 
 
 def _seat(n: int) -> str:
@@ -31,7 +31,7 @@ def _order(order: list[tuple[int, float]]) -> str:
     return ", ".join(f"{seat}@{eff:.0f}ms" for seat, eff in order)
 
 
-def _reserve_en(effect: dict[str, Any]) -> str:
+def _reserve_en(effect: Effect) -> str:
     reserve = effect.get("reserve")
     if reserve == "kept":
         return ": a first 7, kept in reserve (0 kilos)"
@@ -40,7 +40,7 @@ def _reserve_en(effect: dict[str, Any]) -> str:
     return ": « la chasse ! » kilos flushed" if effect["flush"] else ""
 
 
-def _reserve_fr(effect: dict[str, Any]) -> str:
+def _reserve_fr(effect: Effect) -> str:
     reserve = effect.get("reserve")
     if reserve == "kept":
         return " : un premier 7, gardé en réserve (0 kilo)"
@@ -49,7 +49,7 @@ def _reserve_fr(effect: dict[str, Any]) -> str:
     return " : « la chasse ! » ses kilos retournent sous le tas" if effect["flush"] else ""
 
 
-def _picked(effect: dict[str, Any], text: str) -> str:
+def _picked(effect: Effect, text: str) -> str:
     return f" ({text} {', '.join(map(str, effect['picked']))})" if effect["picked"] else ""
 
 
@@ -132,6 +132,6 @@ LANGUAGES = {"en": ENGLISH, "fr": FRENCH}
 
 
 @hookimpl
-def kdm_describe(effect: dict[str, Any], lang: str) -> str | None:
+def kdm_describe(effect: Effect, lang: str) -> str | None:
     line = LANGUAGES.get(lang, ENGLISH).get(effect["kind"])
     return None if line is None else line(effect)

@@ -6,12 +6,12 @@ The table calls (« La chasse est ouverte ! », « Balayage ? », « Kem's ! »)
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from kdm.cards import pretty
+from kdm.effects import Effect
 from kdm.hookspecs import hookimpl
 
-Line = Callable[[dict[str, Any]], str]
+Line = Callable[[Effect], str]
 HUNT_CALL = "« La chasse est ouverte ! »"
 SWEEP_CALL = "« Balayage ? »"
 CALL_NAMES = {"kems": "« Kem's ! »", "double": "« Double Kem's ! »", "contre": "« Contre Kem's ! »"}
@@ -42,7 +42,7 @@ def _cards(cards: list[str]) -> str:
     return " ".join(pretty(c) for c in cards)
 
 
-def _call(e: dict[str, Any], lang: str) -> str:
+def _call(e: Effect, lang: str) -> str:
     name = CALL_NAMES[e["call"]]
     if e["call"] != "contre":
         return name
@@ -56,7 +56,7 @@ RESULTS = {
 }
 
 
-def _points(e: dict[str, Any]) -> str:
+def _points(e: Effect) -> str:
     return f"{e['points']:+d}"
 
 
@@ -137,6 +137,6 @@ LANGUAGES = {"en": ENGLISH, "fr": FRENCH}
 
 
 @hookimpl
-def kdm_describe(effect: dict[str, Any], lang: str) -> str | None:
+def kdm_describe(effect: Effect, lang: str) -> str | None:
     line = LANGUAGES.get(lang, ENGLISH).get(effect["kind"])
     return None if line is None else line(effect)

@@ -4,11 +4,12 @@ back under the pile, while cards are being passed."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from kdm.agents import Bot, Decision
 from kdm.cards import pretty, rank_of
 from kdm.deck import Knowledge
+from kdm.effects import Hints
 from kdm.engine import Effect, Engine, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
@@ -59,8 +60,17 @@ def kdm_check_table(players: int, options: dict[str, Any], plugins: list[str]) -
     return None
 
 
+class AceReturned(Hints):
+    """Seat ``seat`` sent ``card`` back under the pile; ``kilos`` are what lies in front of it now."""
+
+    kind: Literal["ace_returned"]
+    seat: int
+    card: str
+    kilos: int
+
+
 @hookimpl
-def kdm_apply(engine: Engine, event: Event) -> list[Effect] | None:
+def kdm_apply(engine: Engine, event: Event) -> list[AceReturned] | None:
     if not isinstance(event, ReturnAce):
         return None  # not ours: the plugins registered before apply it
     state = engine.state
