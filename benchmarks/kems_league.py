@@ -29,6 +29,7 @@ import os
 import platform
 import time
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from kdm.engine import Effect
@@ -105,7 +106,7 @@ class Tally:
     def new_game(self, simulation: Simulation, watchers: int) -> None:
         self.simulation, self.watchers, self.signed_deal, self.caught = simulation, watchers, -1, False
 
-    def listen(self, _now: float, event: Event, effects: list[Effect]) -> None:
+    def listen(self, _now: float, event: Event, effects: Sequence[Effect]) -> None:
         assert self.simulation is not None
         state = self.simulation.engine.state
         if isinstance(event, Gesture) and team_of(event.seat, PLAYERS) != self.watchers:

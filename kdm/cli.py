@@ -278,7 +278,7 @@ def run_sim(args: argparse.Namespace) -> int:
         return 0
     clock = {"last": 0.0}
 
-    def show(now: float, _event: Event, effects: list[Effect]) -> None:
+    def show(now: float, _event: Event, effects: Sequence[Effect]) -> None:
         lines = [simulation.rules.describe(effect, args.lang) for effect in effects]
         lines = [line for line in lines if line]
         if not lines:

@@ -75,15 +75,14 @@ class GameOver(Hints):
     winners: list[int]
 
 
-# A game that builds an effect of one of these kinds builds it as declared here (or a subclass): the
-# kind is the promise, so reading it is enough to know the record.
-
-
 def is_shuffled(effect: Effect) -> TypeGuard[Shuffled]:
+    """Whether ``effect`` is a ``shuffled`` one. The kind is enough: a game that builds an effect of a
+    kind declared here builds it as declared (or as a subclass)."""
     kind: str = effect["kind"]
     return kind == "shuffled"
 
 
 def is_shown_privately(effect: Effect) -> TypeGuard[ShownPrivately]:
+    """Whether ``effect`` is a ``shown_privately`` one (by its kind, as ``is_shuffled``)."""
     kind: str = effect["kind"]
     return kind == "shown_privately"

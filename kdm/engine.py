@@ -110,9 +110,8 @@ class Engine:
     def over(self) -> bool:
         return self.state.phase == "over"
 
-    def apply(self, event: Event) -> list[Effect]:
-        """Apply one committed event; returns its effects (a list of the caller's own, whatever sequence
-        the rule answered) or raises ``IllegalAction`` unchanged."""
+    def apply(self, event: Event) -> Sequence[Effect]:
+        """Apply one committed event; returns its effects or raises ``IllegalAction`` unchanged."""
         if self.over:
             raise IllegalAction("the game is over")
         try:
@@ -122,7 +121,7 @@ class Engine:
         if effects is None:
             raise IllegalAction(f"no rule of this table handles {event.kind!r} events")
         self.state.seq += 1
-        return list(effects)
+        return effects
 
     def awaiting(self) -> list[Duty]:
         """What the table waits for from outside the players, now."""

@@ -25,7 +25,7 @@ from kdm.manager import Rules
 
 MAX_EVENTS = 5_000_000
 
-Listener = Callable[[float, Event, list[Effect]], None]
+Listener = Callable[[float, Event, Sequence[Effect]], None]
 
 
 @dataclass

@@ -149,7 +149,7 @@ class ScriptedTable:
     def act(self, event: Event, settle: bool = True) -> list[Effect]:
         """Apply one event (and, by default, every duty the table owes afterwards)."""
         seq = self.state.seq
-        effects = self.engine.apply(event)
+        effects = list(self.engine.apply(event))
         self.log.append(event)
         self.effects.extend(effects)
         self.driver.applied(seq, effects)
@@ -235,7 +235,7 @@ def play(
     seed: int = 0,
     plugins: Sequence[object] = (),
     bots: str | Sequence[str] = "greedy",
-    listener: Callable[[float, Event, list[Effect]], None] | None = None,
+    listener: Callable[[float, Event, Sequence[Effect]], None] | None = None,
 ) -> SimResult:
     """A whole bots-only game at a table with these plugins, as ``kdm sim`` plays it."""
     rules = Rules.for_table(variants, [plugin_from(plugin) for plugin in plugins])
