@@ -102,10 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     join = commands.add_parser(
         "join",
-        help="join a table by HOST:PORT or by name",
+        help="join a table by name, or by its address HOST:PORT~KEY as its screen shows it",
         description="Join a table on the LAN and take a free seat.",
     )
-    join.add_argument("target", metavar="HOST:PORT|NAME")
+    join.add_argument("target", metavar="NAME|HOST:PORT~KEY")
     join.add_argument("--as-bot", choices=STRATEGIES, default=None, help="let a bot play this seat")
     join.add_argument("--watch", action="store_true", help="watch the table without taking a seat")
     network_flags(join)
@@ -229,12 +229,16 @@ def run_tables(args: argparse.Namespace) -> int:
     interface = args.interface or default_interface()
     tables = asyncio.run(find_tables(args.wait, interface))
     if args.json:
-        print(json.dumps([ad.__dict__ | {"plugins": list(ad.plugins)} for ad in tables]))
+        print(json.dumps([ad.__dict__ | {"plugins": list(ad.plugins), "fingerprint": ad.fingerprint}
+                          for ad in tables]))  # fmt: skip
         return 0
     if not tables:
         print("no tables found on the LAN")
     for ad in tables:
-        print(f"{ad.name:20} {ad.host}:{ad.port:<6} {ad.mode:8} {ad.seats_taken}/{ad.seats_total} {ad.state}")
+        print(
+            f"{ad.name:20} {ad.host}:{ad.port:<6} {ad.mode:8} {ad.seats_taken}/{ad.seats_total} {ad.state:8}"
+            f" key {ad.fingerprint}"
+        )
     return 0
 
 

@@ -28,11 +28,13 @@ from kdm.identity import Identity, SeatMemory, data_root
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change
 from kdm.net.addresses import first_reachable, offered_addresses
-from kdm.net.discovery import Advertiser, TableAd, TableBrowser, find_tables, parse_host_port
+from kdm.net.discovery import Advertiser, TableAd, TableBrowser, find_tables, parse_contact
+from kdm.net.introducer import ask_node_id, serve_node_id
+from kdm.net.keys import fingerprint
 from kdm.net.loops import every
 from kdm.net.node import Node, ask_table_id, listen
 from kdm.net.storage import FileStorage
-from kdm.net.transport import TransportError
+from kdm.net.transport import TransportError, ZmqTransport
 from kdm.net.wire import PROTOCOL_VERSION, WireError
 from kdm.peer import Peer
 from kdm.record import FULL, NO_TABLE_YET, PLAYING, Notice
@@ -43,8 +45,8 @@ INTERFACE_ENV = "KDM_INTERFACE"
 LISTEN_S, LISTEN_FOR_NAME_S = 1.5, 3.0
 #: Once the named table answered, how long others of the same name may take to answer too.
 SAME_NAME_GRACE_S = 0.3
-#: A target that ends in ":digits" is an address with a mistake, not a table name.
-_LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+")
+#: A target that ends in ":digits" (and maybe a key) is an address with a mistake, not a table name.
+_LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+(~.*)?")
 #: How often the leader checks that the membership follows the seats (it also does at every entry).
 MEMBERSHIP_EVERY_S = 1.0
 #: How often a member checks whether it should advertise the table (it leads) or stop (it no longer does).
@@ -103,14 +105,15 @@ async def host(
     rules.resolve(players, options)  # a bad option is the host's mistake: say so before any network
     ours = await _held_table_named(config, table)
     if ours is not None:
-        return await join(config, table, ui, addresses=[f"{host}:{ours.port}" for host in ours.addresses])
+        return await join(config, table, ui, addresses=ours.contacts)
     transport = await _listen(config)
     table_id = transport.node_id  # the founder's node id names the table: unique, and says where it is
     node = Node(
         transport, table_id, _storage(config, table_id, table_id), voters=(table_id,), seed=config.seed
     )
-    contact = table_id.rsplit("~", 1)[0]
+    contact = table_id
     session = TableSession(config, node, players, ui, contact=contact)
+    await session.answer_for_this_node()
     if ui is None:
         others = [address for address in session.addresses() if address != contact]
         also = f" (also {', '.join(others)})" if others else ""
@@ -136,24 +139,24 @@ async def host(
 async def join(
     config: SessionConfig, target: str, ui: UI | None = None, addresses: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """Join the table at ``HOST:PORT`` (or named ``target`` on the LAN), take a seat, play to the end.
+    """Join the table at ``HOST:PORT~KEY`` (or named ``target`` on the LAN), take a seat, play to the end.
 
-    A table found by name (or given with its ``addresses``, ``HOST:PORT`` each, as the lobby does) is
-    tried at every address it advertises; the first that answers is kept, and this peer names itself by
-    its own end of that route, the address the table can reach it at.
+    A table found by name (or given with its ``addresses``, ``HOST:PORT~KEY`` each, as the lobby does)
+    is tried at every address it advertises; the first that answers is kept, and this peer names itself
+    by its own end of that route, the address the table can reach it at. The key is the one the member
+    that answers must hold: every byte to and from it is encrypted to that key.
     """
-    if addresses:
-        candidates = [parse_host_port(address) for address in addresses]
-    else:
-        candidates = await _resolve(target, config.interface)
+    contacts = [parse_contact(address) for address in addresses or await _resolve(target, config.interface)]
+    candidates = [(host, port) for host, port, _key in contacts]
     reached = await first_reachable(candidates)
     tried = ", ".join(f"{host}:{port}" for host, port in candidates)
     if reached is None:
         raise UsageError(f"no table answered at {tried}")
     transport = await _listen(config, reachable_at=config.interface or reached.local)
     address = f"tcp://{reached.endpoint}"
+    contact = f"{reached.endpoint}~{contacts[candidates.index((reached.host, reached.port))][2]}"
     try:
-        table, member = await ask_table_id(transport, address)
+        table, member = await ask_table_id(transport, contact, address)
     except TimeoutError:
         await transport.close()
         raise UsageError(f"no table answered at {reached.endpoint}") from None
@@ -166,8 +169,9 @@ async def join(
     )
     # The member that answered is reached here: its id may name another of its addresses.
     node.addresses[member] = address
-    session = TableSession(config, node, players=0, ui=ui, contact=reached.endpoint)
-    await node.start(contact=reached.endpoint)
+    session = TableSession(config, node, players=0, ui=ui, contact=contact)
+    await session.answer_for_this_node()
+    await node.start(contact=contact)
     session.peer.start()
     try:
         session.peer.table = table
@@ -187,7 +191,7 @@ class TableSession:
         self.config = config
         self.node = node
         self.ui = ui
-        #: ``HOST:PORT`` where this process reaches the table (its own address when it founded it): where
+        #: ``HOST:PORT~KEY`` where this process reaches the table (its own id when it founded it): where
         #: the bots it starts join.
         self.contact = contact
         #: Called with every line of the game log; a UI adds itself here instead of the terminal.
@@ -214,24 +218,42 @@ class TableSession:
         self._advertising_lock = asyncio.Lock()
         self._advertising: list[asyncio.Task[None]] = []
         self.done = asyncio.Event()
+        self._answering: asyncio.DatagramTransport | None = None
+
+    async def answer_for_this_node(self) -> None:
+        """Tell joiners who have ``HOST:PORT`` alone this node's id and key (``kdm.net.introducer``)."""
+        transport = self.node.transport
+        if isinstance(transport, ZmqTransport):
+            port = int(transport.address.rsplit(":", 1)[1])
+            self._answering = await serve_node_id(transport.host, port, self.node.node_id)
+
+    def _hosts(self) -> list[str]:
+        """Each address others may reach this process at, the one its id names first."""
+        host = self.node.node_id.rsplit("~", 1)[0].rsplit(":", 1)[0]
+        hosts = [self.config.interface] if self.config.interface else offered_addresses()
+        return [host, *(h for h in hosts if h != host)]
 
     def addresses(self) -> list[str]:
-        """``HOST:PORT`` for each address others may reach this process at, the one its id names first."""
-        host, port = self.node.node_id.rsplit("~", 1)[0].rsplit(":", 1)
-        hosts = [self.config.interface] if self.config.interface else offered_addresses()
-        return [f"{address}:{port}" for address in [host, *(h for h in hosts if h != host)]]
+        """``HOST:PORT~KEY`` for each address others may reach this process at, its id's first."""
+        address, _, key = self.node.node_id.rpartition("~")
+        port = address.rsplit(":", 1)[1]
+        return [f"{host}:{port}~{key}" for host in self._hosts()]
 
     def invitation(self) -> list[str]:
-        """``HOST:PORT`` others may join at: every address of this process when it founded the table,
-        else the one it reached the table at."""
+        """``HOST:PORT`` others may join at, as the screen shows them: every address of this process
+        when it founded the table, else the one it reached the table at. (The key is left out for
+        people to read: ``kdm join HOST:PORT`` asks for it, and the screen shows the table's key
+        fingerprint to compare.)"""
         if self.node.node_id == self.peer.record.host or not self.contact:
-            return self.addresses()
-        return [self.contact]
+            contacts = self.addresses()
+        else:
+            contacts = [self.contact]
+        return [contact.rpartition("~")[0] or contact for contact in contacts]
 
     def ad(self, table: str, rules: Rules) -> TableAd:
         """The table as this process advertises it (as its leader)."""
         host, port = self.node.node_id.rsplit("~", 1)[0].rsplit(":", 1)
-        hosts = [address.rsplit(":", 1)[0] for address in self.addresses()]
+        hosts = self._hosts()
         record = self.peer.record
         state = (
             "over"
@@ -407,6 +429,8 @@ class TableSession:
         await asyncio.sleep(0.3)
         await self.peer.stop()
         await self.node.stop()
+        if self._answering is not None:
+            self._answering.close()
         storage = self.node.storage
         if isinstance(storage, FileStorage):
             storage.close()
@@ -425,25 +449,37 @@ def _storage(config: SessionConfig, table: str, node_id: str) -> FileStorage:
     return FileStorage(root / "tables" / f"{safe}.log")
 
 
-async def _resolve(target: str, interface: str | None) -> list[tuple[str, int]]:
-    """Where to try the table: ``HOST:PORT`` as given, or every address of the table named ``target``
-    on the LAN (the only table there when ``target`` is empty)."""
+async def _resolve(target: str, interface: str | None) -> list[str]:
+    """Where to try the table (``HOST:PORT~KEY`` each): ``target`` itself when it is one; when it is
+    ``HOST:PORT`` alone, with the key the node there says it has (``kdm.net.introducer``); else every
+    address of the table named ``target`` on the LAN (the only table there when ``target`` is empty)."""
     try:
-        return [parse_host_port(target)]
+        host, port, key = parse_contact(target)
     except ValueError as error:
         if _LOOKS_LIKE_AN_ADDRESS.fullmatch(target.strip()):
-            raise UsageError(str(error)) from None  # meant as HOST:PORT, not as a name
+            raise UsageError(str(error)) from None  # meant as an address, not as a name
+    else:
+        if key:
+            return [target.strip()]
+        node_id = await ask_node_id(host, port)
+        if node_id is None:
+            raise UsageError(f"no table answered at {target.strip()}")
+        key = node_id.rpartition("~")[2]
+        log.info("the node at %s has the key %s (trusted on first use)", target.strip(), fingerprint(node_id))
+        return [f"{target.strip()}~{key}"]
     tables = await _tables_for(target, interface)
     named = [ad for ad in tables if ad.name == target or (not target and len(tables) == 1)]
     if len(named) == 1:
-        ad = named[0]
-        return [(host, ad.port) for host in ad.addresses]
+        return list(named[0].contacts)
     if named:
-        places = ", ".join(f"{ad.host}:{ad.port}" for ad in named)
-        raise UsageError(f"{len(named)} tables are named {target!r} (at {places}); join one by HOST:PORT")
+        places = "; ".join(f"{ad.contacts[0]} (key {ad.fingerprint})" for ad in named)
+        raise UsageError(
+            f"{len(named)} tables are named {target!r}: {places}; compare the key with the host's "
+            f"screen and join that one by its address"
+        )
     seen = ", ".join(sorted({ad.name for ad in tables})) or "none"
     wanted = f"no table named {target!r}" if target else "not exactly one table"
-    raise UsageError(f"{wanted} found on the LAN (tables seen: {seen}); name one, or give HOST:PORT")
+    raise UsageError(f"{wanted} found on the LAN (tables seen: {seen}); name one, or give HOST:PORT~KEY")
 
 
 async def _held_table_named(config: SessionConfig, name: str) -> TableAd | None:
@@ -486,7 +522,7 @@ def spawn_bot(
     errors: IO[bytes] | None = None,
 ) -> subprocess.Popen[bytes]:
     """A ``kdm bot`` process on this machine joining the table this process reaches at ``contact``
-    (``HOST:PORT``); it listens where this process does (``config.interface``, else everywhere).
+    (``HOST:PORT~KEY``); it listens where this process does (``config.interface``, else everywhere).
 
     ``name`` is the name it sits under; its error output goes to ``errors`` (else to ours), where the
     one line that says why it could not sit can be read back."""

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from zeroconf import InterfaceChoice, IPVersion, ServiceInfo, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
+from kdm.net.keys import fingerprint, public_key_of
+
 __all__ = [
     "SERVICE_TYPE",
     "STATES",
@@ -29,6 +31,7 @@ __all__ = [
     "TableAd",
     "TableBrowser",
     "find_tables",
+    "parse_contact",
     "parse_host_port",
 ]
 
@@ -102,9 +105,21 @@ class TableAd:
         if problems:
             raise ValueError("; ".join(problems))
 
+    @property
+    def fingerprint(self) -> str:
+        """The table's key fingerprint (its founder's key): what people compare on their screens."""
+        return fingerprint(self.table_id)
+
+    @property
+    def contacts(self) -> tuple[str, ...]:
+        """``HOST:PORT~KEY`` for each address, ``host`` first: where and how to reach the advertiser."""
+        key = self.node_id.rpartition("~")[2]
+        return tuple(f"{_bracketed(host)}:{self.port}~{key}" for host in self.addresses)
+
     def to_txt(self) -> dict[str, str]:
         """The TXT record (**contract**): v, name, mode, plugins (NAME=VERSION,...), seats (taken/total),
-        state, node; and ``table``, the table's id, when another member than its founder advertises it."""
+        state, node; ``fp``, the table's key fingerprint, when its id carries a key; and ``table``, the
+        table's id, when another member than its founder advertises it."""
         txt = {
             "v": str(self.version),
             "name": self.name,
@@ -116,6 +131,8 @@ class TableAd:
         }
         if self.table_id != self.node_id:
             txt["table"] = self.table_id
+        if self.fingerprint:
+            txt["fp"] = self.fingerprint
         for key, value in txt.items():
             size = len(key.encode()) + 1 + len(value.encode())
             if size > _MAX_TXT_ENTRY_BYTES:
@@ -143,7 +160,7 @@ class TableAd:
         if seats is None:
             raise ValueError(f"seats {fields['seats']!r} is not TAKEN/TOTAL")
         plugins = tuple(fields["plugins"].split(",")) if fields["plugins"] else ()
-        return cls(
+        ad = cls(
             name=fields["name"],
             host=host,
             port=port,
@@ -157,6 +174,9 @@ class TableAd:
             addresses=addresses,
             table_id=txt.get("table") or "",
         )
+        if txt.get("fp") and txt["fp"] != ad.fingerprint:
+            raise ValueError(f"fingerprint {txt['fp']!r} is not that of the table's key ({ad.fingerprint})")
+        return ad
 
     @classmethod
     def from_info(cls, info: ServiceInfo) -> TableAd:
@@ -378,6 +398,20 @@ async def find_tables(wait_s: float, interface: str | None = None) -> list[Table
         return browser.tables()
     finally:
         await browser.close()
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def parse_contact(text: str) -> tuple[str, int, str]:
+    """``HOST:PORT~KEY`` (a node's address and key, as a table's screen shows it) or ``HOST:PORT``:
+    (host, port, the key's token or ""); ValueError with a one-line message."""
+    address, sep, token = text.strip().partition("~")
+    host, port = parse_host_port(address)
+    if sep and public_key_of(text.strip()) is None:
+        raise ValueError(f"{token!r} in {text!r} is not a table's key (52 letters and digits after ~)")
+    return host, port, token
 
 
 def parse_host_port(text: str) -> tuple[str, int]:

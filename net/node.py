@@ -3,8 +3,8 @@
 Owns the loop around ``RaftNode``: ticks every ``tick_ms``, decodes what arrives (dropping and logging
 anything malformed, oversized, from another table or from a stranger), persists before sending, hands
 committed entries to the application in order, and measures the clock offset to the leader (DESIGN 5.6).
-A node id names where its ROUTER listens (``HOST:PORT~token``), so any member can reach any other
-member from the configuration alone.
+A node id names where its ROUTER listens and the key it listens under (``HOST:PORT~KEY``, see
+``kdm.net.keys``), so any member can reach any other member from the configuration alone, encrypted.
 
 Joining: a new node starts knowing only the founder (a table's id is its founder's node id, and every
 member must start from the same founding configuration) and says ``hello`` to a member it knows; the
@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import secrets
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -52,14 +51,9 @@ MAX_LEARNERS = 16
 MAX_STRANGER_SOCKETS = 8
 #: Senders whose last message time is kept: every member, and non-members while there is room.
 MAX_HEARD = 64
-#: What a node id looks like: ``HOST:PORT~token`` (the host may be a bracketed IPv6 address). A joiner
-#: names its first contact by ``HOST:PORT`` alone, before it knows the contact's token.
-NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,32})?")
-
-
-def new_node_id(host: str, port: int) -> str:
-    """A node id for a ROUTER at ``host:port``; the token tells a restarted process from the old one."""
-    return f"{host}:{port}~{secrets.token_hex(3)}"
+#: What a node id looks like: ``HOST:PORT~KEY`` (the host may be a bracketed IPv6 address; over the
+#: in-memory network of the tests, the token need not be a key).
+NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,64})?")
 
 
 async def listen(interface: str | None, port: int = 0, reachable_at: str | None = None) -> ZmqTransport:
@@ -73,20 +67,19 @@ async def listen(interface: str | None, port: int = 0, reachable_at: str | None 
     await transport.start()
     # Dealers take the node id as their identity when they connect, which only happens after this.
     host = reachable_at or interface or primary_address()
-    transport.node_id = new_node_id(host, int(transport.address.rsplit(":", 1)[1]))
+    transport.node_id = transport.named(f"{host}:{transport.address.rsplit(':', 1)[1]}")
     return transport
 
 
 def address_of(node_id: str) -> str:
     """The zmq address a node id (or a contact's ``HOST:PORT``) names; ValueError when it is neither."""
     if not is_node_id(node_id):
-        raise ValueError(f"{node_id!r} is not a node id (HOST:PORT~token)")
+        raise ValueError(f"{node_id!r} is not a node id (HOST:PORT~KEY)")
     return "tcp://" + node_id.rsplit("~", 1)[0]
 
 
 def is_node_id(text: str) -> bool:
-    """Whether ``text`` is a node id (``HOST:PORT~token``, or a contact's ``HOST:PORT``; a port from
-    1 to 65535)."""
+    """Whether ``text`` is a node id (``HOST:PORT~KEY``; a port from 1 to 65535)."""
     found = NODE_ID.fullmatch(text)
     return found is not None and 1 <= int(found.group(1)) <= 65535
 
@@ -143,14 +136,16 @@ class WhichTable(NamedTuple):
     member: str
 
 
-async def ask_table_id(transport: Transport, address: str, timeout_s: float = 5.0) -> WhichTable:
-    """The id of the table whose member listens at ``address`` (``tcp://HOST:PORT``), and that member's.
+async def ask_table_id(
+    transport: Transport, contact: str, address: str, timeout_s: float = 5.0
+) -> WhichTable:
+    """The id of the table whose member ``contact`` (a node id) listens at ``address`` (``tcp://HOST:PORT``,
+    which may be another of its addresses than its id names), and the id of the member that answered.
 
     Raises ``TimeoutError`` when nobody answers in time, ``WireError`` when the answer is not one this
     peer understands (another protocol version, say).
     """
     lobby = lobby_codec()
-    contact = "contact:" + address
     transport.connect(contact, address)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
@@ -474,5 +469,5 @@ class Node:
 
 
 __all__ = [
-    "Message", "Node", "WhichTable", "address_of", "ask_table_id", "listen", "new_node_id", "node_codec",
+    "Message", "Node", "WhichTable", "address_of", "ask_table_id", "listen", "node_codec",
 ]  # fmt: skip

@@ -10,6 +10,12 @@ Both promise the same things:
   never a value read from the payload. Frames of a bad shape are dropped and logged, not raised.
 - Frames over `MAX_MESSAGE_BYTES` are refused by `send` and, from anyone else, never reach `recv`.
 
+`ZmqTransport` encrypts every connection with CurveZMQ. A zmq node's id ends with its public key (see
+`kdm.net.keys`), which is how a connection finds the key of the node it connects to; a ZAP handler
+(`_Gatekeeper`) admits every CURVE handshake but a flood from one address, and labels the connection with
+the key it proved it holds; `recv` drops every message whose sender's id names another key. So a sender
+id cannot be forged, and nothing on the wire is readable or writable by anyone else.
+
 Drops are logged on the ``kdm.net`` logger with their reason. User mistakes (a port in use, a transport
 used before `start`) raise `TransportError` with a one-line message saying what to do.
 """
@@ -20,13 +26,16 @@ import asyncio
 import errno
 import logging
 import sys
-from collections import deque
+import weakref
+from collections import OrderedDict, deque
 from collections.abc import Callable
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import zmq
 import zmq.asyncio
 
+from kdm.net.clock import monotonic_ms
+from kdm.net.keys import CurveKeys, new_keys, public_key_of, raw_key_token
 from kdm.net.wire import MAX_MESSAGE_BYTES
 
 __all__ = ["MemoryNetwork", "MemoryTransport", "Transport", "TransportError", "ZmqTransport"]
@@ -37,6 +46,14 @@ SEND_QUEUE_LIMIT = 1000
 """Messages queued towards one peer before `send` starts dropping (zmq's SNDHWM)."""
 RECONNECT_INTERVAL_MS = 100
 RECONNECT_INTERVAL_MAX_MS = 1000
+#: CURVE handshakes one address may start per second; more are refused (a stranger cycling connections
+#: under a member's id could otherwise keep handing that id's connection over to itself).
+HANDSHAKES_PER_S = 20
+#: Addresses whose recent handshakes are counted; the least recently seen is forgotten first.
+_COUNTED_ADDRESSES = 256
+_ZAP_ENDPOINT = "inproc://zeromq.zap.01"
+# What CURVE adds to a message on the wire: its command name, flags, nonce and MAC (33 bytes), rounded up.
+_CURVE_OVERHEAD = 64
 # zmq limits identities to 255 bytes, and those starting with a zero byte are its own generated ones.
 _MAX_NODE_ID_BYTES = 255
 
@@ -106,30 +123,42 @@ def _check_node_id(node_id: str) -> None:
 class ZmqTransport:
     """A transport over zmq on the running asyncio loop: one ROUTER to listen, one DEALER per peer.
 
-    Each DEALER carries this node's id as its zmq identity, so the receiving ROUTER labels every frame
-    with the sender's node id without trusting the payload. Dealers only ever send, so they are plain
-    (non-async) sockets: a NOBLOCK send has no reason to go through a future.
+    Each message goes out as two frames, this node's id and the payload, so the receiver reads who sent
+    it without decoding the payload; CURVE makes that id a proof (see the module docstring). zmq's own
+    connection identities are not used: they are self-declared, and a connection that took over one
+    (``ROUTER_HANDOVER``) would lock its owner out; here any number of connections may come and go.
+    The id is ``NAME~TOKEN``: the ``name`` given (``listen`` makes it ``HOST:PORT``) and this
+    transport's public key. Dealers only ever send, so they are plain (non-async) sockets: a NOBLOCK send
+    has no reason to go through a future.
     """
 
     def __init__(
         self,
-        node_id: str,
+        name: str,
         host: str = "127.0.0.1",
         port: int = 0,
         context: zmq.asyncio.Context | None = None,
+        keys: CurveKeys | None = None,
     ) -> None:
-        _check_node_id(node_id)
-        self.node_id = node_id
+        _check_node_id(name)
+        self.keys = keys or new_keys()
+        self.node_id = self.named(name)
+        _check_node_id(self.node_id)
         self.host = host
         self.port = port
         self._given_context = context
         self._context: zmq.asyncio.Context | None = None
         self._router: zmq.asyncio.Socket | None = None
+        self._gatekeeper: _Gatekeeper | None = None
         self._address: str | None = None
         self._dealers: dict[str, tuple[str, zmq.Socket[bytes]]] = {}
         # Peers whose queue was full at the last send: the drop is logged once, not once a message.
         self._blocked: set[str] = set()
         self._closed = False
+
+    def named(self, name: str) -> str:
+        """The node id this transport has under ``name``: the name, then its public key."""
+        return f"{name}~{self.keys.token}"
 
     @property
     def address(self) -> str:
@@ -143,23 +172,29 @@ class ZmqTransport:
         if self._router is not None:
             return
         context = self._given_context or zmq.asyncio.Context()
+        # The handler is bound before the ROUTER: no handshake may complete without it.
+        gatekeeper = _Gatekeeper.of(context)
         router = context.socket(zmq.ROUTER)
         try:
             router.setsockopt(zmq.LINGER, 0)
+            router.setsockopt(zmq.CURVE_SERVER, 1)
+            router.setsockopt(zmq.CURVE_PUBLICKEY, self.keys.public)
+            router.setsockopt(zmq.CURVE_SECRETKEY, self.keys.secret)
             # zmq drops a bigger frame before allocating it, and cuts that connection; the peer reconnects.
-            router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
+            # It measures the frame as encrypted: a box and its nonce ride along (`_split_frames` holds
+            # the plain payload to the exact limit).
+            router.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES + _CURVE_OVERHEAD)
             router.setsockopt(zmq.RCVHWM, SEND_QUEUE_LIMIT)
-            # A restarted peer comes back with the same identity before its old connection is reaped:
-            # the new connection must win, or its messages vanish until the old one times out.
-            router.setsockopt(zmq.ROUTER_HANDOVER, 1)
             router.bind(f"tcp://{self.host}:{self.port or '*'}")
             endpoint = router.getsockopt(zmq.LAST_ENDPOINT)
         except zmq.ZMQError as error:
             router.close(linger=0)
+            gatekeeper.release()
             if context is not self._given_context:
                 context.term()
             raise TransportError(self._bind_failure(error)) from error
         self._context = context
+        self._gatekeeper = gatekeeper
         self._router = router
         self._address = endpoint.decode() if isinstance(endpoint, bytes) else str(endpoint)
 
@@ -182,10 +217,15 @@ class ZmqTransport:
             if current[0] == address:
                 return
             self.disconnect(peer_id)
+        server_key = public_key_of(peer_id)
+        if server_key is None:
+            raise TransportError(f"cannot connect to {peer_id}: its id does not end with its key (~KEY)")
         dealer: zmq.Socket[bytes] = zmq.Socket(self._context, zmq.DEALER)
         try:
             dealer.setsockopt(zmq.LINGER, 0)
-            dealer.setsockopt(zmq.IDENTITY, self.node_id.encode())
+            dealer.setsockopt(zmq.CURVE_SERVERKEY, server_key)
+            dealer.setsockopt(zmq.CURVE_PUBLICKEY, self.keys.public)
+            dealer.setsockopt(zmq.CURVE_SECRETKEY, self.keys.secret)
             dealer.setsockopt(zmq.SNDHWM, SEND_QUEUE_LIMIT)
             # Nothing is ever read from a dealer: a peer that writes to it anyway must not fill memory.
             dealer.setsockopt(zmq.RCVHWM, 1)
@@ -216,7 +256,7 @@ class ZmqTransport:
         if not _fits(peer_id, data):
             return False
         try:
-            entry[1].send(data, zmq.NOBLOCK)
+            entry[1].send_multipart((self.node_id.encode(), data), zmq.NOBLOCK)
         except zmq.Again:
             if peer_id not in self._blocked:
                 self._blocked.add(peer_id)
@@ -235,7 +275,7 @@ class ZmqTransport:
             if router is None:
                 raise TransportError("the transport is not running")
             try:
-                frames = await router.recv_multipart()
+                frames = await router.recv_multipart(copy=False)
             except asyncio.CancelledError:
                 # close() cancels a pending receive; that is the end of this transport, not of the caller.
                 if self._closed and not _cancelling():
@@ -254,27 +294,116 @@ class ZmqTransport:
         if self._router is not None:
             self._router.close(linger=0)
             self._router = None
+        if self._gatekeeper is not None:
+            self._gatekeeper.release()
+            self._gatekeeper = None
         # Sockets first, then the context: term() waits for every socket of the context to be closed.
         if self._context is not None and self._context is not self._given_context:
             self._context.term()
         self._context = None
 
 
-def _split_frames(frames: list[bytes]) -> tuple[str, bytes] | None:
+def _split_frames(frames: list[zmq.Frame]) -> tuple[str, bytes] | None:
     """(sender, payload) from a ROUTER's frames, or None after logging why they were dropped."""
-    if len(frames) != 2:
-        log.warning("dropped a message of %d frames; a peer sends exactly one", len(frames) - 1)
+    if len(frames) != 3:  # the ROUTER's connection id, the sender's node id, the payload
+        log.warning("dropped a message of %d frames; a peer sends exactly two", len(frames) - 1)
         return None
-    identity, payload = frames
+    identity, payload = frames[1].bytes, frames[2]
+    if len(payload) > MAX_MESSAGE_BYTES:
+        log.warning("dropped a message of %d bytes: over the limit", len(payload))
+        return None
     if not identity or identity.startswith(b"\0"):
-        log.warning("dropped a message from a connection that did not say its node id")
+        log.warning("dropped a message that did not say its sender's node id")
         return None
     try:
         sender = identity.decode()
     except UnicodeDecodeError:
         log.warning("dropped a message from a node id that is not UTF-8: %r", identity[:40])
         return None
-    return sender, payload
+    # The gatekeeper labelled the connection with the key its handshake proved (zmq keeps the label
+    # with every message of that connection): the id it names itself by must end with that key.
+    proven = payload.get("User-Id")
+    if sender.rpartition("~")[2] != proven or "~" not in sender:
+        log.warning("dropped a message from %s: its connection holds another key (%s)", sender, proven)
+        return None
+    return sender, payload.bytes
+
+
+class _Gatekeeper:
+    """The ZAP handler of one zmq context: every CURVE handshake of its sockets asks it first.
+
+    It admits any client key (a table's admission is the node's business, above the transport) and
+    labels the connection with that key's token, which `_split_frames` checks against the id every
+    message is sent under. An address that starts more than ``HANDSHAKES_PER_S`` handshakes in a second
+    is refused until the next second. Shared by the transports of a context; the last one to close
+    closes it.
+    """
+
+    _by_context: ClassVar[weakref.WeakKeyDictionary[zmq.asyncio.Context, _Gatekeeper]] = (
+        weakref.WeakKeyDictionary()
+    )
+
+    def __init__(self, context: zmq.asyncio.Context) -> None:
+        self._context = context
+        self._socket = context.socket(zmq.REP)
+        self._socket.setsockopt(zmq.LINGER, 0)
+        self._socket.bind(_ZAP_ENDPOINT)
+        self._users = 0
+        #: Per address: (the second counted, handshakes started in it), least recently seen first.
+        self._recent: OrderedDict[bytes, tuple[int, int]] = OrderedDict()
+        self.refused = 0
+        self._task = asyncio.get_running_loop().create_task(self._answer_forever())
+
+    @classmethod
+    def of(cls, context: zmq.asyncio.Context) -> _Gatekeeper:
+        """The context's gatekeeper, started on first use; each caller must `release` it once."""
+        gatekeeper = cls._by_context.get(context)
+        if gatekeeper is None:
+            gatekeeper = cls._by_context[context] = cls(context)
+        gatekeeper._users += 1
+        return gatekeeper
+
+    def release(self) -> None:
+        self._users -= 1
+        if self._users == 0:
+            self._task.cancel()
+            self._socket.close(linger=0)
+            self._by_context.pop(self._context, None)
+
+    async def _answer_forever(self) -> None:
+        while True:
+            frames = await self._socket.recv_multipart()
+            try:
+                reply = self._answer(frames)
+            except Exception:  # a malformed request must not leave every handshake of the context hanging
+                log.exception("the handshake gatekeeper failed on a request")
+                reply = [b"1.0", frames[1] if len(frames) > 1 else b"", b"500", b"internal error", b"", b""]
+            await self._socket.send_multipart(reply)
+
+    def _answer(self, frames: list[bytes]) -> list[bytes]:
+        version, request, _domain, address, _identity, mechanism, *credentials = frames
+        if mechanism != b"CURVE" or len(credentials) != 1:
+            return [version, request, b"400", b"CURVE only", b"", b""]
+        if not self._admits(address):
+            return [version, request, b"400", b"too many handshakes", b"", b""]
+        token = raw_key_token(credentials[0])
+        return [version, request, b"200", b"OK", token.encode(), b""]
+
+    def _admits(self, address: bytes) -> bool:
+        second = int(monotonic_ms() // 1000)
+        counted_second, count = self._recent.pop(address, (second, 0))
+        count = count + 1 if counted_second == second else 1
+        self._recent[address] = (second, count)
+        while len(self._recent) > _COUNTED_ADDRESSES:
+            self._recent.popitem(last=False)
+        if count <= HANDSHAKES_PER_S:
+            return True
+        self.refused += 1
+        if count == HANDSHAKES_PER_S + 1:
+            log.warning(
+                "refusing handshakes from %s: over %d in a second", address.decode(), HANDSHAKES_PER_S
+            )
+        return False
 
 
 def _cancelling() -> bool:

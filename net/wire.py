@@ -30,7 +30,7 @@ __all__ = [
     "check_fields",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_MESSAGE_BYTES = 64 * 1024
 
 Validator = Callable[[dict[str, Any]], None]

@@ -159,6 +159,17 @@ class NamespaceLan:
         self._processes.append(process)
         return process
 
+    def capture(self, out: Path) -> subprocess.Popen[Any]:
+        """Start capturing every TCP payload that crosses the switch into ``out`` (see
+        ``tests/capture_tcp.py``); it has started once it printed a line. Terminate it to stop."""
+        script = Path(__file__).with_name("capture_tcp.py")
+        process: subprocess.Popen[Any] = subprocess.Popen(
+            ["ip", "netns", "exec", self.switch, sys.executable, str(script), str(out)],
+            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+        self._processes.append(process)
+        return process
+
     def cut(self, i: int) -> None:
         """Unplug host i's cable at the switch: its address and sockets stay, its packets go nowhere."""
         _ip(f"-n {self.switch} link set {self._port(i)} down")

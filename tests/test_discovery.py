@@ -17,6 +17,7 @@ from zeroconf import ServiceInfo, ServiceStateChange
 
 from kdm.net import discovery
 from kdm.net.discovery import SERVICE_TYPE, TableAd, TableBrowser, parse_host_port
+from kdm.net.keys import fingerprint, new_keys
 from tests.netns import NETNS_ETC, LineWatcher, NamespaceLan, require_netns
 
 KITCHEN = TableAd(
@@ -45,6 +46,19 @@ def test_txt_record_has_the_contract_keys() -> None:
         "state": "lobby",
         "node": "3f2a9c01d4",
     }
+
+
+def test_txt_record_carries_the_tables_key_fingerprint() -> None:
+    founder = f"10.231.0.10:47000~{new_keys().token}"
+    keyed = dataclasses.replace(KITCHEN, node_id=founder, table_id=founder)
+    txt = keyed.to_txt()
+    assert txt["fp"] == keyed.fingerprint == fingerprint(keyed.node_id)
+    assert len(txt["fp"]) == 9 and txt["fp"][4] == "-"
+    assert TableAd.from_txt(txt, keyed.host, keyed.port) == keyed
+    assert keyed.contacts == (keyed.node_id,)
+    other = fingerprint(f"x:1~{new_keys().token}")
+    with pytest.raises(ValueError, match="is not that of the table's key"):
+        TableAd.from_txt(txt | {"fp": other}, keyed.host, keyed.port)
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
 """No input stops a node (issue 12): strangers on 127.0.0.1 send what a real attacker sent, from raw zmq
-sockets with identities of their choosing, and the node keeps leading its table: each bad message is
-dropped and logged with its sender and reason, and the sockets and learners a stranger can make it hold
-stay bounded."""
+sockets (CURVE clients with keys of their own, since nothing else gets past the handshake) under ids of
+their choosing, and the node keeps leading its table: each bad message is dropped and logged with its
+sender and reason, and the sockets and learners a stranger can make it hold stay bounded."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 import zmq
 import zmq.asyncio
 
+from kdm.net.keys import new_keys
 from kdm.net.loops import every
 from kdm.net.node import (
     MAX_HEARD,
@@ -55,18 +56,25 @@ async def founder() -> AsyncIterator[Node]:
 
 
 class Stranger:
-    """A raw zmq socket that says it is ``identity``: what anyone on the LAN can open."""
+    """A raw zmq socket to ``node``, a CURVE client with a key of its own, that says it is ``name`` (its
+    key appended, as the transport checks): what anyone on the LAN can open."""
 
-    def __init__(self, context: zmq.asyncio.Context, identity: str, address: str) -> None:
-        self.identity = identity
+    def __init__(self, context: zmq.asyncio.Context, name: str, node: Node) -> None:
+        self.keys = new_keys()
+        self.identity = f"{name}~{self.keys.token}"
+        assert isinstance(node.transport, ZmqTransport)
         self.socket = context.socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 0)
-        self.socket.setsockopt(zmq.IDENTITY, identity.encode())
-        self.socket.connect(address)
+        self.socket.setsockopt(zmq.CURVE_SERVERKEY, node.transport.keys.public)
+        self.socket.setsockopt(zmq.CURVE_PUBLICKEY, self.keys.public)
+        self.socket.setsockopt(zmq.CURVE_SECRETKEY, self.keys.secret)
+        self.socket.connect(node.transport.address)
 
-    async def send(self, kind: str, body: dict[str, object], lobby: bool = False) -> None:
+    async def send(self, kind: str, body: dict[str, object], lobby: bool = False, name: str = "") -> None:
+        """Send under this stranger's id, or under ``name`` and its key when given."""
+        sender = f"{name}~{self.keys.token}" if name else self.identity
         codec = lobby_codec() if lobby else node_codec(TABLE)
-        await self.socket.send(codec.encode(self.identity, kind, body))
+        await self.socket.send_multipart([sender.encode(), codec.encode(sender, kind, body)])
 
     def close(self) -> None:
         self.socket.close(linger=0)
@@ -80,7 +88,7 @@ async def still_leads(node: Node) -> None:
     await until(lambda: committed == [b"after the strangers"], "a commit after the strangers")
     asker = await listen("127.0.0.1")
     try:
-        answer = await ask_table_id(asker, node.transport.address, timeout_s=DEADLINE_S)
+        answer = await ask_table_id(asker, node.node_id, node.transport.address, timeout_s=DEADLINE_S)
     finally:
         await asker.close()
     assert answer.table == TABLE
@@ -104,19 +112,20 @@ def test_a_garbage_identity_and_hello_are_dropped_and_the_node_leads_on(
         caplog.set_level(logging.INFO, logger="kdm.net")
         context = zmq.asyncio.Context()
         async with founder() as node:
-            garbage = Stranger(context, "garbage", node.transport.address)
+            garbage = Stranger(context, "garbage", node)
+            who = garbage.identity
             await garbage.send("which", {}, lobby=True)  # an answer to "garbage" would need its address
-            await garbage.send("hello", {"node": "garbage"})
+            await garbage.send("hello", {"node": who})
             await garbage.send("ping", {"sent": 1.0})
             await until(lambda: node.dropped >= 2, "the hello and the ping dropped")
-            assert "garbage" not in node.members
+            assert who not in node.members
             await still_leads(node)
             garbage.close()
         context.term()
         said = caplog.text
-        assert "dropped a message to garbage" in said  # the answer to "which": no address to send it to
-        assert "a hello for 'garbage' from garbage: it names no address ('garbage' is not a node id" in said
-        assert "dropped a ping from garbage: not a member of this table" in said
+        assert f"dropped a message to {who}" in said  # the answer to "which": no address to send it to
+        assert f"a hello for '{who}' from {who}: it names no address ('{who}' is not a node id" in said
+        assert f"dropped a ping from {who}: not a member of this table" in said
 
     run(scene)
 
@@ -125,10 +134,11 @@ def test_a_stranger_cannot_bring_in_someone_else() -> None:
     async def scene() -> None:
         context = zmq.asyncio.Context()
         async with founder() as node:
-            stranger = Stranger(context, "127.0.0.1:9~beef", node.transport.address)
-            await stranger.send("hello", {"node": "127.0.0.1:10~cafe"})
+            stranger = Stranger(context, "127.0.0.1:9", node)
+            someone = f"127.0.0.1:10~{new_keys().token}"
+            await stranger.send("hello", {"node": someone})
             await until(lambda: node.dropped >= 1, "the hello dropped")
-            assert "127.0.0.1:10~cafe" not in node.members
+            assert someone not in node.members
             stranger.close()
         context.term()
 
@@ -136,26 +146,26 @@ def test_a_stranger_cannot_bring_in_someone_else() -> None:
 
 
 def test_a_thousand_identities_leave_the_node_a_few_sockets_and_bounded_learners() -> None:
+    # One connection, one key, a thousand addresses claimed under it: each "which" asks the node to
+    # answer at another address, each hello to take another learner.
     async def scene() -> None:
         context = zmq.asyncio.Context()
         async with founder() as node:
             assert isinstance(node.transport, ZmqTransport)
-            strangers = []
-            for i in range(1000):
-                stranger = Stranger(context, f"127.0.0.1:{i + 1}~{i:x}", node.transport.address)
-                await stranger.send("which", {}, lobby=True)
-                strangers.append(stranger)
+            stranger = Stranger(context, "127.0.0.1:1", node)
+            names = [f"127.0.0.1:{i + 1}" for i in range(1000)]
+            for name in names:
+                await stranger.send("which", {}, lobby=True, name=name)
                 assert node.transport.connections <= MAX_STRANGER_SOCKETS + 1
-            for stranger in strangers[: MAX_LEARNERS + 10]:
-                await stranger.send("hello", {"node": stranger.identity})
+            for name in names[: MAX_LEARNERS + 10]:
+                await stranger.send("hello", {"node": f"{name}~{stranger.keys.token}"}, name=name)
             await until(lambda: len(node._heard) >= MAX_HEARD, "the strangers heard")
             await until(lambda: len(node.raft.learners) == MAX_LEARNERS, "the learners the table takes")
             await until(lambda: node.dropped >= 10, "the hellos beyond them dropped")
             assert len(node.raft.learners) == MAX_LEARNERS
             await still_leads(node)
             assert len(node._heard) <= MAX_HEARD + len(node.members)  # what it remembers of senders
-            for stranger in strangers:
-                stranger.close()
+            stranger.close()
         context.term()
 
     run(scene)

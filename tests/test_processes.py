@@ -17,7 +17,10 @@ import msgpack
 import pytest
 import zmq
 
+from kdm.net.discovery import parse_contact
+from kdm.net.keys import new_keys, public_key_of
 from kdm.net.node import ask_table_id, listen
+from kdm.net.wire import PROTOCOL_VERSION
 
 KDM = [sys.executable, "-m", "kdm"]
 
@@ -68,10 +71,9 @@ def test_a_live_peer_drops_garbage_and_keeps_playing(tmp_path: Path) -> None:
     try:
         assert host.stdout is not None
         contact = host.stdout.readline().decode().split()[-1]
-        host_port = int(contact.rsplit(":", 1)[1])
         while (line := host.stdout.readline().decode()) and line.strip() != "the game starts":
             pass  # garbage mid-game, once a leader has a term the stale message is behind
-        send_garbage(host_port)
+        stranger = send_garbage(contact)
         out, err = host.communicate(timeout=240)
     finally:
         if host.poll() is None:
@@ -82,47 +84,71 @@ def test_a_live_peer_drops_garbage_and_keeps_playing(tmp_path: Path) -> None:
     result = json.loads(report.read_text())
     assert result["rounds"] == 4 and result["digest"]
     assert result["dropped"] >= 3
-    assert "from 127.0.0.1:9~stranger: not msgpack" in log
-    assert "from 127.0.0.1:9~stranger: missing envelope field 'v'" in log
-    assert "from 127.0.0.1:9~stranger: protocol version 99, this peer speaks 1" in log
+    assert f"from {stranger}: not msgpack" in log
+    assert f"from {stranger}: missing envelope field 'v'" in log
+    assert f"from {stranger}: protocol version 99, this peer speaks {PROTOCOL_VERSION}" in log
     assert "message for table 'not-this-one'" in log
-    assert "raft message from 127.0.0.1:9~stranger: not a member of this table" in log
+    assert f"raft message from {stranger}: not a member of this table" in log
+    assert "its connection holds another key" in log  # the one sent under the table's own id
     assert "game over" in out.decode()
 
 
-def send_garbage(port: int) -> None:
+def send_garbage(contact: str) -> str:
+    """What a stranger on the LAN can send to the member at ``contact`` (``HOST:PORT~KEY``); returns
+    the stranger's id."""
     rng = random.Random(7)
-    table = asyncio.run(table_at(port))
+    host, port, _key = parse_contact(contact)
+    table = asyncio.run(table_at(contact))
     # Not even ZMTP: the raw TCP connection is refused by zmq's handshake.
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+    with socket.create_connection((host, port), timeout=5) as raw:
         raw.sendall(bytes(rng.randrange(256) for _ in range(4096)))
+    keys = new_keys()
+    stranger = f"127.0.0.1:9~{keys.token}"
     context = zmq.Context()
     try:
+        plain = context.socket(zmq.DEALER)  # ZMTP without CURVE: refused at the handshake
+        plain.setsockopt(zmq.LINGER, 0)
+        plain.connect(f"tcp://{host}:{port}")
+        plain.send_multipart([stranger.encode(), b"in clear"])
         dealer = context.socket(zmq.DEALER)
         dealer.setsockopt(zmq.LINGER, 0)
-        dealer.setsockopt(zmq.IDENTITY, b"127.0.0.1:9~stranger")
-        dealer.connect(f"tcp://127.0.0.1:{port}")
-        dealer.send(bytes(rng.randrange(256) for _ in range(300)))  # random bytes in a valid frame
-        dealer.send(msgpack.packb({"hello": "world"}))  # valid msgpack, wrong fields
-        dealer.send(msgpack.packb({"v": 99, "table": "t", "from": "x", "kind": "raft", "body": {}}))
-        dealer.send(msgpack.packb({"v": 1, "table": "not-this-one", "from": "127.0.0.1:9~stranger",
-                                   "kind": "raft", "body": {}}))  # fmt: skip
+        server_key = public_key_of(contact)
+        assert server_key is not None
+        dealer.setsockopt(zmq.CURVE_SERVERKEY, server_key)
+        dealer.setsockopt(zmq.CURVE_PUBLICKEY, keys.public)
+        dealer.setsockopt(zmq.CURVE_SECRETKEY, keys.secret)
+        dealer.connect(f"tcp://{host}:{port}")
+
+        def send(payload: bytes, sender: str = stranger) -> None:
+            dealer.send_multipart([sender.encode(), payload])
+
+        send(bytes(rng.randrange(256) for _ in range(300)))  # random bytes in a valid frame
+        send(msgpack.packb({"hello": "world"}))  # valid msgpack, wrong fields
+        send(msgpack.packb({"v": 99, "table": "t", "from": "x", "kind": "raft", "body": {}}))
+        send(msgpack.packb({"v": PROTOCOL_VERSION, "table": "not-this-one", "from": stranger,
+                            "kind": "raft", "body": {}}))  # fmt: skip
         # A well-formed append for this very table, from a term long gone and a stranger: dropped.
-        stale = {"kind": "app", "term": 0, "sender": "127.0.0.1:9~stranger", "to": table, "log_index": 0,
+        stale = {"kind": "app", "term": 0, "sender": stranger, "to": table, "log_index": 0,
                  "log_term": 0, "entries": [], "commit": 0, "reject": False, "hint": 0}  # fmt: skip
-        dealer.send(msgpack.packb({"v": 1, "table": table, "from": "127.0.0.1:9~stranger", "kind": "raft",
-                                   "body": stale}))  # fmt: skip
-        dealer.send(b"\x00" * (10 * 1024 * 1024))  # 10 MB: zmq drops it and the connection
+        send(msgpack.packb({"v": PROTOCOL_VERSION, "table": table, "from": stranger, "kind": "raft",
+                            "body": stale}))  # fmt: skip
+        # The same under the table's founder's id: the connection does not hold that id's key.
+        send(msgpack.packb({"v": PROTOCOL_VERSION, "table": table, "from": table, "kind": "raft",
+                            "body": stale | {"sender": table}}), sender=table)  # fmt: skip
+        send(b"\x00" * (10 * 1024 * 1024))  # 10 MB: zmq drops it and the connection
         time.sleep(0.2)  # let the frames leave before the socket closes (not a test synchronisation)
         dealer.close()
+        plain.close()
     finally:
         context.term()
+    return stranger
 
 
-async def table_at(port: int) -> str:
+async def table_at(contact: str) -> str:
     transport = await listen("127.0.0.1")
+    host, port, _key = parse_contact(contact)
     try:
-        return (await ask_table_id(transport, f"tcp://127.0.0.1:{port}")).table
+        return (await ask_table_id(transport, contact, f"tcp://{host}:{port}")).table
     finally:
         await transport.close()
 

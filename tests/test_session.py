@@ -12,15 +12,17 @@ from kdm import session
 from kdm.cli import main
 from kdm.errors import UsageError
 from kdm.net.discovery import TableAd
+from kdm.net.keys import new_keys
 
+KEY = new_keys().token
 KITCHEN = TableAd(
-    name="kitchen", host="10.0.0.2", port=41000, node_id="10.0.0.2:41000~aa", version=1, mode="kilo",
+    name="kitchen", host="10.0.0.2", port=41000, node_id=f"10.0.0.2:41000~{KEY}", version=1, mode="kilo",
     plugins=("kilo=0.1.0",), seats_taken=1, seats_total=4, state="lobby",
     addresses=("10.0.0.2", "192.168.1.2"),
 )  # fmt: skip
 
 
-def resolve(monkeypatch: pytest.MonkeyPatch, tables: list[TableAd], target: str) -> list[tuple[str, int]]:
+def resolve(monkeypatch: pytest.MonkeyPatch, tables: list[TableAd], target: str) -> list[str]:
     async def found(_target: str, _interface: str | None) -> list[TableAd]:
         return tables
 
@@ -29,20 +31,39 @@ def resolve(monkeypatch: pytest.MonkeyPatch, tables: list[TableAd], target: str)
 
 
 def test_a_table_named_is_tried_at_every_address_it_advertises(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert resolve(monkeypatch, [KITCHEN], "kitchen") == [("10.0.0.2", 41000), ("192.168.1.2", 41000)]
-    assert resolve(monkeypatch, [KITCHEN], "") == [("10.0.0.2", 41000), ("192.168.1.2", 41000)]
+    both = [f"10.0.0.2:41000~{KEY}", f"192.168.1.2:41000~{KEY}"]
+    assert resolve(monkeypatch, [KITCHEN], "kitchen") == both
+    assert resolve(monkeypatch, [KITCHEN], "") == both
 
 
-def test_an_address_is_taken_as_given_without_looking_at_the_lan(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert resolve(monkeypatch, [], "10.9.8.7:4000") == [("10.9.8.7", 4000)]
+def test_an_address_with_its_key_is_taken_as_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert resolve(monkeypatch, [], f"10.9.8.7:4000~{KEY}") == [f"10.9.8.7:4000~{KEY}"]
+
+
+def test_an_address_without_a_key_takes_the_key_the_node_there_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[tuple[str, int]] = []
+
+    async def node_there(host: str, port: int) -> str | None:
+        asked.append((host, port))
+        return f"10.9.8.7:4000~{KEY}" if port == 4000 else None
+
+    monkeypatch.setattr(session, "ask_node_id", node_there)
+    assert resolve(monkeypatch, [], "10.9.8.7:4000") == [f"10.9.8.7:4000~{KEY}"]
+    with pytest.raises(UsageError) as refused:
+        resolve(monkeypatch, [], "10.9.8.7:4001")
+    assert str(refused.value) == "no table answered at 10.9.8.7:4001"
+    assert asked == [("10.9.8.7", 4000), ("10.9.8.7", 4001)]
 
 
 def test_two_tables_of_one_name_are_not_picked_from_silently(monkeypatch: pytest.MonkeyPatch) -> None:
-    other = dataclasses.replace(KITCHEN, host="10.0.0.3", node_id="10.0.0.3:41000~bb", addresses=())
+    theirs = f"10.0.0.3:41000~{new_keys().token}"
+    other = dataclasses.replace(KITCHEN, host="10.0.0.3", node_id=theirs, table_id=theirs, addresses=())
     with pytest.raises(UsageError) as refused:
         resolve(monkeypatch, [KITCHEN, other], "kitchen")
     assert str(refused.value) == (
-        "2 tables are named 'kitchen' (at 10.0.0.2:41000, 10.0.0.3:41000); join one by HOST:PORT"
+        f"2 tables are named 'kitchen': 10.0.0.2:41000~{KEY} (key {KITCHEN.fingerprint}); "
+        f"{theirs} (key {other.fingerprint}); compare the key with the host's screen and join that one "
+        f"by its address"
     )
 
 

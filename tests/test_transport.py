@@ -19,7 +19,8 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import parse_monitor_message
 
-from kdm.net.transport import MemoryNetwork, Transport, TransportError, ZmqTransport
+from kdm.net.keys import CurveKeys, new_keys
+from kdm.net.transport import HANDSHAKES_PER_S, MemoryNetwork, Transport, TransportError, ZmqTransport
 from kdm.net.wire import MAX_MESSAGE_BYTES
 
 HOST = "127.0.0.1"
@@ -111,30 +112,30 @@ NODES = {"zmq": zmq_nodes, "memory": memory_nodes}
 def test_a_pair_exchanges_messages_both_ways_in_order(kind: str) -> None:
     async def scenario() -> None:
         async with NODES[kind]("alice", "bob") as (alice, bob):
-            assert alice.send("bob", b"hello bob")
-            assert await receive(bob) == ("alice", b"hello bob")
-            assert bob.send("alice", b"hello alice")
-            assert await receive(alice) == ("bob", b"hello alice")
+            assert alice.send(bob.node_id, b"hello bob")
+            assert await receive(bob) == (alice.node_id, b"hello bob")
+            assert bob.send(alice.node_id, b"hello alice")
+            assert await receive(alice) == (bob.node_id, b"hello alice")
             for number in range(200):
-                assert alice.send("bob", b"%d" % number)
-            assert [await receive(bob) for _ in range(200)] == [("alice", b"%d" % n) for n in range(200)]
+                assert alice.send(bob.node_id, b"%d" % number)
+            assert [await receive(bob) for _ in range(200)] == [
+                (alice.node_id, b"%d" % n) for n in range(200)
+            ]
 
     run(scenario)
 
 
 @pytest.mark.parametrize("kind", NODES)
 def test_a_mesh_of_four_delivers_every_message_with_its_sender(kind: str) -> None:
-    names = ["n1", "n2", "n3", "n4"]
-
     async def scenario() -> None:
-        async with NODES[kind](*names) as nodes:
+        async with NODES[kind]("n1", "n2", "n3", "n4") as nodes:
             for node in nodes:
-                for peer in names:
-                    if peer != node.node_id:
-                        assert node.send(peer, f"{node.node_id}->{peer}".encode())
+                for peer in nodes:
+                    if peer is not node:
+                        assert node.send(peer.node_id, f"{node.node_id}->{peer.node_id}".encode())
             for node in nodes:
                 got = sorted([await receive(node) for _ in range(3)])
-                others = [name for name in names if name != node.node_id]
+                others = sorted(peer.node_id for peer in nodes if peer is not node)
                 assert got == [(other, f"{other}->{node.node_id}".encode()) for other in others]
 
     run(scenario)
@@ -145,12 +146,12 @@ def test_sending_to_an_unknown_or_disconnected_peer_is_refused(kind: str) -> Non
     async def scenario() -> None:
         async with NODES[kind]("alice", "bob") as (alice, bob):
             assert not alice.send("carol", b"hello")
-            alice.disconnect("bob")
-            alice.disconnect("bob")
-            assert not alice.send("bob", b"hello")
-            alice.connect("bob", bob.address)
-            assert alice.send("bob", b"back")
-            assert await receive(bob) == ("alice", b"back")
+            alice.disconnect(bob.node_id)
+            alice.disconnect(bob.node_id)
+            assert not alice.send(bob.node_id, b"hello")
+            alice.connect(bob.node_id, bob.address)
+            assert alice.send(bob.node_id, b"back")
+            assert await receive(bob) == (alice.node_id, b"back")
 
     run(scenario)
 
@@ -159,12 +160,12 @@ def test_sending_to_an_unknown_or_disconnected_peer_is_refused(kind: str) -> Non
 def test_connect_twice_to_the_same_address_changes_nothing(kind: str) -> None:
     async def scenario() -> None:
         async with NODES[kind]("alice", "bob") as (alice, bob):
-            alice.connect("bob", bob.address)
-            assert alice.send("bob", b"once")
-            bob.connect("alice", alice.address)
-            assert bob.send("alice", b"ack")
-            assert await receive(bob) == ("alice", b"once")
-            assert await receive(alice) == ("bob", b"ack")
+            alice.connect(bob.node_id, bob.address)
+            assert alice.send(bob.node_id, b"once")
+            bob.connect(alice.node_id, alice.address)
+            assert bob.send(alice.node_id, b"ack")
+            assert await receive(bob) == (alice.node_id, b"once")
+            assert await receive(alice) == (bob.node_id, b"ack")
 
     run(scenario)
 
@@ -194,10 +195,10 @@ def test_messages_up_to_the_cap_are_delivered_and_bigger_ones_refused(
     async def scenario() -> None:
         async with NODES[kind]("alice", "bob") as (alice, bob):
             with caplog.at_level(logging.WARNING, logger="kdm.net"):
-                assert not alice.send("bob", b"x" * (MAX_MESSAGE_BYTES + 1))
-            assert "dropped a message of 65537 bytes to bob: over the limit" in caplog.text
-            assert alice.send("bob", b"x" * MAX_MESSAGE_BYTES)
-            assert await receive(bob) == ("alice", b"x" * MAX_MESSAGE_BYTES)
+                assert not alice.send(bob.node_id, b"x" * (MAX_MESSAGE_BYTES + 1))
+            assert f"dropped a message of 65537 bytes to {bob.node_id}: over the limit" in caplog.text
+            assert alice.send(bob.node_id, b"x" * MAX_MESSAGE_BYTES)
+            assert await receive(bob) == (alice.node_id, b"x" * MAX_MESSAGE_BYTES)
 
     run(scenario)
 
@@ -209,13 +210,16 @@ def test_node_ids_must_fit_in_a_zmq_identity() -> None:
             ZmqTransport(bad)
         with pytest.raises(ValueError, match="node id"):
             network.transport(bad)
-    ZmqTransport("é" * 127)
+    ZmqTransport("é" * 101)  # a zmq node's id is its name, "~" and its 52-letter key
+    with pytest.raises(ValueError, match="node id"):
+        ZmqTransport("é" * 102)
 
 
 def test_both_transports_are_transports() -> None:
     # Checked by mypy when it reads this file: both classes satisfy the Protocol.
     transports: list[Transport] = [ZmqTransport("alice"), MemoryNetwork().transport("alice")]
-    assert [t.node_id for t in transports] == ["alice", "alice"]
+    assert transports[0].node_id.startswith("alice~")
+    assert transports[1].node_id == "alice"
 
 
 # --- zmq ---------------------------------------------------------------------------------------------------
@@ -237,7 +241,7 @@ def test_zmq_needs_start_before_use() -> None:
         with pytest.raises(TransportError, match="start"):
             _ = alice.address
         with pytest.raises(TransportError, match="start"):
-            alice.connect("bob", "tcp://127.0.0.1:1")
+            alice.connect(f"bob~{new_keys().token}", "tcp://127.0.0.1:1")
         with pytest.raises(TransportError):
             await within(alice.recv())
         await alice.close()
@@ -261,9 +265,14 @@ def test_zmq_port_in_use_says_what_to_do() -> None:
 def test_zmq_bad_peer_address_is_a_transport_error() -> None:
     async def scenario() -> None:
         async with zmq_nodes("alice") as (alice,):
-            with pytest.raises(TransportError, match="cannot connect to bob at nowhere"):
-                alice.connect("bob", "nowhere")
-            assert not alice.send("bob", b"x")
+            bob = f"bob~{new_keys().token}"
+            with pytest.raises(TransportError, match=f"cannot connect to {bob} at nowhere"):
+                alice.connect(bob, "nowhere")
+            assert not alice.send(bob, b"x")
+            with pytest.raises(
+                TransportError, match="cannot connect to bob: its id does not end with its key"
+            ):
+                alice.connect("bob", "tcp://127.0.0.1:1")
 
     run(scenario)
 
@@ -272,20 +281,20 @@ def test_zmq_close_and_reopen_on_the_same_port() -> None:
     async def scenario() -> None:
         async with zmq_nodes("alice", "bob") as (alice, bob):
             port = port_of(bob)
-            assert alice.send("bob", b"before")
-            assert await receive(bob) == ("alice", b"before")
+            assert alice.send(bob.node_id, b"before")
+            assert await receive(bob) == (alice.node_id, b"before")
             await bob.close()
 
             # The same node comes back on the same port: alice's connection finds it again by itself.
-            again = ZmqTransport("bob", host=HOST, port=port)
+            again = ZmqTransport("bob", host=HOST, port=port, keys=bob.keys)  # the same node: same key
             try:
                 await again.start()
                 assert again.address == f"tcp://127.0.0.1:{port}"
-                assert alice.send("bob", b"after")
-                assert await receive(again) == ("alice", b"after")
-                again.connect("alice", alice.address)
-                assert again.send("alice", b"back")
-                assert await receive(alice) == ("bob", b"back")
+                assert alice.send(bob.node_id, b"after")
+                assert await receive(again) == (alice.node_id, b"after")
+                again.connect(alice.node_id, alice.address)
+                assert again.send(alice.node_id, b"back")
+                assert await receive(alice) == (bob.node_id, b"back")
             finally:
                 await again.close()
 
@@ -296,13 +305,13 @@ def test_zmq_reconnects_when_the_peer_address_changes() -> None:
     async def scenario() -> None:
         async with zmq_nodes("alice", "bob") as (alice, bob):
             await bob.close()
-            moved = ZmqTransport("bob", host=HOST)
+            moved = ZmqTransport("bob", host=HOST, keys=bob.keys)
             try:
                 await moved.start()
                 assert moved.address != bob.address
-                alice.connect("bob", moved.address)
-                assert alice.send("bob", b"found you")
-                assert await receive(moved) == ("alice", b"found you")
+                alice.connect(bob.node_id, moved.address)
+                assert alice.send(bob.node_id, b"found you")
+                assert await receive(moved) == (alice.node_id, b"found you")
             finally:
                 await moved.close()
 
@@ -317,14 +326,15 @@ def test_zmq_send_drops_once_the_queue_to_a_peer_is_full(caplog: pytest.LogCaptu
 
         async def scenario() -> None:
             async with zmq_nodes("alice") as (alice,):
-                alice.connect("mute", f"tcp://{HOST}:{silent.getsockname()[1]}")
+                mute = f"mute~{new_keys().token}"
+                alice.connect(mute, f"tcp://{HOST}:{silent.getsockname()[1]}")
                 with caplog.at_level(logging.INFO, logger="kdm.net"):
                     sent = 0
-                    while alice.send("mute", b"x") and sent < 100_000:
+                    while alice.send(mute, b"x") and sent < 100_000:
                         sent += 1
                     assert 0 < sent < 100_000
-                    assert not alice.send("mute", b"x")
-                assert caplog.text.count("dropping messages to mute") == 1
+                    assert not alice.send(mute, b"x")
+                assert caplog.text.count(f"dropping messages to {mute}") == 1
 
         run(scenario)
 
@@ -337,9 +347,9 @@ def test_zmq_uses_a_given_context_and_leaves_it_open() -> None:
             bob = ZmqTransport("bob", host=HOST, context=context)
             await alice.start()
             await bob.start()
-            alice.connect("bob", bob.address)
-            assert alice.send("bob", b"shared")
-            assert await receive(bob) == ("alice", b"shared")
+            alice.connect(bob.node_id, bob.address)
+            assert alice.send(bob.node_id, b"shared")
+            assert await receive(bob) == (alice.node_id, b"shared")
             await alice.close()
             await bob.close()
             assert not context.closed
@@ -350,13 +360,19 @@ def test_zmq_uses_a_given_context_and_leaves_it_open() -> None:
 
 
 @asynccontextmanager
-async def raw_dealer(identity: bytes | None) -> AsyncIterator[zmq.asyncio.Socket]:
-    """A plain zmq DEALER, not yet connected, as a stranger's program would open one."""
+async def raw_dealer(
+    server: ZmqTransport | None = None, keys: CurveKeys | None = None
+) -> AsyncIterator[zmq.asyncio.Socket]:
+    """A zmq DEALER, not yet connected, as a stranger's program would open one: a CURVE client of
+    ``server`` under ``keys`` (fresh ones by default), or a plain one when no server is given."""
     context = zmq.asyncio.Context()
     dealer = context.socket(zmq.DEALER)
     dealer.setsockopt(zmq.LINGER, 0)
-    if identity is not None:
-        dealer.setsockopt(zmq.IDENTITY, identity)
+    if server is not None:
+        keys = keys or new_keys()
+        dealer.setsockopt(zmq.CURVE_SERVERKEY, server.keys.public)
+        dealer.setsockopt(zmq.CURVE_PUBLICKEY, keys.public)
+        dealer.setsockopt(zmq.CURVE_SECRETKEY, keys.secret)
     try:
         yield dealer
     finally:
@@ -366,7 +382,12 @@ async def raw_dealer(identity: bytes | None) -> AsyncIterator[zmq.asyncio.Socket
 
 def test_zmq_drops_a_huge_frame_and_goes_on() -> None:
     async def scenario() -> None:
-        async with zmq_nodes("alice", "bob") as (alice, bob), raw_dealer(b"mallory") as dealer:
+        mallory_keys = new_keys()
+        mallory = f"mallory~{mallory_keys.token}"
+        async with (
+            zmq_nodes("alice", "bob") as (alice, bob),
+            raw_dealer(bob, mallory_keys) as dealer,
+        ):
             # Watch the dealer's connection from before it exists, so that no event is missed.
             monitor = dealer.get_monitor_socket(zmq.EVENT_CONNECTED | zmq.EVENT_DISCONNECTED)
             try:
@@ -377,14 +398,14 @@ def test_zmq_drops_a_huge_frame_and_goes_on() -> None:
                     return event
 
                 assert await next_event() == zmq.EVENT_CONNECTED
-                await within(dealer.send(b"x" * 10_000_000))
+                await within(dealer.send_multipart([mallory.encode(), b"x" * 10_000_000]))
                 # bob's side refuses the frame by cutting the connection; the dealer then comes back.
                 assert await next_event() == zmq.EVENT_DISCONNECTED
                 assert await next_event() == zmq.EVENT_CONNECTED
-                await within(dealer.send(b"small"))
-                assert await receive(bob) == ("mallory", b"small")
-                assert alice.send("bob", b"still here")
-                assert await receive(bob) == ("alice", b"still here")
+                await within(dealer.send_multipart([mallory.encode(), b"small"]))
+                assert await receive(bob) == (mallory, b"small")
+                assert alice.send(bob.node_id, b"still here")
+                assert await receive(bob) == (alice.node_id, b"still here")
             finally:
                 dealer.disable_monitor()
                 monitor.close(linger=0)
@@ -422,33 +443,35 @@ def test_zmq_survives_bytes_that_are_not_zmtp() -> None:
                 await send_junk(port_of(bob), junk, wait_for_hang_up=False)
             # The first one is enough for zmq to hang up: wait until it has, to know junk was read.
             await send_junk(port_of(bob), garbage[0], wait_for_hang_up=True)
-            assert alice.send("bob", b"fine")
-            assert await receive(bob) == ("alice", b"fine")
-            assert bob.send("alice", b"fine too")
-            assert await receive(alice) == ("bob", b"fine too")
+            assert alice.send(bob.node_id, b"fine")
+            assert await receive(bob) == (alice.node_id, b"fine")
+            assert bob.send(alice.node_id, b"fine too")
+            assert await receive(alice) == (bob.node_id, b"fine too")
 
     run(scenario)
 
 
 def test_zmq_drops_frames_of_a_bad_shape() -> None:
     async def scenario() -> None:
-        async with zmq_nodes("bob") as (bob,), raw_dealer(b"mallory") as dealer:
+        mallory_keys = new_keys()
+        mallory = f"mallory~{mallory_keys.token}"
+        async with zmq_nodes("bob") as (bob,), raw_dealer(bob, mallory_keys) as dealer:
             dealer.connect(bob.address)
-            await within(dealer.send_multipart([b"two", b"frames"]))
-            await within(dealer.send_multipart([b"", b"empty delimiter"]))
-            await within(dealer.send(b"one frame"))
+            await within(dealer.send(b"one frame alone"))
+            await within(dealer.send_multipart([mallory.encode(), b"three", b"frames"]))
+            await within(dealer.send_multipart([mallory.encode(), b"two frames"]))
             # Same connection, so the bad ones came first; recv() skipped them instead of raising.
-            assert await receive(bob) == ("mallory", b"one frame")
+            assert await receive(bob) == (mallory, b"two frames")
 
     run(scenario)
 
 
 @pytest.mark.parametrize(
     ("identity", "reason"),
-    [(None, "did not say its node id"), (b"\xff\xfe", "not UTF-8")],
+    [(b"", "did not say its sender's node id"), (b"\xff\xfe", "not UTF-8")],
     ids=["no-identity", "not-utf8"],
 )
-def test_zmq_drops_frames_from_a_bad_identity(identity: bytes | None, reason: str) -> None:
+def test_zmq_drops_frames_from_a_bad_identity(identity: bytes, reason: str) -> None:
     async def scenario() -> None:
         dropped = asyncio.Event()
 
@@ -461,16 +484,126 @@ def test_zmq_drops_frames_from_a_bad_identity(identity: bytes | None, reason: st
         logger = logging.getLogger("kdm.net")
         logger.addHandler(watch)
         try:
-            async with zmq_nodes("alice", "bob") as (alice, bob), raw_dealer(identity) as dealer:
+            async with zmq_nodes("alice", "bob") as (alice, bob), raw_dealer(bob) as dealer:
                 dealer.connect(bob.address)
                 receiving = await started_receiving(bob)
-                await within(dealer.send(b"who am I"))
+                await within(dealer.send_multipart([identity, b"who am I"]))
                 await within(dropped.wait())
                 assert not receiving.done()
-                assert alice.send("bob", b"me")
-                assert await within(receiving) == ("alice", b"me")
+                assert alice.send(bob.node_id, b"me")
+                assert await within(receiving) == (alice.node_id, b"me")
         finally:
             logger.removeHandler(watch)
+
+    run(scenario)
+
+
+# --- CurveZMQ: who may connect, who may say they sent, what the wire shows -------------------------------
+
+
+def watching_drops(reason: str) -> tuple[asyncio.Event, logging.Handler]:
+    """An event set when the transport logs a drop for ``reason``, and the handler to remove after."""
+    dropped = asyncio.Event()
+
+    class Watch(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if reason in record.getMessage():
+                dropped.set()
+
+    watch = Watch()
+    logging.getLogger("kdm.net").addHandler(watch)
+    return dropped, watch
+
+
+def test_zmq_a_connection_without_curve_gets_nothing_through() -> None:
+    async def scenario() -> None:
+        async with zmq_nodes("alice", "bob") as (alice, bob), raw_dealer() as dealer:
+            dealer.connect(bob.address)  # no key: the handshake cannot even start
+            receiving = await started_receiving(bob)
+            await within(dealer.send_multipart([alice.node_id.encode(), b"plain"]))
+            assert alice.send(bob.node_id, b"sealed")
+            assert await within(receiving) == (alice.node_id, b"sealed")
+
+    run(scenario)
+
+
+def test_zmq_a_connection_cannot_send_under_another_nodes_id() -> None:
+    # mallory holds a key of its own and names itself alice: the handshake succeeds (anyone may knock),
+    # but every message it sends is dropped, and alice's own still arrive.
+    async def scenario() -> None:
+        dropped, watch = watching_drops("its connection holds another key")
+        try:
+            async with (
+                zmq_nodes("alice", "bob") as (alice, bob),
+                raw_dealer(bob) as mallory,
+            ):
+                mallory.connect(bob.address)
+                receiving = await started_receiving(bob)
+                await within(mallory.send_multipart([alice.node_id.encode(), b"forged append"]))
+                await within(dropped.wait())
+                assert alice.send(bob.node_id, b"the real alice")
+                assert await within(receiving) == (alice.node_id, b"the real alice")
+        finally:
+            logging.getLogger("kdm.net").removeHandler(watch)
+
+    run(scenario)
+
+
+def test_zmq_traffic_is_unreadable_on_the_wire() -> None:
+    # A relay between alice and bob records every byte, as a capture on the LAN would.
+    secret = b"Q\xe2\x99\xa5 dealt to seat 2: a msgpack envelope \x84\xa1t\xa4raft"
+    captured = bytearray()
+
+    async def relay(bob_port: int) -> tuple[asyncio.AbstractServer, int]:
+        async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(ConnectionError):
+                while data := await reader.read(65536):
+                    captured.extend(data)
+                    writer.write(data)
+                    await writer.drain()
+            writer.close()
+
+        async def on_connection(
+            client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter
+        ) -> None:
+            server_reader, server_writer = await asyncio.open_connection(HOST, bob_port)
+            await asyncio.gather(pipe(client_reader, server_writer), pipe(server_reader, client_writer))
+
+        server = await asyncio.start_server(on_connection, HOST, 0)
+        return server, server.sockets[0].getsockname()[1]
+
+    async def scenario() -> None:
+        async with zmq_nodes("alice", "bob") as (alice, bob):
+            server, port = await relay(port_of(bob))
+            try:
+                alice.connect(bob.node_id, f"tcp://{HOST}:{port}")
+                for _ in range(3):
+                    assert alice.send(bob.node_id, secret)
+                assert [await receive(bob) for _ in range(3)] == [(alice.node_id, secret)] * 3
+            finally:
+                server.close()
+        assert len(captured) > 3 * len(secret)
+        for clear in (secret, b"dealt to seat", b"msgpack", b"raft", alice_name := b"alice"):
+            assert clear not in captured, clear
+        assert alice_name not in captured  # even the sender's id travels inside the box
+
+    run(scenario)
+
+
+def test_zmq_handshakes_from_one_address_are_bounded(caplog: pytest.LogCaptureFixture) -> None:
+    async def scenario() -> None:
+        async with zmq_nodes("bob") as (bob,):
+            gatekeeper = bob._gatekeeper
+            assert gatekeeper is not None
+            key = bytes(32)
+            request = [b"1.0", b"7", b"", b"10.0.0.66", b"", b"CURVE", key]
+            with caplog.at_level(logging.WARNING, logger="kdm.net"):
+                answers = [gatekeeper._answer(list(request))[2] for _ in range(HANDSHAKES_PER_S + 5)]
+            assert answers == [b"200"] * HANDSHAKES_PER_S + [b"400"] * 5
+            assert caplog.text.count("refusing handshakes from 10.0.0.66") == 1
+            other = [b"1.0", b"8", b"", b"10.0.0.67", b"", b"CURVE", key]
+            assert gatekeeper._answer(other)[2:5] == [b"200", b"OK", b"a" * 52]  # a key of zeros
+            assert gatekeeper._answer([b"1.0", b"9", b"", b"10.0.0.68", b"", b"NULL"])[2] == b"400"
 
     run(scenario)
 

@@ -53,7 +53,7 @@ def run_keys(
 
 def test_lobby_joins_the_chosen_table_at_every_address_it_advertises() -> None:
     choice = lobby(DOWN + "\r", [ad("attic", 4001), ad("kitchen", 4002)])
-    assert choice == Join("10.0.0.7:4002", ("10.0.0.7:4002", "192.168.1.7:4002"))
+    assert choice == Join("10.0.0.7:4002~ab", ("10.0.0.7:4002~ab", "192.168.1.7:4002~ab"))
 
 
 def test_lobby_joins_by_address() -> None:
@@ -120,7 +120,9 @@ def test_a_table_where_this_player_has_a_seat_comes_first_and_enter_returns_to_i
     from kdm.tui.lobby_app import body
 
     assert "your seat" in "".join(fragment[1] for fragment in body(state))
-    assert lobby("\r", tables, held=held) == Join("10.0.0.7:4002", ("10.0.0.7:4002", "192.168.1.7:4002"))
+    assert lobby("\r", tables, held=held) == Join(
+        "10.0.0.7:4002~ab", ("10.0.0.7:4002~ab", "192.168.1.7:4002~ab")
+    )
 
 
 def test_a_table_playing_without_a_seat_of_ours_says_enter_watches_it() -> None:

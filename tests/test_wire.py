@@ -48,7 +48,13 @@ def make_codec(table: str = "kitchen") -> Codec:
 
 def envelope(**changes: Any) -> dict[str, Any]:
     """A valid raw envelope from 'alice', with fields replaced (or removed, with the value `REMOVE`)."""
-    fields: dict[str, Any] = {"v": 1, "table": "kitchen", "from": "alice", "kind": "ping", "body": {"n": 1}}
+    fields: dict[str, Any] = {
+        "v": PROTOCOL_VERSION,
+        "table": "kitchen",
+        "from": "alice",
+        "kind": "ping",
+        "body": {"n": 1},
+    }
     fields.update(changes)
     return {name: value for name, value in fields.items() if value is not REMOVE}
 
@@ -161,9 +167,10 @@ def test_a_wrong_typed_envelope_field_is_dropped(field: str, value: Any, reason:
 
 
 def test_another_protocol_version_is_dropped_whatever_else_it_holds() -> None:
-    assert reason_for(packed(envelope(v=2))) == "protocol version 2, this peer speaks 1"
+    assert reason_for(packed(envelope(v=3))) == "protocol version 3, this peer speaks 2"
+    assert reason_for(packed(envelope(v=1))) == "protocol version 1, this peer speaks 2"
     # A newer peer may have changed the envelope too: the reason is still the version.
-    assert reason_for(packed({"v": 2, "something": "new"})) == "protocol version 2, this peer speaks 1"
+    assert reason_for(packed({"v": 3, "something": "new"})) == "protocol version 3, this peer speaks 2"
 
 
 def test_another_table_is_dropped() -> None:
@@ -235,8 +242,8 @@ def test_decode_refuses_what_is_not_bytes() -> None:
 def test_decode_or_drop_logs_the_reason(caplog: pytest.LogCaptureFixture) -> None:
     codec = make_codec()
     with caplog.at_level(logging.WARNING, logger="kdm.net"):
-        assert codec.decode_or_drop(packed(envelope(v=2)), claimed_sender="alice") is None
-    assert "dropped a message from alice: protocol version 2, this peer speaks 1" in caplog.text
+        assert codec.decode_or_drop(packed(envelope(v=1)), claimed_sender="alice") is None
+    assert "dropped a message from alice: protocol version 1, this peer speaks 2" in caplog.text
     assert codec.decode_or_drop(packed(envelope()), claimed_sender="alice") is not None
 
 
@@ -343,7 +350,7 @@ kinds = st.sampled_from(["ping", "blob", "careless", "any", "pong", b"ping"])
 # Envelopes with any header, and envelopes with a good header, so that the fuzzing reaches every check.
 near_envelopes = st.fixed_dictionaries(
     {
-        "v": st.sampled_from([1, 2, 0, True, "1"]),
+        "v": st.sampled_from([PROTOCOL_VERSION, 1, 3, 0, True, "2"]),
         "table": st.sampled_from(["kitchen", "garage", 3]),
         "from": st.sampled_from(["alice", "bob", None]),
         "kind": kinds,
@@ -352,7 +359,13 @@ near_envelopes = st.fixed_dictionaries(
     optional={"extra": any_values},
 )
 good_headers = st.fixed_dictionaries(
-    {"v": st.just(1), "table": st.just("kitchen"), "from": st.just("alice"), "kind": kinds, "body": bodies}
+    {
+        "v": st.just(PROTOCOL_VERSION),
+        "table": st.just("kitchen"),
+        "from": st.just("alice"),
+        "kind": kinds,
+        "body": bodies,
+    }
 )
 
 

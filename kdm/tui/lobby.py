@@ -17,7 +17,7 @@ from typing import Any
 
 from kdm.errors import KdmError
 from kdm.manager import Rules, default_mode, installed_plugins
-from kdm.net.discovery import TableAd, parse_host_port
+from kdm.net.discovery import TableAd, parse_contact
 from kdm.options import TableOption
 from kdm.tui.text import say
 
@@ -26,7 +26,8 @@ MIN_PLAYERS, MAX_PLAYERS = 3, 10
 
 @dataclass(frozen=True)
 class Join:
-    """Join ``target`` (``HOST:PORT`` or a name); ``addresses`` (``HOST:PORT``) are tried first, in order."""
+    """Join ``target`` (``HOST:PORT[~KEY]`` or a name); ``addresses`` (``HOST:PORT~KEY``) are tried
+    first, in order."""
 
     target: str
     addresses: tuple[str, ...] = ()
@@ -154,8 +155,7 @@ class LobbyState:
     def join_selected(self) -> None:
         if self.tables:
             ad = self.tables[self.selected]
-            addresses = tuple(f"{host}:{ad.port}" for host in ad.addresses)
-            self._finish(Join(addresses[0], addresses))
+            self._finish(Join(ad.contacts[0], ad.contacts))
 
     # --- typing an address ------------------------------------------------------------------------
 
@@ -286,12 +286,12 @@ class LobbyState:
 
 
 def mistyped_address(text: str) -> str:
-    """Why ``text`` is neither a table name nor ``HOST:PORT`` (empty when it may be either): a name has
-    no colon, so anything with one must be a good address."""
+    """Why ``text`` is neither a table name nor ``HOST:PORT[~KEY]`` (empty when it may be either): a
+    name has no colon, so anything with one must be a good address."""
     if ":" not in text:
         return ""
     try:
-        parse_host_port(text)
+        parse_contact(text)
     except ValueError as error:
         return str(error)
     return ""

@@ -111,6 +111,8 @@ def body(state: LobbyState) -> Fragments:
         lines += [(style, row), ("", "\n")]
         if index == state.selected and len(game) > 20:
             lines += [("class:dim", f"    {game}"), ("", "\n")]  # the whole list of house rules
+        if index == state.selected and ad.fingerprint:
+            lines += [("class:dim", "    " + state.say("lobby_key", fingerprint=ad.fingerprint)), ("", "\n")]
     return lines
 
 

@@ -16,6 +16,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from kdm.cards import JOKER, RED_SUITS, pretty, suit_of
 from kdm.engine import SeatView
 from kdm.kilo.rules import LEFT
+from kdm.net.keys import fingerprint
 from kdm.tui.extension import Fragments as PartFragments
 from kdm.tui.plugin_panels import (
     footer_hints,
@@ -127,6 +128,9 @@ def _waiting_table(screen: TableScreen) -> Fragments:
             lines.append(("class:dim", "\n" + screen.say("join_by_address", addresses=", ".join(addresses))))
     elif addresses:
         lines.append(("class:call", "\n" + screen.say("join_with", address=" | ".join(addresses))))
+    table_key = fingerprint(record.host)
+    if table_key:
+        lines.append(("class:dim", "\n" + screen.say("table_key", fingerprint=table_key)))
     return lines
 
 

@@ -115,6 +115,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "host": ("host", "hôte"),
     "join_with": ("others join with: kdm play {address}", "les autres viennent par : kdm play {address}"),
     "join_by_address": ("or by address: {addresses}", "ou par adresse : {addresses}"),
+    "table_key": (
+        "table key {fingerprint}: the same on every screen at this table",
+        "clé de la table {fingerprint} : la même sur chaque écran de cette table",
+    ),
     "waiting_for_players": ("waiting for players…", "on attend les joueurs…"),
     "joining": ("joining the table…", "on rejoint la table…"),
     # --- help and quitting ------------------------------------------------------------------------
@@ -170,6 +174,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "state_playing": ("playing", "en cours"),
     "state_over": ("over", "finie"),
     "your_seat": ("your seat", "votre place"),
+    "lobby_key": (
+        "key {fingerprint}: compare it with the host's screen",
+        "clé {fingerprint} : à comparer avec l'écran de l'hôte",
+    ),
     "return_to_seat": ("Enter: return to your seat at {table}", "Entrée : reprendre votre place à {table}"),
     "enter_to_watch": (
         "{table} is playing or full: Enter to watch it",
