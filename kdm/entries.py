@@ -11,12 +11,15 @@ peer. What each entry *means* is the record's business; this module owns their s
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import msgpack
+from nacl.exceptions import BadSignatureError
 
-from kdm.identity import PUBLIC_KEY_BYTES
+from kdm.identity import PUBLIC_KEY_BYTES, SIGNATURE_BYTES
+from kdm.net.keys import verify_key_of
 
 #: The size of a commitment to a nonce, and of a public key for private notes (Curve25519).
 HASH_BYTES = KEY_BYTES = 32
@@ -132,10 +135,35 @@ def to_wire(entry: Entry) -> dict[str, Any]:
     return {"t": entry.TYPE, "id": [entry.id.node, entry.id.counter], **fields}
 
 
-def encode(entry: Entry) -> bytes:
-    """The bytes of ``entry`` for consensus."""
-    data: bytes = msgpack.packb(to_wire(entry), use_bin_type=True)
-    return data
+def encode(entry: Entry, sign: Callable[[bytes], bytes] | None = None, table: str = "") -> bytes:
+    """The bytes of ``entry`` for consensus; signed by ``sign`` (its author's key) for ``table``."""
+    wire = to_wire(entry)
+    data: bytes = msgpack.packb(wire, use_bin_type=True)
+    if sign is None:
+        return data
+    signed: bytes = msgpack.packb({**wire, "sig": sign(_signed_part(table, data))}, use_bin_type=True)
+    return signed
+
+
+def _signed_part(table: str, data: bytes) -> bytes:
+    return b"kdm entry\x00" + table.encode() + b"\x00" + data
+
+
+def author_node(entry: Entry) -> str:
+    """The node that wrote ``entry``: its id's node (a stand-in's ``node#seat`` names its node)."""
+    return entry.id.node.partition("#")[0]
+
+
+def signed_by_author(entry: Entry, signature: object, table: str) -> bool:
+    """Whether ``signature`` is the entry's author's, over ``table`` and the entry's canonical bytes."""
+    key = verify_key_of(author_node(entry))
+    if key is None or not isinstance(signature, bytes) or len(signature) != SIGNATURE_BYTES:
+        return False
+    try:
+        key.verify(_signed_part(table, encode(entry)), signature)
+    except BadSignatureError:
+        return False
+    return True
 
 
 def from_wire(data: Any) -> Entry:

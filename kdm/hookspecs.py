@@ -167,6 +167,19 @@ def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event
 
 
 @hookspec(firstresult=True)
+def kdm_claimed_faces(event: Event) -> Mapping[int, str] | None:
+    """The faces a player's own action says its tokens have (cards laid face up and named), token →
+    face, or None when it names none. ``firstresult``.
+
+    With the open deck every peer knows the true faces, so the table refuses an event that claims a
+    false one, the same way on every peer, with its reason (issue 12). An event that fulfils a duty
+    (``kdm_reveal``) is checked without this hook: every peer rebuilds it from the true faces and
+    compares. Kem's answers for ``exchange``; a game whose players name cards answers for its events.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
 def kdm_winners(state: TableState) -> list[int] | None:
     """The winning seats of a finished game (ties share the win). ``firstresult``."""
     raise NotImplementedError

@@ -109,15 +109,22 @@ class Peer:
         bot: Bot | None = None,
         on_notice: Callable[[Notice], None] | None = None,
         identity: Identity | None = None,
+        table: str = "",
+        sign: Callable[[bytes], bytes] | None = None,
     ) -> None:
         self.node = node
+        # A real node (``kdm.net.node.Node``) knows its table and has keys; a test's fake may have
+        # neither, and its table then checks no signature.
+        keys = getattr(node, "keys", None)
+        #: Signs this process's entries with its node's key (None over a network of fakes).
+        self.sign = sign or (keys.sign if keys is not None else None)
+        table = table or getattr(node, "table", "")
         #: The player's key: their seat is bound to it (a key for this run only when none is given).
         self.identity = identity or Identity.ephemeral()
         #: True once this process took its player's seat back (after a restart or a lost network).
         self.rejoined = False
-        #: The table's id, which a seat claim names; known from the start to a joiner.
-        self.table = ""
-        self.record = TableRecord(installed)
+        self.record = TableRecord(installed, table=table)
+        self.record.check_claims = self._check_claims
         self.agents = [Agent(node.node_id, name or node.node_id, bot)]
         self.on_notice = on_notice
         self.deck = OpenDeck()
@@ -179,14 +186,63 @@ class Peer:
         for timer in self._timers.values():
             timer.cancel()
 
+    def _check_claims(self, event: Event) -> str | None:
+        """Whether ``event`` shows the faces the deck dealt. Every peer holds the open deck alike, so
+        it checks the faces a player's action names (``kdm_claimed_faces``), and rebuilds an event
+        that fulfils a reveal duty (a shown hand, a draw, a called card) as the game's ``kdm_reveal``
+        would from the true faces, and compares."""
+        engine = self.record.engine
+        if engine is None:
+            return None
+        rules = engine.rules
+        claimed = rules.caller("kdm_claimed_faces")(event=event) or {}
+        known = self.deck.faces
+        for token, face in claimed.items():
+            if known.get(token, face) != face:
+                return f"it names card {token} {face}, but card {token} is {known[token]}"
+        seat = getattr(event, "seat", None)
+        duty = next((d for d in engine.awaiting() if d.kind == event.kind and d.seat in (None, seat)), None)
+        if duty is None:
+            return None  # not a reveal: the rules judge it
+        expected = self.deck.fulfil(duty, engine.state, rules.caller("kdm_reveal"))
+        if expected is None or expected == event:
+            return None
+        return "it claims faces that are not the ones dealt"
+
+    @property
+    def table(self) -> str:
+        """The table's id, which a seat claim names and entries are signed for; known from the start
+        to a process started for a table, else from the first ``create_table`` or ``join_table``."""
+        return self.record.table
+
+    @table.setter
+    def table(self, table: str) -> None:
+        self.record.table = table
+
     def propose(self, entry_type: type[Entry], agent: Agent | None = None, **fields: Any) -> None:
         """Propose an entry of ``entry_type`` with these fields, from ``agent`` (default: the player)."""
         agent = agent or self.me
         agent.counter += 1
-        data = entries.encode(entry_type(EntryId(agent.identity, agent.counter), **fields))
+        entry = entry_type(EntryId(agent.identity, agent.counter), **fields)
+        data = entries.encode(entry, self.sign, self.table)
         now = local_time_ms()
         self._pending[(agent.identity, agent.counter)] = (data, now, now)
         self.node.propose(data)
+
+    def screen_proposal(self, sender: str, data: bytes) -> str | None:
+        """Why the leader's node drops an entry forwarded by ``sender``, a node that does not vote, or
+        None to let it in: such a node may propose its own join and, once it holds a seat (a seated
+        player not promoted yet), what its seats do; the record checks every entry's signature and
+        rules on apply."""
+        if any(seat.node.partition("#")[0] == sender or seat.home == sender for seat in self.record.seats):
+            return None
+        try:
+            entry = entries.decode(data)
+        except ValueError as error:
+            return f"not an entry: {error}"
+        if isinstance(entry, Join) and entries.author_node(entry) == sender:
+            return None
+        return "a node without a seat proposes nothing but its own join"
 
     async def _retry_forever(self) -> None:
         await every(RETRY_S, lambda: self.retry_pending(local_time_ms()), "retrying proposals")
@@ -203,10 +259,11 @@ class Peer:
     ) -> None:
         """Propose the table (the host does this once), then take the first seat. A ``listed`` table is
         advertised on the LAN by its leader."""
+        self.table = self.table or self.node.node_id  # a table's id is its founder's node id
         self.propose(
             Create, name=table, players=players, options=options, plugins=rules.versions, listed=listed
         )
-        self.join_table(self.node.node_id)  # a table's id is its founder's node id
+        self.join_table(self.table)
 
     def join_table(self, table: str = "") -> None:
         """Ask for a seat at ``table`` (its id) for this process's player: a free one, or theirs again.
@@ -331,6 +388,9 @@ class Peer:
             log.log(level, "entry from %s refused: %s", notice.node or "?", notice.reason)
             if mine is not None:
                 mine.asking = False
+                engine = self.record.engine
+                if engine is not None:  # a refused reveal is owed again: the next one may be right
+                    mine.owed = {key for key in mine.owed if key[1] != engine.state.seq}
                 if mine.bot is not None and mine.seat is not None:
                     self._wake_bots([mine.seat])  # the table moved on: think again
         elif notice.kind == "created" and self._join_when_created:

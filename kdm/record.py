@@ -18,6 +18,9 @@ counter: a retried proposal committed twice is applied once):
 - ``takeover``: a seated node's process plays a gone player's seat with a bot until the player is back;
 - ``done``: a node saw the game end.
 
+At a table whose id carries a key, every entry must be signed by the node it says wrote it
+(``kdm.entries.signed_by_author``), and only the table's founder may create it.
+
 Everything here is pure: the peer (``kdm.peer``) does the I/O and reacts to the ``Notice``s.
 """
 
@@ -30,11 +33,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.engine import Effect, Engine, IllegalAction
-from kdm.entries import ENTRY_TYPES, Act, Create, Done, Entry, Join, Reveal, Start, Takeover, from_wire
+from kdm.entries import (
+    ENTRY_TYPES,
+    Act,
+    Create,
+    Done,
+    Entry,
+    Join,
+    Reveal,
+    Start,
+    Takeover,
+    from_wire,
+    signed_by_author,
+)  # fmt: skip
 from kdm.errors import KdmError, PluginError, UsageError
 from kdm.events import SEEDED_BY_KIND, Deal, Event, Shuffle, StartGame
 from kdm.identity import claim_is_valid
 from kdm.manager import PluginInfo, Rules, table_plugins
+from kdm.net.keys import verify_key_of
 
 SEEDED_DUTIES = SEEDED_BY_KIND
 
@@ -117,6 +133,9 @@ class TableRecord:
     """Replays committed entries into a table: seats, agreed seeds, and the engine."""
 
     installed: dict[str, PluginInfo]
+    #: The table's id (its founder's node id), when known from the start: when it carries a key, only
+    #: the founder may create the table and every entry must be signed by its author.
+    table: str = ""
     name: str = ""
     host: str = ""
     players: int = 0
@@ -133,11 +152,19 @@ class TableRecord:
     listed: bool = True
     #: Players back for their seats (by seat), until the rules let them take them.
     returning: dict[int, Return] = field(default_factory=dict)
+    #: Why a player's event claims faces the deck did not deal (None when it does not, or when the
+    #: deck cannot tell): the peer's deck, which every peer holds alike (issue 12, checked claims).
+    check_claims: Callable[[Event], str | None] | None = None
 
     @property
     def rules(self) -> Rules:
         assert self.engine is not None
         return self.engine.rules
+
+    @property
+    def signed(self) -> bool:
+        """Whether every entry must be signed by its author (the table's id carries a key)."""
+        return verify_key_of(self.table) is not None
 
     def seat_of(self, node: str) -> int | None:
         return next((i for i, seat in enumerate(self.seats) if seat.node == node), None)
@@ -151,6 +178,7 @@ class TableRecord:
     def apply(self, entry: Entry | Any) -> list[Notice]:
         """Apply one committed entry (typed, or the map the log holds); a malformed or refused one
         changes nothing and says why."""
+        signature = entry.get("sig") if isinstance(entry, dict) else None
         if not isinstance(entry, Entry):
             try:
                 entry = from_wire(entry)
@@ -161,6 +189,8 @@ class TableRecord:
         kind, node = entry.TYPE, entry.id.node
         if (node, entry.id.counter) in self.applied_ids:
             return []  # a retried proposal that was committed twice
+        if self.signed and not signed_by_author(entry, signature, self.table):
+            return [Notice("rejected", node=node, reason=f"not signed by {node}'s key", entry=kind)]
         try:
             notices = _APPLY[type(entry)](self, entry)
         except (KeyError, TypeError, ValueError) as error:
@@ -178,6 +208,8 @@ class TableRecord:
         node = entry.id.node
         if self.engine is not None:
             raise UsageError("the table already exists")
+        if self.signed and node != self.table:  # a real table's id is its founder's node id
+            raise UsageError(f"only the table's founder creates it, not {node}")
         plugins = dict(entry.plugins)
         missing = check_plugins(plugins, self.installed)
         if missing:
@@ -193,7 +225,7 @@ class TableRecord:
         if self.engine is None:
             raise _Refused("there is no table to join yet", NO_TABLE_YET)
         commit, box_key, player = entry.commit, entry.box_key, entry.player
-        if player and not claim_is_valid(player, entry.claim, self.host, node):
+        if player and not claim_is_valid(player, entry.claim, self.table or self.host, node):
             raise UsageError(f"{node} does not hold the key it claims a seat for")
         name, bot = entry.name or node, entry.bot
         held = self.seat_held_by(player)
@@ -314,6 +346,9 @@ class TableRecord:
             raise UsageError(f"{node} cannot act for seat {acting}")
         if isinstance(event, StartGame | Deal | Shuffle):
             raise UsageError("seeds come from reveals, not from one player")
+        refusal = self.check_claims(event) if self.check_claims is not None else None
+        if refusal is not None:
+            raise UsageError(f"{node}'s {event.kind}: {refusal}")
         return self._apply_event(event, node)
 
     def _apply_event(self, event: Event, node: str) -> list[Notice]:

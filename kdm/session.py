@@ -208,6 +208,7 @@ class TableSession:
         )
         node.on_commit = self.peer.committed
         node.on_direct = self.peer.received_direct
+        node.screen_proposal = self.peer.screen_proposal
         node.on_leader = lambda leader: self.say(f"leader: {leader}" if leader else "no leader")
         self.players = players
         self.error: str | None = None

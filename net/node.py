@@ -18,12 +18,14 @@ its sender and dropped; the tick, ping and hello loops log and go on. A ``hello`
 (a member may forward a newcomer's), names a node id that is an address, and is refused once the table
 holds ``MAX_LEARNERS`` learners. A node sends to non-members only to answer them (which table is this?)
 and keeps at most ``MAX_STRANGER_SOCKETS`` sockets to them, the least recently used closed first; it
-answers pings from members only.
+answers pings from members only. A leader takes no membership change from another node, and from a
+node that does not vote only what the application's ``screen_proposal`` lets in.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 from collections import OrderedDict
@@ -32,6 +34,7 @@ from typing import Any, NamedTuple
 
 from .addresses import EVERYWHERE, primary_address
 from .clock import ClockEstimator, ClockSample, monotonic_ms
+from .keys import NodeKeys
 from .loops import every
 from .raft import RaftNode
 from .raft_log import Storage, persist
@@ -187,6 +190,9 @@ class Node:
         self.on_leader: Callable[[str | None], None] | None = None
         #: Called with (sender, bytes) for each direct message from a member.
         self.on_direct: Callable[[str, bytes], None] | None = None
+        #: Says why a node that does not vote may not propose these bytes (None: it may); the
+        #: application's rule (a table lets a learner propose only its own join).
+        self.screen_proposal: Callable[[str, bytes], str | None] | None = None
         self.tick_s = tick_ms / 1000.0
         self.clock = ClockEstimator()
         self.dropped = 0
@@ -224,6 +230,16 @@ class Node:
         await self.transport.close()
 
     # --- what the peer uses ----------------------------------------------------------------------
+
+    @property
+    def table(self) -> str:
+        """The id of the table this node belongs to."""
+        return self.codec.table
+
+    @property
+    def keys(self) -> NodeKeys | None:
+        """This node's keys, which sign its entries (None over the in-memory network)."""
+        return getattr(self.transport, "keys", None)
 
     @property
     def is_leader(self) -> bool:
@@ -302,6 +318,10 @@ class Node:
                 # cannot know the members yet: it takes the log from whoever leads.)
                 self._drop("a raft message", sender, "not a member of this table")
                 return
+            if message.kind == "prop":
+                message = self._screened(message)
+                if not message.entries:
+                    return
             refusal = self.raft.step(message)
             if refusal:  # routine after an election (stale heartbeats), so only at info level
                 log.info("raft ignored %s from %s: %s", message.kind, sender, refusal)
@@ -317,6 +337,24 @@ class Node:
             self.clock.add(ClockSample(body["sent"], body["time"], monotonic_ms()))
         elif envelope.kind == "direct":
             self._direct(sender, body["data"])
+
+    def _screened(self, message: Message) -> Message:
+        """A member's forwarded proposals, less what it may not propose: a membership change (only a
+        leader changes the membership, and only by its own ``promote`` and ``retire``), and, from a
+        node that does not vote, whatever the application's ``screen_proposal`` refuses."""
+        kept = []
+        for entry in message.entries:
+            if entry.kind == "conf":
+                refusal: str | None = "only the leader changes the membership"
+            elif message.sender not in self.raft.voters and self.screen_proposal is not None:
+                refusal = self.screen_proposal(message.sender, entry.data)
+            else:
+                refusal = None
+            if refusal is None:
+                kept.append(entry)
+            else:
+                self._drop("a proposal", message.sender, refusal)
+        return dataclasses.replace(message, entries=tuple(kept))
 
     def _drop(self, what: str, sender: str, reason: str) -> None:
         self.dropped += 1

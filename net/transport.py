@@ -35,7 +35,7 @@ import zmq
 import zmq.asyncio
 
 from kdm.net.clock import monotonic_ms
-from kdm.net.keys import CurveKeys, new_keys, public_key_of, raw_key_token
+from kdm.net.keys import NodeKeys, curve_token_of, new_keys, public_key_of, raw_key_token
 from kdm.net.wire import MAX_MESSAGE_BYTES
 
 __all__ = ["MemoryNetwork", "MemoryTransport", "Transport", "TransportError", "ZmqTransport"]
@@ -138,7 +138,7 @@ class ZmqTransport:
         host: str = "127.0.0.1",
         port: int = 0,
         context: zmq.asyncio.Context | None = None,
-        keys: CurveKeys | None = None,
+        keys: NodeKeys | None = None,
     ) -> None:
         _check_node_id(name)
         self.keys = keys or new_keys()
@@ -178,8 +178,8 @@ class ZmqTransport:
         try:
             router.setsockopt(zmq.LINGER, 0)
             router.setsockopt(zmq.CURVE_SERVER, 1)
-            router.setsockopt(zmq.CURVE_PUBLICKEY, self.keys.public)
-            router.setsockopt(zmq.CURVE_SECRETKEY, self.keys.secret)
+            router.setsockopt(zmq.CURVE_PUBLICKEY, self.keys.curve.public)
+            router.setsockopt(zmq.CURVE_SECRETKEY, self.keys.curve.secret)
             # zmq drops a bigger frame before allocating it, and cuts that connection; the peer reconnects.
             # It measures the frame as encrypted: a box and its nonce ride along (`_split_frames` holds
             # the plain payload to the exact limit).
@@ -224,8 +224,8 @@ class ZmqTransport:
         try:
             dealer.setsockopt(zmq.LINGER, 0)
             dealer.setsockopt(zmq.CURVE_SERVERKEY, server_key)
-            dealer.setsockopt(zmq.CURVE_PUBLICKEY, self.keys.public)
-            dealer.setsockopt(zmq.CURVE_SECRETKEY, self.keys.secret)
+            dealer.setsockopt(zmq.CURVE_PUBLICKEY, self.keys.curve.public)
+            dealer.setsockopt(zmq.CURVE_SECRETKEY, self.keys.curve.secret)
             dealer.setsockopt(zmq.SNDHWM, SEND_QUEUE_LIMIT)
             # Nothing is ever read from a dealer: a peer that writes to it anyway must not fill memory.
             dealer.setsockopt(zmq.RCVHWM, 1)
@@ -323,7 +323,7 @@ def _split_frames(frames: list[zmq.Frame]) -> tuple[str, bytes] | None:
     # The gatekeeper labelled the connection with the key its handshake proved (zmq keeps the label
     # with every message of that connection): the id it names itself by must end with that key.
     proven = payload.get("User-Id")
-    if sender.rpartition("~")[2] != proven or "~" not in sender:
+    if curve_token_of(sender) != proven:
         log.warning("dropped a message from %s: its connection holds another key (%s)", sender, proven)
         return None
     return sender, payload.bytes

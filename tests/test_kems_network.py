@@ -4,17 +4,22 @@ only between the two partners' processes (RULES 3.2): never in the log, never to
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import logging
 from typing import Any
 
 import msgpack
+import pytest
 from nacl.public import Box, PrivateKey, PublicKey
 
 from kdm.agents import Bot
+from kdm.events import Event
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.net.node import node_codec
 from kdm.net.transport import MemoryNetwork, MemoryTransport
-from kdm.peer import Peer
+from kdm.peer import Agent, Peer
+from kdm.plugins.kems.events import Exchange
 from kdm.plugins.kems.rules import partner_of, team_of
 from kdm.plugins.kems.view import team_signs
 from kdm.testing import run_virtual
@@ -183,3 +188,25 @@ def test_rule_3_2_a_players_new_process_learns_the_sign_again_and_a_stand_in_nev
             await peer.stop()
 
     run_virtual(scene())
+
+
+def test_an_exchange_that_names_false_faces_is_refused_by_every_peer(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 12, checked claims: a seat lays cards face up under faces they do not have; every peer
+    knows the true faces (the open deck) and refuses the exchange the same way; the game goes on."""
+    honest = Peer.act
+    lies: list[Exchange] = []
+
+    def act(self: Peer, event: Event, agent: Agent | None = None) -> None:
+        if isinstance(event, Exchange) and self.node.node_id == "n1" and event.cards and len(lies) < 2:
+            event = dataclasses.replace(event, cards=tuple("KS" if c != "KS" else "2C" for c in event.cards))
+            lies.append(event)
+        honest(self, event, agent)
+
+    monkeypatch.setattr(Peer, "act", act)
+    with caplog.at_level(logging.INFO, logger="kdm.peer"):
+        peers = play(4, Wiretap())
+    assert lies
+    assert len({peer.record.engine.digest() for peer in peers if peer.record.engine is not None}) == 1
+    assert caplog.text.count("n1's exchange: it names card") == 4 * len(lies)

@@ -28,6 +28,8 @@ from kdm.net.node import (
     node_codec,
 )
 from kdm.net.raft_log import MemoryStorage
+from kdm.net.raft_messages import ConfChange, Message, message_to_dict
+from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.transport import ZmqTransport
 
 TABLE = "t-inputs"
@@ -65,9 +67,9 @@ class Stranger:
         assert isinstance(node.transport, ZmqTransport)
         self.socket = context.socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 0)
-        self.socket.setsockopt(zmq.CURVE_SERVERKEY, node.transport.keys.public)
-        self.socket.setsockopt(zmq.CURVE_PUBLICKEY, self.keys.public)
-        self.socket.setsockopt(zmq.CURVE_SECRETKEY, self.keys.secret)
+        self.socket.setsockopt(zmq.CURVE_SERVERKEY, node.transport.keys.curve.public)
+        self.socket.setsockopt(zmq.CURVE_PUBLICKEY, self.keys.curve.public)
+        self.socket.setsockopt(zmq.CURVE_SECRETKEY, self.keys.curve.secret)
         self.socket.connect(node.transport.address)
 
     async def send(self, kind: str, body: dict[str, object], lobby: bool = False, name: str = "") -> None:
@@ -195,3 +197,41 @@ def test_a_loop_outlives_a_step_that_raises(caplog: pytest.LogCaptureFixture) ->
     caplog.set_level(logging.ERROR, logger="kdm.net")
     run(scene)
     assert caplog.text.count("a test loop failed; going on") == 2 and "a bad step" in caplog.text
+
+
+def test_a_learner_cannot_change_the_membership_or_propose_what_the_table_refuses(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A stranger who said hello is a learner: its forwarded membership changes (ghost voters, the
+    removal of a voter) are dropped, and so is what the application refuses from a node that does not
+    vote; what it allows is committed."""
+
+    async def scene() -> None:
+        caplog.set_level(logging.WARNING, logger="kdm.net")
+        context = zmq.asyncio.Context()
+        async with founder() as node:
+            committed: list[bytes] = []
+            node.on_commit = committed.append
+            node.screen_proposal = lambda sender, data: None if data == b"my own join" else "not its join"
+            stranger = Stranger(context, "127.0.0.1:9", node)
+            await stranger.send("hello", {"node": stranger.identity})
+            await until(lambda: stranger.identity in node.raft.learners, "the stranger a learner")
+            ghost = f"127.0.0.1:10~{new_keys().token}"
+            forwarded = (
+                RaftEntry(0, 0, ConfChange("add_voter", ghost).encode(), "conf"),
+                RaftEntry(0, 0, ConfChange("remove", node.node_id).encode(), "conf"),
+                RaftEntry(0, 0, b"a forged slap"),
+                RaftEntry(0, 0, b"my own join"),
+            )
+            proposal = Message("prop", node.raft.term, stranger.identity, node.node_id, entries=forwarded)
+            await stranger.send("raft", message_to_dict(proposal))
+            await until(lambda: committed == [b"my own join"], "the allowed proposal committed")
+            assert node.raft.voters == (node.node_id,) and ghost not in node.members
+            await still_leads(node)
+            stranger.close()
+        context.term()
+        said = caplog.text
+        assert said.count(f"dropped a proposal from {stranger.identity}: only the leader changes") == 2
+        assert f"dropped a proposal from {stranger.identity}: not its join" in said
+
+    run(scene)

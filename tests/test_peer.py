@@ -7,12 +7,18 @@ minus the network. Several peers with bots play a whole game and end with the sa
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable
 
 import msgpack
 import pytest
 
 from kdm.agents import Bot, Profile
+from kdm.engine import Duty
+from kdm.events import Event
 from kdm.identity import Identity
+from kdm.kilo.events import Announce, Draw, ShowHand
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
 from kdm.record import TableRecord, commitment
@@ -69,8 +75,14 @@ class FakeNode:
         return 0.0 if node_id in {p.node.node_id for p in self.log.peers} - self.log.gone else 1e9
 
 
-async def play(players: int, rounds: int, kill: int | None = None) -> list[Peer]:
-    """A whole game between bot peers; ``kill`` names a seat whose process dies in round 2."""
+async def play(
+    players: int,
+    rounds: int,
+    kill: int | None = None,
+    before_start: Callable[[list[Peer]], None] | None = None,
+) -> list[Peer]:
+    """A whole game between bot peers; ``kill`` names a seat whose process dies in round 2;
+    ``before_start`` sees the peers once every seat is taken."""
     log = FakeLog()
     installed = installed_plugins()
     peers = []
@@ -91,6 +103,8 @@ async def play(players: int, rounds: int, kill: int | None = None) -> list[Peer]
         peer.join_table()
     while len(peers[0].record.seats) < players:
         await asyncio.sleep(0.001)
+    if before_start is not None:
+        before_start(peers)
     peers[0].start_game()
     survivors = peers
     if kill is not None:
@@ -123,6 +137,54 @@ def test_a_gone_players_seat_is_taken_over_and_the_game_finishes() -> None:
     assert record.engine is not None and record.engine.over and record.engine.state.round == 3
     assert record.seats[2].node == "n0#2"  # the leader's process plays seat 2 now
     assert [agent.seat for agent in survivors[0].agents] == [0, 2]
+
+
+def test_a_seat_that_shows_false_faces_is_refused_by_every_peer_and_the_game_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 12, checked claims: with the open deck every peer knows the faces, so a seat that calls,
+    draws or shows a card it was not dealt is refused the same way everywhere, and plays on honestly.
+    Every process lies once, at the first card it reveals (someone calls a queen in the first round)."""
+    lies: list[Event] = []
+
+    def falsified(event: Event | None) -> Event | None:
+        if isinstance(event, Announce):
+            return dataclasses.replace(event, card="QS" if event.card != "QS" else "QH")
+        if isinstance(event, Draw):
+            return dataclasses.replace(event, card="KS" if event.card != "KS" else "2C")
+        if isinstance(event, ShowHand):
+            return dataclasses.replace(event, cards=tuple("AS" for _ in event.cards))  # four aces
+        return None
+
+    def cheat(peers: list[Peer]) -> None:
+        for peer in peers:
+            driver = peer.driver
+            assert driver is not None
+            honest, lied = driver.fulfil, []
+
+            def lying(
+                duty: Duty,
+                honest: Callable[[Duty], Event | None] = honest,
+                lied: list[Event] = lied,
+                peer=peer,
+            ) -> Event | None:
+                event = honest(duty)
+                ours = getattr(event, "seat", None) == peer.seat  # what this process proposes
+                lie = None if lied or not ours else falsified(event)
+                if lie is None:
+                    return event
+                lied.append(lie)
+                lies.append(lie)
+                return lie
+
+            driver.fulfil = lying  # type: ignore[method-assign]
+
+    with caplog.at_level(logging.INFO, logger="kdm.peer"):
+        peers = run_virtual(play(4, 3, before_start=cheat))
+    assert lies
+    assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
+    refusals = caplog.text.count(": it claims faces that are not the ones dealt")
+    assert refusals == 4 * len(lies)  # by every peer, the liar's own included
 
 
 def test_the_leaders_seat_is_taken_over_by_the_next_leader() -> None:

@@ -115,8 +115,8 @@ def send_garbage(contact: str) -> str:
         server_key = public_key_of(contact)
         assert server_key is not None
         dealer.setsockopt(zmq.CURVE_SERVERKEY, server_key)
-        dealer.setsockopt(zmq.CURVE_PUBLICKEY, keys.public)
-        dealer.setsockopt(zmq.CURVE_SECRETKEY, keys.secret)
+        dealer.setsockopt(zmq.CURVE_PUBLICKEY, keys.curve.public)
+        dealer.setsockopt(zmq.CURVE_SECRETKEY, keys.curve.secret)
         dealer.connect(f"tcp://{host}:{port}")
 
         def send(payload: bytes, sender: str = stranger) -> None:

@@ -19,7 +19,7 @@ import zmq
 import zmq.asyncio
 from zmq.utils.monitor import parse_monitor_message
 
-from kdm.net.keys import CurveKeys, new_keys
+from kdm.net.keys import NodeKeys, new_keys
 from kdm.net.transport import HANDSHAKES_PER_S, MemoryNetwork, Transport, TransportError, ZmqTransport
 from kdm.net.wire import MAX_MESSAGE_BYTES
 
@@ -361,7 +361,7 @@ def test_zmq_uses_a_given_context_and_leaves_it_open() -> None:
 
 @asynccontextmanager
 async def raw_dealer(
-    server: ZmqTransport | None = None, keys: CurveKeys | None = None
+    server: ZmqTransport | None = None, keys: NodeKeys | None = None
 ) -> AsyncIterator[zmq.asyncio.Socket]:
     """A zmq DEALER, not yet connected, as a stranger's program would open one: a CURVE client of
     ``server`` under ``keys`` (fresh ones by default), or a plain one when no server is given."""
@@ -370,9 +370,9 @@ async def raw_dealer(
     dealer.setsockopt(zmq.LINGER, 0)
     if server is not None:
         keys = keys or new_keys()
-        dealer.setsockopt(zmq.CURVE_SERVERKEY, server.keys.public)
-        dealer.setsockopt(zmq.CURVE_PUBLICKEY, keys.public)
-        dealer.setsockopt(zmq.CURVE_SECRETKEY, keys.secret)
+        dealer.setsockopt(zmq.CURVE_SERVERKEY, server.keys.curve.public)
+        dealer.setsockopt(zmq.CURVE_PUBLICKEY, keys.curve.public)
+        dealer.setsockopt(zmq.CURVE_SECRETKEY, keys.curve.secret)
     try:
         yield dealer
     finally:

@@ -784,6 +784,13 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
 
 
 @hookimpl
+def kdm_claimed_faces(event: Event) -> Mapping[int, str] | None:
+    if isinstance(event, Exchange):
+        return dict(zip(event.give, event.cards, strict=False))
+    return None
+
+
+@hookimpl
 def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event | None:
     """Build the events only a process that knows the faces can: it answers truthfully for the seat."""
     if duty.seat is None:

@@ -1,0 +1,111 @@
+"""Signed entries (issue 12): at a table whose id carries a key, every entry must be signed by the node
+it says wrote it, for that table; only the founder creates the table. Checked by the pure record, so
+every peer refuses a forgery the same way, with the same reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from kdm import entries
+from kdm.entries import Act, Create, EntryId, Join, Takeover
+from kdm.manager import installed_plugins
+from kdm.net.keys import NodeKeys, new_keys
+from kdm.record import TableRecord, commitment
+
+PLUGINS = {"kilo": installed_plugins()["kilo"].version}
+
+
+class Node:
+    """A node's keys and id, and the entries it writes (signed unless told otherwise)."""
+
+    def __init__(self, port: int) -> None:
+        self.keys: NodeKeys = new_keys()
+        self.id = f"10.0.0.{port % 250}:{port}~{self.keys.token}"
+        self.counter = 0
+
+    def write(
+        self, kind: type[Any], table: str, signer: NodeKeys | None = None, author: str = "", **fields: Any
+    ) -> dict[str, Any]:
+        """An entry of ``kind`` for ``table``, by this node (or as ``author``), signed by its key (or by
+        ``signer``'s)."""
+        self.counter += 1
+        entry = kind(EntryId(author or self.id, self.counter), **fields)
+        sign = (signer or self.keys).sign
+        wire: dict[str, Any] = msgpack.unpackb(entries.encode(entry, sign, table), raw=False)
+        return wire
+
+
+def seated_table(players: int = 3) -> tuple[TableRecord, list[Node]]:
+    nodes = [Node(41000 + i) for i in range(players)]
+    table = nodes[0].id
+    record = TableRecord(installed_plugins(), table=table)
+    founder = nodes[0]
+    assert [n.kind for n in record.apply(founder.write(Create, table, name="t", players=players, options={},
+                                                       plugins=PLUGINS))] == ["created"]  # fmt: skip
+    for node in nodes:
+        notices = record.apply(node.write(Join, table, commit=commitment(node.id.encode())))
+        assert notices and notices[0].kind == "seated", notices
+    return record, nodes
+
+
+def test_signed_entries_seat_everyone() -> None:
+    record, nodes = seated_table()
+    assert [seat.node for seat in record.seats] == [node.id for node in nodes]
+
+
+def test_an_entry_in_another_nodes_name_is_refused() -> None:
+    record, nodes = seated_table()
+    stranger = Node(42000)
+    forged = nodes[1].write(Act, record.table, signer=stranger.keys, event={"kind": "slap", "seat": 1})
+    (notice,) = record.apply(forged)
+    assert notice.kind == "rejected" and notice.reason == f"not signed by {nodes[1].id}'s key"
+
+
+def test_an_unsigned_or_mangled_entry_is_refused() -> None:
+    record, nodes = seated_table()
+    unsigned = nodes[2].write(Act, record.table, event={"kind": "slap", "seat": 2})
+    del unsigned["sig"]
+    mangled = nodes[2].write(Act, record.table, event={"kind": "slap", "seat": 2})
+    mangled["event"] = {"kind": "slap", "seat": 1}  # the signature was over seat 2
+    short = nodes[2].write(Act, record.table, event={"kind": "slap", "seat": 2}) | {"sig": b"x"}
+    for entry in (unsigned, mangled, short):
+        (notice,) = record.apply(entry)
+        assert notice.reason == f"not signed by {nodes[2].id}'s key"
+
+
+def test_a_takeover_in_a_seated_nodes_name_needs_its_key() -> None:
+    record, nodes = seated_table()
+    stranger = Node(42001)
+    stand_in = f"{nodes[0].id}#1"
+    forged = stranger.write(Takeover, record.table, author=stand_in, seat=1, commit=commitment(b"x"))
+    (notice,) = record.apply(forged)
+    assert notice.reason == f"not signed by {stand_in}'s key"
+
+
+def test_an_entry_signed_for_another_table_is_refused() -> None:
+    record, nodes = seated_table()
+    elsewhere = nodes[1].write(Act, "another table", event={"kind": "slap", "seat": 1})
+    (notice,) = record.apply(elsewhere)
+    assert notice.reason == f"not signed by {nodes[1].id}'s key"
+
+
+def test_only_the_founder_creates_the_table() -> None:
+    founder, stranger = Node(41000), Node(42002)
+    record = TableRecord(installed_plugins(), table=founder.id)
+    early = stranger.write(Create, founder.id, name="mine", players=3, options={}, plugins=PLUGINS)
+    (notice,) = record.apply(early)
+    assert notice.reason == f"only the table's founder creates it, not {stranger.id}"
+    assert record.engine is None
+    created = record.apply(
+        founder.write(Create, founder.id, name="t", players=3, options={}, plugins=PLUGINS)
+    )
+    assert [n.kind for n in created] == ["created"]
+
+
+def test_a_table_without_a_keyed_id_takes_unsigned_entries() -> None:
+    # The in-memory networks of the tests name nodes without keys: their tables check no signature.
+    record = TableRecord(installed_plugins(), table="h")
+    create = {"t": "create", "id": ["h", 1], "name": "t", "players": 3, "options": {}, "plugins": PLUGINS}
+    assert [n.kind for n in record.apply(create)] == ["created"]
