@@ -2,6 +2,9 @@
 
 The log file is what a peer keeps (``net/storage.py``); only committed entries are replayed, through
 the same ``TableRecord`` every peer used, so the digest printed at the end is the one the table had.
+The file's hash chain is checked first: an altered file is refused, naming the first record that does
+not follow the chain (the summary's ``log`` says ``chained``, or ``unchained`` for a file written before
+records were chained).
 """
 
 from __future__ import annotations
@@ -14,16 +17,18 @@ import msgpack
 
 from kdm.errors import UsageError
 from kdm.manager import installed_plugins
-from kdm.net.storage import read_log
+from kdm.net.storage import read_log_checked
 from kdm.record import TableRecord
 
 
 def replay(path: Path, lang: str = "en", say: Callable[[str], None] = print) -> dict[str, Any]:
     """Replay the committed entries of a log file; returns a summary (events, rounds, digest)."""
     try:
-        hard_state, entries = read_log(path)
+        hard_state, entries, found = read_log_checked(path)
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    if found.broken:
+        raise UsageError(f"{path} was altered: {found.broken}")
     record = TableRecord(installed_plugins())
     for entry in entries[: hard_state.commit]:
         if entry.kind != "normal" or not entry.data:
@@ -50,4 +55,5 @@ def replay(path: Path, lang: str = "en", say: Callable[[str], None] = print) -> 
         "over": engine.over,
         "scores": list(engine.state.scores),
         "digest": engine.digest(),
+        "log": "chained" if found.chained else "unchained",
     }

@@ -7,13 +7,21 @@ last record (a crash mid-write) is ignored on load, and cut off before the file 
 appends after it would be lost to the next load, a term and a vote with them (a possible double vote).
 ``sync`` (after each batch Raft saves) makes what was written durable. The file is the game record that
 ``kdm replay`` plays back.
+
+The records are hash-chained (issue 12): each carries ``c``, a BLAKE2b hash of the previous record's
+``c`` and its own bytes without it, so a record changed, removed, reordered or inserted breaks the chain
+from there on. A load stops at the first record that does not follow the chain, as at a torn one, and
+says which (``LogFile.broken``); ``kdm replay`` names it. (Files written before the chain have no
+``c``: they load, and are reported as unchained.)
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -25,31 +33,72 @@ from .raft_messages import Entry, HardState
 log = logging.getLogger("kdm.net")
 
 
+#: The chain's value before the first record.
+CHAIN_START = bytes(16)
+
+
+def _chained(previous: bytes, body: bytes) -> bytes:
+    return hashlib.blake2b(previous + body, digest_size=16).digest()
+
+
+@dataclass
+class LogFile:
+    """What a load of a log file found: where its intact records end, where its chain stands, and, when
+    a record does not follow the chain, which one (``broken``, for people)."""
+
+    intact: int = 0
+    chain: bytes = CHAIN_START
+    records: int = 0
+    chained: bool = False
+    broken: str = ""
+
+
 def read_log(path: Path) -> tuple[HardState, list[Entry]]:
     """The hard state and entries saved in a log file, without opening it for writing."""
+    hard_state, entries, _found = read_log_checked(path)
+    return hard_state, entries
+
+
+def read_log_checked(path: Path) -> tuple[HardState, list[Entry], LogFile]:
+    """``read_log``, and what the load found of the file's chain."""
     storage = MemoryStorage()
-    _load_into(storage, path.read_bytes())
-    return storage.hard_state(), list(storage.entries())
+    found = _load_into(storage, path.read_bytes())
+    return storage.hard_state(), list(storage.entries()), found
 
 
-def _load_into(storage: MemoryStorage, data: bytes) -> int:
-    """Load the records of ``data``; returns where the last intact one ends (a crash may have torn
-    the next)."""
+def _load_into(storage: MemoryStorage, data: bytes) -> LogFile:
+    """Load the records of ``data`` up to the first torn one (a crash mid-write) or the first that does
+    not follow the chain (an altered file)."""
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=True)
     unpacker.feed(data)
-    intact = 0
+    found = LogFile()
     try:
         for record in unpacker:
+            link = record.pop("c", None) if isinstance(record, dict) else None
+            if link is not None or found.chained:
+                expected = _chained(found.chain, msgpack.packb(record, use_bin_type=True))
+                if link != expected:
+                    found.broken = _describe(found.records, record)
+                    break
+                found.chain, found.chained = expected, True
             if "e" in record:
                 term, index, kind, payload = record["e"]
                 MemoryStorage.append(storage, [Entry(term, index, payload, kind)])
             elif "h" in record:
                 term, vote, commit = record["h"]
                 MemoryStorage.set_hard_state(storage, HardState(term, vote, commit))
-            intact = unpacker.tell()
-    except (ValueError, TypeError, KeyError, msgpack.UnpackException):
+            found.intact = unpacker.tell()
+            found.records += 1
+    except (ValueError, TypeError, KeyError, AttributeError, msgpack.UnpackException):
         pass  # a torn tail from a crash: everything before it is intact
-    return intact
+    return found
+
+
+def _describe(position: int, record: Any) -> str:
+    entry = record.get("e") if isinstance(record, dict) else None
+    if isinstance(entry, list) and len(entry) == 4:
+        return f"record {position + 1} (entry {entry[1]}) does not follow the chain"
+    return f"record {position + 1} does not follow the chain"
 
 
 class FileStorage(MemoryStorage):
@@ -60,17 +109,22 @@ class FileStorage(MemoryStorage):
         super().__init__()
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        self._chain = CHAIN_START
         if path.exists():
             data = path.read_bytes()
-            intact = _load_into(self, data)
-            if intact < len(data):
+            found = _load_into(self, data)
+            self._chain = found.chain
+            if found.broken:
+                log.warning("%s was altered: %s; it is cut off there", path, found.broken)
+            elif found.intact < len(data):
                 log.warning(
                     "%s ends in a torn record (a crash mid-write?): its last %d bytes are cut off",
                     path,
-                    len(data) - intact,
+                    len(data) - found.intact,
                 )
+            if found.intact < len(data):
                 with path.open("r+b") as torn:
-                    torn.truncate(intact)
+                    torn.truncate(found.intact)
         self._file = path.open("ab")
 
     def append(self, entries: Sequence[Entry]) -> None:
@@ -84,7 +138,11 @@ class FileStorage(MemoryStorage):
     def _write(self, records: list[dict[str, Any]]) -> None:
         if self._file is None or not records:
             return
-        self._file.write(b"".join(msgpack.packb(record, use_bin_type=True) for record in records))
+        chunks = []
+        for record in records:
+            self._chain = _chained(self._chain, msgpack.packb(record, use_bin_type=True))
+            chunks.append(msgpack.packb({**record, "c": self._chain}, use_bin_type=True))
+        self._file.write(b"".join(chunks))
         self._file.flush()
 
     def sync(self) -> None:

@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -212,5 +213,18 @@ def test_replay_gives_the_digest_the_table_had(tmp_path: Path) -> None:
     assert summary["over"] and summary["rounds"] == 2 and summary["players"] == 3
     transcript = run_kdm("replay", str(log_file), "--lang", "fr").stdout
     assert "Dame de cœur" in transcript and "fin de la partie" in transcript
+    assert summary["log"] == "chained"
     missing = run_kdm("replay", str(tmp_path / "nope.log"))
     assert missing.returncode == 2 and missing.stderr.strip().startswith("kdm replay: error: cannot read")
+    # One byte of one committed entry changed: the replay names where the chain breaks, in one line.
+    altered = tmp_path / "altered.log"
+    data = bytearray(log_file.read_bytes())
+    middle = data.index(b"\xa5event", len(data) // 2)
+    data[middle + 1] ^= 0x01
+    altered.write_bytes(bytes(data))
+    refused = run_kdm("replay", str(altered), "--json")
+    assert refused.returncode == 2, refused.stdout
+    assert re.fullmatch(
+        r"kdm replay: error: \S+altered\.log was altered: record \d+ \(entry \d+\) does not follow the chain",
+        refused.stderr.strip(),
+    ), refused.stderr

@@ -4,6 +4,7 @@ sends anything."""
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from kdm.net.raft_log import persist
 from kdm.net.raft_messages import Entry, HardState, Ready
-from kdm.net.storage import FileStorage, read_log
+from kdm.net.storage import FileStorage, read_log, read_log_checked
 
 
 def entries(first: int, last: int, term: int = 1) -> list[Entry]:
@@ -60,3 +61,65 @@ def test_what_raft_saves_is_synced_before_it_is_sent(tmp_path: Path, monkeypatch
     persist(storage, ready([], None))
     assert len(synced) == 1  # nothing saved, nothing to sync
     storage.close()
+
+
+def written_log(path: Path) -> None:
+    storage = FileStorage(path)
+    storage.append(entries(1, 4))
+    storage.set_hard_state(HardState(1, "a", 4))
+    storage.append(entries(5, 6, term=2))
+    storage.close()
+
+
+def records(path: Path) -> list[dict[str, object]]:
+    return list(msgpack.Unpacker(io.BytesIO(path.read_bytes()), raw=False))
+
+
+def test_every_record_is_chained_and_an_intact_log_loads_whole(tmp_path: Path) -> None:
+    path = tmp_path / "table.log"
+    written_log(path)
+    assert all(isinstance(record["c"], bytes) and len(record["c"]) == 16 for record in records(path))
+    _hard_state, saved, found = read_log_checked(path)
+    assert [entry.index for entry in saved] == [1, 2, 3, 4, 5, 6] and found.chained and not found.broken
+    reopened = FileStorage(path)  # appends go on from where the chain stands
+    reopened.append(entries(7, 7, term=2))
+    reopened.close()
+    assert not read_log_checked(path)[2].broken
+
+
+@pytest.mark.parametrize("change", ["payload", "drop", "swap", "insert", "strip"])
+def test_an_altered_log_breaks_the_chain_at_the_first_changed_record(tmp_path: Path, change: str) -> None:
+    path = tmp_path / "table.log"
+    written_log(path)
+    kept = records(path)
+    if change == "payload":
+        kept[2]["e"][3] = b"entry 3, altered"  # type: ignore[index]
+    elif change == "drop":
+        del kept[2]
+    elif change == "swap":
+        kept[2], kept[3] = kept[3], kept[2]
+    elif change == "insert":
+        kept.insert(2, {"e": [1, 3, "normal", b"forged"], "c": bytes(16)})
+    else:
+        del kept[2]["c"]  # a record without its link, after chained ones
+    path.write_bytes(b"".join(msgpack.packb(record, use_bin_type=True) for record in kept))
+    _hard, saved, found = read_log_checked(path)
+    assert found.broken.startswith("record 3 ")
+    assert [entry.index for entry in saved] == [1, 2]  # nothing after the break is believed
+
+
+def test_a_running_peer_cuts_an_altered_log_where_it_breaks(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "table.log"
+    written_log(path)
+    kept = records(path)
+    kept[3]["e"][3] = b"altered"  # type: ignore[index]
+    path.write_bytes(b"".join(msgpack.packb(record, use_bin_type=True) for record in kept))
+    caplog.set_level(logging.WARNING, logger="kdm.net")
+    reopened = FileStorage(path)
+    assert [entry.index for entry in reopened.entries()] == [1, 2, 3]
+    assert "was altered: record 4 (entry 4) does not follow the chain; it is cut off there" in caplog.text
+    reopened.append(entries(4, 4, term=3))  # what the leader sends again
+    reopened.close()
+    assert not read_log_checked(path)[2].broken
