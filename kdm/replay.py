@@ -37,6 +37,12 @@ def replay(path: Path, lang: str = "en", say: Callable[[str], None] = print) -> 
             decoded = msgpack.unpackb(entry.data, raw=False, strict_map_key=True)
         except Exception:
             continue  # every peer skipped it the same way
+        if not record.table and isinstance(decoded, dict) and decoded.get("t") == "create":
+            # The table's id is its founder's node id: from here on the entries' signatures are
+            # checked as every peer checked them (a forged entry the table refused stays refused).
+            ident = decoded.get("id")
+            if isinstance(ident, list) and ident and isinstance(ident[0], str):
+                record.table = ident[0]
         for notice in record.apply(decoded):
             if notice.kind == "rejected":
                 say(f"(refused: {notice.reason})")

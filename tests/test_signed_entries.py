@@ -4,6 +4,7 @@ every peer refuses a forgery the same way, with the same reason."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -12,7 +13,11 @@ from kdm import entries
 from kdm.entries import Act, Create, EntryId, Join, Takeover
 from kdm.manager import installed_plugins
 from kdm.net.keys import NodeKeys, new_keys
+from kdm.net.raft_messages import Entry as RaftEntry
+from kdm.net.raft_messages import HardState
+from kdm.net.storage import FileStorage
 from kdm.record import TableRecord, commitment
+from kdm.replay import replay
 
 PLUGINS = {"kilo": installed_plugins()["kilo"].version}
 
@@ -109,3 +114,23 @@ def test_a_table_without_a_keyed_id_takes_unsigned_entries() -> None:
     record = TableRecord(installed_plugins(), table="h")
     create = {"t": "create", "id": ["h", 1], "name": "t", "players": 3, "options": {}, "plugins": PLUGINS}
     assert [n.kind for n in record.apply(create)] == ["created"]
+
+
+def test_a_replay_refuses_what_the_table_refused(tmp_path: Path) -> None:
+    """``kdm replay`` checks signatures from the founder's create on, as every peer did: a forged entry
+    in the log stays refused, and the replay says so."""
+    nodes = [Node(41000 + i) for i in range(3)]
+    table = nodes[0].id
+    written = [nodes[0].write(Create, table, name="t", players=3, options={}, plugins=PLUGINS)]
+    written += [node.write(Join, table, commit=commitment(node.id.encode())) for node in nodes]
+    stranger = Node(42003)
+    written.append(nodes[1].write(Act, table, signer=stranger.keys, event={"kind": "slap", "seat": 1}))
+    path = tmp_path / "table.log"
+    storage = FileStorage(path)
+    storage.append([RaftEntry(1, i + 1, msgpack.packb(e, use_bin_type=True)) for i, e in enumerate(written)])
+    storage.set_hard_state(HardState(1, table, len(written)))
+    storage.close()
+    said: list[str] = []
+    summary = replay(path, say=said.append)
+    assert said == [f"(refused: not signed by {nodes[1].id}'s key)"]
+    assert summary["table"] == "t" and summary["log"] == "chained"
