@@ -109,16 +109,14 @@ class Peer:
         bot: Bot | None = None,
         on_notice: Callable[[Notice], None] | None = None,
         identity: Identity | None = None,
-        table: str = "",
-        sign: Callable[[bytes], bytes] | None = None,
     ) -> None:
         self.node = node
         # A real node (``kdm.net.node.Node``) knows its table and has keys; a test's fake may have
         # neither, and its table then checks no signature.
         keys = getattr(node, "keys", None)
         #: Signs this process's entries with its node's key (None over a network of fakes).
-        self.sign = sign or (keys.sign if keys is not None else None)
-        table = table or getattr(node, "table", "")
+        self.sign: Callable[[bytes], bytes] | None = keys.sign if keys is not None else None
+        table: str = getattr(node, "table", "")
         #: The player's key: their seat is bound to it (a key for this run only when none is given).
         self.identity = identity or Identity.ephemeral()
         #: True once this process took its player's seat back (after a restart or a lost network).

@@ -22,13 +22,31 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-__all__ = ["ClockEstimator", "ClockSample", "monotonic_ms"]
+__all__ = ["ClockEstimator", "ClockSample", "PerSecond", "monotonic_ms"]
 
 
 def monotonic_ms() -> float:
     """The local monotonic clock in milliseconds, the clock `ClockSample.sent`/`received` are read on."""
     loop = asyncio._get_running_loop()  # None outside a loop; cheaper than get_running_loop's raise
     return loop.time() * 1000.0 if loop is not None else time.monotonic_ns() / 1_000_000
+
+
+class PerSecond:
+    """Counts what happens in the current second of `monotonic_ms`, to let at most ``limit`` of it
+    through (a flood from the network is answered up to a bound, then not at all until the next one)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._second = -1
+        self.count = 0
+
+    def allows(self) -> bool:
+        """Count one more; whether it is within the limit of this second."""
+        second = int(monotonic_ms() // 1000)
+        if second != self._second:
+            self._second, self.count = second, 0
+        self.count += 1
+        return self.count <= self.limit
 
 
 @dataclass(frozen=True)

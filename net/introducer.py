@@ -18,7 +18,7 @@ import contextlib
 import logging
 from typing import cast
 
-from .clock import monotonic_ms
+from .clock import PerSecond
 from .keys import public_key_of
 
 __all__ = ["QUESTION", "ask_node_id", "serve_node_id"]
@@ -36,8 +36,7 @@ class _Answerer(asyncio.DatagramProtocol):
         self.answer = ANSWER_PREFIX + node_id.encode()
         assert len(self.answer) <= len(QUESTION), "a node id longer than the question pads for"
         self.transport: asyncio.DatagramTransport | None = None
-        self._second = 0
-        self._answered = 0
+        self._answers = PerSecond(ANSWERS_PER_S)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # A datagram endpoint's transport (the selector loop's class does not derive from the ABC).
@@ -46,11 +45,7 @@ class _Answerer(asyncio.DatagramProtocol):
     def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
         if data != QUESTION or self.transport is None:
             return  # not our question: silence, as from a closed port
-        second = int(monotonic_ms() // 1000)
-        if second != self._second:
-            self._second, self._answered = second, 0
-        self._answered += 1
-        if self._answered <= ANSWERS_PER_S:
+        if self._answers.allows():
             self.transport.sendto(self.answer, addr)
 
 

@@ -87,10 +87,8 @@ def _verify_key(token: str) -> VerifyKey | None:
 
 def public_key_of(node_id: str) -> bytes | None:
     """The Z85 CURVE public key of the node an id names, or None when the id carries no key."""
-    token = curve_token_of(node_id)
-    if token is None:
-        return None
-    return z85.encode(base64.b32decode(token.upper() + "===="))
+    curve = _curve_public(node_id.rpartition("~")[2]) if "~" in node_id else None
+    return None if curve is None else z85.encode(curve)
 
 
 def curve_token_of(node_id: str) -> str | None:
@@ -102,14 +100,21 @@ def curve_token_of(node_id: str) -> str | None:
 
 
 @lru_cache(maxsize=4096)
-def _curve_token(token: str) -> str | None:
+def _curve_public(token: str) -> bytes | None:
+    """The 32 bytes of the CURVE form of the Ed25519 key ``token`` names."""
     verify = _verify_key(token)
     if verify is None:
         return None
     try:
-        return raw_key_token(bytes(verify.to_curve25519_public_key()))
+        return bytes(verify.to_curve25519_public_key())
     except CryptoError:  # not a point of the curve
         return None
+
+
+@lru_cache(maxsize=4096)
+def _curve_token(token: str) -> str | None:  # cached apart: read for every message received
+    curve = _curve_public(token)
+    return None if curve is None else raw_key_token(curve)
 
 
 def fingerprint(node_id: str) -> str:

@@ -68,7 +68,7 @@ async def listen(interface: str | None, port: int = 0, reachable_at: str | None 
     """
     transport = ZmqTransport("unnamed", interface or EVERYWHERE, port)
     await transport.start()
-    # Dealers take the node id as their identity when they connect, which only happens after this.
+    # The id names the port the OS chose; it goes out with every message, and none has been sent yet.
     host = reachable_at or interface or primary_address()
     transport.node_id = transport.named(f"{host}:{transport.address.rsplit(':', 1)[1]}")
     return transport
@@ -239,7 +239,7 @@ class Node:
     @property
     def keys(self) -> NodeKeys | None:
         """This node's keys, which sign its entries (None over the in-memory network)."""
-        return getattr(self.transport, "keys", None)
+        return self.transport.keys
 
     @property
     def is_leader(self) -> bool:

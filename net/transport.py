@@ -34,7 +34,7 @@ from typing import ClassVar, Protocol
 import zmq
 import zmq.asyncio
 
-from kdm.net.clock import monotonic_ms
+from kdm.net.clock import PerSecond
 from kdm.net.keys import NodeKeys, curve_token_of, new_keys, public_key_of, raw_key_token
 from kdm.net.wire import MAX_MESSAGE_BYTES
 
@@ -46,8 +46,8 @@ SEND_QUEUE_LIMIT = 1000
 """Messages queued towards one peer before `send` starts dropping (zmq's SNDHWM)."""
 RECONNECT_INTERVAL_MS = 100
 RECONNECT_INTERVAL_MAX_MS = 1000
-#: CURVE handshakes one address may start per second; more are refused (a stranger cycling connections
-#: under a member's id could otherwise keep handing that id's connection over to itself).
+#: CURVE handshakes one address may start per second; more are refused (each costs this process key
+#: exchanges and a round through the gatekeeper, which a flood from one stranger must not monopolize).
 HANDSHAKES_PER_S = 20
 #: Addresses whose recent handshakes are counted; the least recently seen is forgotten first.
 _COUNTED_ADDRESSES = 256
@@ -66,6 +66,11 @@ class Transport(Protocol):
     """Moves byte strings between nodes; see the module docstring for what every implementation promises."""
 
     node_id: str
+
+    @property
+    def keys(self) -> NodeKeys | None:
+        """The keys the node's id names (``kdm.net.keys``); None where ids carry none (memory network)."""
+        ...
 
     @property
     def address(self) -> str:
@@ -141,7 +146,7 @@ class ZmqTransport:
         keys: NodeKeys | None = None,
     ) -> None:
         _check_node_id(name)
-        self.keys = keys or new_keys()
+        self.keys: NodeKeys = keys or new_keys()
         self.node_id = self.named(name)
         _check_node_id(self.node_id)
         self.host = host
@@ -349,9 +354,8 @@ class _Gatekeeper:
         self._socket.setsockopt(zmq.LINGER, 0)
         self._socket.bind(_ZAP_ENDPOINT)
         self._users = 0
-        #: Per address: (the second counted, handshakes started in it), least recently seen first.
-        self._recent: OrderedDict[bytes, tuple[int, int]] = OrderedDict()
-        self.refused = 0
+        #: Handshakes started this second, per address, least recently seen first.
+        self._recent: OrderedDict[bytes, PerSecond] = OrderedDict()
         self._task = asyncio.get_running_loop().create_task(self._answer_forever())
 
     @classmethod
@@ -390,16 +394,13 @@ class _Gatekeeper:
         return [version, request, b"200", b"OK", token.encode(), b""]
 
     def _admits(self, address: bytes) -> bool:
-        second = int(monotonic_ms() // 1000)
-        counted_second, count = self._recent.pop(address, (second, 0))
-        count = count + 1 if counted_second == second else 1
-        self._recent[address] = (second, count)
+        counter = self._recent.pop(address, None) or PerSecond(HANDSHAKES_PER_S)
+        self._recent[address] = counter
         while len(self._recent) > _COUNTED_ADDRESSES:
             self._recent.popitem(last=False)
-        if count <= HANDSHAKES_PER_S:
+        if counter.allows():
             return True
-        self.refused += 1
-        if count == HANDSHAKES_PER_S + 1:
+        if counter.count == HANDSHAKES_PER_S + 1:
             log.warning(
                 "refusing handshakes from %s: over %d in a second", address.decode(), HANDSHAKES_PER_S
             )
@@ -502,6 +503,7 @@ class MemoryTransport:
     def __init__(self, network: MemoryNetwork, node_id: str) -> None:
         _check_node_id(node_id)
         self.node_id = node_id
+        self.keys: NodeKeys | None = None
         self._network = network
         self._address = f"memory://{node_id}"
         self._peers: dict[str, str] = {}

@@ -23,17 +23,23 @@ def free_udp_port() -> int:
     return port
 
 
+async def serving(node_id: str) -> tuple[asyncio.DatagramTransport, int]:
+    """A node answering for ``node_id`` on a free UDP port of 127.0.0.1, and that port."""
+    port = free_udp_port()
+    answering = await serve_node_id(HOST, port, node_id)
+    assert answering is not None
+    return answering, port
+
+
 def test_a_node_says_its_id_and_a_joiner_gets_its_key() -> None:
     node_id = f"{HOST}:4000~{new_keys().token}"
 
     async def scene() -> None:
-        port = free_udp_port()
-        serving = await serve_node_id(HOST, port, node_id)
-        assert serving is not None
+        answering, port = await serving(node_id)
         try:
             assert await ask_node_id(HOST, port) == node_id
         finally:
-            serving.close()
+            answering.close()
         assert await ask_node_id(HOST, port, timeout_s=0.2) is None  # nobody answers any more
 
     asyncio.run(scene())
@@ -43,9 +49,7 @@ def test_only_the_padded_question_is_answered_and_never_with_more_bytes() -> Non
     node_id = f"{HOST}:4000~{new_keys().token}"
 
     async def scene() -> None:
-        port = free_udp_port()
-        serving = await serve_node_id(HOST, port, node_id)
-        assert serving is not None
+        answering, port = await serving(node_id)
         loop = asyncio.get_running_loop()
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as asker:
             asker.setblocking(False)
@@ -67,7 +71,7 @@ def test_only_the_padded_question_is_answered_and_never_with_more_bytes() -> Non
                     answers += 1
                 assert answers <= 2 * ANSWERS_PER_S  # bounded per second (the flood may straddle one)
             finally:
-                serving.close()
+                answering.close()
 
     asyncio.run(scene())
 

@@ -466,41 +466,6 @@ def test_zmq_drops_frames_of_a_bad_shape() -> None:
     run(scenario)
 
 
-@pytest.mark.parametrize(
-    ("identity", "reason"),
-    [(b"", "did not say its sender's node id"), (b"\xff\xfe", "not UTF-8")],
-    ids=["no-identity", "not-utf8"],
-)
-def test_zmq_drops_frames_from_a_bad_identity(identity: bytes, reason: str) -> None:
-    async def scenario() -> None:
-        dropped = asyncio.Event()
-
-        class Watch(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                if reason in record.getMessage():
-                    dropped.set()
-
-        watch = Watch()
-        logger = logging.getLogger("kdm.net")
-        logger.addHandler(watch)
-        try:
-            async with zmq_nodes("alice", "bob") as (alice, bob), raw_dealer(bob) as dealer:
-                dealer.connect(bob.address)
-                receiving = await started_receiving(bob)
-                await within(dealer.send_multipart([identity, b"who am I"]))
-                await within(dropped.wait())
-                assert not receiving.done()
-                assert alice.send(bob.node_id, b"me")
-                assert await within(receiving) == (alice.node_id, b"me")
-        finally:
-            logger.removeHandler(watch)
-
-    run(scenario)
-
-
-# --- CurveZMQ: who may connect, who may say they sent, what the wire shows -------------------------------
-
-
 def watching_drops(reason: str) -> tuple[asyncio.Event, logging.Handler]:
     """An event set when the transport logs a drop for ``reason``, and the handler to remove after."""
     dropped = asyncio.Event()
@@ -513,6 +478,32 @@ def watching_drops(reason: str) -> tuple[asyncio.Event, logging.Handler]:
     watch = Watch()
     logging.getLogger("kdm.net").addHandler(watch)
     return dropped, watch
+
+
+@pytest.mark.parametrize(
+    ("identity", "reason"),
+    [(b"", "did not say its sender's node id"), (b"\xff\xfe", "not UTF-8")],
+    ids=["no-identity", "not-utf8"],
+)
+def test_zmq_drops_frames_from_a_bad_identity(identity: bytes, reason: str) -> None:
+    async def scenario() -> None:
+        dropped, watch = watching_drops(reason)
+        try:
+            async with zmq_nodes("alice", "bob") as (alice, bob), raw_dealer(bob) as dealer:
+                dealer.connect(bob.address)
+                receiving = await started_receiving(bob)
+                await within(dealer.send_multipart([identity, b"who am I"]))
+                await within(dropped.wait())
+                assert not receiving.done()
+                assert alice.send(bob.node_id, b"me")
+                assert await within(receiving) == (alice.node_id, b"me")
+        finally:
+            logging.getLogger("kdm.net").removeHandler(watch)
+
+    run(scenario)
+
+
+# --- CurveZMQ: who may connect, who may say they sent, what the wire shows -------------------------------
 
 
 def test_zmq_a_connection_without_curve_gets_nothing_through() -> None:
