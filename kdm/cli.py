@@ -84,6 +84,12 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--report", type=Path, default=None, help=argparse.SUPPRESS)
         command.add_argument("--data-dir", type=Path, default=None, help=argparse.SUPPRESS)
         command.add_argument("--lang", choices=("en", "fr"), default="en", help="language of the game log")
+        command.add_argument(
+            "--pin",
+            default=None,
+            help="the table's PIN, 4 to 12 digits: a table hosted with one admits only who proves it "
+            "(also KDM_PIN)",
+        )
 
     host = commands.add_parser(
         "host",
@@ -186,6 +192,7 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
     config.name = getattr(args, "name", "") or socket.gethostname()
     config.log_on_stderr = args.json  # stdout is for the one JSON object
     config.watch = getattr(args, "watch", False)
+    config.pin = session.checked_pin(args.pin, config.pin)
     return config
 
 
@@ -237,7 +244,7 @@ def run_tables(args: argparse.Namespace) -> int:
     for ad in tables:
         print(
             f"{ad.name:20} {ad.host}:{ad.port:<6} {ad.mode:8} {ad.seats_taken}/{ad.seats_total} {ad.state:8}"
-            f" key {ad.fingerprint}"
+            f" key {ad.fingerprint}{'  PIN' if ad.pin else ''}"
         )
     return 0
 

@@ -23,11 +23,12 @@ from typing import IO, Any
 from kdm import __version__
 from kdm.agents import Bot
 from kdm.cards import derive_seed
-from kdm.errors import UsageError
+from kdm.errors import PinRefused, UsageError
 from kdm.identity import Identity, SeatMemory, data_root
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change
 from kdm.net.addresses import first_reachable, offered_addresses
+from kdm.net.admission import check_pin
 from kdm.net.discovery import Advertiser, TableAd, TableBrowser, find_tables, parse_contact
 from kdm.net.introducer import ask_node_id, serve_node_id
 from kdm.net.keys import fingerprint
@@ -41,6 +42,8 @@ from kdm.record import FULL, NO_TABLE_YET, PLAYING, Notice
 
 log = logging.getLogger("kdm.session")
 INTERFACE_ENV = "KDM_INTERFACE"
+#: The table's PIN, for a process that should not show it in its arguments (the bots a host starts).
+PIN_ENV = "KDM_PIN"
 #: How long to listen for the tables on the LAN; for one named, at most this long.
 LISTEN_S, LISTEN_FOR_NAME_S = 1.5, 3.0
 #: Once the named table answered, how long others of the same name may take to answer too.
@@ -54,6 +57,15 @@ ADVERTISE_EVERY_S = 0.5
 
 #: A user interface: runs beside the game on the session's loop; returns when the player leaves.
 UI = Callable[["TableSession"], Coroutine[Any, Any, None]]
+
+
+def checked_pin(given: str | None, default: str | None) -> str | None:
+    """The PIN of ``--pin`` (else ``default``, from ``KDM_PIN``), checked; UsageError says what a PIN is."""
+    pin = given if given is not None else default
+    try:
+        return None if pin is None else check_pin(pin)
+    except ValueError as error:
+        raise UsageError(f"--pin: {error}") from None
 
 
 def default_interface() -> str | None:
@@ -83,6 +95,9 @@ class SessionConfig:
     keep_identity: bool = True
     #: Watch without asking for a seat (a spectator).
     watch: bool = False
+    #: The table's PIN (``kdm.net.admission``): a table founded with one admits only joiners that prove
+    #: it; a joiner proves it. None: the table has none, or this process does not know it.
+    pin: str | None = field(default_factory=lambda: os.environ.get(PIN_ENV) or None)
 
 
 async def host(
@@ -109,8 +124,9 @@ async def host(
     transport = await _listen(config)
     table_id = transport.node_id  # the founder's node id names the table: unique, and says where it is
     node = Node(
-        transport, table_id, _storage(config, table_id, table_id), voters=(table_id,), seed=config.seed
-    )
+        transport, table_id, _storage(config, table_id, table_id), voters=(table_id,), seed=config.seed,
+        pin=config.pin,
+    )  # fmt: skip
     contact = table_id
     session = TableSession(config, node, players, ui, contact=contact)
     await session.answer_for_this_node()
@@ -165,8 +181,9 @@ async def join(
         raise UsageError(f"the table at {reached.endpoint} speaks another protocol: {error.reason}") from None
     # The table's id is its founder's node id: the configuration every member starts from.
     node = Node(
-        transport, table, _storage(config, table, transport.node_id), voters=(table,), seed=config.seed
-    )
+        transport, table, _storage(config, table, transport.node_id), voters=(table,), seed=config.seed,
+        pin=config.pin,
+    )  # fmt: skip
     # The member that answered is reached here: its id may name another of its addresses.
     node.addresses[member] = address
     session = TableSession(config, node, players=0, ui=ui, contact=contact)
@@ -210,8 +227,10 @@ class TableSession:
         node.on_direct = self.peer.received_direct
         node.screen_proposal = self.peer.screen_proposal
         node.on_leader = lambda leader: self.say(f"leader: {leader}" if leader else "no leader")
+        node.on_refused = self._refused
         self.players = players
         self.error: str | None = None
+        self.pin_refused = False
         #: Why this process's join was refused when it may watch instead (``PLAYING``, ``FULL``).
         self.refusal = ""
         self.windows = 0
@@ -267,7 +286,7 @@ class TableSession:
             name=table, host=host, port=int(port), node_id=self.node.node_id, version=PROTOCOL_VERSION,
             mode=rules.names[0], plugins=tuple(f"{n}={v}" for n, v in rules.versions.items()),
             seats_taken=len(record.seats), seats_total=record.players or self.players, state=state,
-            addresses=tuple(hosts), table_id=record.host or self.node.node_id,
+            addresses=tuple(hosts), table_id=record.host or self.node.node_id, pin=bool(self.config.pin),
         )  # fmt: skip
 
     def _notice(self, notice: Notice) -> None:
@@ -365,6 +384,12 @@ class TableSession:
                 if ad != self.advertiser.ad:
                     await self.advertiser.update(ad)
 
+    def _refused(self, reason: str) -> None:
+        """The table will not have this process (a PIN): the session ends, saying why."""
+        self.error = reason
+        self.pin_refused = True
+        self.done.set()
+
     def say(self, line: str) -> None:
         for listener in self.line_listeners:
             listener(line)
@@ -387,7 +412,7 @@ class TableSession:
         for task in finished:
             task.result()  # a UI that crashed says so
         if self.error is not None:
-            raise UsageError(self.error)
+            raise (PinRefused if self.pin_refused else UsageError)(self.error)
         engine = self.peer.record.engine
         if self.seat_memory is not None and engine is not None and engine.over:
             self.seat_memory.forget(self.peer.table)
@@ -534,7 +559,8 @@ def spawn_bot(
         argv += ["--data-dir", str(config.data_dir)]
     if name:
         argv += ["--name", name]
-    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors)
+    env = {**os.environ, PIN_ENV: config.pin} if config.pin else None  # not in argv: ps shows argv to all
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, env=env)
 
 
 def stop_process(process: subprocess.Popen[bytes], grace_s: float = 3.0) -> None:

@@ -76,6 +76,8 @@ class TableAd:
     #: The table's id (its founder's node id); ``node_id`` is the member that advertises it now, its
     #: leader, which is another once the founder is gone.
     table_id: str = ""
+    #: Whether the table admits only joiners that prove its PIN (``kdm.net.admission``).
+    pin: bool = False
 
     def __post_init__(self) -> None:
         if not self.table_id:
@@ -118,8 +120,8 @@ class TableAd:
 
     def to_txt(self) -> dict[str, str]:
         """The TXT record (**contract**): v, name, mode, plugins (NAME=VERSION,...), seats (taken/total),
-        state, node; ``fp``, the table's key fingerprint, when its id carries a key; and ``table``, the
-        table's id, when another member than its founder advertises it."""
+        state, node; ``fp``, the table's key fingerprint, when its id carries a key; ``table``, the
+        table's id, when another member than its founder advertises it; and ``pin=1`` when it has one."""
         txt = {
             "v": str(self.version),
             "name": self.name,
@@ -133,6 +135,8 @@ class TableAd:
             txt["table"] = self.table_id
         if self.fingerprint:
             txt["fp"] = self.fingerprint
+        if self.pin:
+            txt["pin"] = "1"
         for key, value in txt.items():
             size = len(key.encode()) + 1 + len(value.encode())
             if size > _MAX_TXT_ENTRY_BYTES:
@@ -173,6 +177,7 @@ class TableAd:
             state=fields["state"],
             addresses=addresses,
             table_id=txt.get("table") or "",
+            pin=txt.get("pin") == "1",
         )
         if txt.get("fp") and txt["fp"] != ad.fingerprint:
             raise ValueError(f"fingerprint {txt['fp']!r} is not that of the table's key ({ad.fingerprint})")

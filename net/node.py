@@ -16,9 +16,12 @@ it was retired while away.
 No input stops a node (issue 12): each message is handled alone, and whatever it raises is logged with
 its sender and dropped; the tick, ping and hello loops log and go on. A ``hello`` introduces its sender
 (a member may forward a newcomer's), names a node id that is an address, and is refused once the table
-holds ``MAX_LEARNERS`` learners. A node sends to non-members only to answer them (which table is this?)
-and keeps at most ``MAX_STRANGER_SOCKETS`` sockets to them, the least recently used closed first; it
-answers pings from members only. A leader takes no membership change from another node, and from a
+holds ``MAX_LEARNERS`` learners. At a table with a PIN, a node admits only a newcomer that proves it
+(``kdm.net.admission``): until then the newcomer gets the next step of that exchange and nothing else,
+no log entry, no direct note, no pong. A node sends to non-members only to answer them (which table is
+this? the PIN exchange), ``STRANGER_ANSWERS_PER_S`` a second, and keeps at most
+``MAX_STRANGER_SOCKETS`` sockets to them, the least recently used closed first; it answers pings from
+members only. A leader takes no membership change from another node, and from a
 node that does not vote only what the application's ``screen_proposal`` lets in.
 """
 
@@ -33,7 +36,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .addresses import EVERYWHERE, primary_address
-from .clock import ClockEstimator, ClockSample, monotonic_ms
+from .admission import Prover, Verifier
+from .clock import ClockEstimator, ClockSample, PerSecond, monotonic_ms
 from .keys import NodeKeys
 from .loops import every
 from .raft import RaftNode
@@ -54,6 +58,10 @@ MAX_LEARNERS = 16
 MAX_STRANGER_SOCKETS = 8
 #: Senders whose last message time is kept: every member, and non-members while there is room.
 MAX_HEARD = 64
+#: Answers a node sends to non-members in a second ("which table is this?", PIN exchanges), all together.
+STRANGER_ANSWERS_PER_S = 50
+#: Joiners remembered as having proved the table's PIN, until they are members (the oldest forgotten).
+MAX_ADMITTED = 64
 #: What a node id looks like: ``HOST:PORT~KEY`` (the host may be a bracketed IPv6 address; over the
 #: in-memory network of the tests, the token need not be a key).
 NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,64})?")
@@ -92,7 +100,11 @@ def _raft_body(body: dict[str, Any]) -> None:
 
 
 def _hello_body(body: dict[str, Any]) -> None:
-    check_fields(body, {"node": str})
+    check_fields(body, {"node": str}, {"offer": bytes, "proof": bytes})
+
+
+def _pin_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"answer": bytes, "confirm": bytes})
 
 
 def _ping_body(body: dict[str, Any]) -> None:
@@ -111,8 +123,8 @@ def node_codec(table: str) -> Codec:
     """The wire codec for one table's traffic: consensus, clock, and direct messages between members."""
     return Codec(
         table,
-        {"raft": _raft_body, "hello": _hello_body, "ping": _ping_body, "pong": _pong_body,
-         "direct": _direct_body},
+        {"raft": _raft_body, "hello": _hello_body, "pin": _pin_body, "ping": _ping_body,
+         "pong": _pong_body, "direct": _direct_body},
     )  # fmt: skip
 
 
@@ -179,6 +191,7 @@ class Node:
         seed: int = 0,
         tick_ms: float = 10.0,
         address_of: Callable[[str], str] = address_of,
+        pin: str | None = None,
     ) -> None:
         self.transport = transport
         self.node_id = transport.node_id
@@ -208,6 +221,18 @@ class Node:
         self._tasks: list[asyncio.Task[None]] = []
         #: Non-members this node has a socket to (it answered them), least recently used first.
         self._strangers: OrderedDict[str, None] = OrderedDict()
+        self._stranger_answers = PerSecond(STRANGER_ANSWERS_PER_S)
+        # A table's PIN (``kdm.net.admission``): as a member, this node admits only joiners that prove
+        # it; as a joiner, it proves it to the member it says hello to.
+        self._verifier = Verifier(table, self.node_id, pin) if pin else None
+        self._prover = Prover(table, self.node_id, pin) if pin else None
+        self._admitted: OrderedDict[str, None] = OrderedDict()
+        #: member → this joiner's confirmation of the PIN exchange that member answered.
+        self._proofs: dict[str, bytes] = {}
+        #: Called with one line when the table refuses this joiner for good (a PIN wanted, or wrong).
+        self.on_refused: Callable[[str], None] | None = None
+        #: Why the table refused this joiner, once it has (it then stops asking).
+        self.refusal: str | None = None
 
     # --- life ------------------------------------------------------------------------------------
 
@@ -304,9 +329,7 @@ class Node:
         body = envelope.body
         if envelope.table == LOBBY:
             if envelope.kind == "which":
-                self._send(sender, "table", {"table": self.codec.table}, self._lobby)
-                if sender not in self.members:  # the only message a node sends to a non-member
-                    self._note_stranger(sender)
+                self._answer(sender, "table", {"table": self.codec.table}, self._lobby)
             return
         if envelope.kind == "raft":
             message = message_from_dict(body)
@@ -327,7 +350,9 @@ class Node:
                 log.info("raft ignored %s from %s: %s", message.kind, sender, refusal)
             self._process()
         elif envelope.kind == "hello":
-            self._hello(sender, body["node"])
+            self._hello(sender, body)
+        elif envelope.kind == "pin":
+            self._pin_answer(sender, body)
         elif envelope.kind == "ping":
             if sender in self.members:
                 self._send(sender, "pong", {"sent": body["sent"], "time": monotonic_ms()})
@@ -366,14 +391,52 @@ class Node:
         await every(HELLO_EVERY_S, self._say_hello, "saying hello", first_now=True)
 
     def _say_hello(self) -> None:
-        assert self._contact is not None
         leader = self.raft.leader
         lost = self.node_id not in self.raft.voters and (
             leader is None or leader == self.node_id or self.silent_ms(leader) > REHELLO_AFTER_MS
         )
-        if self.node_id not in self.members or lost:
-            self._send(leader if leader and leader != self.node_id else self._contact, "hello",
-                       {"node": self.node_id})  # fmt: skip
+        if (self.node_id not in self.members or lost) and self.refusal is None:
+            to = self._hello_target()
+            body: dict[str, Any] = {"node": self.node_id}
+            if self._prover is not None:
+                body["offer"] = self._prover.offer
+                if to in self._proofs:
+                    body["proof"] = self._proofs[to]
+            self._send(to, "hello", body)
+
+    def _hello_target(self) -> str:
+        """Who this node says hello to: the leader when it knows one, else the member it joins through."""
+        assert self._contact is not None
+        leader = self.raft.leader
+        return leader if leader and leader != self.node_id else self._contact
+
+    def _pin_answer(self, member: str, body: dict[str, Any]) -> None:
+        """The member this joiner said hello to answers its PIN offer, or says the table wants one."""
+        if self._contact is None or member != self._hello_target() or self.node_id in self.members:
+            self._drop("a PIN answer", member, "this node did not ask it")
+            return
+        if not body["answer"]:
+            if self._prover is None:
+                self._refused("the table asks for a PIN: give it with --pin")
+            return  # the offer went out after the member looked: the next hello carries it
+        if self._prover is None:
+            self._drop("a PIN answer", member, "this node offered no PIN")
+            return
+        proof = self._prover.confirm(member, body["answer"], body["confirm"])
+        if proof is None:
+            self._refused("the table refused the PIN: it is not this table's PIN")
+            return
+        self._proofs[member] = proof
+        self._say_hello()  # at once, with the proof
+
+    def _refused(self, reason: str) -> None:
+        """Said once (the application says it to the user), and no more hellos after it."""
+        if self.refusal is not None:
+            return
+        self.refusal = reason
+        log.info("%s", reason)
+        if self.on_refused is not None:
+            self.on_refused(reason)
 
     async def _ping_forever(self) -> None:
         await every(PING_EVERY_S, self._ping, "a ping to the leader", first_now=True)
@@ -385,13 +448,44 @@ class Node:
 
     # --- plumbing --------------------------------------------------------------------------------
 
-    def _hello(self, sender: str, newcomer: str) -> None:
+    def _hello(self, sender: str, body: dict[str, Any]) -> None:
         """A node introduces itself (or a member forwards a newcomer's hello to the leader)."""
+        newcomer = body["node"]
         refusal = self._hello_refusal(sender, newcomer)
-        if refusal is None:
-            self._welcome(newcomer)
-        else:
+        if refusal is not None:
             self._drop(f"a hello for {newcomer!r}", sender, refusal)
+        elif newcomer != sender or self._proved_pin(sender, body):  # a member vouches for whom it forwards
+            self._welcome(newcomer)
+
+    def _proved_pin(self, joiner: str, body: dict[str, Any]) -> bool:
+        """Whether ``joiner`` may join as far as the PIN goes: the table has none, ``joiner`` is a member
+        or has proved it; if not, it gets the next step of its exchange (``kdm.net.admission``)."""
+        verifier = self._verifier
+        if verifier is None or joiner in self.members or joiner in self._admitted:
+            return True
+        offer, proof = body.get("offer", b""), body.get("proof", b"")
+        if not offer:
+            self._drop("a hello", joiner, "it offers no PIN, and this table has one")
+            self._answer(joiner, "pin", {"answer": b"", "confirm": b""})
+            return False
+        if proof:
+            proved = verifier.check(joiner, offer, proof)
+            if proved:
+                log.info("%s proved the table's PIN", joiner)
+                self._admitted[joiner] = None
+                while len(self._admitted) > MAX_ADMITTED:
+                    self._admitted.popitem(last=False)
+                return True
+            if proved is False:
+                self._drop("a hello", joiner, f"a wrong PIN (wrong guesses so far: {verifier.wrong})")
+                return False
+        answered = verifier.answer(joiner, offer)
+        if isinstance(answered, str):
+            self._drop("a hello", joiner, answered)
+            return False
+        answer, confirm = answered
+        self._answer(joiner, "pin", {"answer": answer, "confirm": confirm})
+        return False
 
     def _hello_refusal(self, sender: str, newcomer: str) -> str | None:
         if newcomer != sender and sender not in self.members:
@@ -470,6 +564,19 @@ class Node:
             log.warning("dropped a message to %s: %s", to, error)
             return
         self.transport.send(to, (codec or self.codec).encode(self.node_id, kind, body))
+
+    def _answer(self, to: str, kind: str, body: dict[str, Any], codec: Codec | None = None) -> None:
+        """Answer ``to``, who may not be a member: the only messages a node sends to a non-member, a few
+        a second, over one of a few sockets kept for them."""
+        if to in self.members:
+            self._send(to, kind, body, codec)
+        elif self._stranger_answers.allows():
+            self._send(to, kind, body, codec)
+            self._note_stranger(to)
+        else:
+            self._drop(
+                f"an answer ({kind})", to, f"more than {STRANGER_ANSWERS_PER_S} to non-members this second"
+            )
 
     def _note_stranger(self, node_id: str) -> None:
         """A socket to a non-member: keep the most recent few, close the least recently used."""

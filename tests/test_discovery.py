@@ -73,6 +73,12 @@ def test_txt_round_trip(ad: TableAd) -> None:
     assert TableAd.from_txt(ad.to_txt(), ad.host, ad.port) == ad
 
 
+def test_a_table_with_a_pin_says_so_in_its_txt_record() -> None:
+    ad = dataclasses.replace(KITCHEN, pin=True)
+    assert ad.to_txt()["pin"] == "1" and "pin" not in KITCHEN.to_txt()
+    assert TableAd.from_txt(ad.to_txt(), ad.host, ad.port) == ad
+
+
 def test_round_trip_through_a_zeroconf_service_info() -> None:
     info = discovery._service_info(KITCHEN, discovery._instance_name(KITCHEN), [KITCHEN.host])
     # Through the wire format: what a browser unpacks is what the advertiser packed.

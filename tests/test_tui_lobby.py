@@ -11,7 +11,7 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 
 from kdm import session
-from kdm.errors import UsageError
+from kdm.errors import PinRefused, UsageError
 from kdm.identity import SeatMemory
 from kdm.manager import Rules
 from kdm.net.discovery import TableAd
@@ -53,7 +53,50 @@ def run_keys(
 
 def test_lobby_joins_the_chosen_table_at_every_address_it_advertises() -> None:
     choice = lobby(DOWN + "\r", [ad("attic", 4001), ad("kitchen", 4002)])
-    assert choice == Join("10.0.0.7:4002~ab", ("10.0.0.7:4002~ab", "192.168.1.7:4002~ab"))
+    assert choice == Join("10.0.0.7:4002~ab", ("10.0.0.7:4002~ab", "192.168.1.7:4002~ab"), name="kitchen")
+
+
+def test_a_table_with_a_pin_asks_for_it_masked_then_joins_with_it() -> None:
+    locked = TableAd(**{**ad("attic", 4001).__dict__, "pin": True})
+    choice, state = run_keys("\r" + "12ab" + "\r" + "34" + "\r", [locked])
+    assert choice == Join("10.0.0.7:4001~ab", locked.contacts, pin="1234", name="attic")
+    assert state.message == ""  # "12" was refused (too short) and said so, then typing cleared it
+
+
+def test_a_pin_too_short_is_explained_and_the_prompt_stays() -> None:
+    state = LobbyState("en", "kitchen")
+    state.ask_pin(Join("10.0.0.9:5000", name="attic"))
+    state.type_text("12x")
+    state.submit()
+    assert not state.done and state.mode == "pin" and state.pin == "12"
+    assert state.message == "a PIN is 4 to 12 digits"
+
+
+def test_the_new_table_form_takes_a_pin() -> None:
+    choice = lobby("c" + DOWN * 4 + "48x21" + "\r")
+    assert isinstance(choice, Create) and choice.pin == "4821"
+    assert isinstance(lobby("c\r"), Create) and lobby("c\r").pin == ""  # type: ignore[union-attr]
+
+
+def test_a_table_that_wants_a_pin_brings_the_lobby_back_asking_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    choices: list[Join | None] = [Join("10.0.0.9:5000"), Join("10.0.0.9:5000", pin="1111"), None]
+    asked: list[tuple[str, Join | None]] = []
+
+    async def fake_lobby(
+        *_args: Any, message: str = "", ask_pin: Join | None = None, **_kw: Any
+    ) -> Join | None:
+        asked.append((message, ask_pin))
+        return choices.pop(0)
+
+    async def refused(config: SessionConfig, *_args: Any, **_kwargs: Any) -> None:
+        raise PinRefused("the table refused the PIN" if config.pin else "the table asks for a PIN")
+
+    monkeypatch.setattr(command, "run_lobby", fake_lobby)
+    monkeypatch.setattr(session, "join", refused)
+    asyncio.run(command.from_the_lobby(SessionConfig(interface="127.0.0.1"), {}, [], command.TableUI()))
+    assert asked == [("", None), ("", Join("10.0.0.9:5000")), ("wrong PIN: try again", Join("10.0.0.9:5000"))]
 
 
 def test_lobby_joins_by_address() -> None:
@@ -121,7 +164,7 @@ def test_a_table_where_this_player_has_a_seat_comes_first_and_enter_returns_to_i
 
     assert "your seat" in "".join(fragment[1] for fragment in body(state))
     assert lobby("\r", tables, held=held) == Join(
-        "10.0.0.7:4002~ab", ("10.0.0.7:4002~ab", "192.168.1.7:4002~ab")
+        "10.0.0.7:4002~ab", ("10.0.0.7:4002~ab", "192.168.1.7:4002~ab"), name="kitchen"
     )
 
 

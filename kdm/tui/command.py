@@ -19,13 +19,14 @@ import os
 import socket
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import platformdirs
 
 from kdm import session
-from kdm.errors import UsageError
+from kdm.errors import PinRefused, UsageError
 from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.session import SessionConfig
@@ -80,6 +81,12 @@ def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     play.add_argument(
         "--port", type=int, default=0, help="port to listen on, for a firewall (default: any free port)"
     )
+    play.add_argument(
+        "--pin",
+        default=None,
+        help="the table's PIN, 4 to 12 digits: a table you host admits only who proves it; "
+        "at a table you join, yours proves it (also KDM_PIN)",
+    )
     play.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     play.add_argument("--data-dir", type=Path, default=None, help=argparse.SUPPRESS)
     play.set_defaults(run=run_play)  # fmt: skip
@@ -88,6 +95,7 @@ def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
 def run_play(args: argparse.Namespace) -> int:
     """Play from the arguments ``add_play_parser`` parsed; a user mistake raises ``UsageError``."""
     options: dict[str, Any] = parse_assignments(args.option)
+    pin = session.checked_pin(args.pin, os.environ.get(session.PIN_ENV) or None)
     players = args.players if args.players is not None else args.bots + 1 if args.bots else DEFAULT_PLAYERS
     if args.target is not None and (args.bots or args.players is not None or args.option or args.variant):
         raise UsageError(
@@ -104,6 +112,7 @@ def run_play(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is not a port number: give 1 to 65535, or 0 for any free one")
     config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang, port=args.port)
     config.name = args.name or socket.gethostname()
+    config.pin = pin
     if args.interface:
         config.interface = args.interface
     elif args.bots and players == args.bots + 1 and args.target is None:
@@ -154,16 +163,27 @@ async def from_the_lobby(
     """The lobby, then the table chosen there; back to the lobby, saying why, when joining or creating
     fails or when the player would rather not watch a table they cannot sit at. A mistake never quits."""
     message = ""
+    ask_pin: Join | None = None
     while True:
-        choice = await run_lobby(config, options, variants, message=message)
+        choice = await run_lobby(config, options, variants, message=message, ask_pin=ask_pin)
+        ask_pin = None
         try:
             if isinstance(choice, Join):
+                config.pin = choice.pin or config.pin
                 await session.join(config, choice.target, ui=ui, addresses=choice.addresses)
             elif isinstance(choice, Create):
+                config.pin = choice.pin or None
                 await session.host(config, choice.table, choice.players, choice.options, choice.variants,
                                    bots=choice.bots, ui=ui)  # fmt: skip
             else:
                 return
+        except PinRefused as error:  # ask for it (again), where the player can type it
+            if not isinstance(choice, Join):
+                message = str(error)
+                continue
+            message = say(config.lang, "pin_wrong") if choice.pin else ""
+            ask_pin = replace(choice, pin="")
+            continue
         except UsageError as error:
             message = str(error)
             continue

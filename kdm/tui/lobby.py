@@ -12,11 +12,12 @@ rules, each changed with ←/→; a table the rules refuse is explained in the f
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kdm.errors import KdmError
 from kdm.manager import Rules, default_mode, installed_plugins
+from kdm.net.admission import check_pin
 from kdm.net.discovery import TableAd, parse_contact
 from kdm.options import TableOption
 from kdm.tui.text import say
@@ -31,6 +32,11 @@ class Join:
 
     target: str
     addresses: tuple[str, ...] = ()
+    #: The table's PIN, when it has one (asked before joining a table advertised with one, or after
+    #: a table refused to let this player in without it).
+    pin: str = ""
+    #: The table's name, to ask for its PIN by.
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,8 @@ class Create:
     bots: int
     options: dict[str, Any]
     variants: list[str]
+    #: The PIN joiners must prove ("": anyone may join).
+    pin: str = ""
 
 
 @dataclass
@@ -90,13 +98,17 @@ class LobbyState:
         on_change: Callable[[], None] | None = None,
         message: str = "",
         held: Mapping[str, Mapping[str, Any]] | None = None,
+        ask_pin: Join | None = None,
     ) -> None:
         self.lang = lang
         self.on_change = on_change or (lambda: None)
         self.tables: list[TableAd] = []
         self.selected = 0
-        self.mode = "list"  # "list", "address" or "create"
+        self.mode = "list"  # "list", "address", "create" or "pin"
         self.address = ""
+        #: The table whose PIN the player is typing (mode "pin"), and what they typed.
+        self.pin_for: Join | None = None
+        self.pin = ""
         self.message = message
         #: The tables (by id) where this player holds a seat: table id -> {"name", "seat"}.
         self.held = dict(held or {})
@@ -115,6 +127,8 @@ class LobbyState:
         self.installed = sorted(name for name, info in plugins.items() if not info.mode)
         chosen = [name for name in self._variants if name in self.games]
         self._game = chosen[0] if chosen else self.default_game
+        if ask_pin is not None:
+            self.ask_pin(ask_pin)
 
     def say(self, key: str, **fields: object) -> str:
         return say(self.lang, key, **fields)
@@ -155,7 +169,16 @@ class LobbyState:
     def join_selected(self) -> None:
         if self.tables:
             ad = self.tables[self.selected]
-            self._finish(Join(ad.contacts[0], ad.contacts))
+            join = Join(ad.contacts[0], ad.contacts, name=ad.name)
+            if ad.pin:
+                self.ask_pin(join)
+            else:
+                self._finish(join)
+
+    def ask_pin(self, join: Join) -> None:
+        """Ask for the PIN of the table ``join`` goes to, then join it."""
+        self.mode, self.pin_for, self.pin = "pin", join, ""
+        self.on_change()
 
     # --- typing an address ------------------------------------------------------------------------
 
@@ -164,17 +187,24 @@ class LobbyState:
         self.on_change()
 
     def type_text(self, text: str) -> None:
-        """Printable keys: the address line, or the table name in the form."""
+        """Printable keys: the address line, a PIN, or the table name or PIN in the form."""
+        digits = "".join(c for c in text if c.isascii() and c.isdigit())
         if self.mode == "address":
             self.address, self.message = self.address + text, ""
+        elif self.mode == "pin":
+            self.pin, self.message = (self.pin + digits)[:12], ""
         elif self.mode == "create" and self.fields[self.field_index].key == "name":
             self.fields[self.field_index].value += text
+        elif self.mode == "create" and self.fields[self.field_index].key == "pin":
+            self.fields[self.field_index].value = (self.fields[self.field_index].value + digits)[:12]
         self.on_change()
 
     def backspace(self) -> None:
         if self.mode == "address":
             self.address, self.message = self.address[:-1], ""
-        elif self.mode == "create" and self.fields[self.field_index].key == "name":
+        elif self.mode == "pin":
+            self.pin, self.message = self.pin[:-1], ""
+        elif self.mode == "create" and self.fields[self.field_index].key in ("name", "pin"):
             self.fields[self.field_index].value = self.fields[self.field_index].value[:-1]
         self.on_change()
 
@@ -191,9 +221,17 @@ class LobbyState:
                 self._finish(Join(target))
         elif self.mode == "create":
             self._create()
+        elif self.mode == "pin" and self.pin_for is not None:
+            try:
+                check_pin(self.pin)
+            except ValueError:
+                self.message = self.say("bad_pin")
+                self.on_change()
+                return
+            self._finish(replace(self.pin_for, pin=self.pin))
 
     def back(self) -> None:
-        self.mode, self.message = "list", ""
+        self.mode, self.message, self.pin_for, self.pin = "list", "", None, ""
         self.on_change()
 
     def leave(self) -> None:
@@ -224,6 +262,7 @@ class LobbyState:
             Field("game", self.say("field_game"), game),
             Field("players", self.say("field_players"), kept.get("players", 4)),
             Field("bots", self.say("field_bots"), kept.get("bots", 0)),
+            Field("pin", self.say("field_pin"), kept.get("pin", "")),
         ]
         self.fields += [
             Field(f"variant:{name}", self.say("field_variant", name=name), name in variants)
@@ -268,6 +307,11 @@ class LobbyState:
             self.message = self.say("field_name") + " ?"
             self.on_change()
             return
+        pin = str(values["pin"])
+        if pin and not 4 <= len(pin) <= 12:
+            self.message = self.say("bad_pin")
+            self.on_change()
+            return
         options = {f.option.name: f.value for f in self.fields if f.option is not None}
         variants = [key.split(":", 1)[1] for key, on in values.items() if key.startswith("variant:") and on]
         plugins = self._table_plugins(str(values["game"]), variants)
@@ -278,7 +322,7 @@ class LobbyState:
             self.message = str(error)
             self.on_change()
             return
-        self._finish(Create(name, int(values["players"]), int(values["bots"]), options, plugins))
+        self._finish(Create(name, int(values["players"]), int(values["bots"]), options, plugins, pin))
 
     def _table_plugins(self, game: str, variants: list[str]) -> list[str]:
         """What ``Rules.for_table`` takes: the game unless it is the base game, then the house rules."""

@@ -35,16 +35,19 @@ async def run_lobby(
     browse: bool = True,
     state: LobbyState | None = None,
     message: str = "",
+    ask_pin: Join | None = None,
 ) -> Join | Create | None:
     """Show the lobby until the player chooses a table to join or to create (None if they leave).
 
-    ``message`` says why the lobby is open again (the last choice failed). ``browse=False`` leaves
+    ``message`` says why the lobby is open again (the last choice failed); with ``ask_pin``, the lobby
+    asks for that table's PIN first (it refused this player without one). ``browse=False`` leaves
     the LAN alone (tests give ``state`` its tables themselves).
     """
     held = SeatMemory(config.data_dir).held() if config.keep_identity else {}
     state = state or LobbyState(
-        config.lang, config.name, dict(options or {}), variants, message=message, held=held
-    )
+        config.lang, config.name, dict(options or {}), variants, message=message, held=held,
+        ask_pin=ask_pin,
+    )  # fmt: skip
     app: Application[None] = Application(
         layout=lobby_layout(state),
         key_bindings=lobby_bindings(state),
@@ -104,6 +107,8 @@ def body(state: LobbyState) -> Fragments:
         seats = f"{ad.seats_taken}/{ad.seats_total}"
         row = f"{'▸' if index == state.selected else ' '} {ad.name[:20]:<20} {game[:20]:<20} {seats:>5}  "
         row += state.say(f"state_{ad.state}")
+        if ad.pin:
+            row += " · " + state.say("with_pin")
         if state.holds_seat(ad):
             row += " · " + state.say("your_seat")
         full = ad.seats_taken >= ad.seats_total
@@ -123,10 +128,11 @@ def form(state: LobbyState) -> Fragments:
         if isinstance(value, bool):
             shown = state.say("on" if value else "off")
         else:
-            shown = str(value) + ("█" if entry.key == "name" and index == state.field_index else "")
+            typed = entry.key in ("name", "pin") and index == state.field_index
+            shown = str(value) + ("█" if typed else "")
         chosen = index == state.field_index
         marker = "▸" if chosen else " "
-        arrows = "◂ " + shown + " ▸" if chosen and entry.key != "name" else shown
+        arrows = "◂ " + shown + " ▸" if chosen and entry.key not in ("name", "pin") else shown
         lines += [("reverse" if chosen else "", f"{marker} {entry.label[:26]:<26} {arrows}"), ("", "\n")]
         if chosen and entry.option is not None:
             lines += [("class:dim", f"    {entry.option.help}"), ("", "\n")]
@@ -136,6 +142,14 @@ def form(state: LobbyState) -> Fragments:
 def prompt(state: LobbyState) -> Fragments:
     if state.mode == "address" and not state.message:
         return [("bold", " " + state.say("address_prompt")), ("", state.address + "█")]
+    if state.mode == "pin" and state.pin_for is not None:
+        table = state.pin_for.name or state.pin_for.target
+        shown = [("class:message", "  " + state.message)] if state.message else []
+        return [
+            ("bold", " " + state.say("pin_prompt", table=table)),
+            ("", "•" * len(state.pin) + "█"),
+            *shown,
+        ]
     if state.message:
         return [("class:message", " " + state.message)]
     hint = state.hint()
@@ -143,7 +157,9 @@ def prompt(state: LobbyState) -> Fragments:
 
 
 def footer(state: LobbyState) -> Fragments:
-    key = {"create": "create_footer", "address": "address_footer"}.get(state.mode, "lobby_footer")
+    key = {"create": "create_footer", "address": "address_footer", "pin": "pin_footer"}.get(
+        state.mode, "lobby_footer"
+    )
     return [("", " " + state.say(key))]
 
 

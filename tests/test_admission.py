@@ -1,0 +1,298 @@
+"""A table with a PIN admits only joiners that prove it (issue 12), and the PIN never travels.
+
+The exchange itself (``kdm.net.admission``) is tested alone first, then nodes on the memory network: a
+joiner with the PIN becomes a learner and reads the log; one without it, or with a wrong one, is told
+so in one line and gets nothing of the table; a stranger replaying or forging confirmations gets no
+further, and each of its guesses costs it an exchange."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kdm.net.admission import EXCHANGES_PER_S, Prover, Verifier, check_pin
+from kdm.net.node import Node, node_codec
+from kdm.net.raft_log import MemoryStorage
+from kdm.net.transport import MemoryNetwork, MemoryTransport
+from kdm.testing import run_virtual
+
+KDM = [sys.executable, "-m", "kdm"]
+LOOPBACK = "127.0.0.1"
+TABLE = "kitchen-table"
+PIN = "73915046"
+
+
+def test_the_right_pin_is_proved_both_ways() -> None:
+    joiner, member = Prover(TABLE, "joiner", PIN), Verifier(TABLE, "member", PIN)
+    answered = member.answer("joiner", joiner.offer)
+    assert not isinstance(answered, str)
+    confirmation = joiner.confirm("member", *answered)
+    assert confirmation is not None
+    assert member.check("joiner", joiner.offer, confirmation) is True
+
+
+def test_a_wrong_pin_is_caught_by_the_joiner_and_costs_the_member_one_guess() -> None:
+    member = Verifier(TABLE, "member", PIN)
+    guesser = Prover(TABLE, "joiner", "73915047")
+    answered = member.answer("joiner", guesser.offer)
+    assert not isinstance(answered, str)
+    assert guesser.confirm("member", *answered) is None  # the member's confirmation does not match
+    # A guesser that confirms anyway gets one answer per exchange: wrong, then nothing open any more.
+    assert member.check("joiner", guesser.offer, bytes(32)) is False
+    assert member.wrong == 1
+    assert member.check("joiner", guesser.offer, bytes(32)) is None
+
+
+def test_a_confirmation_is_bound_to_the_table_the_joiner_and_the_member() -> None:
+    joiner = Prover(TABLE, "joiner", PIN)
+    for other in (Verifier("another-table", "member", PIN), Verifier(TABLE, "member", PIN)):
+        answered = other.answer("someone-else", joiner.offer)
+        assert not isinstance(answered, str)
+        assert joiner.confirm("member", *answered) is None
+
+
+def test_an_offer_that_is_no_point_is_refused_and_a_repeated_offer_is_not_a_new_guess() -> None:
+    member = Verifier(TABLE, "member", PIN, exchanges_per_s=2)
+    assert member.answer("joiner", b"\x01" * 31) == "its offer is not a point of the group"
+    assert member.answer("joiner", bytes(32)) == "its offer is not a point of the group"
+    joiner = Prover(TABLE, "joiner", PIN)
+    first = member.answer("joiner", joiner.offer)
+    assert member.answer("joiner", joiner.offer) == first  # said hello again before the answer came
+    # Fresh offers are fresh guesses: the member answers only so many a second.
+    answers = [member.answer(f"guesser{i}", Prover(TABLE, f"guesser{i}", "0000").offer) for i in range(4)]
+    assert sum(isinstance(answer, str) for answer in answers) >= 4 - 2
+
+
+@pytest.mark.parametrize("pin", ["123", "1234567890123", "12a4", "", "١٢٣٤"])
+def test_a_pin_is_four_to_twelve_digits(pin: str) -> None:
+    with pytest.raises(ValueError, match="4 to 12 digits"):
+        check_pin(pin)
+    assert check_pin("0042") == "0042"
+
+
+# --- nodes ------------------------------------------------------------------------------------------
+
+
+def address(node_id: str) -> str:
+    return f"memory://{node_id}"
+
+
+class Table:
+    """A founder with a PIN on the memory network, leading alone, and the joiners that knock."""
+
+    def __init__(self, network: MemoryNetwork, pin: str | None = PIN) -> None:
+        self.network = network
+        self.founder = Node(network.transport("founder:1"), TABLE, MemoryStorage(), voters=("founder:1",),
+                            address_of=address, pin=pin)  # fmt: skip
+        self.refusals: dict[str, list[str]] = {}
+
+    async def start(self) -> None:
+        await self.founder.transport.start()
+        await self.founder.start()
+        self.founder.propose(b"the founder's first entry")
+
+    async def joiner(self, name: str, pin: str | None) -> Node:
+        transport = self.network.transport(name)
+        await transport.start()
+        node = Node(transport, TABLE, MemoryStorage(), voters=("founder:1",), address_of=address, pin=pin)
+        self.refusals[name] = []
+        node.on_refused = self.refusals[name].append
+        await node.start(contact="founder:1")
+        return node
+
+
+async def until(condition: Callable[[], bool], limit_s: float = 5.0) -> bool:
+    """Whether ``condition`` came true within ``limit_s`` of virtual time."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit_s
+    while not condition():
+        if loop.time() > deadline:
+            return False
+        await asyncio.sleep(0.01)
+    return True
+
+
+def test_a_joiner_with_the_pin_reads_the_log_and_one_without_gets_nothing() -> None:
+    async def scene() -> None:
+        network = MemoryNetwork()
+        table = Table(network)
+        await table.start()
+        friend = await table.joiner("friend:2", PIN)
+        stranger = await table.joiner("stranger:3", None)
+        assert await until(lambda: friend.raft.last_index >= 1 and bool(table.refusals["stranger:3"]))
+        assert friend.node_id in table.founder.raft.learners
+        assert table.refusals == {
+            "friend:2": [],
+            "stranger:3": ["the table asks for a PIN: give it with --pin"],
+        }
+        await until(lambda: False, 2.0)  # the stranger keeps knocking for a while: still nothing
+        assert stranger.node_id not in table.founder.members
+        assert stranger.raft.last_index == 0
+        await asyncio.gather(friend.stop(), stranger.stop(), table.founder.stop())
+
+    run_virtual(scene())
+
+
+def test_a_wrong_pin_is_refused_in_one_line_and_gets_nothing() -> None:
+    async def scene() -> None:
+        table = Table(MemoryNetwork())
+        await table.start()
+        guesser = await table.joiner("guesser:2", "73915047")
+        assert await until(lambda: bool(table.refusals["guesser:2"]))
+        assert table.refusals["guesser:2"] == ["the table refused the PIN: it is not this table's PIN"]
+        assert guesser.node_id not in table.founder.members
+        assert guesser.raft.last_index == 0
+        await asyncio.gather(guesser.stop(), table.founder.stop())
+
+    run_virtual(scene())
+
+
+def test_a_table_without_a_pin_takes_a_joiner_that_offers_one() -> None:
+    async def scene() -> None:
+        table = Table(MemoryNetwork(), pin=None)
+        await table.start()
+        friend = await table.joiner("friend:2", PIN)
+        assert await until(lambda: friend.raft.last_index >= 1)
+        await asyncio.gather(friend.stop(), table.founder.stop())
+
+    run_virtual(scene())
+
+
+def test_the_pin_never_travels() -> None:
+    """Every byte between a founder and a joiner that proves the PIN, searched for it."""
+    seen: list[bytes] = []
+
+    class Recording(MemoryNetwork):
+        def _send(self, sender: str, address: str, data: bytes) -> None:
+            seen.append(data)
+            super()._send(sender, address, data)
+
+    async def scene() -> None:
+        table = Table(Recording())
+        await table.start()
+        friend = await table.joiner("friend:2", PIN)
+        assert await until(lambda: friend.node_id in table.founder.raft.learners)
+        await asyncio.gather(friend.stop(), table.founder.stop())
+
+    run_virtual(scene())
+    assert any(b"offer" in data for data in seen) and any(b"answer" in data for data in seen)
+    assert not any(PIN.encode() in data for data in seen)
+
+
+def test_forged_and_replayed_confirmations_get_a_stranger_nowhere() -> None:
+    """A stranger replays a friend's whole hello (offer and confirmation) under its own id, then sends
+    offers with made-up confirmations: it is never a member, and each exchange was one wrong guess."""
+
+    async def scene() -> None:
+        network = MemoryNetwork()
+        table = Table(network)
+        await table.start()
+        friend = await table.joiner("friend:2", PIN)
+        assert await until(lambda: friend.node_id in table.founder.raft.learners)
+        stranger = network.transport("stranger:3")
+        await stranger.start()
+        proof = next(iter(friend._proofs.values()))
+        assert isinstance(friend._prover, Prover)
+        for _ in range(2):  # first an exchange is opened for that offer, then the replay is a guess
+            send(stranger, "hello", {"node": "stranger:3", "offer": friend._prover.offer, "proof": proof})
+            await until(lambda: False, 0.3)
+        for guess in range(3):
+            offer = Prover(TABLE, "stranger:3", f"{guess:04d}").offer
+            send(stranger, "hello", {"node": "stranger:3", "offer": offer})
+            await until(lambda: False, 0.3)
+            send(stranger, "hello", {"node": "stranger:3", "offer": offer, "proof": bytes(32)})
+            await until(lambda: False, 0.3)
+        assert "stranger:3" not in table.founder.members
+        assert table.founder._verifier is not None and table.founder._verifier.wrong == 4
+        await asyncio.gather(stranger.close(), friend.stop(), table.founder.stop())
+
+    run_virtual(scene())
+
+
+def send(transport: MemoryTransport, kind: str, body: dict[str, object]) -> None:
+    transport.connect("founder:1", "memory://founder:1")
+    transport.send("founder:1", node_codec(TABLE).encode(transport.node_id, kind, body))
+
+
+def test_a_flood_of_offers_is_answered_a_few_a_second() -> None:
+    async def scene() -> None:
+        network = MemoryNetwork()
+        table = Table(network)
+        await table.start()
+        flooder = network.transport("flooder:3")
+        await flooder.start()
+        for guess in range(EXCHANGES_PER_S * 5):
+            offer = Prover(TABLE, "flooder:3", f"{guess:04d}").offer
+            send(flooder, "hello", {"node": "flooder:3", "offer": offer})
+        answers = 0
+        while True:
+            try:
+                await asyncio.wait_for(flooder.recv(), 0.5)
+            except asyncio.TimeoutError:
+                break
+            answers += 1
+        assert 1 <= answers <= EXCHANGES_PER_S * 2  # the flood may straddle a second
+        await asyncio.gather(flooder.close(), table.founder.stop())
+
+    run_virtual(scene())
+
+
+# --- real processes ---------------------------------------------------------------------------------
+
+
+def test_processes_without_the_pin_are_told_in_one_line_and_with_it_play(tmp_path: Path) -> None:
+    """``kdm host --pin`` on 127.0.0.1 (its bot gets the PIN from it); joiners without it and with a
+    wrong one leave with one line and status 2, one with it takes the last seat and the game ends."""
+    host_report, joiner_report = tmp_path / "host.json", tmp_path / "joiner.json"
+    host = subprocess.Popen(
+        [*KDM, "host", "--players", "3", "--bots", "1", "--as-bot", "greedy", "--headless", "--no-advertise",
+         "--interface", LOOPBACK, "--option", "rounds=2", "--pin", PIN, "--report", str(host_report),
+         "--data-dir", str(tmp_path / "host")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        assert host.stdout is not None
+        contact = host.stdout.readline().decode().split()[2]
+
+        def join(*flags: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [*KDM, "join", contact, "--as-bot", "greedy", "--headless", "--interface", LOOPBACK,
+                 "--data-dir", str(tmp_path / "joiner"), *flags],
+                capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                env={k: v for k, v in os.environ.items() if k != "KDM_PIN"},
+            )  # fmt: skip
+
+        without = join()
+        assert (without.returncode, without.stderr.strip()) == (
+            2, "kdm join: error: the table asks for a PIN: give it with --pin"
+        )  # fmt: skip
+        wrong = join("--pin", "73915047")
+        assert (wrong.returncode, wrong.stderr.strip()) == (
+            2, "kdm join: error: the table refused the PIN: it is not this table's PIN"
+        )  # fmt: skip
+        right = join("--pin", PIN, "--report", str(joiner_report))
+        assert right.returncode == 0, right.stderr[-2000:]
+        host.communicate(timeout=120)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    assert host.returncode == 0
+    digests = {json.loads(report.read_text())["digest"] for report in (host_report, joiner_report)}
+    assert len(digests) == 1 and None not in digests
+
+
+def test_a_bad_pin_is_one_line_and_status_2() -> None:
+    done = subprocess.run([*KDM, "host", "--headless", "--pin", "12"], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)  # fmt: skip
+    assert (done.returncode, done.stderr) == (
+        2,
+        "kdm host: error: --pin: '12' is not a PIN: a PIN is 4 to 12 digits\n",
+    )
