@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 from kdm.effects import Effect
 from kdm.errors import KdmError
 from kdm.events import Event, TimedEvent
+from kdm.options import TableOption
 from kdm.state import TableState
 
 if TYPE_CHECKING:
     from kdm.deck import Knowledge
     from kdm.manager import Rules
 
-__all__ = ["Duty", "Effect", "Engine", "IllegalAction", "SeatView", "effective_time"]
+__all__ = ["MIN_REACTION_OPTION", "Duty", "Effect", "Engine", "IllegalAction", "SeatView", "effective_time"]
 
 
 class IllegalAction(KdmError):
@@ -33,14 +34,29 @@ class IllegalAction(KdmError):
         self.reason = reason
 
 
-def effective_time(reactions: Mapping[int, float], event: TimedEvent) -> float:
+#: The table option every game that orders reactions declares (``kdm_table_options``) and passes to
+#: ``effective_time``: a reaction time is what the reacting process says it was, so without a floor a
+#: cheater's forged 1 ms wins every race. No person reacts to what they see in under about 100 ms.
+MIN_REACTION_OPTION = TableOption(
+    "min_reaction_ms", int, 100, "a reaction faster than this is refused: no person is that quick",
+    minimum=0, maximum=1000,
+)  # fmt: skip
+
+
+def effective_time(reactions: Mapping[int, float], event: TimedEvent, min_reaction_ms: float = 0.0) -> float:
     """DESIGN 5.6: ``eff(trigger) + rt`` when the trigger is in ``reactions`` (seq → effective time of
-    the events a press may react to), else ``t_sync``. Shared by every game that orders presses."""
+    the events a press may react to), else ``t_sync``. Shared by every game that orders presses; a
+    reaction time under ``min_reaction_ms`` (the table's ``MIN_REACTION_OPTION``) is refused."""
     if not math.isfinite(event.t_sync) or (event.rt is not None and not math.isfinite(event.rt)):
         raise IllegalAction("times must be finite numbers")  # NaN would unsort the window's order
     if event.rt is not None:
         if event.rt < 0:
             raise IllegalAction("a reaction time cannot be negative")
+        if event.rt < min_reaction_ms:
+            raise IllegalAction(
+                f"a reaction in {event.rt:.0f} ms is quicker than a person: this table's minimum is "
+                f"{min_reaction_ms:.0f} ms (min_reaction_ms)"
+            )
         if event.trigger is not None:
             base = reactions.get(event.trigger)
             if base is not None:

@@ -887,6 +887,14 @@ def test_rule_3_5_calls_race_by_reaction_time_to_the_same_gesture(new_table: Tab
     assert table.fire("close")[0]["seat"] == 3
 
 
+def test_a_call_quicker_than_a_person_is_refused(new_table: TableMaker) -> None:
+    table = new_table()
+    deal(table, hands=[SEVENS], turned=TURNED)
+    sign = table.act(Gesture(seat=0, gesture="wink", t_sync=500.0))[0]["seq"]
+    with pytest.raises(IllegalAction, match="a reaction in 40 ms is quicker than a person"):
+        call(table, 2, at=5000.0, trigger=sign, rt=40.0)
+
+
 def test_rule_3_5_a_seat_calls_once_per_window_and_the_window_lasts_call_window_ms(
     new_table: TableMaker,
 ) -> None:

@@ -477,3 +477,18 @@ def test_rule_1_2_6_non_finite_times_are_refused(bad: float) -> None:
     with pytest.raises(IllegalAction, match="finite"):
         table.slap(3, at=bad)
     assert table.engine.digest() == digest
+
+
+def test_a_reaction_quicker_than_a_person_is_refused_and_the_minimum_is_a_table_option() -> None:
+    """A reaction time is what the reacting process says it was: a forged 5 ms would win every race."""
+    table = dealt()
+    table.slap(0, at=1000.0)
+    trigger = table.seq_of("slapped", 0)
+    digest = table.engine.digest()
+    with pytest.raises(IllegalAction, match=r"a reaction in 99 ms is quicker than a person: .* 100 ms"):
+        table.slap(3, at=0.0, trigger=trigger, rt=99.0)
+    assert table.engine.digest() == digest
+    table.slap(3, at=0.0, trigger=trigger, rt=100.0)
+    anything_goes = dealt(min_reaction_ms=0)
+    anything_goes.slap(0, at=1000.0)
+    anything_goes.slap(3, at=0.0, trigger=anything_goes.seq_of("slapped", 0), rt=1.0)

@@ -215,7 +215,9 @@ async def table(
     """``players`` peers (four) at a table playing ``variants`` with ``options``, seat 0 on screen; with
     fewer ``seated`` the screen opens on the waiting room and the game does not start."""
     seated = players if seated is None else seated
-    chosen = {"rounds": rounds, "slap_timeout_ms": 500, **(options or {})}
+    # A test's key press comes within a few ms of the paint, quicker than any person: the table's
+    # minimum reaction time (tested with the rules) would refuse it.
+    chosen = {"rounds": rounds, "slap_timeout_ms": 500, "min_reaction_ms": 0, **(options or {})}
     log, peers = await seated_peers(players, chosen, Rules.for_table(variants), seated)
     scene = Table(log, peers, lang, output or Screen80x24())
     scene.open(0, add_bot)
@@ -483,7 +485,9 @@ def test_the_final_ranking_and_leaving_after_the_game() -> None:
             await t.press(" ", lambda: t.state.phase == "window", "our slap opened a window")
             opener = t.state.rules["kilo"].window.opened_by
             for seat in (1, 2, 3):
-                await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=50.0 * seat))
+                await t.act(
+                    seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 + 50.0 * seat)
+                )
             await t.shows("Final ranking")
             text = t.text()
             assert re.search(r"1\. player\d .*★ winner", text) and re.search(r"4\. player0 \(you\)", text)

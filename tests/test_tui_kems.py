@@ -46,7 +46,8 @@ from tests.test_tui import (
 )
 
 #: Timers out of the way unless a test wants them: no sweep question by itself; a call is judged at once.
-QUIET_TABLE = {"sweep_after_ms": 600_000, "call_window_ms": 0}
+#: A test's key press comes within a few ms of the paint, quicker than the table's minimum reaction.
+QUIET_TABLE = {"sweep_after_ms": 600_000, "call_window_ms": 0, "min_reaction_ms": 0}
 
 
 class DirectNode(FakeNode):

@@ -51,7 +51,7 @@ async def slap_falsely_and_lose(t: Table) -> None:
     await t.press(" ", lambda: t.state.phase == "window", "our slap opened a window")
     opener = t.state.rules["kilo"].window.opened_by
     for seat in (1, 2, 3):
-        await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=50.0 * seat))
+        await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 + 50.0 * seat))
     await until(lambda: t.state.phase == "drawing", "the window judged")
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of, suit_of
 from kdm.deck import Knowledge
 from kdm.effects import Shuffled
-from kdm.engine import Duty, Engine, IllegalAction
+from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction
 from kdm.engine import effective_time as engine_effective_time
 from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
 from kdm.hookspecs import hookimpl
@@ -135,6 +135,7 @@ def kdm_table_options() -> list[TableOption]:
         TableOption("suit_combos", bool, True, "four cards of one suit are a combo too"),
         TableOption("slap_timeout_ms", int, 4000, "a slap window closes this long after it opened",
                     minimum=100, maximum=60000),
+        MIN_REACTION_OPTION,
         TableOption("flush_to", str, "bottom",
                     "where a flush puts the kilos and the 7: under the pile, or shuffled into it",
                     choices=("bottom", "shuffle")),
@@ -339,9 +340,9 @@ def _pass(engine: Engine, event: Event) -> list[KiloEffect]:
     return [effect]
 
 
-def effective_time(kilo: KiloTable, event: TimedEvent) -> float:
+def effective_time(state: TableState, event: TimedEvent) -> float:
     """DESIGN 5.6, against this round's slaps and feints."""
-    return engine_effective_time(kilo.reactions, event)
+    return engine_effective_time(table(state).reactions, event, state.options.get("min_reaction_ms", 0))
 
 
 def _slap(engine: Engine, event: Event) -> list[KiloEffect]:
@@ -367,7 +368,7 @@ def slap(engine: Engine, event: TimedEvent) -> list[KiloEffect]:
         raise IllegalAction(f"seat {event.seat} has already slapped")
     if window is None and event.seat in kilo.barred:
         raise IllegalAction(f"seat {event.seat} may not open a window again this round")
-    eff = effective_time(kilo, event)
+    eff = effective_time(state, event)
     opened = window is None
     if window is None:
         window = kilo.window = Window(opened_by=state.seq, checkpoint=kilo.checkpoint)
@@ -394,7 +395,7 @@ def _feint(engine: Engine, event: Event) -> list[KiloEffect]:
     _expect(state, ("passing", "window"), "no feinting now")
     _check_seat(state, event.seat)
     kilo = table(state)
-    kilo.reactions[state.seq] = effective_time(kilo, event)
+    kilo.reactions[state.seq] = effective_time(state, event)
     kilo.last_feint = state.seq
     kilo.last_feint_seat = event.seat
     return [{"kind": "feinted", "seat": event.seat, "seq": state.seq}]

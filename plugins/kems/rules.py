@@ -30,7 +30,7 @@ from typing import Any
 
 from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of
 from kdm.effects import ShownPrivately
-from kdm.engine import Duty, Engine, IllegalAction, effective_time
+from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction, effective_time
 from kdm.events import Deal, Event, Shuffle
 from kdm.hookspecs import hookimpl
 from kdm.kilo.events import Close, ShowHand
@@ -178,6 +178,7 @@ def kdm_table_options() -> list[TableOption]:
     return [
         TableOption("deck", str, "52", "cards in the deck: 52, or 32 (7 to ace)", choices=("52", "32")),
         TableOption("target", int, 10, "points a team needs to win", minimum=1),
+        MIN_REACTION_OPTION,
         TableOption(
             "signs",
             str,
@@ -492,7 +493,7 @@ def _gesture(engine: Engine, event: Event) -> list[KemsEffect]:
     if event.gesture not in GESTURES:
         raise IllegalAction(f"{event.gesture!r} is not a gesture; gestures: {', '.join(GESTURES)}")
     data = kems(state)
-    data.reactions[state.seq] = effective_time(data.reactions, event)
+    data.reactions[state.seq] = effective_time(data.reactions, event, state.options["min_reaction_ms"])
     data.gestures.append((event.seat, event.gesture, state.seq))
     del data.gestures[:-FEED]
     return [{"kind": "gestured", "seat": event.seat, "gesture": event.gesture, "seq": state.seq}]
@@ -535,7 +536,7 @@ def _call(engine: Engine, event: Event) -> list[KemsEffect]:
         raise IllegalAction("Kem's and Double Kem's name no one")
     if any(seat == event.seat for seat, *_rest in data.calls):
         raise IllegalAction(f"seat {event.seat} has already called")
-    eff = effective_time(data.reactions, event)
+    eff = effective_time(data.reactions, event, state.options["min_reaction_ms"])
     data.reactions[state.seq] = eff
     opened = state.phase == "hunt"
     if opened:
