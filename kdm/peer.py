@@ -28,7 +28,7 @@ from nacl.exceptions import CryptoError
 from nacl.public import Box, PrivateKey, PublicKey
 
 from kdm import entries
-from kdm.agents import Bot
+from kdm.agents import Bot, Profile
 from kdm.deck import Knowledge, OpenDeck, PrivateNote
 from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty, SeatView
@@ -45,7 +45,11 @@ RETRY_S = 0.25
 #: Private notes that arrive before this process has applied the entries they depend on, kept to retry.
 MAX_EARLY_NOTES = 16
 #: A seated player's process silent this long is gone: the leader's process plays the seat instead.
-TAKEOVER_AFTER_S = 3.0
+#: Short, so that a seat that must act stands still at most 2 s (checked every quarter of it, plus the
+#: stand-in's quick think): a player whose Wi-Fi only hiccuped gets the seat back as soon as heard.
+TAKEOVER_AFTER_S = 1.2
+#: A stand-in takes a seat that is already late: it thinks briefly, and reacts like a quick person.
+STAND_IN = Profile(reaction_ms=250.0, reaction_spread_ms=40.0, think_ms=(100.0, 300.0))
 #: A wake-up of the seat watcher this late means this process itself was stopped (a sleeping laptop):
 #: what it last heard is stale, so it takes no seat over before hearing the table again.
 STALL_FACTOR = 2.0
@@ -333,7 +337,8 @@ class Peer:
         for seat, owner in enumerate(record.seats):
             process = owner.node.split("#", 1)[0]
             if process != self.node.node_id and self.node.silent_ms(process) > after_s * 1000:
-                self.take_over(seat, Bot(seat, "greedy", seed=self.node.node_id.encode()), owner.name)
+                stand_in = Bot(seat, "greedy", seed=self.node.node_id.encode(), profile=STAND_IN)
+                self.take_over(seat, stand_in, owner.name)
 
     def _forget_takeovers(self) -> None:
         """A takeover asked for while leading is not retried once another process leads: this one may

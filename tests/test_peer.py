@@ -31,6 +31,8 @@ class FakeLog:
     def __init__(self) -> None:
         self.peers: list[Peer] = []
         self.gone: set[str] = set()
+        #: When each gone node fell silent (local ms), for a test that times the takeover; else at once.
+        self.silent_since: dict[str, float] = {}
         self.missed: dict[str, list[bytes]] = {}
         self.entries: list[bytes] = []
         self.leader = ""
@@ -72,6 +74,8 @@ class FakeNode:
         return local_time_ms()
 
     def silent_ms(self, node_id: str) -> float:
+        if node_id in self.log.silent_since:
+            return local_time_ms() - self.log.silent_since[node_id]
         return 0.0 if node_id in {p.node.node_id for p in self.log.peers} - self.log.gone else 1e9
 
 
@@ -119,6 +123,49 @@ async def play(
     for peer in survivors:
         await peer.stop()
     return survivors
+
+
+def test_a_lost_seat_that_must_act_is_played_within_two_seconds_of_its_silence() -> None:
+    """Seat 2's process dies when it is seat 2's turn to pass (its player was slow to choose): with the
+    peers' default watch, a stand-in passes for it within 2 s of the last thing heard from it."""
+
+    async def scene() -> float:
+        log = FakeLog()
+        peers = []
+        for i in range(4):
+            bot = Bot(i, "greedy", seed=b"stall-test")
+            slow = i == 2  # seat 2 is still thinking when its process dies
+            bot.profile = Profile(
+                reaction_ms=200, reaction_spread_ms=5, think_ms=(60_000, 60_001) if slow else (300, 600)
+            )
+            peers.append(Peer(log.node(f"n{i}"), installed_plugins(), bot=bot))
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start()
+        peers[0].create_table("kitchen", 4, {"rounds": 2}, Rules.for_table())
+        await asyncio.sleep(0)
+        for peer in peers[1:]:
+            peer.join_table()
+        while len(peers[0].record.seats) < 4:
+            await asyncio.sleep(0.001)
+        peers[0].start_game()
+        state = lambda: peers[0].record.engine.state  # type: ignore[union-attr]  # noqa: E731
+        while peers[0].record.engine is None or not (state().phase == "passing" and state().turn == 2):
+            await asyncio.sleep(0.001)
+        seq, died = state().seq, local_time_ms()
+        log.gone.add("n2")
+        log.silent_since["n2"] = died
+        await peers[2].stop()
+        while not (state().seq > seq and state().turn != 2):  # seat 2 passed (its stand-in did)
+            await asyncio.sleep(0.001)
+        assert peers[0].record.seats[2].node == "n0#2"
+        stall = local_time_ms() - died
+        for peer in (peers[0], peers[1], peers[3]):
+            await peer.stop()
+        return stall
+
+    stall_ms = run_virtual(scene())
+    assert stall_ms <= 2000.0, f"seat 2 stood still {stall_ms:.0f} ms"
 
 
 def test_bot_peers_play_a_game_to_the_same_digest() -> None:
