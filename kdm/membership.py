@@ -3,9 +3,10 @@
 Consensus commits what a majority of voters hold, so a voter that goes away for good takes a share of
 the quorum with it. A stranger who knocks (refused: the game has started) and leaves, or a spectator,
 must therefore never vote: a newcomer is a learner (``kdm.net.node``), and becomes a voter only once
-the table record seats it. A player whose process comes back under a new node id takes their seat
-back; their old node no longer plays, so it stops voting. A learner silent for long (a spectator who
-left) is let go.
+the table record seats it. A player whose seat a bot holds (their process died or was lost) stops
+voting too: with their vote gone, the quorum is the players still there, so a second departure does not
+stop the table. Back, under the same node id or a new one, they take their seat back and vote again;
+an old node that no longer plays stops voting. A learner silent for long (a spectator who left) is let go.
 
 Pure: `next_change` looks at the record's seats and the consensus membership and says what the leader
 should propose next, one change at a time, as Raft requires.
@@ -14,13 +15,29 @@ should propose next, one change at a time, as Raft requires.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
-__all__ = ["LEARNER_GONE_MS", "PROMOTE", "RETIRE", "next_change"]
+__all__ = ["LEARNER_GONE_MS", "PROMOTE", "RETIRE", "SeatLike", "next_change", "voting_homes"]
 
 PROMOTE, RETIRE = "promote", "retire"
 #: A learner not heard from for this long has left (a spectator who closed the lid stays much longer
 #: than a learner that is behind: the leader hears every learner at each heartbeat).
 LEARNER_GONE_MS = 15_000.0
+
+
+class SeatLike(Protocol):
+    """What membership reads of a seat (``kdm.record.Seat``)."""
+
+    @property
+    def home(self) -> str: ...
+
+    @property
+    def away(self) -> bool: ...
+
+
+def voting_homes(seats: Iterable[SeatLike]) -> list[str]:
+    """The nodes that should vote: the seated players' own processes, but for those a bot stands in for."""
+    return [seat.home for seat in seats if not seat.away]
 
 
 def next_change(

@@ -26,7 +26,7 @@ from kdm.cards import derive_seed
 from kdm.errors import PinRefused, UsageError
 from kdm.identity import Identity, SeatMemory, data_root
 from kdm.manager import Rules, installed_plugins
-from kdm.membership import PROMOTE, next_change
+from kdm.membership import PROMOTE, next_change, voting_homes
 from kdm.net.addresses import first_reachable, offered_addresses
 from kdm.net.admission import check_pin
 from kdm.net.discovery import Advertiser, TableAd, TableBrowser, find_tables, parse_contact
@@ -344,7 +344,7 @@ class TableSession:
         node = self.node
         if not node.is_leader:
             return
-        homes = [seat.home for seat in self.peer.record.seats]
+        homes = voting_homes(self.peer.record.seats)
         change = next_change(homes, node.raft.voters, node.raft.learners, node.silent_ms, node.node_id)
         if change is not None:
             kind, member = change

@@ -214,6 +214,11 @@ class Node:
         #: the address it found the table at, which may be another of the founder's addresses.
         self.addresses: dict[str, str] = {}
         self._contact: str | None = None
+        #: The members this node said hello to lately (only they may answer with a PIN exchange).
+        self._greeted: OrderedDict[str, None] = OrderedDict()
+        self._hello_turn = 0
+        #: When this node last knew of a leader (monotonic ms).
+        self._leader_seen_ms = monotonic_ms()
         self._waiting: list[bytes] = []
         self._heard: dict[str, float] = {}
         self._started_ms = monotonic_ms()
@@ -245,8 +250,7 @@ class Node:
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._tick_forever()), loop.create_task(self._receive_forever())]
         self._tasks.append(loop.create_task(self._ping_forever()))
-        if contact is not None:
-            self._tasks.append(loop.create_task(self._stay_member()))
+        self._tasks.append(loop.create_task(self._stay_member()))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -386,33 +390,54 @@ class Node:
         log.warning("dropped %s from %s: %s", what, sender, reason)
 
     async def _stay_member(self) -> None:
-        """Say hello until a member; as a learner, again whenever no leader has been heard for a while."""
-        assert self._contact is not None
+        """Say hello until a member, and again whenever no leader has been heard for a while: the node
+        may have been retired while away (a voter too: a player whose seat a bot took stops voting)."""
         await every(HELLO_EVERY_S, self._say_hello, "saying hello", first_now=True)
 
     def _say_hello(self) -> None:
-        leader = self.raft.leader
-        lost = self.node_id not in self.raft.voters and (
-            leader is None or leader == self.node_id or self.silent_ms(leader) > REHELLO_AFTER_MS
-        )
-        if (self.node_id not in self.members or lost) and self.refusal is None:
-            to = self._hello_target()
-            body: dict[str, Any] = {"node": self.node_id}
-            if self._prover is not None:
-                body["offer"] = self._prover.offer
-                if to in self._proofs:
-                    body["proof"] = self._proofs[to]
-            self._send(to, "hello", body)
+        if (self.node_id in self.members and not self._lost()) or self.refusal is not None:
+            return
+        to = self._hello_target()
+        if to is None:
+            return
+        body: dict[str, Any] = {"node": self.node_id}
+        if self._prover is not None:
+            body["offer"] = self._prover.offer
+            if to in self._proofs:
+                body["proof"] = self._proofs[to]
+        self._greeted[to] = None
+        self._greeted.move_to_end(to)
+        while len(self._greeted) > MAX_STRANGER_SOCKETS:
+            self._greeted.popitem(last=False)
+        self._send(to, "hello", body)
 
-    def _hello_target(self) -> str:
-        """Who this node says hello to: the leader when it knows one, else the member it joins through."""
-        assert self._contact is not None
+    def _lost(self) -> bool:
+        """Whether no leader has been heard for ``REHELLO_AFTER_MS``: this node was retired while away,
+        and nobody tells a node it no longer belongs, or it is cut off (a hello then costs nothing)."""
         leader = self.raft.leader
-        return leader if leader and leader != self.node_id else self._contact
+        if leader == self.node_id:
+            return False
+        if leader is not None:
+            return self.silent_ms(leader) > REHELLO_AFTER_MS
+        return monotonic_ms() - self._leader_seen_ms > REHELLO_AFTER_MS
+
+    def _hello_target(self) -> str | None:
+        """Who this node says hello to: the leader when it knows one, else the member it joins through,
+        else each other member it knows in turn (a founder back from a sleep knows no one else)."""
+        leader = self.raft.leader
+        if leader and leader != self.node_id:
+            return leader
+        if self._contact is not None:
+            return self._contact
+        others = [member for member in self.members if member != self.node_id]
+        if not others:
+            return None
+        self._hello_turn += 1
+        return others[self._hello_turn % len(others)]
 
     def _pin_answer(self, member: str, body: dict[str, Any]) -> None:
         """The member this joiner said hello to answers its PIN offer, or says the table wants one."""
-        if self._contact is None or member != self._hello_target() or self.node_id in self.members:
+        if member not in self._greeted or self.node_id in self.members:
             self._drop("a PIN answer", member, "this node did not ask it")
             return
         if not body["answer"]:
@@ -601,6 +626,8 @@ class Node:
                     except Exception:  # a bug above us must not stop consensus for the others
                         log.exception("applying committed entry %d failed", entry.index)
             raft.advance(ready)
+        if raft.leader is not None:
+            self._leader_seen_ms = monotonic_ms()
         if raft.leader != self._leader:
             self._leader = raft.leader
             self.clock.reset()  # offsets were to the old leader's clock

@@ -12,8 +12,8 @@ from typing import Any
 from kdm.hookspecs import hookimpl
 from kdm.identity import Identity, SeatMemory, claim_is_valid
 from kdm.manager import installed_plugins, plugin_from
-from kdm.membership import LEARNER_GONE_MS, PROMOTE, RETIRE, next_change
-from kdm.record import FULL, PLAYING, Notice, TableRecord, commitment
+from kdm.membership import LEARNER_GONE_MS, PROMOTE, RETIRE, next_change, voting_homes
+from kdm.record import FULL, PLAYING, Notice, Seat, TableRecord, commitment
 
 TABLE = "10.0.0.2:41000~founder"
 
@@ -195,8 +195,20 @@ def test_a_players_old_process_stops_voting_once_the_new_one_votes() -> None:
     assert next_change(["a", "bob-2"], ["a", "bob-1", "bob-2"], [], quiet, "a") == (RETIRE, "bob-1")
 
 
-def test_a_player_away_keeps_their_vote_and_the_leader_never_retires_itself() -> None:
+def test_a_silent_player_keeps_their_vote_until_a_bot_holds_their_seat() -> None:
     assert next_change(["a", "b"], ["a", "b"], [], lambda n: 1e9, "a") is None
+    seats = [
+        Seat("a", "ann", False, b""),
+        Seat("a#1", "bob", True, b"", home="b"),
+        Seat("c", "cy", False, b""),
+    ]
+    assert voting_homes(seats) == ["a", "c"]
+    assert next_change(voting_homes(seats), ["a", "b", "c"], [], quiet, "a") == (RETIRE, "b")
+    seats[1] = Seat("b", "bob", False, b"")  # bob is back: he votes again once he is a learner
+    assert next_change(voting_homes(seats), ["a", "c"], ["b"], quiet, "a") == (PROMOTE, "b")
+
+
+def test_the_leader_never_retires_itself() -> None:
     assert next_change(["b"], ["a", "b"], [], quiet, "a") is None
     assert next_change([], ["a"], ["b"], quiet, "a") is None  # nobody seated yet: the founder votes alone
 
