@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -33,7 +34,7 @@ from kdm.deck import Knowledge, OpenDeck, PrivateNote
 from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty, SeatView
 from kdm.entries import Act, Create, Done, Entry, EntryId, Join, Reveal, Start, Takeover
-from kdm.events import Event
+from kdm.events import Event, TimedEvent
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
 from kdm.net.clock import monotonic_ms
@@ -48,6 +49,11 @@ MAX_EARLY_NOTES = 16
 #: Short, so that a seat that must act stands still at most 2 s (checked every quarter of it, plus the
 #: stand-in's quick think): a player whose Wi-Fi only hiccuped gets the seat back as soon as heard.
 TAKEOVER_AFTER_S = 1.2
+#: How far from the leader's clock a press's agreed time may be when it reaches the leader: a trip over
+#: a poor Wi-Fi and the error of the clock estimate, with room to spare. A press further off is forged.
+T_SYNC_BOUND_MS = 1000.0
+#: How long a new leader waits before holding presses to its clock: the others are still measuring it.
+CLOCK_SETTLE_MS = 3000.0
 #: A stand-in takes a seat that is already late: it thinks briefly, and reacts like a quick person.
 STAND_IN = Profile(reaction_ms=250.0, reaction_spread_ms=40.0, think_ms=(100.0, 300.0))
 #: A wake-up of the seat watcher this late means this process itself was stopped (a sleeping laptop):
@@ -136,6 +142,8 @@ class Peer:
         self.finished = asyncio.Event()
         self.latencies_ms: list[float] = []
         self._pending: dict[tuple[str, int], tuple[bytes, float, float]] = {}  # id -> data, first, last try
+        #: Since when this process has led, as its seat watcher saw (None: it does not lead).
+        self._leading_since: float | None = None
         self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._early_notes: list[tuple[str, bytes]] = []
@@ -232,19 +240,48 @@ class Peer:
         self.node.propose(data)
 
     def screen_proposal(self, sender: str, data: bytes) -> str | None:
-        """Why the leader's node drops an entry forwarded by ``sender``, a node that does not vote, or
-        None to let it in: such a node may propose its own join and, once it holds a seat (a seated
-        player not promoted yet), what its seats do; the record checks every entry's signature and
-        rules on apply."""
-        if any(seat.node.partition("#")[0] == sender or seat.home == sender for seat in self.record.seats):
-            return None
+        """Why the leader's node drops an entry forwarded by ``sender``, or None to let it in (the record
+        checks every entry's signature and rules on apply; this is what only the leader can check). A
+        node without a seat may propose its own join only; a seated one what its seats do, but no
+        takeover (the leader's alone) and no press whose agreed time is further from the leader's
+        clock than ``T_SYNC_BOUND_MS``."""
         try:
             entry = entries.decode(data)
         except ValueError as error:
             return f"not an entry: {error}"
-        if isinstance(entry, Join) and entries.author_node(entry) == sender:
+        if not any(
+            seat.node.partition("#")[0] == sender or seat.home == sender for seat in self.record.seats
+        ):
+            if isinstance(entry, Join) and entries.author_node(entry) == sender:
+                return None
+            return "a node without a seat proposes nothing but its own join"
+        if isinstance(entry, Takeover):
+            return "only the leader takes a seat over"
+        if isinstance(entry, Act):
+            return self._screen_time(entry)
+        return None
+
+    def _screen_time(self, act: Act) -> str | None:
+        """A press stamps its time on the leader's clock as its process estimates it (``t_sync``); it
+        reaches the leader a network trip later. A claim further off than that is forged: refused,
+        unless this process has led too briefly for the others to know its clock."""
+        engine = self.record.engine
+        if engine is None or self._leading_since is None:
             return None
-        return "a node without a seat proposes nothing but its own join"
+        if monotonic_ms() - self._leading_since < CLOCK_SETTLE_MS:
+            return None
+        try:
+            event = engine.rules.codec.decode(act.event)
+        except Exception:  # the record refuses it on apply, with its reason, the same on every peer
+            return None
+        if not isinstance(event, TimedEvent) or not math.isfinite(event.t_sync):
+            return None
+        off = event.t_sync - self.node.agreed_time_ms()
+        if abs(off) > T_SYNC_BOUND_MS:
+            return (
+                f"a press timed {off:+.0f} ms from the leader's clock (at most {T_SYNC_BOUND_MS:.0f} ms off)"
+            )
+        return None
 
     async def _retry_forever(self) -> None:
         await every(RETRY_S, lambda: self.retry_pending(local_time_ms()), "retrying proposals")
@@ -329,8 +366,11 @@ class Peer:
         """While leading, a bot takes every seat whose process has been silent past ``after_s`` (not
         when this process itself was ``late``: stopped or starved, it cannot tell who was silent)."""
         if not self.node.is_leader:
+            self._leading_since = None
             self._forget_takeovers()
             return
+        if self._leading_since is None or late:
+            self._leading_since = monotonic_ms()
         record, engine = self.record, self.record.engine
         if late or not (record.started and engine is not None and not engine.over):
             return

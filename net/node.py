@@ -22,7 +22,7 @@ no log entry, no direct note, no pong. A node sends to non-members only to answe
 this? the PIN exchange), ``STRANGER_ANSWERS_PER_S`` a second, and keeps at most
 ``MAX_STRANGER_SOCKETS`` sockets to them, the least recently used closed first; it answers pings from
 members only. A leader takes no membership change from another node, and from a
-node that does not vote only what the application's ``screen_proposal`` lets in.
+node only what the application's ``screen_proposal`` lets in.
 """
 
 from __future__ import annotations
@@ -203,8 +203,8 @@ class Node:
         self.on_leader: Callable[[str | None], None] | None = None
         #: Called with (sender, bytes) for each direct message from a member.
         self.on_direct: Callable[[str, bytes], None] | None = None
-        #: Says why a node that does not vote may not propose these bytes (None: it may); the
-        #: application's rule (a table lets a learner propose only its own join).
+        #: Says why another node may not propose these bytes (None: it may): the application's rule
+        #: (a table lets a learner propose only its own join, and bounds the times a press claims).
         self.screen_proposal: Callable[[str, bytes], str | None] | None = None
         self.tick_s = tick_ms / 1000.0
         self.clock = ClockEstimator()
@@ -375,7 +375,7 @@ class Node:
         for entry in message.entries:
             if entry.kind == "conf":
                 refusal: str | None = "only the leader changes the membership"
-            elif message.sender not in self.raft.voters and self.screen_proposal is not None:
+            elif self.screen_proposal is not None:
                 refusal = self.screen_proposal(message.sender, entry.data)
             else:
                 refusal = None

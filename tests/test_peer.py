@@ -14,13 +14,15 @@ from collections.abc import Callable
 import msgpack
 import pytest
 
+from kdm import entries
 from kdm.agents import Bot, Profile
 from kdm.engine import Duty
+from kdm.entries import Act, EntryId, Takeover
 from kdm.events import Event
 from kdm.identity import Identity
-from kdm.kilo.events import Announce, Draw, ShowHand
+from kdm.kilo.events import Announce, Draw, ShowHand, Slap
 from kdm.manager import Rules, installed_plugins
-from kdm.peer import Peer, local_time_ms
+from kdm.peer import CLOCK_SETTLE_MS, Peer, local_time_ms
 from kdm.record import TableRecord, commitment
 from kdm.testing import run_virtual
 
@@ -166,6 +168,49 @@ def test_a_lost_seat_that_must_act_is_played_within_two_seconds_of_its_silence()
 
     stall_ms = run_virtual(scene())
     assert stall_ms <= 2000.0, f"seat 2 stood still {stall_ms:.0f} ms"
+
+
+def test_the_leader_takes_no_takeover_from_another_and_no_press_timed_far_from_its_clock() -> None:
+    """Issue 12: what only the leader can check, it checks before an entry goes in the log. Another
+    seated node's takeover is refused (a stand-in is the leader's call); so is a slap whose agreed time
+    is seconds from the leader's clock when it arrives (forged: a trip takes milliseconds), once the
+    others have had time to learn that clock."""
+
+    async def scene() -> list[str | None]:
+        log = FakeLog()
+        peers = [Peer(log.node(f"n{i}"), installed_plugins()) for i in range(4)]
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start()
+        peers[0].create_table("kitchen", 4, {"rounds": 1}, Rules.for_table())
+        await asyncio.sleep(0)
+        for peer in peers[1:]:
+            peer.join_table()
+        while len(peers[0].record.seats) < 4:
+            await asyncio.sleep(0.001)
+        peers[0].start_game()
+        codec = peers[0].record.rules.codec
+
+        def slap(off_ms: float) -> bytes:
+            event = codec.encode(Slap(seat=1, t_sync=local_time_ms() + off_ms))
+            return entries.encode(Act(EntryId("n1", 99), event=event))
+
+        takeover = entries.encode(Takeover(EntryId("n1#2", 1), seat=2, commit=bytes(32)))
+        early = [peers[0].screen_proposal("n1", slap(-5000.0))]  # the leader just started leading
+        await asyncio.sleep(CLOCK_SETTLE_MS / 1000 + 1)
+        screened = [
+            peers[0].screen_proposal("n1", data)
+            for data in (takeover, slap(-5000.0), slap(4000.0), slap(-40.0))
+        ]
+        for peer in peers:
+            await peer.stop()
+        return early + screened
+
+    early, takeover, forged_early, forged_late, honest = run_virtual(scene())
+    assert early is None and honest is None
+    assert takeover == "only the leader takes a seat over"
+    assert forged_early == "a press timed -5000 ms from the leader's clock (at most 1000 ms off)"
+    assert forged_late == "a press timed +4000 ms from the leader's clock (at most 1000 ms off)"
 
 
 def test_bot_peers_play_a_game_to_the_same_digest() -> None:
