@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of
+from kdm.cards import faces_of_ranks, full_deck, rank_of
 from kdm.effects import ShownPrivately
 from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction, effective_time
 from kdm.events import Deal, Event, Shuffle
@@ -168,6 +168,10 @@ def deck_faces(options: Mapping[str, Any]) -> list[str]:
     if options["deck"] == "32":
         return faces_of_ranks(("7", "8", "9", "10", "J", "Q", "K", "A"))
     return full_deck()
+
+
+#: The faces of each deck, as sets: every card shown or exchanged is checked against its deck.
+DECK_SETS: dict[str, frozenset[str]] = {deck: frozenset(deck_faces({"deck": deck})) for deck in ("52", "32")}
 
 
 # --- set-up ---------------------------------------------------------------------------------------
@@ -732,8 +736,8 @@ def _check_seat(state: TableState, seat: int) -> None:
 
 
 def _check_faces(engine: Engine, cards: tuple[str, ...]) -> None:
-    allowed = set(deck_faces(engine.state.options))
-    if not all(is_face(card) and card in allowed for card in cards):
+    # A face of the deck is a well-formed face: membership alone checks both.
+    if not DECK_SETS[engine.state.options["deck"]].issuperset(cards):
         raise IllegalAction("that is not a card of this deck")
 
 
