@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from kdm.agents import Bot, Decision
-from kdm.cards import RANKS, rank_of
+from kdm.cards import RANKS, full_deck, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
@@ -64,7 +64,7 @@ class Watch:
     #: worked out again only when the evidence changes.
     suspects: dict[int, str | None] = field(default_factory=dict)
     #: The last hand and table this bot weighed, and what it concluded (most events change neither).
-    weighed: tuple[object, Weighing] | None = None
+    weighed: tuple[tuple[object, object], Weighing] | None = None
 
 
 @dataclass(slots=True)
@@ -277,9 +277,20 @@ def _count_ranks(faces: Iterable[str]) -> dict[str, int]:
     """How many of each rank (a plain dict: this runs at every look of every bot)."""
     counts: dict[str, int] = {}
     for face in faces:
-        rank = rank_of(face)
+        rank = RANK_OF[face]
         counts[rank] = counts.get(rank, 0) + 1
     return counts
+
+
+class _Ranks(dict[str, str]):
+    """Face → rank, looked up rather than sliced (bots count ranks at most looks); a face of no deck
+    gets its rank the long way."""
+
+    def __missing__(self, face: str) -> str:
+        return rank_of(face)
+
+
+RANK_OF = _Ranks((face, rank_of(face)) for face in full_deck(joker_count=1))
 
 
 def best_exchange(view: SeatView, table: KemsView, forced: bool = False) -> Exchange | None:
@@ -294,10 +305,11 @@ def _exchange_for(view: SeatView, table: KemsView, held: dict[str, int], forced:
     hand = [(t, f) for t, f in view.hand if f is not None]
     if len(hand) != HAND or not table.table:
         return None
-    faces = dict(hand)
-    on_table = _count_ranks(f for _t, f in table.table)
+    on_table = _count_ranks([f for _t, f in table.table])
     best = max(held.values())
     gains = {r: held.get(r, 0) + min(n, HAND - held.get(r, 0)) for r, n in on_table.items()}
+    if not forced and (best == HAND or max(gains.values()) <= best):
+        return None  # as below, without choosing among ranks that are no use: most looks end here
     rank = max(gains, key=lambda r: (gains[r], -RANK_ORDER[r]))
     if gains[rank] <= best or best == HAND:
         if not forced:
@@ -305,6 +317,7 @@ def _exchange_for(view: SeatView, table: KemsView, held: dict[str, int], forced:
         # Keep the largest set; give away one card of the rank held least, for any table card.
         keep = max(held, key=lambda r: (held[r], -RANK_ORDER[r]))
         rank = next((r for r in on_table if r != keep), keep)
+    faces = dict(hand)
     count = min(on_table.get(rank, 0), HAND - held.get(rank, 0)) or 1
     spare = sorted((t for t, f in hand if rank_of(f) != rank), key=lambda t: (held[rank_of(faces[t])], t))
     take = [t for t, f in table.table if rank_of(f) == rank][:count]
@@ -316,13 +329,19 @@ def _exchange_for(view: SeatView, table: KemsView, held: dict[str, int], forced:
 
 
 def _weigh(view: SeatView, table: KemsView, watch: Watch) -> Weighing:
-    """What this bot concludes from its hand and the table, worked out again only when either changed."""
+    """What this bot concludes from its hand and the table, worked out again only when either changed
+    (and its hand counted again only when the hand changed: the table changes far more often)."""
     key = (view.hand, table.table)
-    if watch.weighed is not None and watch.weighed[0] == key:
-        return watch.weighed[1]
-    held = _count_ranks(view.cards)
-    largest = max(held.values(), default=0)
-    four = len(view.cards) == HAND and largest == HAND
+    weighed = watch.weighed
+    if weighed is not None and weighed[0] == key:
+        return weighed[1]
+    if weighed is not None and weighed[0][0] == key[0]:
+        held, largest, four = weighed[1].held, weighed[1].largest, weighed[1].four
+    else:
+        cards = view.cards
+        held = _count_ranks(cards)
+        largest = max(held.values(), default=0)
+        four = len(cards) == HAND and largest == HAND
     weighing = Weighing(held, largest, four, _exchange_for(view, table, held, forced=False), {})
     watch.weighed = (key, weighing)
     return weighing
