@@ -165,21 +165,11 @@ class Engine:
                 MappingProxyType(state.options),
             )
         hand_sizes, zone_sizes, faces, scores, options = shared
+        # Positional, in field order: this runs for every bot at every event it looks at.
         return SeatView(
-            seat=seat,
-            players=state.players,
-            phase=state.phase,
-            round=state.round,
-            seq=state.seq,
-            turn=state.turn,
-            hand=hand,
-            hand_sizes=hand_sizes,
-            zone_sizes=zone_sizes,
-            faces=faces,
-            scores=scores,
-            options=options,
-            rules=dict(parts),
-        )
+            seat, state.players, state.phase, state.round, state.seq, state.turn, hand,
+            hand_sizes, zone_sizes, faces, scores, options, dict(parts),
+        )  # fmt: skip
 
     def digest(self) -> str:
         """The state digest (equal on every peer that applied the same events)."""

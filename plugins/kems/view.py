@@ -11,7 +11,18 @@ from typing import Any
 
 from kdm.deck import Knowledge
 from kdm.hookspecs import hookimpl
-from kdm.plugins.kems.rules import BIN, GESTURES, NAME, TABLE, TALON, kems, partner_of, team_of, team_seats
+from kdm.plugins.kems.rules import (
+    BIN,
+    GESTURES,
+    NAME,
+    TABLE,
+    TALON,
+    KemsTable,
+    kems,
+    partner_of,
+    team_of,
+    team_seats,
+)
 from kdm.state import TableState
 
 
@@ -54,44 +65,48 @@ class KemsView:
 
 @hookimpl
 def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any]:
-    data = kems(state)
+    data: KemsTable = state.rules[NAME]
     public: Any = state.memo.get(NAME)
     if public is None:  # the same for every seat: built once per event
-        public = state.memo[NAME] = _public_part(state)
-    agreed = team_signs(knowledge, seat, state.players, data.deals)
-    shown_to_me = tuple(
-        (by, knowledge.faces[t])
-        for to, by, tokens in data.private_shows
-        if to == seat
-        for t in tokens
-        if t in knowledge.faces
+        public = state.memo[NAME] = _public_part(state, data)
+    players = state.players
+    agreed = team_signs(knowledge, seat, players, data.deals)
+    shown_to_me = (
+        tuple(
+            (by, knowledge.faces[t])
+            for to, by, tokens in data.private_shows
+            if to == seat
+            for t in tokens
+            if t in knowledge.faces
+        )
+        if data.private_shows  # only after a failed Contre
+        else ()
     )
     # Positional, in field order: this runs for every bot at every event it looks at.
-    players = state.players
     return NAME, KemsView(
         team_of(seat, players), partner_of(seat, players), shown_to_me, agreed.signs, agreed.presign, *public
     )
 
 
-def _public_part(state: TableState) -> tuple[Any, ...]:
+def _public_part(state: TableState, data: KemsTable) -> tuple[Any, ...]:
     """The fields of a ``KemsView`` that every seat sees alike, in field order (``team_scores`` to
     ``deal_started``, after the seat's own fields)."""
-    data = kems(state)
     faces = state.faces
+    get = faces.get
     return (
         tuple(data.team_scores),
         state.options["target"],
         data.deals,
         data.dealer,
-        tuple((t, faces[t]) for t in state.zones[TABLE]),
+        tuple([(t, faces[t]) for t in state.zones[TABLE]]),
         len(state.zones[TALON]),
         len(state.zones[BIN]),
-        tuple(tuple(faces.get(t) for t in hand) for hand in state.hands),
+        tuple([tuple([get(t) for t in hand]) for hand in state.hands]),
         data.sweepable,
         data.sweep_asker,
         tuple(data.sweep_accepted),
         data.refuser,
-        tuple((s, c, t) for s, c, t, _eff, _seq in data.calls),
+        tuple([(s, c, t) for s, c, t, _eff, _seq in data.calls]),
         data.judged,
         tuple(data.to_show),
         tuple(data.barred),
