@@ -70,6 +70,9 @@ class OpenDeck:
     def observe(self, effects: Iterable[Effect]) -> None:
         """Learn the faces of tokens made or reshuffled by these effects."""
         for effect in effects:
+            kind = effect["kind"]
+            if kind != "shuffled" and kind != "shown_privately":
+                continue  # most effects make no face: no need to ask which of the two this is
             if is_shown_privately(effect):
                 self.shown.setdefault(effect["to"], []).extend(effect["tokens"])
                 continue

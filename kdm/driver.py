@@ -120,9 +120,11 @@ class TableDriver:
     def applied(self, seq: int, effects: Sequence[Effect]) -> list[int]:
         """Event ``seq`` was applied with ``effects``: note when it was shown, learn the faces it made,
         and return the seats whose bots look again (see ``concerned``)."""
-        if any(effect["kind"] == "dealt" for effect in effects):
-            self.shown.clear()  # a new round: no reaction names an event of the last one
-            self._timers.clear()
+        for effect in effects:
+            if effect["kind"] == "dealt":
+                self.shown.clear()  # a new round: no reaction names an event of the last one
+                self._timers.clear()
+                break
         self.shown[seq] = self.clock.local_ms()
         self.deck.observe(effects)
         return self.concerned(effects)
@@ -197,13 +199,21 @@ class TableDriver:
         engine = self.engine
         if engine.over:
             return
+        # Looked up once: this runs after every event, for every seat the event concerns.
+        state, bots, plans, knowledge, decide = (
+            engine.state,
+            self.bots,
+            self.plans,
+            self.deck.knowledge,
+            self._bot_decide,
+        )
         for seat in seats:
-            bot = self.bots.get(seat)
+            bot = bots.get(seat)
             if bot is None:
                 continue
-            view = engine.view(seat, self.deck.knowledge(engine.state, seat))
-            decision: Decision | None = self._bot_decide(view=view, bot=bot)
-            current = self.plans.get(seat)
+            view = engine.view(seat, knowledge(state, seat))
+            decision: Decision | None = decide(view=view, bot=bot)
+            current = plans.get(seat)
             if decision is None:
                 self.cancel(seat)
                 continue
@@ -213,7 +223,7 @@ class TableDriver:
                 current.live = False
             self._order += 1
             plan = Plan(self.clock.local_ms() + decision.delay_ms, self._order, seat, decision)
-            self.plans[seat] = plan
+            plans[seat] = plan
             heapq.heappush(self._queue, (plan.due, plan.order, plan))
 
     def cancel(self, seat: int) -> None:

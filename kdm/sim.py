@@ -116,9 +116,13 @@ class Simulation:
             if duty.after_ms is None:
                 self._commit(self._fulfil(duty), listener)
                 return
-        timer_due, timer_duty = min(
-            ((driver.timer_due(d), d) for d in duties), default=(None, None), key=lambda pair: pair[0] or 0.0
-        )
+        # The earliest timer (the first of equals); every timer is asked, so each counts from now on.
+        timer_due: float | None = None
+        timer_duty: Duty | None = None
+        for duty in duties:
+            due = driver.timer_due(duty)
+            if timer_duty is None or due < (timer_due or 0.0):
+                timer_due, timer_duty = due, duty
         plan_due = driver.next_due()
         if plan_due is not None and (timer_due is None or plan_due <= timer_due):
             self.clock.set(plan_due)
