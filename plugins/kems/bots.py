@@ -164,7 +164,7 @@ def _answer_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Dec
     """The partner signed this deal and nobody has called yet: Kem's (Double with four here too)."""
     if view.phase not in ("hunt", "calling") or not table.signs:
         return None
-    if any(seat == view.seat for seat, _c, _t in table.calls):
+    if table.calls and any(seat == view.seat for seat, _c, _t in table.calls):
         return None
     signed = [
         seq for seq, s, g in _this_deal(watch, table.deal_started) if s == table.partner and g in table.signs
@@ -242,13 +242,17 @@ def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Deci
     """An opponent just made the gesture that has preceded their team's calls: Contre Kem's."""
     if not bot.memory.get("kems_watch", True) or view.seat in table.barred:
         return None
-    if view.phase not in ("hunt", "calling") or any(seat == view.seat for seat, _c, _t in table.calls):
+    if view.phase not in ("hunt", "calling") or (
+        table.calls and any(seat == view.seat for seat, _c, _t in table.calls)
+    ):
         return None
     mine = team_of(view.seat, view.players)
     for seq in islice(reversed(watch.gestures), 3):
+        if seq <= table.deal_started:
+            continue
         seat, gesture = watch.gestures[seq]
         team = team_of(seat, view.players)
-        if seq <= table.deal_started or team == mine:
+        if team == mine:
             continue
         if team not in watch.suspects:
             watch.suspects[team] = _suspect(watch.evidence.get(team, {}))
@@ -379,7 +383,8 @@ def _sweep_answer(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> De
 
 def _decoy(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
     """Now and then a gesture that means nothing, so the real sign does not stand out."""
-    made = sum(1 for s, _g, seq in table.gestures if s == view.seat and seq > table.deal_started)
+    seat, started = view.seat, table.deal_started
+    made = len([seq for s, _g, seq in table.gestures if s == seat and seq > started])
     key = (table.deal, made)
     planned = watch.decoys.get(key)
     if planned is None:
