@@ -105,7 +105,10 @@ class OpenDeck:
                 if face is not None:
                     faces[token] = face
         notes = self.notes.get(seat)
-        return Knowledge(faces, tuple(notes) if notes else (), self._notes_memo.setdefault(seat, {}))
+        memo = self._notes_memo.get(seat)
+        if memo is None:
+            memo = self._notes_memo[seat] = {}
+        return Knowledge(faces, tuple(notes) if notes else (), memo)
 
     def fulfil(self, duty: Duty, state: TableState, reveal: Reveal) -> Event | None:
         """The event that fulfils a reveal duty, as the table's game builds it from the faces known here

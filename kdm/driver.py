@@ -83,7 +83,7 @@ class SteppedClock:
 # --- bots' plans -------------------------------------------------------------------------------------
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Plan:
     """A bot's next move at one seat, due at ``due`` (on the local clock); the ``order`` it was made
     in breaks ties."""
