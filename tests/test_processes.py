@@ -4,6 +4,7 @@ shrugs off garbage sent to its port, and network mistakes are one line with exit
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -20,7 +21,7 @@ import zmq
 
 from kdm.net.discovery import parse_contact
 from kdm.net.keys import new_keys, public_key_of
-from kdm.net.node import ask_table_id, listen
+from kdm.net.node import MAX_LEARNERS, ask_table_id, listen, node_codec
 from kdm.net.wire import PROTOCOL_VERSION
 
 KDM = [sys.executable, "-m", "kdm"]
@@ -92,6 +93,79 @@ def test_a_live_peer_drops_garbage_and_keeps_playing(tmp_path: Path) -> None:
     assert f"raft message from {stranger}: not a member of this table" in log
     assert "its connection holds another key" in log  # the one sent under the table's own id
     assert "game over" in out.decode()
+
+
+def test_sixty_learners_from_one_stranger_stay_sixteen_and_the_game_plays_on(tmp_path: Path) -> None:
+    """One stranger, 60 keys: each says hello for a few seconds mid-game. The table takes at most
+    ``MAX_LEARNERS`` of them (they read the log, and never vote), refuses the rest with the reason, and
+    plays to the end."""
+    report, errors = tmp_path / "host.json", tmp_path / "host.err"
+    host = subprocess.Popen(
+        [*KDM, "host", "--players", "3", "--bots", "2", "--as-bot", "greedy", "--headless", "--no-advertise",
+         "--interface", "127.0.0.1", "--option", "rounds=4", "--report", str(report),
+         "--data-dir", str(tmp_path)],
+        # Its log to a file: hundreds of refusals would fill a pipe and stop the host mid-knock.
+        stdout=subprocess.PIPE, stderr=errors.open("wb"), stdin=subprocess.DEVNULL,
+        env={**os.environ, "KDM_LOG": "info"},
+    )  # fmt: skip
+    try:
+        assert host.stdout is not None
+        contact = host.stdout.readline().decode().split()[-1]
+        while (line := host.stdout.readline().decode()) and line.strip() != "the game starts":
+            pass
+        knock_sixty(contact, seconds=6.0)
+        out, _ = host.communicate(timeout=240)
+    finally:
+        if host.poll() is None:
+            host.kill()
+            host.wait()
+    log = errors.read_text()
+    assert host.returncode == 0, log[-2000:]
+    # The knockers (not the bots) the table held at once: it adds them one at a time, each a commit,
+    # and lets go those that fell silent.
+    held, most, added = 0, 0, 0
+    for line in log.splitlines():
+        if re.search(r"adding 127\.0\.0\.1:9~\w+ as a learner", line):
+            held, added = held + 1, added + 1
+        elif re.search(r"127\.0\.0\.1:9~\w+ leaves the table's membership", line):
+            held -= 1
+        most = max(most, held)
+    assert added >= 5 and most <= MAX_LEARNERS, f"{added} knockers added, {most} at once"
+    assert added < 60 or f"the table has {MAX_LEARNERS} learners already" in log
+    assert json.loads(report.read_text())["rounds"] == 4 and "game over" in out.decode()
+
+
+def knock_sixty(contact: str, seconds: float) -> None:
+    """60 CURVE clients, each with a key of its own and an id claiming a port where nothing listens,
+    say hello to the member at ``contact`` every 0.1 s for ``seconds``."""
+    host, port, _key = parse_contact(contact)
+    table = asyncio.run(table_at(contact))
+    server_key = public_key_of(contact)
+    assert server_key is not None
+    context = zmq.Context()
+    try:
+        knockers = []
+        for _ in range(60):
+            keys = new_keys()
+            dealer = context.socket(zmq.DEALER)
+            dealer.setsockopt(zmq.LINGER, 0)
+            dealer.setsockopt(zmq.CURVE_SERVERKEY, server_key)
+            dealer.setsockopt(zmq.CURVE_PUBLICKEY, keys.curve.public)
+            dealer.setsockopt(zmq.CURVE_SECRETKEY, keys.curve.secret)
+            dealer.connect(f"tcp://{host}:{port}")
+            knockers.append((dealer, f"127.0.0.1:9~{keys.token}"))
+        codec = node_codec(table)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            for dealer, name in knockers:
+                with contextlib.suppress(zmq.Again):  # not through the handshake yet (20 a second)
+                    dealer.send_multipart([name.encode(), codec.encode(name, "hello", {"node": name})],
+                                          flags=zmq.NOBLOCK)  # fmt: skip
+            time.sleep(0.1)  # a knocker's pace, not a test synchronisation
+        for dealer, _name in knockers:
+            dealer.close()
+    finally:
+        context.term()
 
 
 def send_garbage(contact: str) -> str:
