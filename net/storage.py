@@ -11,8 +11,10 @@ appends after it would be lost to the next load, a term and a vote with them (a 
 The records are hash-chained (issue 12): each carries ``c``, a BLAKE2b hash of the previous record's
 ``c`` and its own bytes without it, so a record changed, removed, reordered or inserted breaks the chain
 from there on. A load stops at the first record that does not follow the chain, as at a torn one, and
-says which (``LogFile.broken``); ``kdm replay`` names it. (Files written before the chain have no
-``c``: they load, and are reported as unchained.)
+says which (``LogFile.broken``); ``kdm replay`` names it. So does a record that follows the chain but is
+not well formed (a term that is not a number, an entry that leaves a gap): the chain is a checksum
+anyone can recompute, not a signature, and what a load hands Raft must be what Raft wrote. (Files
+written before the chain have no ``c``: they load, and are reported as unchained.)
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import IO, Any
 import msgpack
 
 from .raft_log import MemoryStorage
-from .raft_messages import Entry, HardState
+from .raft_messages import ENTRY_KINDS, Entry, HardState
 
 log = logging.getLogger("kdm.net")
 
@@ -67,31 +69,65 @@ def read_log_checked(path: Path) -> tuple[HardState, list[Entry], LogFile]:
 
 
 def _load_into(storage: MemoryStorage, data: bytes) -> LogFile:
-    """Load the records of ``data`` up to the first torn one (a crash mid-write) or the first that does
-    not follow the chain (an altered file)."""
+    """Load the records of ``data`` up to the first torn one (a crash mid-write), the first that does
+    not follow the chain, or the first that is not a well-formed record (an altered file). The chain
+    and ``intact`` move only past a record that was loaded, so a peer that cuts the file there and
+    appends goes on from the chain of what it kept."""
     unpacker = msgpack.Unpacker(raw=False, strict_map_key=True)
     unpacker.feed(data)
     found = LogFile()
-    try:
-        for record in unpacker:
-            link = record.pop("c", None) if isinstance(record, dict) else None
-            if link is not None or found.chained:
-                expected = _chained(found.chain, msgpack.packb(record, use_bin_type=True))
-                if link != expected:
-                    found.broken = _describe(found.records, record)
-                    break
-                found.chain, found.chained = expected, True
-            if "e" in record:
-                term, index, kind, payload = record["e"]
-                MemoryStorage.append(storage, [Entry(term, index, payload, kind)])
-            elif "h" in record:
-                term, vote, commit = record["h"]
-                MemoryStorage.set_hard_state(storage, HardState(term, vote, commit))
-            found.intact = unpacker.tell()
-            found.records += 1
-    except (ValueError, TypeError, KeyError, AttributeError, msgpack.UnpackException):
-        pass  # a torn tail from a crash: everything before it is intact
+    while True:
+        try:
+            record = next(unpacker)
+        except StopIteration:
+            break
+        except (ValueError, TypeError, msgpack.UnpackException):
+            break  # a torn tail from a crash: everything before it is intact
+        if not isinstance(record, dict):
+            found.broken = f"record {found.records + 1} is not a log record"
+            break
+        link = record.pop("c", None)
+        expected = found.chain
+        if link is not None or found.chained:
+            expected = _chained(found.chain, msgpack.packb(record, use_bin_type=True))
+            if link != expected:
+                found.broken = _describe(found.records, record)
+                break
+        problem = _load_record(storage, record)
+        if problem:
+            found.broken = f"record {found.records + 1} {problem}"
+            break
+        found.chain, found.chained = expected, found.chained or link is not None
+        found.intact = unpacker.tell()
+        found.records += 1
     return found
+
+
+def _load_record(storage: MemoryStorage, record: dict[str, Any]) -> str:
+    """Load one record into ``storage``; else say what is wrong with it (and load nothing)."""
+    fields = record.get("e", record.get("h"))
+    if len(record) != 1 or not isinstance(fields, list) or len(fields) != (4 if "e" in record else 3):
+        return "is not an entry nor a hard state"
+    if "e" in record:
+        term, index, kind, payload = fields
+        if not (_count(term) and _count(index) and kind in ENTRY_KINDS and isinstance(payload, bytes)):
+            return "holds a malformed entry"
+        try:
+            MemoryStorage.append(storage, [Entry(term, index, payload, kind)])
+        except ValueError as error:
+            return f"does not follow the log: {error}"
+        return ""
+    term, vote, commit = fields
+    if not (_count(term) and _count(commit) and (vote is None or isinstance(vote, str))):
+        return "holds a malformed hard state"
+    MemoryStorage.set_hard_state(storage, HardState(term, vote, commit))
+    return ""
+
+
+def _count(value: Any) -> bool:
+    """Whether ``value`` is what a term, an index or a commit index is: an int, not negative (bool is
+    an int in Python, but not one here)."""
+    return type(value) is int and value >= 0
 
 
 def _describe(position: int, record: Any) -> str:

@@ -12,9 +12,11 @@ from pathlib import Path
 import msgpack
 import pytest
 
+from kdm.errors import UsageError
 from kdm.net.raft_log import persist
 from kdm.net.raft_messages import Entry, HardState, Ready
-from kdm.net.storage import FileStorage, read_log, read_log_checked
+from kdm.net.storage import CHAIN_START, FileStorage, _chained, read_log, read_log_checked
+from kdm.replay import replay
 
 
 def entries(first: int, last: int, term: int = 1) -> list[Entry]:
@@ -123,3 +125,63 @@ def test_a_running_peer_cuts_an_altered_log_where_it_breaks(
     reopened.append(entries(4, 4, term=3))  # what the leader sends again
     reopened.close()
     assert not read_log_checked(path)[2].broken
+
+
+def chained_file(path: Path, kept: list[dict[str, object]]) -> None:
+    """``kept`` written as a log file, the chain recomputed around whatever the records hold."""
+    link, out = CHAIN_START, []
+    for record in kept:
+        plain = {key: value for key, value in record.items() if key != "c"}
+        link = _chained(link, msgpack.packb(plain, use_bin_type=True))
+        out.append(msgpack.packb({**plain, "c": link}, use_bin_type=True))
+    path.write_bytes(b"".join(out))
+
+
+@pytest.mark.parametrize(
+    ("record", "reason"),
+    [
+        ({"h": ["1", None, 2]}, "record 6 holds a malformed hard state"),
+        ({"h": [1, 7, 2]}, "record 6 holds a malformed hard state"),
+        ({"h": [1, None]}, "record 6 is not an entry nor a hard state"),
+        ({"e": [1, 5, "con", b"x"]}, "record 6 holds a malformed entry"),
+        ({"e": [True, 5, "normal", b"x"]}, "record 6 holds a malformed entry"),
+        ({"e": [1, 5, "normal", "text"]}, "record 6 holds a malformed entry"),
+        ({"e": [1, 9, "normal", b"x"]}, "record 6 does not follow the log: entries start at 9"),
+        ({"e": [1, 5, "normal", b"x"], "h": [1, None, 2]}, "record 6 is not an entry nor a hard state"),
+    ],
+)
+def test_a_malformed_record_that_follows_the_chain_is_refused_like_an_altered_one(
+    tmp_path: Path, record: dict[str, object], reason: str
+) -> None:
+    """Found by tests/test_fuzz.py: the chain is a checksum anyone can recompute, so a rewritten record
+    that follows it loaded as it was (a term of "1", an entry kind of "con"), and a peer or ``kdm replay``
+    failed on it later with a traceback."""
+    path = tmp_path / "table.log"
+    written_log(path)
+    kept = records(path)
+    kept.insert(5, record)
+    chained_file(path, kept)
+    hard_state, saved, found = read_log_checked(path)
+    assert found.broken.startswith(reason)
+    assert [entry.index for entry in saved] == [1, 2, 3, 4] and hard_state == HardState(1, "a", 4)
+    with pytest.raises(UsageError, match="was altered: record 6 "):
+        replay(path, say=lambda line: None)
+
+
+def test_appends_after_a_record_cut_off_survive_the_next_load(tmp_path: Path) -> None:
+    """Found by tests/test_fuzz.py: a record that followed the chain but could not be loaded moved the
+    chain on without being kept, so what a peer appended after reopening the file broke the chain and
+    was lost to the next load (a term and a vote with it)."""
+    path = tmp_path / "table.log"
+    written_log(path)
+    kept = records(path)
+    kept.insert(5, {"h": [1, None]})  # follows the chain, cannot be loaded
+    chained_file(path, kept)
+    reopened = FileStorage(path)
+    assert [entry.index for entry in reopened.entries()] == [1, 2, 3, 4]
+    reopened.append(entries(5, 5, term=3))
+    reopened.set_hard_state(HardState(3, "b", 5))
+    reopened.close()
+    hard_state, saved, found = read_log_checked(path)
+    assert not found.broken and [entry.index for entry in saved] == [1, 2, 3, 4, 5]
+    assert hard_state == HardState(3, "b", 5)
