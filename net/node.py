@@ -21,8 +21,9 @@ holds ``MAX_LEARNERS`` learners. At a table with a PIN, a node admits only a new
 no log entry, no direct note, no pong. A node sends to non-members only to answer them (which table is
 this? the PIN exchange), ``STRANGER_ANSWERS_PER_S`` a second, and keeps at most
 ``MAX_STRANGER_SOCKETS`` sockets to them, the least recently used closed first; it answers pings from
-members only. A leader takes no membership change from another node, and from a
-node only what the application's ``screen_proposal`` lets in.
+members only. A leader takes no membership change from another node, and from another node only
+what the application's ``screen_proposal`` lets in. From a node that does not vote no raft message but
+answers to the leader and proposals is taken, and none that would move the term.
 """
 
 from __future__ import annotations
@@ -142,6 +143,25 @@ def _table_body(body: dict[str, Any]) -> None:
 
 def lobby_codec() -> Codec:
     return Codec(LOBBY, {"which": _which_body, "table": _table_body})
+
+
+#: The raft messages a node that does not vote sends: its answers to the leader, and its proposals.
+NON_VOTER_KINDS = ("app_resp", "heartbeat_resp", "prop")
+
+
+def _non_voter_refusal(message: Message, term: int) -> str | None:
+    """Why a raft message from a member that does not vote is dropped, or None.
+
+    A learner is anyone who said hello: if it could lead (an append, a heartbeat) or move the term, it
+    could depose the leader with one message, take the followers' logs, and do it again after every
+    election. It never campaigns, so a term above ours never comes from it in good faith: the voters
+    tell us of a newer leader themselves.
+    """
+    if message.kind not in NON_VOTER_KINDS:
+        return f"a node that does not vote sends no {message.kind}"
+    if message.kind != "prop" and message.term > term:
+        return f"a node that does not vote cannot move the term to {message.term}"
+    return None
 
 
 class WhichTable(NamedTuple):
@@ -345,6 +365,11 @@ class Node:
                 # cannot know the members yet: it takes the log from whoever leads.)
                 self._drop("a raft message", sender, "not a member of this table")
                 return
+            if sender not in self.raft.voters and self.node_id in self.members:
+                refusal = _non_voter_refusal(message, self.raft.term)
+                if refusal:
+                    self._drop("a raft message", sender, refusal)
+                    return
             if message.kind == "prop":
                 message = self._screened(message)
                 if not message.entries:

@@ -30,7 +30,7 @@ from kdm.net.node import (
 from kdm.net.raft_log import MemoryStorage
 from kdm.net.raft_messages import ConfChange, Message, message_to_dict
 from kdm.net.raft_messages import Entry as RaftEntry
-from kdm.net.transport import ZmqTransport
+from kdm.net.transport import MemoryNetwork, MemoryTransport, ZmqTransport
 
 TABLE = "t-inputs"
 DEADLINE_S = 10.0
@@ -235,3 +235,95 @@ def test_a_learner_cannot_change_the_membership_or_propose_what_the_table_refuse
         assert f"dropped a proposal from {stranger.identity}: not its join" in said
 
     run(scene)
+
+
+def test_a_learner_can_neither_lead_nor_move_the_term(caplog: pytest.LogCaptureFixture) -> None:
+    """Found by tests/test_fuzz.py: anyone who said hello (a learner) deposed the leader with one
+    heartbeat of a higher term and became the leader the node forwarded proposals to; again after each
+    election, so that the table stood still. Now its appends, heartbeats, votes and higher terms are
+    dropped; its answers at the current term are taken."""
+
+    async def scene() -> None:
+        caplog.set_level(logging.WARNING, logger="kdm.net")
+        context = zmq.asyncio.Context()
+        stranger: Stranger | None = None
+        try:
+            async with founder() as node:
+                stranger = Stranger(context, "127.0.0.1:9", node)
+                await stranger.send("hello", {"node": stranger.identity})
+                await until(lambda: stranger.identity in node.raft.learners, "the stranger a learner")
+                term, last = node.raft.term, node.raft.commit_index
+                forged = RaftEntry(term + 5, last + 1, b"a forged entry")
+                for kind in ("heartbeat", "app", "vote", "pre_vote", "app_resp"):
+                    message = Message(
+                        kind,
+                        term + 5,
+                        stranger.identity,
+                        node.node_id,
+                        log_index=last,
+                        log_term=term,
+                        entries=(forged,) if kind == "app" else (),
+                        commit=last + 1,
+                    )
+                    await stranger.send("raft", message_to_dict(message))
+                await until(lambda: node.dropped >= 5, "the forged messages dropped")
+                assert node.is_leader and node.raft.term == term and node.leader == node.node_id
+                await still_leads(node)
+        finally:  # a socket left open would keep the context from ending (a hang, not a failure)
+            if stranger is not None:
+                stranger.close()
+            context.term()
+        assert stranger is not None
+        said = caplog.text
+        for kind in ("heartbeat", "app", "vote", "pre_vote"):
+            assert f"from {stranger.identity}: a node that does not vote sends no {kind}\n" in said
+        assert (
+            f"from {stranger.identity}: a node that does not vote cannot move the term to {term + 5}" in said
+        )
+
+    run(scene)
+
+
+def test_a_follower_takes_no_append_from_a_learner() -> None:
+    """The same learner, to a follower: its append at a higher term would have made the follower
+    commit an entry no other member holds (the logs split for good)."""
+    network = MemoryNetwork()
+    ids = ("127.0.0.1:4001~a", "127.0.0.1:4002~b")
+    nodes = []
+    for index, node_id in enumerate(ids):
+        transport = network.transport(node_id)
+        asyncio.run(transport.start())
+        nodes.append(Node(transport, TABLE, MemoryStorage(), voters=ids, seed=index,
+                          address_of=lambda node_id: f"memory://{node_id}"))  # fmt: skip
+
+    def pump() -> None:
+        for _ in range(100):
+            for node in nodes:
+                assert isinstance(node.transport, MemoryTransport)
+                while not node.transport._inbox.empty():
+                    item = node.transport._inbox.get_nowait()
+                    assert item is not None
+                    node._receive(*item)
+
+    leader, follower = nodes
+    leader.raft.campaign()
+    leader._process()
+    pump()
+    learner = "127.0.0.1:4009~c"
+    leader._receive(learner, node_codec(TABLE).encode(learner, "hello", {"node": learner}))
+    pump()
+    assert leader.is_leader and learner in follower.raft.learners
+    term, last = follower.raft.term, follower.raft.commit_index
+    forged = Message(
+        "app",
+        term + 1,
+        learner,
+        follower.node_id,
+        log_index=last,
+        log_term=term,
+        entries=(RaftEntry(term + 1, last + 1, b"a forged entry"),),
+        commit=last + 1,
+    )
+    follower._receive(learner, node_codec(TABLE).encode(learner, "raft", message_to_dict(forged)))
+    assert (follower.raft.term, follower.leader, follower.raft.commit_index) == (term, leader.node_id, last)
+    assert all(entry.data != b"a forged entry" for entry in follower.storage.entries())
