@@ -388,7 +388,12 @@ class Node:
             else:
                 self._drop("a ping", sender, "not a member of this table")
         elif envelope.kind == "pong" and sender == self.raft.leader:
-            self.clock.add(ClockSample(body["sent"], body["time"], monotonic_ms()))
+            try:
+                sample = ClockSample(body["sent"], body["time"], monotonic_ms())
+            except ValueError as error:  # times no clock gives (not finite, received before sent)
+                self._drop("a pong", sender, str(error))
+                return
+            self.clock.add(sample)
         elif envelope.kind == "direct":
             self._direct(sender, body["data"])
 

@@ -327,3 +327,25 @@ def test_a_follower_takes_no_append_from_a_learner() -> None:
     follower._receive(learner, node_codec(TABLE).encode(learner, "raft", message_to_dict(forged)))
     assert (follower.raft.term, follower.leader, follower.raft.commit_index) == (term, leader.node_id, last)
     assert all(entry.data != b"a forged entry" for entry in follower.storage.entries())
+
+
+@pytest.mark.parametrize("times", [(1.0, float("inf")), (float("nan"), 1.0), (1e300, 1.0)])
+def test_a_pong_with_times_no_clock_gives_is_dropped(
+    times: tuple[float, float], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Found by tests/test_fuzz.py: a pong whose times cannot be (not finite, or received before it
+    was sent) raised out of the handler; it is dropped with its reason."""
+    network = MemoryNetwork()
+    leader, follower = "127.0.0.1:4001~a", "127.0.0.1:4002~b"
+    transport = network.transport(follower)
+    asyncio.run(transport.start())
+    node = Node(transport, TABLE, MemoryStorage(), voters=(leader, follower),
+                address_of=lambda node_id: f"memory://{node_id}")  # fmt: skip
+    heartbeat = Message("heartbeat", 1, leader, follower)
+    node._receive(leader, node_codec(TABLE).encode(leader, "raft", message_to_dict(heartbeat)))
+    assert node.leader == leader
+    caplog.set_level(logging.WARNING, logger="kdm.net")
+    sent, time = times
+    node._receive(leader, node_codec(TABLE).encode(leader, "pong", {"sent": sent, "time": time}))
+    assert node.dropped == 1 and f"dropped a pong from {leader}: clock sample" in caplog.text
+    assert node.clock.offset_ms is None
