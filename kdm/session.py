@@ -27,6 +27,7 @@ from kdm.errors import PinRefused, UsageError
 from kdm.identity import Identity, SeatMemory, data_root
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change, voting_homes
+from kdm.net import chaos
 from kdm.net.addresses import first_reachable, offered_addresses
 from kdm.net.admission import check_pin
 from kdm.net.discovery import Advertiser, TableAd, TableBrowser, find_tables, parse_contact
@@ -130,6 +131,7 @@ async def host(
     contact = table_id
     session = TableSession(config, node, players, ui, contact=contact)
     await session.answer_for_this_node()
+    _chaos_if_asked(config, node)
     if ui is None:
         others = [address for address in session.addresses() if address != contact]
         also = f" (also {', '.join(others)})" if others else ""
@@ -188,6 +190,7 @@ async def join(
     node.addresses[member] = address
     session = TableSession(config, node, players=0, ui=ui, contact=contact)
     await session.answer_for_this_node()
+    _chaos_if_asked(config, node)
     await node.start(contact=contact)
     session.peer.start()
     try:
@@ -467,6 +470,13 @@ async def _listen(config: SessionConfig, reachable_at: str | None = None) -> Any
         return await listen(config.interface, config.port, reachable_at)
     except TransportError as error:
         raise UsageError(str(error)) from None
+
+
+def _chaos_if_asked(config: SessionConfig, node: Node) -> None:
+    """Under ``kdm selfplay --chaos`` only (``KDM_CHAOS=1``): the hook that lets it cut this process off
+    the network and check its commits (``kdm.net.chaos``)."""
+    if chaos.enabled():
+        chaos.install(node, data_root(config.data_dir))
 
 
 def _storage(config: SessionConfig, table: str, node_id: str) -> FileStorage:

@@ -33,7 +33,7 @@ import dataclasses
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .addresses import EVERYWHERE, primary_address
@@ -43,7 +43,7 @@ from .keys import NodeKeys
 from .loops import every
 from .raft import RaftNode
 from .raft_log import Storage, persist
-from .raft_messages import ConfChange, Message, message_from_dict, message_to_dict
+from .raft_messages import ConfChange, Entry, Message, message_from_dict, message_to_dict
 from .transport import Transport, TransportError, ZmqTransport
 from .wire import Codec, Envelope, WireError, check_fields
 
@@ -226,6 +226,9 @@ class Node:
         #: Says why another node may not propose these bytes (None: it may): the application's rule
         #: (a table lets a learner propose only its own join, and bounds the times a press claims).
         self.screen_proposal: Callable[[str, bytes], str | None] | None = None
+        #: Told of every batch of entries this node learns are committed, before they are applied
+        #: (``kdm.net.chaos``: the journal ``kdm selfplay --chaos`` checks); None but under chaos.
+        self.journal: Callable[[Sequence[Entry]], None] | None = None
         self.tick_s = tick_ms / 1000.0
         self.clock = ClockEstimator()
         self.dropped = 0
@@ -649,6 +652,8 @@ class Node:
             persist(self.storage, ready)
             for message in ready.messages:
                 self._send(message.to, "raft", message_to_dict(message))
+            if ready.committed and self.journal is not None:
+                self.journal(ready.committed)
             for entry in ready.committed:
                 if entry.kind == "normal" and entry.data and self.on_commit is not None:
                     try:
