@@ -141,7 +141,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     selfplay.add_argument("--peers", type=int, default=4, help="peers, 3 to 10 (default 4)")
     selfplay.add_argument("--rounds", type=int, default=3, help="rounds to play (default 3)")
-    selfplay.add_argument("--seed", type=int, default=0, help="bot seed (default 0)")
+    selfplay.add_argument(
+        "--seed", type=int, default=0, help="seed of the bots and of the faults (default 0)"
+    )
+    selfplay.add_argument(
+        "--chaos",
+        default="",
+        metavar="KINDS",
+        help="inject seeded faults while playing, a comma list of: kill, pause, partition, garbage",
+    )
     selfplay.add_argument(
         "--variant",
         action="append",
@@ -154,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     selfplay.add_argument("--json", action="store_true", help="print one JSON summary")
     selfplay.add_argument("--timeout", type=float, default=300.0, help=argparse.SUPPRESS)
+    selfplay.add_argument("--keep", type=Path, default=None, help=argparse.SUPPRESS)  # logs for a post-mortem
     selfplay.set_defaults(run=run_selfplay)
 
     replay = commands.add_parser(
@@ -250,6 +259,7 @@ def run_tables(args: argparse.Namespace) -> int:
 
 
 def run_selfplay(args: argparse.Namespace) -> int:
+    from kdm.faults import parse_kinds
     from kdm.selfplay import selfplay
 
     result = selfplay(
@@ -259,13 +269,16 @@ def run_selfplay(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         variants=args.variant,
         options=parse_assignments(args.option),
+        chaos_kinds=parse_kinds(args.chaos) if args.chaos else (),
+        keep=args.keep,
     )
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
             print(f"{key}: {value}")
-    return 0 if len(set(result["digests"])) == 1 else 1
+    agreed = len(set(result["digests"])) == 1 and not result["lost_commits"] and not result["divergent_logs"]
+    return 0 if agreed else 1
 
 
 def _run(coroutine: Any, args: argparse.Namespace) -> int:

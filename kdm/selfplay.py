@@ -1,25 +1,100 @@
 """``kdm selfplay``: bot peers as separate processes on 127.0.0.1 play a game; do they agree?
 
 One process hosts, the others join it by address; nothing is advertised and no traffic leaves
-loopback. Each peer writes a report (digest, commit latencies, windows); the summary gathers them.
+loopback. Each peer writes a report (digest, commit latencies, windows) and, through the chaos hook
+(``kdm.net.chaos``, on for every peer selfplay starts), a journal of every entry it saw committed; the
+summary gathers them and checks the journals against the final logs (``lost_commits``).
+
+With ``chaos`` (``kdm.faults``), faults are injected into the peers while the game plays, from the
+game's start until a peer has finished: a seeded plan of kills, pauses, partitions and garbage, on
+``max(1, (peers - 1) // 3)`` lanes at once (so a majority of the seats' processes stays up). A killed
+peer is started again on its data directory, as a player whose kdm died runs it again, and takes its
+seat back: a joiner with its own command line, but joining through a member that is up (the one it
+first joined through may be down); the host as ``kdm join`` through a member too, since ``kdm host``
+finds its own table again only through mDNS, which selfplay does not use (with ``--no-advertise`` it
+would found a second, empty table).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kdm.errors import UsageError
+from kdm.faults import Fault, FaultPlan, Planned, check_commits, longest_stall, read_journal, send_garbage
 from kdm.manager import Rules
+from kdm.net import chaos
+from kdm.net.storage import read_log
 from kdm.session import percentile
 
 LOOPBACK = "127.0.0.1"
+#: How often the injector looks at its peers (their exits, their logs, the faults due).
+LOOK_EVERY_S = 0.05
+#: Times a killed peer is started again when it cannot join (it asked a member that just went down).
+RESTARTS = 5
+#: How long a peer's start may take before it is ready for faults, and the host's before it listens.
+START_S = 30.0
+
+
+@dataclass
+class PeerProcess:
+    """One seat's player: their process (the current one), command line, data directory and log file."""
+
+    index: int
+    port: int
+    argv: list[str]
+    data: Path
+    out: Path
+    process: subprocess.Popen[bytes] | None = None
+    #: The fault it is under, if any.
+    fault: Fault | None = None
+    restarts: int = 0
+    failed_restarts: int = 0
+    #: Its process exited before the game's end, and is to be started again.
+    wants_restart: bool = False
+    _read: int = 0
+    lines: list[str] = field(default_factory=list)
+
+    @property
+    def up(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    @property
+    def ready(self) -> bool:
+        """Running, and its chaos hook installed (a SIGUSR1 before would kill it)."""
+        if not self.up or self.fault is not None:
+            return False
+        assert self.process is not None
+        try:
+            return (self.data / chaos.READY_FILE).read_text().strip() == str(self.process.pid)
+        except OSError:
+            return False
+
+    def new_lines(self) -> list[str]:
+        """The lines its processes printed since the last call."""
+        try:
+            with self.out.open("rb") as out:
+                out.seek(self._read)
+                data = out.read()
+        except OSError:
+            return []
+        complete = data[: data.rfind(b"\n") + 1]
+        self._read += len(complete)
+        lines = complete.decode(errors="replace").splitlines()
+        self.lines.extend(lines)
+        return lines
 
 
 def selfplay(
@@ -29,11 +104,14 @@ def selfplay(
     timeout_s: float = 300.0,
     variants: Sequence[str] = (),
     options: Mapping[str, str] | None = None,
+    chaos_kinds: Sequence[str] = (),
+    keep: Path | None = None,
 ) -> dict[str, Any]:
-    """Play one game between ``peers`` bot processes and summarise it.
+    """Play one game between ``peers`` bot processes and summarise it; with ``chaos_kinds``, under faults.
 
     ``rounds`` applies to a game of rounds; a game mode that plays to a target (Kem's) takes its
     ``options`` instead. The table's rules check the player count and options before any process starts.
+    ``keep``: play in this directory and leave it (logs, journals, data directories) for a post-mortem.
     """
     if not 3 <= peers <= 10:
         raise UsageError("peers must be 3 to 10")
@@ -46,62 +124,266 @@ def selfplay(
     rules.resolve(peers, dict(given))  # one clear line for a bad count or option, before any process
     table_flags = [flag for name, value in given.items() for flag in ("--option", f"{name}={value}")]
     table_flags += [flag for name in variants for flag in ("--variant", name)]
-    started = time.perf_counter()
+    if keep is not None:
+        shutil.rmtree(keep, ignore_errors=True)
+        keep.mkdir(parents=True)
     with tempfile.TemporaryDirectory(prefix="kdm-selfplay-") as scratch:
-        root = Path(scratch)
-        common = ["--interface", LOOPBACK, "--headless"]
+        root = keep or Path(scratch)
+        game = _Game(root, peers, seed, chaos_kinds, timeout_s)
+        return game.play(table_flags, rounds)
 
-        def data(index: int) -> list[str]:
-            # A data directory each, as on a laptop each: a player's key is kept there, and two peers
-            # of one key would be one player taking their own seat back from the other.
-            return ["--data-dir", str(root / f"data{index}")]
 
-        argv = ["host", "--players", str(peers), *table_flags, "--as-bot", "greedy",
-                "--no-advertise", "--name", "selfplay", "--seed", str(seed), *common, *data(0)]  # fmt: skip
-        host = _spawn([*argv, "--report", str(root / "peer0.json")], stdout=subprocess.PIPE)
-        children = [host]
-        try:
-            contact = _wait_for_address(host, timeout_s)
-            for index in range(1, peers):
-                argv = ["join", contact, "--as-bot", "greedy", "--seed", str(seed * 100 + index),
-                        "--report", str(root / f"peer{index}.json"), *common, *data(index)]  # fmt: skip
-                children.append(_spawn(argv, stdout=subprocess.DEVNULL))
-            deadline = time.monotonic() + timeout_s
-            for child in children:
-                child.wait(max(0.1, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            raise UsageError(f"selfplay did not finish within {timeout_s:.0f} s") from None
-        finally:
-            for child in children:
-                if child.poll() is None:
-                    child.kill()
-                    child.wait()
-        reports = [
-            json.loads((root / f"peer{i}.json").read_text())
-            for i in range(peers)
-            if (root / f"peer{i}.json").exists()
+class _Game:
+    def __init__(self, root: Path, peers: int, seed: int, kinds: Sequence[str], timeout_s: float) -> None:
+        self.root, self.seed, self.kinds = root, seed, tuple(kinds)
+        self.started = time.monotonic()
+        self.deadline = self.started + timeout_s
+        self.timeout_s = timeout_s
+        ports = _free_ports(peers)
+        self.peers = [
+            PeerProcess(i, ports[i], [], root / f"data{i}", root / f"peer{i}.out") for i in range(peers)
         ]
-    if len(reports) != peers:
-        raise UsageError(f"only {len(reports)} of {peers} peers finished; run with KDM_LOG=info to see why")
-    latencies = sorted(ms for report in reports for ms in report["latencies_ms"])
-    return {
-        "peers": peers,
-        "rounds": rounds,
-        "digests": [report["digest"] for report in reports],
-        "commit_latency_ms": {"p50": percentile(latencies, 50), "p99": percentile(latencies, 99)},
-        "slap_windows": reports[0]["slap_windows"],
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+        self.plan = FaultPlan(kinds, seed)
+        self.faults: list[Fault] = []
+        self.leader: int | None = None
+        self.game_started: float | None = None
+        self.game_over = False
+
+    # --- the game ----------------------------------------------------------------------------------
+
+    def play(self, table_flags: list[str], rounds: int) -> dict[str, Any]:
+        seed, root, peers = self.seed, self.root, self.peers
+        common = ["--interface", LOOPBACK, "--headless"]
+        host = peers[0]
+        host.argv = ["host", "--players", str(len(peers)), *table_flags, "--as-bot", "greedy",
+                     "--no-advertise", "--name", "selfplay", "--seed", str(seed), *common,
+                     "--port", str(host.port), "--data-dir", str(host.data),
+                     "--report", str(root / "peer0.json")]  # fmt: skip
+        try:
+            self._spawn(host)
+            contact = self._wait_for_line(host, "listening on ").split()[2]
+            for peer in peers[1:]:
+                peer.argv = ["join", contact, "--as-bot", "greedy", "--seed", str(seed * 100 + peer.index),
+                             *common, "--port", str(peer.port), "--data-dir", str(peer.data),
+                             "--report", str(root / f"peer{peer.index}.json")]  # fmt: skip
+                self._spawn(peer)
+            if self.kinds:
+                self._wait_for_line(host, "the game starts")
+                self.game_started = time.monotonic()
+            self._run()
+        finally:
+            for peer in peers:
+                if peer.process is not None and peer.process.poll() is None:
+                    peer.process.kill()
+                    peer.process.wait()
+        return self._summary(rounds)
+
+    def _spawn(self, peer: PeerProcess, argv: list[str] | None = None) -> None:
+        env = {**os.environ, chaos.CHAOS_ENV: "1"}
+        with peer.out.open("ab") as out:
+            peer.process = subprocess.Popen(
+                [sys.executable, "-m", "kdm", *(argv or peer.argv)],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
+            )  # fmt: skip
+
+    def _wait_for_line(self, peer: PeerProcess, start: str) -> str:
+        deadline = min(self.deadline, time.monotonic() + START_S)
+        while time.monotonic() < deadline:
+            peer.new_lines()
+            found = next((line for line in peer.lines if line.startswith(start)), None)
+            if found is not None:
+                return found
+            if not peer.up:
+                said = peer.lines[-1] if peer.lines else "no output"
+                raise UsageError(f"the host did not start: {said.strip()}")
+            time.sleep(LOOK_EVERY_S)
+        raise UsageError(f"the host did not say {start.strip()!r} within {START_S:.0f} s (see {peer.out})")
+
+    def _run(self) -> None:
+        lanes = max(1, (len(self.peers) - 1) // 3) if self.kinds else 0
+        next_at = [time.monotonic() + 1.0 + lane for lane in range(lanes)]
+        waiting: list[Planned | None] = [None] * lanes
+        while True:
+            now = time.monotonic()
+            if now > self.deadline:
+                raise UsageError(f"selfplay did not finish within {self.timeout_s:.0f} s")
+            self._look_at_peers()
+            for peer in self.peers:
+                fault = peer.fault
+                if fault is not None and (
+                    self.game_over or now >= fault.at_s + self.started + fault.duration_s
+                ):
+                    self._end(peer, now)
+            lane_faults = [p for p in self.peers if p.fault is not None]
+            for lane in range(lanes):
+                if self.game_over or now < next_at[lane] or len(lane_faults) >= lanes:
+                    continue
+                planned = waiting[lane] or self.plan.next()
+                target = self._pick(planned)
+                if target is None:
+                    waiting[lane], next_at[lane] = planned, now + 0.5  # nobody is up for it yet
+                    continue
+                waiting[lane] = None
+                self._start(target, planned, now)
+                lane_faults.append(target)
+                next_at[lane] = now + planned.duration_s + planned.gap_s
+            if all(not p.up and p.fault is None and not p.wants_restart for p in self.peers):
+                return
+            time.sleep(LOOK_EVERY_S)
+
+    def _look_at_peers(self) -> None:
+        for peer in self.peers:
+            for line in peer.new_lines():
+                if line.startswith("leader: "):
+                    self.leader = self._peer_of(line.split()[1])
+            process = peer.process
+            if process is not None and process.poll() is not None and peer.fault is None:
+                if process.returncode == 0:
+                    self.game_over = True  # a peer finished: the game is over, no more faults
+                elif peer.restarts and peer.failed_restarts < RESTARTS:
+                    # Started again, it could not join: the member it asked went down meanwhile.
+                    peer.failed_restarts += 1
+                    peer.process, peer.wants_restart = None, True
+            if peer.wants_restart and self._restart(peer):
+                peer.wants_restart = False
+
+    def _peer_of(self, node_id: str) -> int | None:
+        try:
+            port = int(node_id.rsplit("~", 1)[0].rsplit(":", 1)[1])
+        except (IndexError, ValueError):
+            return None
+        return next((peer.index for peer in self.peers if peer.port == port), None)
+
+    # --- faults ------------------------------------------------------------------------------------
+
+    def _pick(self, planned: Planned) -> PeerProcess | None:
+        ready = [peer for peer in self.peers if peer.ready]
+        if planned.at_leader and self.leader is not None and self.peers[self.leader] in ready:
+            return self.peers[self.leader]
+        return ready[int(planned.pick * len(ready))] if ready else None
+
+    def _start(self, peer: PeerProcess, planned: Planned, now: float) -> None:
+        process = peer.process
+        assert process is not None
+        fault = Fault(
+            planned.kind, peer.index, now - self.started, planned.duration_s, peer.index == self.leader
+        )
+        self.faults.append(fault)
+        if fault.kind == "kill":
+            process.kill()
+            process.wait()
+        elif fault.kind == "pause":
+            process.send_signal(signal.SIGSTOP)
+        elif fault.kind == "partition":
+            process.send_signal(chaos.CUT_SIGNAL)
+        elif fault.kind == "garbage":
+            with contextlib.suppress(OSError):  # the peer went away meanwhile: nothing to send to
+                send_garbage(LOOPBACK, peer.port, self.plan.garbage_rng())
+            return
+        peer.fault = fault
+
+    def _end(self, peer: PeerProcess, now: float) -> None:
+        fault, process = peer.fault, peer.process
+        assert fault is not None and process is not None
+        if fault.kind == "kill":
+            if not self._restart(peer):
+                return  # nobody to join through yet: try again at the next look
+        elif fault.kind == "pause":
+            process.send_signal(signal.SIGCONT)
+        elif fault.kind == "partition":
+            process.send_signal(chaos.HEAL_SIGNAL)
+        fault.duration_s = now - self.started - fault.at_s
+        peer.fault = None
+
+    def _contacts(self, exclude: PeerProcess | None) -> list[PeerProcess]:
+        return [p for p in self.peers if p is not exclude and p.ready]
+
+    def _restart(self, peer: PeerProcess) -> bool:
+        """Start ``peer``'s player again on its data directory, joining through a member that is up."""
+        contacts = self._contacts(exclude=peer)
+        if not contacts:
+            return False
+        via = contacts[(peer.index + peer.restarts) % len(contacts)]
+        if peer.argv[0] == "host":  # the founder comes back as the join its `kdm host` would make
+            drop = {"--players", "--option", "--variant", "--name"}
+            argv = ["join", f"{LOOPBACK}:{via.port}", *_without(peer.argv[1:], drop, {"--no-advertise"})]
+        else:
+            argv = ["join", f"{LOOPBACK}:{via.port}", *peer.argv[2:]]
+        peer.restarts += 1
+        self._spawn(peer, argv)
+        return True
+
+    # --- the summary -------------------------------------------------------------------------------
+
+    def _summary(self, rounds: int) -> dict[str, Any]:
+        root, peers = self.root, self.peers
+        reports = [json.loads((root / f"peer{p.index}.json").read_text())
+                   for p in peers if (root / f"peer{p.index}.json").exists()]  # fmt: skip
+        if len(reports) != len(peers):
+            raise UsageError(
+                f"only {len(reports)} of {len(peers)} peers finished; run with KDM_LOG=info to see why"
+            )
+        latencies = sorted(ms for report in reports for ms in report["latencies_ms"])
+        journals = [read_journal(p.data / chaos.JOURNAL_FILE) for p in peers]
+        logs = [_final_log(p.data) for p in peers]
+        check = check_commits(journals, [log for log in logs if log is not None])
+        summary: dict[str, Any] = {
+            "peers": len(peers),
+            "rounds": rounds,
+            "digests": [report["digest"] for report in reports],
+            "commit_latency_ms": {"p50": percentile(latencies, 50), "p99": percentile(latencies, 99)},
+            "slap_windows": reports[0]["slap_windows"],
+            "deck": "open",
+            "lost_commits": check.lost,
+            "journaled_commits": check.journaled,
+            "divergent_logs": check.divergent,
+            "faults": [fault.as_json() for fault in self.faults],
+        }
+        if check.examples:
+            summary["lost_examples"] = check.examples
+        if self.kinds:
+            since = self.game_started or self.started
+            until = max((line.seen_s for journal in journals for line in journal), default=since)
+            stall, ended = longest_stall(journals, since, until)
+            summary["chaos"] = list(self.kinds)
+            summary["restarts"] = sum(p.restarts for p in peers)
+            # The longest time no peer saw a new commit, and when (since the start) it ended.
+            summary["longest_stall_s"] = round(stall, 3)
+            summary["longest_stall_ended_at_s"] = round(ended - self.started, 3)
+        summary["seconds"] = round(time.monotonic() - self.started, 3)
+        return summary
 
 
-def _spawn(argv: list[str], stdout: int) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "kdm", *argv], stdin=subprocess.DEVNULL, stdout=stdout)
+def _without(argv: list[str], flags: set[str], switches: set[str]) -> list[str]:
+    """``argv`` less each flag of ``flags`` with its value, and each of ``switches``."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in flags:
+            skip = True
+        elif arg not in switches:
+            kept.append(arg)
+    return kept
 
 
-def _wait_for_address(host: subprocess.Popen[bytes], timeout_s: float) -> str:
-    """The host prints ``listening on HOST:PORT`` (then maybe its other addresses) first; read it."""
-    assert host.stdout is not None
-    line = host.stdout.readline().decode()
-    if not line.startswith("listening on "):
-        raise UsageError(f"the host did not start: {line.strip() or 'no output'}")
-    return line.split()[2]
+def _final_log(data: Path) -> tuple[int, list[Any]] | None:
+    """The log of a peer's last process (its newest log file): (its commit index, its entries)."""
+    files = sorted((data / "tables").glob("*.log"), key=lambda path: path.stat().st_mtime)
+    if not files:
+        return None
+    hard_state, entries = read_log(files[-1])
+    return hard_state.commit, entries
+
+
+def _free_ports(count: int) -> list[int]:
+    """Ports free on loopback now, one per peer, kept across a peer's restarts."""
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for sock in sockets:
+            sock.bind((LOOPBACK, 0))
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
