@@ -372,10 +372,12 @@ class Peer:
         if self._leading_since is None or late:
             self._leading_since = monotonic_ms()
         record, engine = self.record, self.record.engine
-        if late or not (record.started and engine is not None and not engine.over):
+        if late or not (record.started and engine is not None):
             return
         for seat, owner in enumerate(record.seats):
             process = owner.node.split("#", 1)[0]
+            if engine.over and owner.node in record.done:
+                continue  # after the game, a seat is taken over only to say it is done
             if process != self.node.node_id and self.node.silent_ms(process) > after_s * 1000:
                 stand_in = Bot(seat, "greedy", seed=self.node.node_id.encode(), profile=STAND_IN)
                 self.take_over(seat, stand_in, owner.name)
@@ -418,6 +420,11 @@ class Peer:
         mine = self._agent(notice.node)
         if notice.kind in ("seated", "took_over", "returned") and notice.seat is not None:
             self._seat_changed_hands(notice.seat, mine)
+            engine = self.record.engine
+            if mine is not None and mine.seat is not None and engine is not None and engine.over:
+                # Every seat says it is done, and the table ends once all have: the seat came here
+                # after the game's end (its player back, or a stand-in for a player gone before).
+                self.propose(Done, mine)
             if notice.kind == "returned" and mine is self.me and notice.previous:
                 self.rejoined = True
             if notice.kind != "seated":

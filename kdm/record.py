@@ -321,10 +321,13 @@ class TableRecord:
         """A seated node's process plays a gone player's seat from now on, under identity ``node``."""
         node, seat, commit, box_key = entry.id.node, entry.seat, entry.commit, entry.box_key
         process = node.split("#", 1)[0]
-        if not self.started or self.engine is None or self.engine.over:
-            raise UsageError("seats are taken over only during a game")
+        if not self.started or self.engine is None:
+            raise UsageError("seats are taken over only once the game has started")
         if not 0 <= seat < len(self.seats) or self.seats[seat].node.split("#", 1)[0] == process:
             raise UsageError(f"{node} cannot take over seat {seat}")
+        if self.engine.over and self.seats[seat].node in self.done:
+            # Over, a seat is taken only to say its done for a player gone before they could.
+            raise UsageError(f"seat {seat} is done: the game is over")
         if process not in self.joined:
             # Any process that sat down may lead and so take seats over, even one whose own seat was
             # taken over while its link was down.

@@ -524,3 +524,70 @@ def test_a_player_started_twice_plays_from_the_newest_process_and_the_old_one_le
     ]
     assert joins == ["n0", "n1", "n1b"]  # nobody asked again
     assert (first.seat, again.seat) == (None, 1) and founder.record.seats[1].node == "n1b"
+
+
+def game_over_scene(comes_back: bool) -> tuple[list[Peer], Peer | None]:
+    """Seat 2's process dies once the game is over, before its ``done`` reaches the log (a laptop shut
+    at the final screen); with ``comes_back`` its player starts kdm again, under a new node."""
+
+    async def scene() -> tuple[list[Peer], Peer | None]:
+        log = FakeLog()
+        installed = installed_plugins()
+        keys = [Identity.ephemeral() for _ in range(4)]
+        peers = []
+        for i in range(4):
+            bot = Bot(i, "greedy", seed=b"peer-test")
+            bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
+            peers.append(Peer(log.node(f"n{i}"), installed, bot=bot, identity=keys[i]))
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start(takeover_after_s=0.2)
+        peers[0].create_table("kitchen", 4, {"rounds": 1, "slap_timeout_ms": 200}, Rules.for_table())
+        await asyncio.sleep(0)
+        for peer in peers[1:]:
+            peer.join_table("n0")
+        while len(peers[0].record.seats) < 4:
+            await asyncio.sleep(0.001)
+        victim = peers[2]
+        proposing = victim.node.propose
+
+        def dies_at_the_end(data: bytes) -> bool:
+            engine = victim.record.engine
+            if engine is not None and engine.over:
+                log.gone.add("n2")
+                return False
+            return proposing(data)
+
+        victim.node.propose = dies_at_the_end  # type: ignore[method-assign]
+        peers[0].start_game()
+        while "n2" not in log.gone:
+            await asyncio.sleep(0.001)
+        await victim.stop()
+        survivors = [peer for peer in peers if peer is not victim]
+        again = None
+        if comes_back:
+            again = Peer(log.node("n2b"), installed, bot=Bot(2, "greedy", seed=b"back"), identity=keys[2])
+            log.peers = [*survivors, again]
+            again.start(takeover_after_s=0.2)
+            for data in log.entries:
+                again.committed(data)
+            again.join_table("n0")
+            survivors.append(again)
+        await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in survivors)), timeout=60)
+        for peer in survivors:
+            await peer.stop()
+        return survivors, again
+
+    return run_virtual(scene())
+
+
+def test_a_player_gone_after_the_game_ended_does_not_keep_the_table_waiting() -> None:
+    survivors, _ = game_over_scene(comes_back=False)
+    assert all(peer.finished.is_set() for peer in survivors)
+    assert len({peer.record.engine.digest() for peer in survivors}) == 1  # type: ignore[union-attr]
+
+
+def test_a_player_back_after_the_game_ended_says_done_and_the_table_finishes() -> None:
+    survivors, again = game_over_scene(comes_back=True)
+    assert again is not None and again.seat == 2 and again.finished.is_set()
+    assert len({peer.record.engine.digest() for peer in survivors}) == 1  # type: ignore[union-attr]
