@@ -128,7 +128,8 @@ def read_journal(path: Path) -> list[JournalLine]:
     if not path.exists():
         return []
     lines = []
-    for text in path.read_text(encoding="ascii", errors="replace").splitlines():
+    whole = path.read_text(encoding="ascii", errors="replace")
+    for text in whole[: whole.rfind("\n") + 1].splitlines():  # a line without its end is torn
         fields = text.split()
         try:
             lines.append(JournalLine(int(fields[0]), int(fields[1]), fields[2], float(fields[3])))
