@@ -278,7 +278,7 @@ def run_selfplay(args: argparse.Namespace) -> int:
         for key, value in result.items():
             print(f"{key}: {value}")
     agreed = len(set(result["digests"])) == 1 and not result["lost_commits"] and not result["divergent_logs"]
-    return 0 if agreed else 1
+    return 0 if agreed and not result.get("unfinished") else 1
 
 
 def _run(coroutine: Any, args: argparse.Namespace) -> int:

@@ -12,7 +12,8 @@ peer is started again on its data directory, as a player whose kdm died runs it 
 seat back: a joiner with its own command line, but joining through a member that is up (the one it
 first joined through may be down); the host as ``kdm join`` through a member too, since ``kdm host``
 finds its own table again only through mDNS, which selfplay does not use (with ``--no-advertise`` it
-would found a second, empty table).
+would found a second, empty table). A peer still down when the table finishes has no report: the
+summary lists it in ``missed_the_end``, and its journal is checked all the same.
 """
 
 from __future__ import annotations
@@ -62,8 +63,10 @@ class PeerProcess:
     fault: Fault | None = None
     restarts: int = 0
     failed_restarts: int = 0
-    #: Its process exited before the game's end, and is to be started again.
+    #: Its process is down before the game's end (killed, or it could not join), to be started again.
     wants_restart: bool = False
+    #: It was down when the table finished, so it has no report: the table ended without it.
+    missed_end: bool = False
     _read: int = 0
     lines: list[str] = field(default_factory=list)
 
@@ -214,7 +217,7 @@ class _Game:
                     self.game_over or now >= fault.at_s + self.started + fault.duration_s
                 ):
                     self._end(peer, now)
-            lane_faults = [p for p in self.peers if p.fault is not None]
+            lane_faults = [p for p in self.peers if p.fault is not None or p.wants_restart]
             for lane in range(lanes):
                 if self.game_over or now < next_at[lane] or len(lane_faults) >= lanes:
                     continue
@@ -244,7 +247,11 @@ class _Game:
                     # Started again, it could not join: the member it asked went down meanwhile.
                     peer.failed_restarts += 1
                     peer.process, peer.wants_restart = None, True
-            if peer.wants_restart and self._restart(peer):
+            if not peer.wants_restart:
+                continue
+            if self.game_over and not any(other.up for other in self.peers):
+                peer.wants_restart, peer.missed_end = False, True  # the table finished while it was down
+            elif self._restart(peer):
                 peer.wants_restart = False
 
     def _peer_of(self, node_id: str) -> int | None:
@@ -286,8 +293,7 @@ class _Game:
         fault, process = peer.fault, peer.process
         assert fault is not None and process is not None
         if fault.kind == "kill":
-            if not self._restart(peer):
-                return  # nobody to join through yet: try again at the next look
+            peer.process, peer.wants_restart = None, True  # started again at the next look
         elif fault.kind == "pause":
             process.send_signal(signal.SIGCONT)
         elif fault.kind == "partition":
@@ -319,7 +325,10 @@ class _Game:
         root, peers = self.root, self.peers
         reports = [json.loads((root / f"peer{p.index}.json").read_text())
                    for p in peers if (root / f"peer{p.index}.json").exists()]  # fmt: skip
-        if len(reports) != len(peers):
+        unfinished = [
+            p.index for p in peers if not (root / f"peer{p.index}.json").exists() and not p.missed_end
+        ]
+        if not reports or (unfinished and not self.kinds):
             raise UsageError(
                 f"only {len(reports)} of {len(peers)} peers finished; run with KDM_LOG=info to see why"
             )
@@ -342,6 +351,10 @@ class _Game:
         if check.examples:
             summary["lost_examples"] = check.examples
         if self.kinds:
+            # Down when the table finished (killed near the end): the table rightly ended without them.
+            summary["missed_the_end"] = [p.index for p in peers if p.missed_end]
+            # No report for another reason: a peer that could not come back, or crashed.
+            summary["unfinished"] = unfinished
             since = self.game_started or self.started
             until = max((line.seen_s for journal in journals for line in journal), default=since)
             stall, ended = longest_stall(journals, since, until)

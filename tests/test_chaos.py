@@ -150,13 +150,19 @@ def run_selfplay(*args: str, timeout: float) -> dict[str, object]:
 
 
 def check_survived(result: dict[str, object], peers: int, kinds: set[str]) -> None:
+    faults = result["faults"]
+    assert isinstance(faults, list)
+    # A peer killed near the end may be down when the table finishes: it has no digest, rightly.
+    missed = result["missed_the_end"]
+    assert isinstance(missed, list)
+    assert all(any(f["kind"] == "kill" and f["peer"] == peer for f in faults) for peer in missed)
+    assert result["unfinished"] == []
     digests = result["digests"]
-    assert isinstance(digests, list) and len(digests) == peers and len(set(digests)) == 1
+    assert isinstance(digests, list) and len(digests) == peers - len(missed) and len(set(digests)) == 1
     assert result["lost_commits"] == 0 and result["divergent_logs"] == 0
     journaled = result["journaled_commits"]
     assert isinstance(journaled, int) and journaled > 50
-    faults = result["faults"]
-    assert isinstance(faults, list) and {fault["kind"] for fault in faults} >= kinds
+    assert {fault["kind"] for fault in faults} >= kinds
     assert all(set(fault) >= {"kind", "peer", "at_s", "duration_s"} for fault in faults)
 
 
