@@ -12,8 +12,11 @@ peer is started again on its data directory, as a player whose kdm died runs it 
 seat back: a joiner with its own command line, but joining through a member that is up (the one it
 first joined through may be down); the host as ``kdm join`` through a member too, since ``kdm host``
 finds its own table again only through mDNS, which selfplay does not use (with ``--no-advertise`` it
-would found a second, empty table). A peer still down when the table finishes has no report: the
-summary lists it in ``missed_the_end``, and its journal is checked all the same.
+would found a second, empty table). A peer down or cut off when the table finishes (its seat's
+stand-in played the end) has no report: it is stopped ``END_GRACE_S`` after the first peer finished,
+listed in ``missed_the_end``, and its journal is checked all the same.
+
+``longest_stall_s`` is the longest time during the game when no peer saw a new entry committed.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -47,6 +49,11 @@ LOOK_EVERY_S = 0.05
 RESTARTS = 5
 #: How long a peer's start may take before it is ready for faults, and the host's before it listens.
 START_S = 30.0
+#: How long after the first peer finished the others may take to finish too (a second, usually).
+END_GRACE_S = 20.0
+#: A peer without a report missed the end if a fault of its ended this close to it (or later): its
+#: seat's stand-in may have played the end (a seat silent for ``kdm.peer.TAKEOVER_AFTER_S`` is taken).
+LATE_FAULT_S = 10.0
 
 
 @dataclass
@@ -65,8 +72,6 @@ class PeerProcess:
     failed_restarts: int = 0
     #: Its process is down before the game's end (killed, or it could not join), to be started again.
     wants_restart: bool = False
-    #: It was down when the table finished, so it has no report: the table ended without it.
-    missed_end: bool = False
     _read: int = 0
     lines: list[str] = field(default_factory=list)
 
@@ -128,8 +133,9 @@ def selfplay(
     table_flags = [flag for name, value in given.items() for flag in ("--option", f"{name}={value}")]
     table_flags += [flag for name in variants for flag in ("--variant", name)]
     if keep is not None:
-        shutil.rmtree(keep, ignore_errors=True)
-        keep.mkdir(parents=True)
+        if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
+            raise UsageError(f"--keep {keep}: give a new or empty directory")
+        keep.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="kdm-selfplay-") as scratch:
         root = keep or Path(scratch)
         game = _Game(root, peers, seed, chaos_kinds, timeout_s)
@@ -150,7 +156,12 @@ class _Game:
         self.faults: list[Fault] = []
         self.leader: int | None = None
         self.game_started: float | None = None
-        self.game_over = False
+        #: When the first peer finished (monotonic): the game is over, no more faults.
+        self.game_over_at: float | None = None
+
+    @property
+    def game_over(self) -> bool:
+        return self.game_over_at is not None
 
     # --- the game ----------------------------------------------------------------------------------
 
@@ -230,6 +241,8 @@ class _Game:
                 self._start(target, planned, now)
                 lane_faults.append(target)
                 next_at[lane] = now + planned.duration_s + planned.gap_s
+            if self.game_over_at is not None and now > self.game_over_at + END_GRACE_S:
+                self._stop_the_stragglers()
             if all(not p.up and p.fault is None and not p.wants_restart for p in self.peers):
                 return
             time.sleep(LOOK_EVERY_S)
@@ -242,7 +255,7 @@ class _Game:
             process = peer.process
             if process is not None and process.poll() is not None and peer.fault is None:
                 if process.returncode == 0:
-                    self.game_over = True  # a peer finished: the game is over, no more faults
+                    self.game_over_at = self.game_over_at or time.monotonic()
                 elif peer.restarts and peer.failed_restarts < RESTARTS:
                     # Started again, it could not join: the member it asked went down meanwhile.
                     peer.failed_restarts += 1
@@ -250,9 +263,28 @@ class _Game:
             if not peer.wants_restart:
                 continue
             if self.game_over and not any(other.up for other in self.peers):
-                peer.wants_restart, peer.missed_end = False, True  # the table finished while it was down
+                peer.wants_restart = False  # the table finished while it was down: nobody to join
             elif self._restart(peer):
                 peer.wants_restart = False
+
+    def _stop_the_stragglers(self) -> None:
+        """Long after the first peer finished, the peers still running missed the end (cut off or down
+        when the table finished, they wait for a table that is gone): stopped, they are listed."""
+        for peer in self.peers:
+            peer.wants_restart = False
+            if peer.process is not None and peer.process.poll() is None:
+                peer.process.kill()
+                peer.process.wait()
+
+    def _missed_the_end(self, peer: PeerProcess) -> bool:
+        """Whether ``peer`` was under a fault when the game ended, or shortly before: its seat's stand-in
+        may have finished the game without it, rightly."""
+        if self.game_over_at is None:
+            return False
+        ended = self.game_over_at - self.started
+        return any(
+            f.peer == peer.index and f.at_s + f.duration_s >= ended - LATE_FAULT_S for f in self.faults
+        )
 
     def _peer_of(self, node_id: str) -> int | None:
         try:
@@ -325,9 +357,9 @@ class _Game:
         root, peers = self.root, self.peers
         reports = [json.loads((root / f"peer{p.index}.json").read_text())
                    for p in peers if (root / f"peer{p.index}.json").exists()]  # fmt: skip
-        unfinished = [
-            p.index for p in peers if not (root / f"peer{p.index}.json").exists() and not p.missed_end
-        ]
+        absent = [p for p in peers if not (root / f"peer{p.index}.json").exists()]
+        missed = [p.index for p in absent if self._missed_the_end(p)]
+        unfinished = [p.index for p in absent if p.index not in missed]
         if not reports or (unfinished and not self.kinds):
             raise UsageError(
                 f"only {len(reports)} of {len(peers)} peers finished; run with KDM_LOG=info to see why"
@@ -351,8 +383,8 @@ class _Game:
         if check.examples:
             summary["lost_examples"] = check.examples
         if self.kinds:
-            # Down when the table finished (killed near the end): the table rightly ended without them.
-            summary["missed_the_end"] = [p.index for p in peers if p.missed_end]
+            # Under a fault when the table finished, or just before: it rightly ended without them.
+            summary["missed_the_end"] = missed
             # No report for another reason: a peer that could not come back, or crashed.
             summary["unfinished"] = unfinished
             since = self.game_started or self.started
