@@ -261,6 +261,7 @@ class Node:
         self.on_refused: Callable[[str], None] | None = None
         #: Why the table refused this joiner, once it has (it then stops asking).
         self.refusal: str | None = None
+        self._processing = False
 
     # --- life ------------------------------------------------------------------------------------
 
@@ -646,33 +647,46 @@ class Node:
                 self.transport.disconnect(oldest)
 
     def _process(self) -> None:
+        """Do what Raft has ready until nothing is. Never re-entered: what the application proposes
+        while it applies an entry (a duty it owes at once, a membership change) is taken by the pass
+        under way once it has advanced. A nested pass would hand the same committed entries over
+        again, and the outer ``advance`` would then drop messages the nested one had queued."""
+        if self._processing:
+            return
+        self._processing = True
+        try:
+            self._process_until_idle()
+        finally:
+            self._processing = False
+
+    def _process_until_idle(self) -> None:
         raft = self.raft
-        while raft.has_ready():
-            ready = raft.ready()
-            persist(self.storage, ready)
-            for message in ready.messages:
-                self._send(message.to, "raft", message_to_dict(message))
-            if ready.committed and self.journal is not None:
-                self.journal(ready.committed)
-            for entry in ready.committed:
-                if entry.kind == "normal" and entry.data and self.on_commit is not None:
-                    try:
-                        self.on_commit(entry.data)
-                    except Exception:  # a bug above us must not stop consensus for the others
-                        log.exception("applying committed entry %d failed", entry.index)
-            raft.advance(ready)
-        if raft.leader is not None:
-            self._leader_seen_ms = monotonic_ms()
-        if raft.leader != self._leader:
+        while True:
+            while raft.has_ready():
+                ready = raft.ready()
+                persist(self.storage, ready)
+                for message in ready.messages:
+                    self._send(message.to, "raft", message_to_dict(message))
+                if ready.committed and self.journal is not None:
+                    self.journal(ready.committed)
+                for entry in ready.committed:
+                    if entry.kind == "normal" and entry.data and self.on_commit is not None:
+                        try:
+                            self.on_commit(entry.data)
+                        except Exception:  # a bug above us must not stop consensus for the others
+                            log.exception("applying committed entry %d failed", entry.index)
+                raft.advance(ready)
+            if raft.leader is not None:
+                self._leader_seen_ms = monotonic_ms()
+            if raft.leader == self._leader:
+                return
             self._leader = raft.leader
             self.clock.reset()  # offsets were to the old leader's clock
             if self.on_leader is not None:
                 self.on_leader(raft.leader)
             waiting, self._waiting = self._waiting, []
             for data in waiting:
-                self.raft.propose(data)
-            if waiting:
-                self._process()
+                raft.propose(data)
 
 
 __all__ = [

@@ -92,3 +92,36 @@ def test_peers_play_over_zmq_on_loopback() -> None:
         return await play_table(3, 2, lambda i: transports[i], address_of)
 
     assert_same_game(asyncio.run(run()), 2)
+
+
+def test_what_is_proposed_while_an_entry_is_applied_is_applied_once_in_order() -> None:
+    """Applying an entry may propose at once (a duty owed, a membership change): the node's pass that
+    applies it must not be re-entered. Found by ``kdm selfplay --chaos``: a nested pass handed the same
+    committed entries over again (applied and journaled 139 times each), recursed until
+    RecursionError, and its outer pass then dropped messages the nested one had queued."""
+
+    async def scene() -> tuple[list[bytes], list[int]]:
+        network = MemoryNetwork()
+        transport = network.transport("n1")
+        await transport.start()
+        node = Node(transport, "t1", MemoryStorage(), voters=("n1",), address_of=lambda n: f"memory://{n}")
+        applied: list[bytes] = []
+        journaled: list[int] = []
+        node.journal = lambda entries: journaled.extend(entry.index for entry in entries)
+
+        def apply(data: bytes) -> None:
+            applied.append(data)
+            if len(applied) < 5:
+                node.propose(b"owed %d" % len(applied))
+
+        node.on_commit = apply
+        await node.start()  # a founder alone: it leads, and what it proposes commits at once
+        node.propose(b"first")
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        await node.stop()
+        return applied, journaled
+
+    applied, journaled = run_virtual(scene())
+    assert applied == [b"first", b"owed 1", b"owed 2", b"owed 3", b"owed 4"]
+    assert journaled == sorted(set(journaled))  # every committed entry handed over once, in order
