@@ -50,7 +50,7 @@ RESTARTS = 5
 #: How long a peer's start may take before it is ready for faults, and the host's before it listens.
 START_S = 30.0
 #: How long after the first peer finished the others may take to finish too (a second, usually).
-END_GRACE_S = 20.0
+END_GRACE_S = 10.0
 #: A peer without a report missed the end if a fault of its ended this close to it (or later): its
 #: seat's stand-in may have played the end (a seat silent for ``kdm.peer.TAKEOVER_AFTER_S`` is taken).
 LATE_FAULT_S = 10.0
