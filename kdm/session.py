@@ -241,6 +241,7 @@ class TableSession:
         self._advertising_lock = asyncio.Lock()
         self._advertising: list[asyncio.Task[None]] = []
         self.done = asyncio.Event()
+        self._reconcile_soon = False
         self._answering: asyncio.DatagramTransport | None = None
 
     async def answer_for_this_node(self) -> None:
@@ -340,12 +341,21 @@ class TableSession:
             self.seat_memory.remember(peer.table, peer.record.name, notice.seat or 0)
         if notice.kind in ("created", "seated", "returned", "started"):
             self._advertising.append(asyncio.get_running_loop().create_task(self._advertise_if_leading()))
-        self._reconcile_membership()
+        if not self._reconcile_soon:
+            # Once the entries being applied are all applied: the seats are the log's, not part of it.
+            self._reconcile_soon = True
+            asyncio.get_running_loop().call_soon(self._reconcile_membership)
 
     def _reconcile_membership(self) -> None:
-        """When leading, make the membership follow the seats (``kdm.membership``), one change at a time."""
+        """When leading, make the membership follow the seats (``kdm.membership``), one change at a time.
+
+        Only from a record that holds everything committed (``Node.leads_up_to_date``): a new leader
+        whose record lagged retired the processes of players who had just come back to their seats,
+        which then never heard from the table again (found by ``kdm selfplay --chaos``; the table lost
+        its quorum for good)."""
+        self._reconcile_soon = False
         node = self.node
-        if not node.is_leader:
+        if not node.leads_up_to_date:
             return
         homes = voting_homes(self.peer.record.seats)
         change = next_change(homes, node.raft.voters, node.raft.learners, node.silent_ms, node.node_id)

@@ -303,6 +303,17 @@ class Node:
         return self.raft.leader
 
     @property
+    def leads_up_to_date(self) -> bool:
+        """Whether this node leads and the application has applied all that is committed, an entry of
+        this node's term included: a new leader learns what was committed before it led only once an
+        entry of its own term is, so until then the application's state may be behind the log."""
+        raft = self.raft
+        index = raft.commit_index
+        if not self.is_leader or index == 0 or raft.applied_index != index:
+            return False
+        return raft.log_entries(index, index + 1)[0].term == raft.term
+
+    @property
     def members(self) -> tuple[str, ...]:
         return self.raft.voters + self.raft.learners
 

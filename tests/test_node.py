@@ -125,3 +125,32 @@ def test_what_is_proposed_while_an_entry_is_applied_is_applied_once_in_order() -
     applied, journaled = run_virtual(scene())
     assert applied == [b"first", b"owed 1", b"owed 2", b"owed 3", b"owed 4"]
     assert journaled == sorted(set(journaled))  # every committed entry handed over once, in order
+
+
+def test_a_leader_is_up_to_date_only_once_it_applied_all_that_is_committed() -> None:
+    """What the membership follows (the seats) is read from the application's state: only a leader
+    that applied everything committed, an entry of its own term included, may act on it."""
+
+    async def scene() -> tuple[list[bool], bool, bool]:
+        network = MemoryNetwork()
+        founder, joiner = network.transport("n1"), network.transport("n2")
+        await founder.start()
+        await joiner.start()
+        address = lambda n: f"memory://{n}"  # noqa: E731
+        node = Node(founder, "t1", MemoryStorage(), voters=("n1",), address_of=address)
+        follower = Node(joiner, "t1", MemoryStorage(), voters=("n1",), address_of=address)
+        while_applying: list[bool] = []
+        node.on_commit = lambda _data: while_applying.append(node.leads_up_to_date)
+        await node.start()
+        await follower.start(contact="n1")
+        node.propose(b"an entry")
+        while follower.raft.commit_index < node.raft.commit_index or not while_applying:
+            await asyncio.sleep(0.01)
+        up_to_date = node.leads_up_to_date
+        follower_up_to_date = follower.leads_up_to_date
+        await node.stop()
+        await follower.stop()
+        return while_applying, up_to_date, follower_up_to_date
+
+    while_applying, up_to_date, follower_up_to_date = run_virtual(scene())
+    assert while_applying == [False] and up_to_date and not follower_up_to_date
