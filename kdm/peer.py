@@ -364,15 +364,18 @@ class Peer:
 
     def _look_at_seats(self, after_s: float, late: bool) -> None:
         """While leading, a bot takes every seat whose process has been silent past ``after_s`` (not
-        when this process itself was ``late``: stopped or starved, it cannot tell who was silent)."""
+        when this process itself was ``late``: stopped or starved, it cannot tell who was silent; nor
+        before it has led for ``after_s``: as a follower it heard only its leader, so every other
+        process looks silent to it until they answer its first heartbeats)."""
         if not self.node.is_leader:
             self._leading_since = None
             self._forget_takeovers()
             return
+        now = monotonic_ms()
         if self._leading_since is None or late:
-            self._leading_since = monotonic_ms()
+            self._leading_since = now
         record, engine = self.record, self.record.engine
-        if late or not (record.started and engine is not None):
+        if late or now - self._leading_since < after_s * 1000 or not (record.started and engine is not None):
             return
         for seat, owner in enumerate(record.seats):
             process = owner.node.split("#", 1)[0]

@@ -2,8 +2,8 @@
 
 The pieces first (the plan, the journal check, the cut-off hook), then a short chaos game between
 four real processes on 127.0.0.1 that must meet every kind of fault and end agreed with no commit
-lost. The soak (10 peers, 100 rounds) runs only with ``KDM_SLOW=1``; it takes a quarter of an hour
-or more on two cores.
+lost. The soak (10 peers, 100 rounds) runs only with ``KDM_SLOW=1``; it takes about 45 minutes on
+two cores.
 """
 
 from __future__ import annotations
