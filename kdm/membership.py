@@ -46,17 +46,20 @@ def next_change(
     learners: Sequence[str],
     silent_ms: Callable[[str], float],
     me: str,
+    caught_up: Callable[[str], bool] = lambda _node: True,
 ) -> tuple[str, str] | None:
     """The next membership change a leader (``me``) should propose: ``(PROMOTE | RETIRE, node)``.
 
     ``homes`` are the nodes of the seated players' own processes. None when the membership is as it
-    should be, or before anyone is seated (the founder votes alone until its seat is recorded).
+    should be, or before anyone is seated (the founder votes alone until its seat is recorded). A
+    seated learner is promoted only once ``caught_up`` says it holds the log: a restarted process starts
+    empty, and a voter busy catching up counts against the quorum like a dead one.
     """
     wanted = set(homes)
     if not wanted:
         return None
     for node in sorted(wanted):
-        if node in learners:
+        if node in learners and caught_up(node):
             return PROMOTE, node
     for node in sorted(voters):
         if node not in wanted and node != me:

@@ -358,7 +358,9 @@ class TableSession:
         if not node.leads_up_to_date:
             return
         homes = voting_homes(self.peer.record.seats)
-        change = next_change(homes, node.raft.voters, node.raft.learners, node.silent_ms, node.node_id)
+        change = next_change(
+            homes, node.raft.voters, node.raft.learners, node.silent_ms, node.node_id, node.caught_up
+        )
         if change is not None:
             kind, member = change
             (node.promote if kind == PROMOTE else node.retire)(member)

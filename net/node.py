@@ -61,6 +61,8 @@ MAX_STRANGER_SOCKETS = 8
 MAX_HEARD = 64
 #: Answers a node sends to non-members in a second ("which table is this?", PIN exchanges), all together.
 STRANGER_ANSWERS_PER_S = 50
+#: How far behind the committed log a learner may be and still be made a voter (``Node.caught_up``).
+CAUGHT_UP_SLACK = 32
 #: Joiners remembered as having proved the table's PIN, until they are members (the oldest forgotten).
 MAX_ADMITTED = 64
 #: What a node id looks like: ``HOST:PORT~KEY`` (the host may be a bracketed IPv6 address; over the
@@ -301,6 +303,12 @@ class Node:
     @property
     def leader(self) -> str | None:
         return self.raft.leader
+
+    def caught_up(self, node_id: str) -> bool:
+        """As leader, whether ``node_id`` holds the log up to ``CAUGHT_UP_SLACK`` entries short of what
+        is committed: a newcomer that may vote only then (a restarted player's process starts empty,
+        and voters that cannot ack for a long catch-up are as good as gone for the quorum)."""
+        return self.raft.commit_index - self.raft.match_index(node_id) <= CAUGHT_UP_SLACK
 
     @property
     def leads_up_to_date(self) -> bool:

@@ -164,6 +164,11 @@ class RaftNode:
     def applied_index(self) -> int:
         return self._log.applied
 
+    def match_index(self, node_id: str) -> int:
+        """As leader, the last index ``node_id`` is known to hold (0 when unknown or not leading)."""
+        progress = self._progress.get(node_id) if self._state == LEADER else None
+        return 0 if progress is None else progress.match
+
     @property
     def last_index(self) -> int:
         return self._log.last_index

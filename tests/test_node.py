@@ -9,7 +9,7 @@ from typing import Any
 
 from kdm.agents import Bot, Profile
 from kdm.manager import Rules, installed_plugins
-from kdm.net.node import Node, address_of, listen
+from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen
 from kdm.net.raft_log import MemoryStorage
 from kdm.net.transport import MemoryNetwork, Transport
 from kdm.peer import Peer
@@ -154,3 +154,35 @@ def test_a_leader_is_up_to_date_only_once_it_applied_all_that_is_committed() -> 
 
     while_applying, up_to_date, follower_up_to_date = run_virtual(scene())
     assert while_applying == [False] and up_to_date and not follower_up_to_date
+
+
+def test_a_learner_is_caught_up_once_it_holds_the_log() -> None:
+    """``Node.caught_up``: what the leader knows of a learner's log, which a table waits for before the
+    learner votes (a restarted process starts empty)."""
+
+    async def scene() -> tuple[bool, bool]:
+        network = MemoryNetwork()
+        founder = Node(network.transport("f:1"), "t1", MemoryStorage(), voters=("f:1",), address_of=memory)
+        await founder.transport.start()
+        await founder.start()
+        for index in range(100):
+            founder.propose(f"entry {index}".encode())
+        while founder.raft.commit_index < 100:
+            await asyncio.sleep(0.01)
+        before = founder.caught_up("j:2")  # 100 entries behind: it holds nothing yet
+        joiner = Node(network.transport("j:2"), "t1", MemoryStorage(), voters=("f:1",), address_of=memory)
+        await joiner.transport.start()
+        await joiner.start(contact="f:1")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while not founder.caught_up("j:2") and loop.time() < deadline:
+            await asyncio.sleep(0.01)
+        after = founder.caught_up("j:2") and joiner.raft.commit_index >= 100 - CAUGHT_UP_SLACK
+        await asyncio.gather(joiner.stop(), founder.stop())
+        return before, after
+
+    assert run_virtual(scene()) == (False, True)
+
+
+def memory(node_id: str) -> str:
+    return f"memory://{node_id}"
