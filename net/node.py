@@ -475,18 +475,20 @@ class Node:
         return monotonic_ms() - self._leader_seen_ms > REHELLO_AFTER_MS
 
     def _hello_target(self) -> str | None:
-        """Who this node says hello to: the leader when it knows one, else the member it joins through,
-        else each other member it knows in turn (a founder back from a sleep knows no one else)."""
+        """Who this node says hello to: the leader when it hears one, else in turn the member it joined
+        through and each other member it knows (a founder back from a sleep knows no one else)."""
         leader = self.raft.leader
-        if leader and leader != self.node_id:
+        if leader and leader != self.node_id and self.silent_ms(leader) <= REHELLO_AFTER_MS:
             return leader
+        # No leader heard lately: it may be gone for good (a killed process comes back as another
+        # node), so ask around, the member it joined through first.
+        others = [member for member in self.members if member not in (self.node_id, self._contact)]
         if self._contact is not None:
-            return self._contact
-        others = [member for member in self.members if member != self.node_id]
+            others.insert(0, self._contact)
         if not others:
             return None
-        self._hello_turn += 1
-        return others[self._hello_turn % len(others)]
+        turn, self._hello_turn = self._hello_turn, self._hello_turn + 1
+        return others[turn % len(others)]
 
     def _pin_answer(self, member: str, body: dict[str, Any]) -> None:
         """The member this joiner said hello to answers its PIN offer, or says the table wants one."""

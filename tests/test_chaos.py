@@ -176,8 +176,7 @@ def test_four_peers_survive_every_kind_of_fault_agreed_and_with_no_commit_lost()
     assert result["restarts"] >= 1
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(os.environ.get("KDM_SLOW") != "1", reason="the chaos soak runs with KDM_SLOW=1")
+@pytest.mark.slow  # only with KDM_SLOW=1 (tests/conftest.py)
 def test_soak_ten_peers_a_hundred_rounds_under_kill_pause_partition() -> None:
     kinds = ("kill", "pause", "partition")
     result = run_selfplay(
