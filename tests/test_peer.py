@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import msgpack
 import pytest
@@ -81,6 +82,17 @@ class FakeNode:
         return 0.0 if node_id in {p.node.node_id for p in self.log.peers} - self.log.gone else 1e9
 
 
+async def seat_everyone(peers: list[Peer], options: dict[str, Any], table: str = "") -> None:
+    """The first peer creates « kitchen » with ``options`` (the base game), the others join it (at
+    ``table``, its id, when given: a claim with the player's key), until every seat is taken."""
+    peers[0].create_table("kitchen", len(peers), options, Rules.for_table())
+    await asyncio.sleep(0)
+    for peer in peers[1:]:
+        peer.join_table(table)
+    while len(peers[0].record.seats) < len(peers):
+        await asyncio.sleep(0.001)
+
+
 async def play(
     players: int,
     rounds: int,
@@ -102,13 +114,7 @@ async def play(
     log.leader = "n0"
     for peer in peers:
         peer.start(takeover_after_s=0.2)
-    rules = Rules.for_table()
-    peers[0].create_table("kitchen", players, {"rounds": rounds, "slap_timeout_ms": 200}, rules)
-    await asyncio.sleep(0)
-    for peer in peers[1:]:
-        peer.join_table()
-    while len(peers[0].record.seats) < players:
-        await asyncio.sleep(0.001)
+    await seat_everyone(peers, {"rounds": rounds, "slap_timeout_ms": 200})
     if before_start is not None:
         before_start(peers)
     peers[0].start_game()
@@ -144,12 +150,7 @@ def test_a_lost_seat_that_must_act_is_played_within_two_seconds_of_its_silence()
         log.peers, log.leader = peers, "n0"
         for peer in peers:
             peer.start()
-        peers[0].create_table("kitchen", 4, {"rounds": 2}, Rules.for_table())
-        await asyncio.sleep(0)
-        for peer in peers[1:]:
-            peer.join_table()
-        while len(peers[0].record.seats) < 4:
-            await asyncio.sleep(0.001)
+        await seat_everyone(peers, {"rounds": 2})
         peers[0].start_game()
         state = lambda: peers[0].record.engine.state  # type: ignore[union-attr]  # noqa: E731
         while peers[0].record.engine is None or not (state().phase == "passing" and state().turn == 2):
@@ -182,12 +183,7 @@ def test_the_leader_takes_no_takeover_from_another_and_no_press_timed_far_from_i
         log.peers, log.leader = peers, "n0"
         for peer in peers:
             peer.start()
-        peers[0].create_table("kitchen", 4, {"rounds": 1}, Rules.for_table())
-        await asyncio.sleep(0)
-        for peer in peers[1:]:
-            peer.join_table()
-        while len(peers[0].record.seats) < 4:
-            await asyncio.sleep(0.001)
+        await seat_everyone(peers, {"rounds": 1})
         peers[0].start_game()
         codec = peers[0].record.rules.codec
 
@@ -299,12 +295,7 @@ def test_a_player_cut_off_gets_their_seat_back_when_they_hear_the_table_again() 
         log.peers, log.leader = peers, "n0"
         for peer in peers:
             peer.start(takeover_after_s=0.2)
-        peers[0].create_table("kitchen", 4, {"rounds": 3, "slap_timeout_ms": 200}, Rules.for_table())
-        await asyncio.sleep(0)
-        for peer in peers[1:]:
-            peer.join_table("n0")
-        while len(peers[0].record.seats) < 4:
-            await asyncio.sleep(0.001)
+        await seat_everyone(peers, {"rounds": 3, "slap_timeout_ms": 200}, table="n0")
         peers[0].start_game()
         while peers[0].record.engine is None or peers[0].record.engine.state.round < 2:
             await asyncio.sleep(0.001)
@@ -542,12 +533,7 @@ def game_over_scene(comes_back: bool) -> tuple[list[Peer], Peer | None]:
         log.peers, log.leader = peers, "n0"
         for peer in peers:
             peer.start(takeover_after_s=0.2)
-        peers[0].create_table("kitchen", 4, {"rounds": 1, "slap_timeout_ms": 200}, Rules.for_table())
-        await asyncio.sleep(0)
-        for peer in peers[1:]:
-            peer.join_table("n0")
-        while len(peers[0].record.seats) < 4:
-            await asyncio.sleep(0.001)
+        await seat_everyone(peers, {"rounds": 1, "slap_timeout_ms": 200}, table="n0")
         victim = peers[2]
         proposing = victim.node.propose
 
@@ -629,12 +615,7 @@ def test_a_new_leader_takes_no_seat_from_the_followers_it_never_heard_as_a_follo
         log.peers, log.leader = peers, "n0"
         for peer in peers:
             peer.start(takeover_after_s=0.2)
-        peers[0].create_table("kitchen", 4, {"rounds": 2, "slap_timeout_ms": 200}, Rules.for_table())
-        await asyncio.sleep(0)
-        for peer in peers[1:]:
-            peer.join_table("n0")
-        while len(peers[0].record.seats) < 4:
-            await asyncio.sleep(0.001)
+        await seat_everyone(peers, {"rounds": 2, "slap_timeout_ms": 200}, table="n0")
         peers[0].start_game()
         while peers[0].record.engine is None or peers[0].record.engine.state.round < 2:
             await asyncio.sleep(0.001)

@@ -60,21 +60,32 @@ def test_selfplay_refuses_a_kems_table_of_five_in_one_line() -> None:
     assert done.stderr.strip().count("\n") == 0 and "4, 6 or 8 players" in done.stderr
 
 
+def bot_table(report: Path, data: Path) -> list[str]:
+    """``kdm host`` for a 3-seat, 4-round table of bots on 127.0.0.1, its report at ``report``."""
+    return [*KDM, "host", "--players", "3", "--bots", "2", "--as-bot", "greedy", "--headless",
+            "--no-advertise", "--interface", "127.0.0.1", "--option", "rounds=4", "--report", str(report),
+            "--data-dir", str(data)]  # fmt: skip
+
+
+def wait_for_the_game(host: subprocess.Popen[bytes]) -> str:
+    """The contact ``host`` printed first, once it says the game started."""
+    assert host.stdout is not None
+    contact = host.stdout.readline().decode().split()[-1]
+    while (line := host.stdout.readline().decode()) and line.strip() != "the game starts":
+        pass
+    return contact
+
+
 def test_a_live_peer_drops_garbage_and_keeps_playing(tmp_path: Path) -> None:
     """Random bytes, msgpack with wrong fields, a 10 MB frame and a stale raft term at the host's port."""
     report = tmp_path / "host.json"
     host = subprocess.Popen(
-        [*KDM, "host", "--players", "3", "--bots", "2", "--as-bot", "greedy", "--headless", "--no-advertise",
-         "--interface", "127.0.0.1", "--option", "rounds=4", "--report", str(report),
-         "--data-dir", str(tmp_path)],
+        bot_table(report, tmp_path),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
         env={**os.environ, "KDM_LOG": "info"},
     )  # fmt: skip
     try:
-        assert host.stdout is not None
-        contact = host.stdout.readline().decode().split()[-1]
-        while (line := host.stdout.readline().decode()) and line.strip() != "the game starts":
-            pass  # garbage mid-game, once a leader has a term the stale message is behind
+        contact = wait_for_the_game(host)  # garbage mid-game, once a leader has a term it is behind
         stranger = send_garbage(contact)
         out, err = host.communicate(timeout=240)
     finally:
@@ -101,18 +112,13 @@ def test_sixty_learners_from_one_stranger_stay_sixteen_and_the_game_plays_on(tmp
     plays to the end."""
     report, errors = tmp_path / "host.json", tmp_path / "host.err"
     host = subprocess.Popen(
-        [*KDM, "host", "--players", "3", "--bots", "2", "--as-bot", "greedy", "--headless", "--no-advertise",
-         "--interface", "127.0.0.1", "--option", "rounds=4", "--report", str(report),
-         "--data-dir", str(tmp_path)],
+        bot_table(report, tmp_path),
         # Its log to a file: hundreds of refusals would fill a pipe and stop the host mid-knock.
         stdout=subprocess.PIPE, stderr=errors.open("wb"), stdin=subprocess.DEVNULL,
         env={**os.environ, "KDM_LOG": "info"},
     )  # fmt: skip
     try:
-        assert host.stdout is not None
-        contact = host.stdout.readline().decode().split()[-1]
-        while (line := host.stdout.readline().decode()) and line.strip() != "the game starts":
-            pass
+        contact = wait_for_the_game(host)
         knock_sixty(contact, seconds=6.0)
         out, _ = host.communicate(timeout=240)
     finally:
