@@ -34,6 +34,7 @@ import logging
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 from .addresses import EVERYWHERE, primary_address
@@ -42,8 +43,8 @@ from .clock import ClockEstimator, ClockSample, PerSecond, monotonic_ms
 from .keys import NodeKeys
 from .loops import every
 from .raft import RaftNode
-from .raft_log import Storage, persist
-from .raft_messages import ConfChange, Entry, Message, message_from_dict, message_to_dict
+from .raft_log import Storage, persist_and_send, save
+from .raft_messages import ConfChange, Entry, Message, Ready, message_from_dict, message_to_dict
 from .transport import Transport, TransportError, ZmqTransport
 from .wire import Codec, Envelope, WireError, check_fields
 
@@ -264,6 +265,11 @@ class Node:
         #: Why the table refused this joiner, once it has (it then stops asking).
         self.refusal: str | None = None
         self._processing = False
+        #: Raft messages waiting for a sync of the log (``_save_and_send``), oldest first, and the
+        #: task that syncs it in ``_sync_thread`` and sends them.
+        self._held: list[tuple[bool, Sequence[Message]]] = []
+        self._syncing: asyncio.Task[None] | None = None
+        self._sync_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kdm-sync")
 
     # --- life ------------------------------------------------------------------------------------
 
@@ -279,9 +285,11 @@ class Node:
         self._tasks.append(loop.create_task(self._stay_member()))
 
     async def stop(self) -> None:
-        for task in self._tasks:
+        tasks = [*self._tasks, *([self._syncing] if self._syncing else [])]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._sync_thread.shutdown(wait=True)  # a sync under way ends before the log file is closed
         await self.transport.close()
 
     # --- what the peer uses ----------------------------------------------------------------------
@@ -645,6 +653,52 @@ class Node:
             return
         self.transport.send(to, (codec or self.codec).encode(self.node_id, kind, body))
 
+    def _save_and_send(self, ready: Ready) -> None:
+        """Save what ``ready`` asks and send its messages once what they rest on is durable. A sync that
+        waits on a disk runs in a thread while this node goes on reading and applying (its messages,
+        and every raft message after them, wait in order: an answer to a later append acknowledges the
+        entries an earlier one brought), except a leader's, which go first and which it syncs at once
+        (``persist_and_send``: it counts its own copy only on acks read after the sync)."""
+        storage = self.storage
+        if not storage.sync_waits_on_a_disk:
+            persist_and_send(storage, ready, self._send_raft)
+            return
+        saved = save(storage, ready)
+        leading = ready.role == "leader"
+        if self._syncing is not None or (saved.sync and not leading):
+            self._hold(saved.sync and not leading, ready.messages)
+        else:
+            for message in ready.messages:
+                self._send_raft(message)
+        if saved.sync and leading:
+            storage.sync()
+
+    def _hold(self, after_a_sync: bool, messages: Sequence[Message]) -> None:
+        self._held.append((after_a_sync, messages))
+        if self._syncing is None:
+            self._syncing = asyncio.get_running_loop().create_task(self._sync_then_send())
+
+    async def _sync_then_send(self) -> None:
+        """Send what is held, in order, each batch after a sync begun once it was written (one sync
+        for all the batches written while the last one ran)."""
+        loop = asyncio.get_running_loop()
+        try:
+            while self._held:
+                batches, self._held = self._held, []
+                if any(after_a_sync for after_a_sync, _ in batches):
+                    await loop.run_in_executor(self._sync_thread, self.storage.sync)
+                for _, messages in batches:
+                    for message in messages:
+                        self._send_raft(message)
+        except Exception:  # a disk that fails: nothing that rests on it may go out
+            log.exception("syncing the log failed: the messages that rest on it are not sent")
+            self._held = []
+        finally:
+            self._syncing = None
+
+    def _send_raft(self, message: Message) -> None:
+        self._send(message.to, "raft", message_to_dict(message))
+
     def _answer(self, to: str, kind: str, body: dict[str, Any], codec: Codec | None = None) -> None:
         """Answer ``to``, who may not be a member: the only messages a node sends to a non-member, a few
         a second, over one of a few sockets kept for them."""
@@ -685,9 +739,7 @@ class Node:
         while True:
             while raft.has_ready():
                 ready = raft.ready()
-                persist(self.storage, ready)
-                for message in ready.messages:
-                    self._send(message.to, "raft", message_to_dict(message))
+                self._save_and_send(ready)
                 if ready.committed and self.journal is not None:
                     self.journal(ready.committed)
                 for entry in ready.committed:

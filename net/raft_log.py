@@ -8,18 +8,19 @@ committed entry. The log is the game record, kept whole from index 1: there are 
 `Progress` is what a leader knows of one member's log.
 
 `Storage` is what survives a crash: the hard state and the saved entries. The Raft core only reads it
-when a node is built; the caller writes it from each `Ready` (`persist`). `MemoryStorage` is the one
+when a node is built; the caller writes it from each `Ready` (`persist`, or `persist_and_send`, which
+sends a leader's messages before its sync). `MemoryStorage` is the one
 used by tests and the simulator, which keep it across a simulated crash.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
-from .raft_messages import ConfChange, Entry, HardState, Ready
+from .raft_messages import ConfChange, Entry, HardState, Message, Ready
 
 MAX_APPEND_ENTRIES = 64
 MAX_APPEND_BYTES = 32 * 1024  # well under the wire's 64 KiB cap; one larger entry still goes alone
@@ -44,6 +45,11 @@ class Storage(Protocol):
     def sync(self) -> None:
         """Make everything saved so far durable (it must survive a crash before a vote or an
         acknowledgement leaves this node)."""
+        ...
+
+    @property
+    def sync_waits_on_a_disk(self) -> bool:
+        """Whether ``sync`` waits on a disk (a node then syncs in a thread and goes on reading)."""
         ...
 
 
@@ -84,15 +90,55 @@ class MemoryStorage:
     def sync(self) -> None:
         """Nothing to do: memory is as durable as this storage gets."""
 
+    @property
+    def sync_waits_on_a_disk(self) -> bool:
+        return False
 
-def persist(storage: Storage, ready: Ready) -> None:
-    """Save what `ready` asks to save, durably; call before sending its messages (a vote or an
-    acknowledgement promises that what it counts on survives a crash)."""
+
+class Saved(NamedTuple):
+    """What ``save`` leaves to do: ``sync`` (something it wrote must be made durable) and whether the
+    ready's messages may go out before that sync (``send_first``: a leader's, see ``persist_and_send``)."""
+
+    sync: bool
+    send_first: bool
+
+
+def save(storage: Storage, ready: Ready) -> Saved:
+    """Write what `ready` asks to save, unsynced, and say what is left to do."""
+    before = storage.hard_state()
     if ready.entries:
         storage.append(ready.entries)
     if ready.hard_state is not None:
         storage.set_hard_state(ready.hard_state)
-    if ready.entries or ready.hard_state is not None:
+    after = ready.hard_state
+    new_term_or_vote = after is not None and (after.term, after.vote) != (before.term, before.vote)
+    # The commit index alone need not be synced (as in etcd's raft): a node that loses it learns it
+    # again from the leader, and syncing it would put a sync on every node's path to applying each entry.
+    return Saved(
+        sync=bool(ready.entries) or new_term_or_vote,
+        send_first=ready.role == "leader" and not new_term_or_vote,
+    )
+
+
+def persist(storage: Storage, ready: Ready) -> None:
+    """Save what `ready` asks to save, durably where it must be; call before sending its messages (a
+    vote or an acknowledgement promises that what it counts on survives a crash)."""
+    if save(storage, ready).sync:
+        storage.sync()
+
+
+def persist_and_send(storage: Storage, ready: Ready, send: Callable[[Message], None]) -> None:
+    """Save what `ready` asks to save and send its messages, in the order Raft allows: a follower's or
+    a candidate's messages wait for the sync (they promise what was saved); a leader's go first when
+    its term and vote are unchanged (Raft thesis §10.2.1): they ask the followers to save the same
+    entries, so its own sync runs while they work, and it counts its own copy toward a commit only on
+    acks it reads after this call, once the sync is done."""
+    saved = save(storage, ready)
+    if saved.sync and not saved.send_first:
+        storage.sync()
+    for message in ready.messages:
+        send(message)
+    if saved.sync and saved.send_first:
         storage.sync()
 
 

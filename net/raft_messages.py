@@ -72,7 +72,8 @@ class Message:
 
 @dataclass(frozen=True)
 class HardState:
-    """What must be on disk before any message of the same Ready is sent."""
+    """What a node saves of its state: the term and the vote must be on disk before any message of the
+    same Ready is sent; the commit index is saved with them but need not be synced (``save``)."""
 
     term: int = 0
     vote: str | None = None
@@ -82,7 +83,8 @@ class HardState:
 @dataclass(frozen=True)
 class Ready:
     """What the caller does, in this order: append `entries` and save `hard_state` (if not None) to
-    storage, send `messages`, apply `committed`, then call `RaftNode.advance(ready)`.
+    storage, send `messages`, apply `committed`, then call `RaftNode.advance(ready)`. A leader may send
+    before its save is synced (``persist_and_send``); everything is synced before `committed` is applied.
 
     `leader` and `role` are soft state, for display only."""
 

@@ -185,6 +185,10 @@ class FileStorage(MemoryStorage):
         if self._file is not None:
             os.fsync(self._file.fileno())
 
+    @property
+    def sync_waits_on_a_disk(self) -> bool:
+        return True
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()

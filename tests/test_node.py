@@ -4,13 +4,16 @@ zmq on 127.0.0.1, all in one process, and every peer ends with the same digest."
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from kdm.agents import Bot, Profile
 from kdm.manager import Rules, installed_plugins
-from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen
+from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen, node_codec
 from kdm.net.raft_log import MemoryStorage
+from kdm.net.raft_messages import Entry as RaftEntry
+from kdm.net.raft_messages import Message, message_to_dict
 from kdm.net.transport import MemoryNetwork, Transport
 from kdm.peer import Peer
 from kdm.testing import run_virtual
@@ -186,3 +189,72 @@ def test_a_learner_is_caught_up_once_it_holds_the_log() -> None:
 
 def memory(node_id: str) -> str:
     return f"memory://{node_id}"
+
+
+class SlowDisk(MemoryStorage):
+    """A storage whose sync waits until the test lets it end, as a busy disk makes an fsync wait."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.may_end = threading.Event()
+        self.syncs = 0
+
+    def sync(self) -> None:
+        assert self.may_end.wait(DEADLINE_S), "the test never let the sync end"
+        self.syncs += 1
+
+    @property
+    def sync_waits_on_a_disk(self) -> bool:
+        return True
+
+
+DEADLINE_S = 10.0
+
+
+def test_a_followers_answers_wait_for_its_sync_while_it_goes_on_applying() -> None:
+    """A follower's answer to an append promises the entries are durable, so it waits for the sync; the
+    sync runs in a thread, so meanwhile the node reads on and applies what the leader says is committed
+    (a process whose disk is slow is not late to see the table move). Its answer to a later append,
+    which acknowledges the same entries, waits behind the first, and both go in order."""
+
+    async def scene() -> None:
+        network = MemoryNetwork()
+        leader = network.transport("l:1")
+        await leader.start()
+        disk = SlowDisk()
+        follower = Node(network.transport("f:2"), "t1", disk, voters=("l:1", "f:2"), address_of=memory)
+        await follower.transport.start()
+        applied: list[bytes] = []
+        follower.on_commit = applied.append
+        await follower.start()
+        codec = node_codec("t1")
+        leader.connect("f:2", memory("f:2"))
+
+        def append(log_index: int, entries: tuple[RaftEntry, ...], commit: int) -> None:
+            message = Message("app", 1, "l:1", "f:2", log_index, 1 if log_index else 0, entries, commit)
+            leader.send("f:2", codec.encode("l:1", "raft", message_to_dict(message)))
+
+        append(0, (RaftEntry(1, 1, b"the move"),), commit=0)
+        append(1, (), commit=1)  # a quorum holds it: it is committed
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + DEADLINE_S
+        while not applied and loop.time() < deadline:
+            await asyncio.sleep(0.005)
+        assert applied == [b"the move"] and disk.syncs == 0  # applied while its own sync still waits
+
+        async def next_raft_message() -> Any:
+            while (envelope := codec.decode((await leader.recv())[1])).kind != "raft":
+                pass  # its pings to the leader's clock go out meanwhile
+            return envelope
+
+        first = asyncio.ensure_future(next_raft_message())
+        await asyncio.wait({first}, timeout=0.05)  # room for an answer sent too early to arrive
+        assert not first.done()
+        disk.may_end.set()
+        answers = [await asyncio.wait_for(answer, DEADLINE_S) for answer in (first, next_raft_message())]
+        await follower.stop()
+        assert disk.syncs >= 1
+        said = [(answer.body["kind"], answer.body["log_index"], answer.body["reject"]) for answer in answers]
+        assert said == [("app_resp", 1, False), ("app_resp", 1, False)]
+
+    asyncio.run(scene())

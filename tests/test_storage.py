@@ -1,6 +1,6 @@
 """The Raft log on disk (``kdm.net.storage``): a torn tail is cut before the file is appended to, so
 nothing written after a crash is lost to the next load; what Raft saves is made durable before it
-sends anything."""
+sends what rests on it."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import msgpack
 import pytest
 
 from kdm.errors import UsageError
-from kdm.net.raft_log import persist
-from kdm.net.raft_messages import Entry, HardState, Ready
+from kdm.net.raft_log import persist, persist_and_send
+from kdm.net.raft_messages import Entry, HardState, Message, Ready
 from kdm.net.storage import CHAIN_START, FileStorage, _chained, read_log, read_log_checked
 from kdm.replay import replay
 
@@ -48,9 +48,14 @@ def test_a_torn_tail_is_cut_before_appending_so_later_appends_survive(
     assert hard_state == HardState(2, "b", 5)
 
 
-def ready(saved: list[Entry], hard_state: HardState | None) -> Ready:
+def ready(
+    saved: list[Entry],
+    hard_state: HardState | None,
+    role: str = "follower",
+    messages: tuple[Message, ...] = (),
+) -> Ready:
     return Ready(
-        messages=(), entries=tuple(saved), hard_state=hard_state, committed=(), leader=None, role="follower"
+        messages=messages, entries=tuple(saved), hard_state=hard_state, committed=(), leader=None, role=role
     )
 
 
@@ -62,7 +67,41 @@ def test_what_raft_saves_is_synced_before_it_is_sent(tmp_path: Path, monkeypatch
     assert len(synced) == 1  # once for the batch, after both are written
     persist(storage, ready([], None))
     assert len(synced) == 1  # nothing saved, nothing to sync
+    persist(storage, ready([], HardState(1, "a", 2)))
+    assert len(synced) == 1  # the commit index alone is saved, not synced: the leader says it again
+    persist(storage, ready([], HardState(2, None, 2)))
+    assert len(synced) == 2  # a new term is synced
     storage.close()
+    assert read_log(tmp_path / "table.log")[0] == HardState(2, None, 2)
+
+
+@pytest.mark.parametrize(
+    ("role", "saved", "hard_state", "order"),
+    [
+        ("follower", entries(1, 1), None, ["sync", "send"]),  # an ack promises the entry
+        ("candidate", [], HardState(2, "me", 0), ["sync", "send"]),  # a vote request, its term and vote
+        ("leader", entries(1, 1), None, ["send", "sync"]),  # appends go while the leader syncs
+        ("leader", entries(1, 1), HardState(1, None, 1), ["send", "sync"]),  # with a new commit index
+        ("leader", entries(1, 1), HardState(3, "me", 0), ["sync", "send"]),  # never before a new term
+        ("follower", [], HardState(1, None, 1), ["send"]),  # the commit index alone: no sync at all
+    ],
+)
+def test_a_leaders_appends_go_before_its_sync_and_every_other_message_after(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    role: str,
+    saved: list[Entry],
+    hard_state: HardState | None,
+    order: list[str],
+) -> None:
+    done: list[str] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: done.append("sync"))
+    storage = FileStorage(tmp_path / "table.log")
+    storage.set_hard_state(HardState(1, None, 0))
+    message = Message("app", 1, "me", "you")
+    persist_and_send(storage, ready(saved, hard_state, role, (message,)), lambda sent: done.append("send"))
+    storage.close()
+    assert done == order
 
 
 def written_log(path: Path) -> None:
