@@ -9,6 +9,12 @@ Bots that fill seats for a player use a key of their own, made for the run and n
 
 `SeatMemory` remembers, beside the key, which tables this player holds a seat at, so the lobby can
 offer "return to your seat at TABLE"; the table's log, not this file, decides whether the seat is theirs.
+
+`NodeMemory` remembers the consensus node this data directory was at each table (its key, address and
+port, and how many times it started there), private like the key: a process started again after a
+crash listens where it did, under the same key, and so comes back as the same Raft member, with its
+log and its vote. A new node each time would leave the table's quorum to nodes that will never come
+back: once enough of them were gone the table could never commit again.
 """
 
 from __future__ import annotations
@@ -24,12 +30,13 @@ import platformdirs
 from nacl.exceptions import BadSignatureError
 from nacl.signing import SigningKey, VerifyKey
 
-__all__ = ["Identity", "SeatMemory", "claim_is_valid", "data_root"]
+__all__ = ["Identity", "NodeMemory", "RememberedNode", "SeatMemory", "claim_is_valid", "data_root"]
 
 log = logging.getLogger("kdm.identity")
 
 KEY_FILE = "identity.key"
 SEATS_FILE = "seats.json"
+NODES_FILE = "nodes.json"
 PUBLIC_KEY_BYTES = 32
 SIGNATURE_BYTES = 64
 _CLAIM = b"kdm seat claim\x00"
@@ -149,3 +156,58 @@ class SeatMemory:
             temporary.replace(self.path)
         except OSError as error:  # a hint for the lobby only: the game goes on without it
             log.warning("cannot remember seats in %s: %s", self.path, error)
+
+
+@dataclass(frozen=True)
+class RememberedNode:
+    """The node a data directory was at one table: where it listened, its key, and its starts there."""
+
+    host: str
+    port: int
+    key: SigningKey
+    starts: int
+
+
+class NodeMemory:
+    """The node this data directory was at each table (``nodes.json``, readable by its owner only)."""
+
+    def __init__(self, data_dir: Path | None = None) -> None:
+        self.path = data_root(data_dir) / NODES_FILE
+
+    def get(self, table: str) -> RememberedNode | None:
+        """The node last used at ``table``, if one is remembered and readable."""
+        found = self._all().get(table)
+        try:
+            assert isinstance(found, dict)
+            host, port, key, starts = (
+                found["host"],
+                found["port"],
+                bytes.fromhex(found["key"]),
+                found["starts"],
+            )
+            assert isinstance(host, str) and isinstance(port, int) and isinstance(starts, int)
+            return RememberedNode(host, port, SigningKey(key), starts)
+        except (AssertionError, KeyError, TypeError, ValueError):
+            return None
+
+    def remember(self, table: str, host: str, port: int, key: SigningKey, starts: int) -> None:
+        nodes = self._all()
+        nodes[table] = {"host": host, "port": port, "key": bytes(key).hex(), "starts": starts}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(".tmp")
+            temporary.unlink(missing_ok=True)
+            # Created private: the key signs this node's entries at the table.
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(descriptor, "w") as file:
+                file.write(json.dumps(nodes, sort_keys=True))
+            temporary.replace(self.path)
+        except OSError as error:  # the game goes on; after a crash this process comes back as a new node
+            log.warning("cannot remember this node in %s: %s", self.path, error)
+
+    def _all(self) -> dict[str, Any]:
+        try:
+            nodes = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return nodes if isinstance(nodes, dict) else {}

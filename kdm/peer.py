@@ -119,8 +119,13 @@ class Peer:
         bot: Bot | None = None,
         on_notice: Callable[[Notice], None] | None = None,
         identity: Identity | None = None,
+        first_counter: int = 0,
     ) -> None:
         self.node = node
+        #: Where this process's entry counters start: a process that comes back as the same node (after a
+        #: crash) starts past every counter it used before, or the table would take its new entries for
+        #: retries of old ones.
+        self.first_counter = first_counter
         # A real node (``kdm.net.node.Node``) knows its table and has keys; a test's fake may have
         # neither, and its table then checks no signature.
         keys = getattr(node, "keys", None)
@@ -133,7 +138,7 @@ class Peer:
         self.rejoined = False
         self.record = TableRecord(installed, table=table)
         self.record.check_claims = self._check_claims
-        self.agents = [Agent(node.node_id, name or node.node_id, bot)]
+        self.agents = [Agent(node.node_id, name or node.node_id, bot, counter=first_counter)]
         self.on_notice = on_notice
         self.deck = OpenDeck()
         self.clock = SystemClock(node.agreed_time_ms)
@@ -343,7 +348,7 @@ class Peer:
         log.warning("seat %d (%s) is silent: a bot plays it from here", seat, name or "?")
         if agent is None:
             # Kept after the player comes back: its entry counter must go on if it stands in again.
-            agent = Agent(identity, f"bot for seat {seat}", bot)
+            agent = Agent(identity, f"bot for seat {seat}", bot, counter=self.first_counter)
             self.agents.append(agent)
         agent.bot, agent.asking = bot, True
         self.propose(

@@ -243,8 +243,11 @@ class TableRecord:
 
     def _come_back(self, seat: int, back: Return) -> list[Notice]:
         """The player of ``seat`` is back from ``back.node``; the seat is theirs at the next moment the
-        rules allow (``_seat_returns``)."""
-        if self.seats[seat].node == back.node:
+        rules allow (``_seat_returns``). From the node that holds the seat, this is a process started
+        again after a crash as the same node: its secret nonce and its key for notes are new, so it
+        comes back all the same (with the same commitment, it is only asking again)."""
+        current = self.seats[seat]
+        if current.node == back.node and current.commitment == back.commitment:
             raise UsageError(f"{back.node} is already seated")
         self.returning[seat] = back
         self.joined.add(back.node)

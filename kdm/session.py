@@ -24,7 +24,7 @@ from kdm import __version__
 from kdm.agents import Bot
 from kdm.cards import derive_seed
 from kdm.errors import PinRefused, UsageError
-from kdm.identity import Identity, SeatMemory, data_root
+from kdm.identity import Identity, NodeMemory, SeatMemory, data_root
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change, voting_homes
 from kdm.net import chaos
@@ -32,7 +32,7 @@ from kdm.net.addresses import first_reachable, offered_addresses
 from kdm.net.admission import check_pin
 from kdm.net.discovery import Advertiser, TableAd, TableBrowser, find_tables, parse_contact
 from kdm.net.introducer import ask_node_id, serve_node_id
-from kdm.net.keys import fingerprint
+from kdm.net.keys import NodeKeys, fingerprint
 from kdm.net.loops import every
 from kdm.net.node import Node, ask_table_id, listen
 from kdm.net.storage import FileStorage
@@ -124,6 +124,7 @@ async def host(
         return await join(config, table, ui, addresses=ours.contacts)
     transport = await _listen(config)
     table_id = transport.node_id  # the founder's node id names the table: unique, and says where it is
+    await _same_node_as_before(config, table_id, transport)  # remembered, to come back as after a crash
     node = Node(
         transport, table_id, _storage(config, table_id, table_id), voters=(table_id,), seed=config.seed,
         pin=config.pin,
@@ -170,7 +171,8 @@ async def join(
     tried = ", ".join(f"{host}:{port}" for host, port in candidates)
     if reached is None:
         raise UsageError(f"no table answered at {tried}")
-    transport = await _listen(config, reachable_at=config.interface or reached.local)
+    reachable_at = config.interface or reached.local
+    transport = await _listen(config, reachable_at=reachable_at)
     address = f"tcp://{reached.endpoint}"
     contact = f"{reached.endpoint}~{contacts[candidates.index((reached.host, reached.port))][2]}"
     try:
@@ -181,6 +183,7 @@ async def join(
     except WireError as error:
         await transport.close()
         raise UsageError(f"the table at {reached.endpoint} speaks another protocol: {error.reason}") from None
+    transport, starts = await _same_node_as_before(config, table, transport, reachable_at)
     # The table's id is its founder's node id: the configuration every member starts from.
     node = Node(
         transport, table, _storage(config, table, transport.node_id), voters=(table,), seed=config.seed,
@@ -188,7 +191,7 @@ async def join(
     )  # fmt: skip
     # The member that answered is reached here: its id may name another of its addresses.
     node.addresses[member] = address
-    session = TableSession(config, node, players=0, ui=ui, contact=contact)
+    session = TableSession(config, node, players=0, ui=ui, contact=contact, first_counter=starts << 32)
     await session.answer_for_this_node()
     _chaos_if_asked(config, node)
     await node.start(contact=contact)
@@ -206,7 +209,13 @@ class TableSession:
     """The peer of one process, and what it prints (or shows through a UI) and reports."""
 
     def __init__(
-        self, config: SessionConfig, node: Node, players: int, ui: UI | None = None, contact: str = ""
+        self,
+        config: SessionConfig,
+        node: Node,
+        players: int,
+        ui: UI | None = None,
+        contact: str = "",
+        first_counter: int = 0,
     ) -> None:
         self.config = config
         self.node = node
@@ -224,8 +233,9 @@ class TableSession:
         identity = Identity.load_or_create(config.data_dir) if config.keep_identity else Identity.ephemeral()
         self.seat_memory = SeatMemory(config.data_dir) if config.keep_identity else None
         self.peer = Peer(
-            node, installed_plugins(), name=config.name, bot=bot, on_notice=self._notice, identity=identity
-        )
+            node, installed_plugins(), name=config.name, bot=bot, on_notice=self._notice, identity=identity,
+            first_counter=first_counter,
+        )  # fmt: skip
         node.on_commit = self.peer.committed
         node.on_direct = self.peer.received_direct
         node.screen_proposal = self.peer.screen_proposal
@@ -482,6 +492,38 @@ async def _listen(config: SessionConfig, reachable_at: str | None = None) -> Any
         return await listen(config.interface, config.port, reachable_at)
     except TransportError as error:
         raise UsageError(str(error)) from None
+
+
+async def _same_node_as_before(
+    config: SessionConfig, table: str, transport: ZmqTransport, reachable_at: str | None = None
+) -> tuple[ZmqTransport, int]:
+    """The node this data directory was at ``table`` before (``kdm.identity.NodeMemory``): listening on
+    the same address and port under the same key, so that a process started again after a crash is the
+    same Raft member, with its log and its vote; ``transport`` when there is none, or its port is taken
+    now. Returns the transport, remembered for next time, and how many times this data directory
+    started at the table before (0 for a bot filling a seat: it never comes back)."""
+    if not config.keep_identity:
+        return transport, 0
+    memory = NodeMemory(config.data_dir)
+    before = memory.get(table)
+    host, port = _host_and_port(transport)
+    starts = 0 if before is None else before.starts + 1
+    if before is not None and (before.host, before.port) != (host, port) and before.host == host:
+        try:
+            again = await listen(config.interface, before.port, reachable_at, keys=NodeKeys(before.key))
+        except TransportError as error:
+            log.info("this process is a new node at the table: port %d is taken (%s)", before.port, error)
+        else:
+            await transport.close()
+            transport = again
+    memory.remember(table, host, _host_and_port(transport)[1], transport.keys.signing, starts)
+    return transport, starts
+
+
+def _host_and_port(transport: ZmqTransport) -> tuple[str, int]:
+    """The host and port a transport's node id names (``HOST:PORT~KEY``)."""
+    host, port = transport.node_id.rsplit("~", 1)[0].rsplit(":", 1)
+    return host, int(port)
 
 
 def _chaos_if_asked(config: SessionConfig, node: Node) -> None:

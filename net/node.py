@@ -71,14 +71,16 @@ MAX_ADMITTED = 64
 NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,64})?")
 
 
-async def listen(interface: str | None, port: int = 0, reachable_at: str | None = None) -> ZmqTransport:
+async def listen(
+    interface: str | None, port: int = 0, reachable_at: str | None = None, keys: NodeKeys | None = None
+) -> ZmqTransport:
     """A started zmq transport named after the port it got (the OS picks one when ``port`` is 0).
 
     It listens on ``interface`` only, or on every interface when that is None. Its node id names
     ``reachable_at``: the address the others reach it at (a joiner's end of the route to its table),
-    else ``interface``, else this machine's primary address.
+    else ``interface``, else this machine's primary address; and ``keys`` (new ones when None).
     """
-    transport = ZmqTransport("unnamed", interface or EVERYWHERE, port)
+    transport = ZmqTransport("unnamed", interface or EVERYWHERE, port, keys=keys)
     await transport.start()
     # The id names the port the OS chose; it goes out with every message, and none has been sent yet.
     host = reachable_at or interface or primary_address()

@@ -118,12 +118,15 @@ def test_a_refused_join_after_a_player_died_does_not_stop_the_table(tmp_path: Pa
 
 def test_a_player_whose_process_died_comes_back_to_the_same_seat(tmp_path: Path) -> None:
     with table(tmp_path, players=3, rounds=3) as scene:
+        seated = next(line for line in scene.host.lines if line.endswith(" takes seat 2"))
         scene.processes[2].send_signal(signal.SIGKILL)
         scene.processes[2].wait(DEADLINE_S)
         assert scene.host.wait_for(lambda line: line.startswith("a bot stands in for seat 2"), DEADLINE_S)
-        # The player starts the same command again: same data directory, so the same key.
+        # The player starts the same command again: same data directory, so the same key, and the same
+        # node (address, port and key): the same Raft member, with its log and its vote.
         _back, back_out = scene.player(2, "join", scene.contact)
-        assert back_out.wait_for(lambda line: line.endswith("takes seat 2 back"), DEADLINE_S)
+        back = back_out.wait_for(lambda line: line.endswith("takes seat 2 back"), DEADLINE_S)
+        assert back is not None and back.split()[0] == seated.split()[0]
         scene.wait_all()
         assert [process.returncode for process in scene.processes] == [0, 0, -signal.SIGKILL, 0]
     results = [scene.report(seat) for seat in range(3)]

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from nacl.signing import SigningKey
+
 from kdm.hookspecs import hookimpl
-from kdm.identity import Identity, SeatMemory, claim_is_valid
+from kdm.identity import Identity, NodeMemory, SeatMemory, claim_is_valid
 from kdm.manager import installed_plugins, plugin_from
 from kdm.membership import LEARNER_GONE_MS, PROMOTE, RETIRE, next_change, voting_homes
 from kdm.record import FULL, PLAYING, Notice, Seat, TableRecord, commitment
@@ -243,6 +245,40 @@ def test_the_seats_a_player_holds_are_remembered_for_the_lobby(tmp_path: Any) ->
     assert memory.held() == {}
     (tmp_path / "seats.json").write_text("[garbage")
     assert memory.held() == {}
+
+
+def test_the_node_at_each_table_is_remembered_privately_for_a_restart(tmp_path: Any) -> None:
+    memory = NodeMemory(tmp_path)
+    assert memory.get(TABLE) is None
+    key = SigningKey.generate()
+    memory.remember(TABLE, "10.0.0.3", 41234, key, starts=0)
+    memory.remember("another table", "10.0.0.3", 41999, SigningKey.generate(), starts=4)
+    again = NodeMemory(tmp_path).get(TABLE)
+    assert again is not None and (again.host, again.port, again.starts) == ("10.0.0.3", 41234, 0)
+    assert bytes(again.key) == bytes(key)
+    assert (tmp_path / "nodes.json").stat().st_mode & 0o777 == 0o600  # the key signs the node's entries
+    (tmp_path / "nodes.json").write_text('{"' + TABLE + '": {"host": 3}}')
+    assert memory.get(TABLE) is None  # unreadable: the process is a new node, and the game goes on
+    (tmp_path / "nodes.json").write_text("[garbage")
+    assert memory.get(TABLE) is None
+
+
+def test_a_process_started_again_as_the_same_node_comes_back_with_a_new_commitment() -> None:
+    """A crashed process that comes back as the same node (``NodeMemory``) has lost its secret nonce:
+    its join is a return, which gives the seat its new commitment; the same join again changes nothing."""
+    table = seated()
+    table.apply(TABLE, "start")
+    again = {"player": BOB.public_key, "claim": BOB.seat_claim(TABLE, "bob-1")}
+    notices = table.apply(
+        "bob-1", "join", name="bob", bot=False, commit=commitment(b"after the crash"), **again
+    )
+    assert table.kinds(notices) == ["returning", "returned"]
+    assert table.record.seats[1].node == "bob-1"
+    assert table.record.seats[1].commitment == commitment(b"after the crash")
+    (refused,) = table.apply(
+        "bob-1", "join", name="bob", bot=False, commit=commitment(b"after the crash"), **again
+    )
+    assert refused.kind == "rejected" and "already seated" in refused.reason
 
 
 def test_a_seat_taken_without_a_key_cannot_be_claimed() -> None:
