@@ -659,19 +659,25 @@ class Node:
         """Save what ``ready`` asks and send its messages once what they rest on is durable. A sync that
         waits on a disk runs in a thread while this node goes on reading and applying (its messages,
         and every raft message after them, wait in order: an answer to a later append acknowledges the
-        entries an earlier one brought), except a leader's, which go first and which it syncs at once
-        (``persist_and_send``: it counts its own copy only on acks read after the sync)."""
+        entries an earlier one brought), except a proposal, which promises nothing of this node's log,
+        and a leader's, which go first and which it syncs at once (``persist_and_send``: it counts its
+        own copy only on acks read after the sync)."""
         storage = self.storage
         if not storage.sync_waits_on_a_disk:
             persist_and_send(storage, ready, self._send_raft)
             return
         saved = save(storage, ready)
         leading = ready.role == "leader"
-        if self._syncing is not None or (saved.sync and not leading):
-            self._hold(saved.sync and not leading, ready.messages)
+        # A slap is not held behind a sync.
+        now = [message for message in ready.messages if message.kind == "prop"]
+        later = [message for message in ready.messages if message.kind != "prop"]
+        must_wait = saved.sync and not leading
+        if must_wait or (later and self._syncing is not None):
+            self._hold(must_wait, later)
         else:
-            for message in ready.messages:
-                self._send_raft(message)
+            now += later
+        for message in now:
+            self._send_raft(message)
         if saved.sync and leading:
             storage.sync()
 

@@ -214,8 +214,9 @@ DEADLINE_S = 10.0
 def test_a_followers_answers_wait_for_its_sync_while_it_goes_on_applying() -> None:
     """A follower's answer to an append promises the entries are durable, so it waits for the sync; the
     sync runs in a thread, so meanwhile the node reads on and applies what the leader says is committed
-    (a process whose disk is slow is not late to see the table move). Its answer to a later append,
-    which acknowledges the same entries, waits behind the first, and both go in order."""
+    (a process whose disk is slow is not late to see the table move), and its proposals go at once.
+    Its answer to a later append, which acknowledges the same entries, waits behind the first, and
+    both go in order."""
 
     async def scene() -> None:
         network = MemoryNetwork()
@@ -247,6 +248,9 @@ def test_a_followers_answers_wait_for_its_sync_while_it_goes_on_applying() -> No
                 pass  # its pings to the leader's clock go out meanwhile
             return envelope
 
+        follower.propose(b"a slap")  # a proposal promises nothing of the log: it is not held
+        proposal = await asyncio.wait_for(next_raft_message(), DEADLINE_S)
+        assert proposal.body["kind"] == "prop" and disk.syncs == 0
         first = asyncio.ensure_future(next_raft_message())
         await asyncio.wait({first}, timeout=0.05)  # room for an answer sent too early to arrive
         assert not first.done()
