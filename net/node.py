@@ -169,6 +169,15 @@ def _non_voter_refusal(message: Message, term: int) -> str | None:
     return None
 
 
+class Held(NamedTuple):
+    """Raft messages that wait for a sync of the log (``after_a_sync``) or only for those before them;
+    ``saved``: the (index, term) a leader's sync makes durable, told to Raft once it is done."""
+
+    after_a_sync: bool
+    messages: Sequence[Message]
+    saved: tuple[int, int] | None = None
+
+
 class WhichTable(NamedTuple):
     """The answer to "which table is this?": the table's id, and the member that answered."""
 
@@ -223,7 +232,10 @@ class Node:
         self.codec = node_codec(table)
         self._lobby = lobby_codec()
         self.storage = storage
-        self.raft = RaftNode(self.node_id, voters, storage=storage, rng_seed=seed)
+        self.raft = RaftNode(
+            self.node_id, voters, storage=storage, rng_seed=seed,
+            saves_in_the_background=storage.sync_waits_on_a_disk,
+        )  # fmt: skip
         self.on_commit = on_commit
         self.on_leader: Callable[[str | None], None] | None = None
         #: Called with (sender, bytes) for each direct message from a member.
@@ -269,7 +281,7 @@ class Node:
         self._processing = False
         #: Raft messages waiting for a sync of the log (``_save_and_send``), oldest first, and the
         #: task that syncs it in ``_sync_thread`` and sends them.
-        self._held: list[tuple[bool, Sequence[Message]]] = []
+        self._held: list[Held] = []
         self._syncing: asyncio.Task[None] | None = None
         self._sync_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kdm-sync")
 
@@ -657,32 +669,35 @@ class Node:
 
     def _save_and_send(self, ready: Ready) -> None:
         """Save what ``ready`` asks and send its messages once what they rest on is durable. A sync that
-        waits on a disk runs in a thread while this node goes on reading and applying (its messages,
-        and every raft message after them, wait in order: an answer to a later append acknowledges the
-        entries an earlier one brought), except a proposal, which promises nothing of this node's log,
-        and a leader's, which go first and which it syncs at once (``persist_and_send``: it counts its
-        own copy only on acks read after the sync)."""
+        waits on a disk runs in a thread while this node goes on reading and applying: its messages,
+        and every raft message after them, wait in order (an answer to a later append acknowledges the
+        entries an earlier one brought), but for a proposal, which promises nothing of this node's log,
+        and a leader's, which go first: the leader counts its own copy only once the sync is done
+        (``RaftNode.saved``), and may commit meanwhile with a quorum of followers (Raft thesis §10.2.1)."""
         storage = self.storage
         if not storage.sync_waits_on_a_disk:
             persist_and_send(storage, ready, self._send_raft)
             return
         saved = save(storage, ready)
         leading = ready.role == "leader"
-        # A slap is not held behind a sync.
-        now = [message for message in ready.messages if message.kind == "prop"]
+        now = [message for message in ready.messages if message.kind == "prop"]  # a slap is not held
         later = [message for message in ready.messages if message.kind != "prop"]
-        must_wait = saved.sync and not leading
-        if must_wait or (later and self._syncing is not None):
-            self._hold(must_wait, later)
+        if leading:
+            now += later  # appends ask the followers to save: they rest on nothing of the leader's disk
+        elif saved.sync or (later and self._syncing is not None):
+            self._hold(Held(saved.sync, later))
         else:
             now += later
         for message in now:
             self._send_raft(message)
-        if saved.sync and leading:
-            storage.sync()
+        if saved.sync and leading and ready.entries:
+            last = ready.entries[-1]
+            self._hold(Held(True, (), saved=(last.index, last.term)))
+        elif saved.sync and leading:
+            storage.sync()  # a new term or vote: rare, and nothing of this ready waits for it
 
-    def _hold(self, after_a_sync: bool, messages: Sequence[Message]) -> None:
-        self._held.append((after_a_sync, messages))
+    def _hold(self, held: Held) -> None:
+        self._held.append(held)
         if self._syncing is None:
             self._syncing = asyncio.get_running_loop().create_task(self._sync_then_send())
 
@@ -693,11 +708,14 @@ class Node:
         try:
             while self._held:
                 batches, self._held = self._held, []
-                if any(after_a_sync for after_a_sync, _ in batches):
+                if any(held.after_a_sync for held in batches):
                     await loop.run_in_executor(self._sync_thread, self.storage.sync)
-                for _, messages in batches:
-                    for message in messages:
+                for held in batches:
+                    for message in held.messages:
                         self._send_raft(message)
+                    if held.saved is not None:
+                        self.raft.saved(*held.saved)
+                self._process()
         except Exception:  # a disk that fails: nothing that rests on it may go out
             log.exception("syncing the log failed: the messages that rest on it are not sent")
             self._held = []

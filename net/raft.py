@@ -20,6 +20,11 @@ not known committed, since it may be the only one able to commit it. Learners re
 campaign, and neither their acknowledgements nor their votes count for a quorum (like any node, they
 answer a vote request, for the candidate that already counts them as promoted).
 
+A leader counts its own copy of an entry toward a commit once it is saved: at once by default (the
+caller saves a `Ready` before acting on it), or, built with ``saves_in_the_background``, only when the
+caller says the entries are durable (`saved`): its appends then go out while its own sync runs, and
+a quorum of followers may commit an entry before the leader's disk is done (Raft thesis §10.2.1).
+
 A restarted node keeps its term, vote and log from `Storage` and hands out its committed entries again
 from index 1 in its first Ready: the application rebuilds its state by replaying them.
 
@@ -93,6 +98,7 @@ class RaftNode:
         heartbeat_ticks: int = 5,
         pre_vote: bool = True,
         check_quorum: bool = True,
+        saves_in_the_background: bool = False,
     ) -> None:
         low, high = election_ticks
         if not 0 < heartbeat_ticks < low < high:
@@ -110,6 +116,7 @@ class RaftNode:
         self._heartbeat_ticks = heartbeat_ticks
         self._pre_vote = pre_vote
         self._check_quorum = check_quorum
+        self._saves_in_the_background = saves_in_the_background
         # the node id keeps peers built with the same seed from timing out in step
         self._random = random.Random(f"{rng_seed}:{node_id}")
 
@@ -216,6 +223,17 @@ class RaftNode:
         """Like `propose`, for one membership change. A leader also returns False while the previous
         change is not committed, or when the change would do nothing or remove the last voter."""
         return self._propose(Entry(0, 0, change.encode(), "conf"))
+
+    def saved(self, index: int, term: int) -> None:
+        """The caller made this node's log durable up to ``index`` (whose entry has ``term``): a leader
+        built with ``saves_in_the_background`` counts its own copy from here on. Nothing otherwise, or
+        when that entry is no longer in the log (a new leader overwrote it)."""
+        own = self._progress.get(self.node_id)
+        if self._state != LEADER or own is None or self._log.term(index) != term:
+            return
+        if own.update(index) and self._maybe_commit():
+            self._broadcast_append()
+            self._step_down_if_removed()
 
     def step(self, message: Message) -> str | None:
         """Take one message. Returns None if it was used, else why it was dropped (for the log)."""
@@ -596,7 +614,7 @@ class RaftNode:
         self._log.append(entries)
         self._refresh_config()
         own = self._progress.get(self.node_id)
-        if own is not None:
+        if own is not None and not self._saves_in_the_background:
             own.update(self._log.last_index)
         self._maybe_commit()  # a lone voter commits at once
         self._broadcast_append()

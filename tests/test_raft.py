@@ -667,3 +667,25 @@ def test_message_from_dict_rejects_bad_shapes(change: dict[str, Any]) -> None:
 def test_message_from_dict_rejects_non_maps(not_a_map: Any) -> None:
     with pytest.raises(ValueError):
         message_from_dict(not_a_map)
+
+
+def test_a_leader_that_saves_in_the_background_counts_its_copy_only_once_saved() -> None:
+    """Raft thesis §10.2.1: the leader's appends go out while its own sync runs; until it says the sync
+    is done (``saved``), its copy does not count, so an entry commits on a quorum of followers alone,
+    or once its own copy is durable, never on an unsaved copy of the leader's."""
+    net = Net(["a", "b", "c"], saves_in_the_background=True)
+    leader = net.elect("a")  # its no-op entry is committed by b and c: a quorum without it
+    start = leader.commit_index
+    net.cut.add(frozenset(("a", "c")))
+    leader.propose(b"x")
+    net.deliver()
+    assert leader.commit_index == start  # b's copy and the leader's unsaved one: not a quorum
+    leader.saved(leader.last_index, leader.term)
+    net.collect()
+    assert leader.commit_index == start + 1
+    net.heal()
+    leader.propose(b"y")
+    net.deliver()
+    assert leader.commit_index == start + 2  # b and c: a quorum of followers, the leader's copy unsaved
+    leader.saved(start + 2, leader.term - 1)  # a stale term names an entry no longer there: nothing
+    assert leader.commit_index == start + 2
