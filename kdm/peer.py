@@ -371,7 +371,9 @@ class Peer:
         """While leading, a bot takes every seat whose process has been silent past ``after_s`` (not
         when this process itself was ``late``: stopped or starved, it cannot tell who was silent; nor
         before it has led for ``after_s``: as a follower it heard only its leader, so every other
-        process looks silent to it until they answer its first heartbeats)."""
+        process looks silent to it until they answer its first heartbeats; the seat of the leader it
+        followed, which it heard to the end, is taken as soon as that one is silent past ``after_s``,
+        so that a dead leader's seat waits no longer than any other)."""
         if not self.node.is_leader:
             self._leading_since = None
             self._forget_takeovers()
@@ -380,10 +382,13 @@ class Peer:
         if self._leading_since is None or late:
             self._leading_since = now
         record, engine = self.record, self.record.engine
-        if late or now - self._leading_since < after_s * 1000 or not (record.started and engine is not None):
+        if late or not (record.started and engine is not None):
             return
+        settling = now - self._leading_since < after_s * 1000
         for seat, owner in enumerate(record.seats):
             process = owner.node.split("#", 1)[0]
+            if settling and process != getattr(self.node, "followed", None):
+                continue  # but the leader it followed: it heard that one, and knows how long it is silent
             if engine.over and owner.node in record.done:
                 continue  # after the game, a seat is taken over only to say it is done
             if process != self.node.node_id and self.node.silent_ms(process) > after_s * 1000:

@@ -263,6 +263,8 @@ class Node:
         self._heard: dict[str, float] = {}
         self._started_ms = monotonic_ms()
         self._leader: str | None = None
+        #: The last leader this node followed (it heard that one to the end: ``silent_ms`` is right).
+        self.followed: str | None = None
         self._tasks: list[asyncio.Task[None]] = []
         #: Non-members this node has a socket to (it answered them), least recently used first.
         self._strangers: OrderedDict[str, None] = OrderedDict()
@@ -779,6 +781,8 @@ class Node:
                 self._leader_seen_ms = monotonic_ms()
             if raft.leader == self._leader:
                 return
+            if self._leader not in (None, self.node_id):
+                self.followed = self._leader
             self._leader = raft.leader
             self.clock.reset()  # offsets were to the old leader's clock
             if self.on_leader is not None:
