@@ -8,13 +8,14 @@ summary gathers them and checks the journals against the final logs (``lost_comm
 With ``chaos`` (``kdm.faults``), faults are injected into the peers while the game plays, from the
 game's start until a peer has finished: a seeded plan of kills, pauses, partitions and garbage, on
 ``max(1, (peers - 1) // 3)`` lanes at once (so a majority of the seats' processes stays up). A killed
-peer is started again on its data directory, as a player whose kdm died runs it again, and takes its
-seat back: a joiner with its own command line, but joining through a member that is up (the one it
-first joined through may be down); the host as ``kdm join`` through a member too, since ``kdm host``
-finds its own table again only through mDNS, which selfplay does not use (with ``--no-advertise`` it
-would found a second, empty table). A peer down or cut off when the table finishes (its seat's
-stand-in played the end) has no report: it is stopped ``END_GRACE_S`` after the first peer finished,
-listed in ``missed_the_end``, and its journal is checked all the same.
+peer is started again on its data directory, as a player whose kdm died runs it again, and comes back as
+the same node (``kdm.identity.NodeMemory``) to take its seat back: a joiner with its own command line,
+but joining through a member that is up and under no fault (the one it first joined through may be
+down), again and through another member until it joins, as its player would; the host as ``kdm join``
+through a member too, since ``kdm host`` finds its own table again only through mDNS, which selfplay
+does not use (with ``--no-advertise`` it would found a second, empty table). A peer down or cut off when
+the table finishes (its seat's stand-in played the end) has no report: it is stopped ``END_GRACE_S``
+after the first peer finished, listed in ``missed_the_end``, and its journal is checked all the same.
 
 ``longest_stall_s`` is the longest time during the game when no peer saw a new entry committed.
 """
@@ -45,8 +46,6 @@ from kdm.session import percentile
 LOOPBACK = "127.0.0.1"
 #: How often the injector looks at its peers (their exits, their logs, the faults due).
 LOOK_EVERY_S = 0.05
-#: Times a killed peer is started again when it cannot join (it asked a member that just went down).
-RESTARTS = 5
 #: How long a peer's start may take before it is ready for faults, and the host's before it listens.
 START_S = 30.0
 #: How long after the first peer finished the others may take to finish too (a second, usually).
@@ -256,8 +255,9 @@ class _Game:
             if process is not None and process.poll() is not None and peer.fault is None:
                 if process.returncode == 0:
                     self.game_over_at = self.game_over_at or time.monotonic()
-                elif peer.restarts and peer.failed_restarts < RESTARTS:
-                    # Started again, it could not join: the member it asked went down meanwhile.
+                elif peer.restarts:
+                    # Started again, it could not join: the member it asked went down meanwhile. It
+                    # tries again, through another member, as its player would.
                     peer.failed_restarts += 1
                     peer.process, peer.wants_restart = None, True
             if not peer.wants_restart:
@@ -334,7 +334,9 @@ class _Game:
         peer.fault = None
 
     def _contacts(self, exclude: PeerProcess | None) -> list[PeerProcess]:
-        return [p for p in self.peers if p is not exclude and p.ready]
+        """The members a peer may join through: up, and under no fault if any is."""
+        up = [p for p in self.peers if p is not exclude and p.ready]
+        return [p for p in up if p.fault is None] or up
 
     def _restart(self, peer: PeerProcess) -> bool:
         """Start ``peer``'s player again on its data directory, joining through a member that is up."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -13,6 +14,7 @@ from kdm.cli import main
 from kdm.errors import UsageError
 from kdm.net.discovery import TableAd
 from kdm.net.keys import new_keys
+from kdm.net.node import listen
 
 KEY = new_keys().token
 KITCHEN = TableAd(
@@ -84,3 +86,29 @@ def test_network_mistakes_are_one_line_and_status_2(capsys: pytest.CaptureFixtur
     )
     assert main(["join", "127.0.0.1:99999", "--headless"]) == 2  # an address with a mistake, not a name
     assert "is not a port number from 1 to 65535" in capsys.readouterr().err
+
+
+def test_a_process_started_again_listens_as_the_node_it_was_even_on_the_port_the_os_gave_back(
+    tmp_path: Path,
+) -> None:
+    """``NodeMemory``: the node a data directory was at a table comes back with its port and key, also
+    when the OS happens to give the new process that very port (it was free again) under a new key."""
+    table = "127.0.0.1:41000~founder"
+
+    async def scene() -> tuple[str, str, str]:
+        config = session.SessionConfig(interface="127.0.0.1", data_dir=tmp_path)
+        first = await listen("127.0.0.1")
+        first, _ = await session._same_node_as_before(config, table, first)  # remembered: a new table
+        was = first.node_id
+        await first.close()
+        # The next process gets the same port from the OS, with a key of its own.
+        again = await listen("127.0.0.1", port=int(was.rsplit("~")[0].rsplit(":")[1]))
+        given = again.node_id
+        again, starts = await session._same_node_as_before(config, table, again)
+        assert starts == 1
+        now = again.node_id
+        await again.close()
+        return was, given, now
+
+    was, given, now = asyncio.run(scene())
+    assert given != was and now == was
