@@ -153,6 +153,8 @@ class Peer:
         self._tasks: list[asyncio.Task[None]] = []
         self._early_notes: list[tuple[str, bytes]] = []
         self._join_when_created = False
+        #: Something was put off while this process was catching up (``_caught_up``).
+        self._put_off = False
 
     @property
     def me(self) -> Agent:
@@ -254,6 +256,9 @@ class Peer:
             entry = entries.decode(data)
         except ValueError as error:
             return f"not an entry: {error}"
+        if (entry.id.node, entry.id.counter) in self.record.applied_ids:
+            # A proposer far behind the log retries what it has not seen committed yet: a copy.
+            return "already in the log (a proposal retried)"
         if not any(
             seat.node.partition("#")[0] == sender or seat.home == sender for seat in self.record.seats
         ):
@@ -421,7 +426,9 @@ class Peer:
                 self.latencies_ms.append(local_time_ms() - sent[1])
         for notice in self.record.apply(entry):
             self._handle(notice)
-        self._owe_duties()
+        if not self._behind():
+            self._caught_up()
+            self._owe_duties()
         early, self._early_notes = self._early_notes, []
         for sender, note in early:
             self.received_direct(sender, note)
@@ -493,8 +500,7 @@ class Peer:
                 if self.driver is not None:
                     self.driver.cancel(seat)
                 if agent is self.me and taken.away and taken.player == self.identity.public_key:
-                    log.warning("a bot stood in for this player at seat %d: taking it back", seat)
-                    self.join_table()
+                    self._take_the_seat_back(seat)
         if now is not None:
             now.seat, now.asking = seat, False
             if now.bot is not None:
@@ -666,11 +672,39 @@ class Peer:
 
     # --- bots ------------------------------------------------------------------------------------
 
+    def _behind(self) -> bool:
+        """Whether this process is still applying what the table committed before (started again and
+        replaying the log, or a learner catching up): nothing it would do now is asked of it."""
+        return bool(getattr(self.node, "catching_up", False))
+
+    def _caught_up(self) -> None:
+        """Once this process has applied all the table committed, it does what it put off meanwhile:
+        its bots plan, and its player asks for their seat back if a bot holds it."""
+        if not self._put_off:
+            return
+        self._put_off = False
+        record = self.record
+        seat = record.seat_held_by(self.identity.public_key) if record.table else None
+        asking = any(key[0] == self.me.identity for key in self._pending)  # its join, say, on its way
+        if seat is not None and record.seats[seat].away and not asking:
+            self._take_the_seat_back(seat)
+        self._wake_bots()
+
+    def _take_the_seat_back(self, seat: int) -> None:
+        if self._behind():
+            self._put_off = True  # a takeover of long ago, replayed: asked once caught up, if still so
+            return
+        log.warning("a bot stood in for this player at seat %d: taking it back", seat)
+        self.join_table()
+
     def _wake_bots(self, seats: Iterable[int] | None = None) -> None:
         """The bots this process runs at ``seats`` (default: all of them) plan again, and the next plan
-        due is scheduled on the loop."""
+        due is scheduled on the loop (once caught up: a plan made on a past state is refused)."""
         driver, record = self.driver, self.record
         if driver is None or not record.started:
+            return
+        if self._behind():
+            self._put_off = True
             return
         driver.wake(sorted(driver.bots) if seats is None else [s for s in seats if s in driver.bots])
         self._schedule_bots()

@@ -263,6 +263,9 @@ class Node:
         self._heard: dict[str, float] = {}
         self._started_ms = monotonic_ms()
         self._leader: str | None = None
+        #: The highest commit index a leader told this node, and the entry it is applying (None between).
+        self._leader_commit = 0
+        self._applying: int | None = None
         #: The last leader this node followed (it heard that one to the end: ``silent_ms`` is right).
         self.followed: str | None = None
         self._tasks: list[asyncio.Task[None]] = []
@@ -346,6 +349,14 @@ class Node:
         return raft.log_entries(index, index + 1)[0].term == raft.term
 
     @property
+    def catching_up(self) -> bool:
+        """Whether the table committed entries this node has not applied yet, beyond the one it is
+        applying: a process started again replaying the log, a learner catching up. What it would do
+        now rests on a state the table has left."""
+        applied = self._applying if self._applying is not None else self.raft.applied_index
+        return applied < max(self.raft.commit_index, self._leader_commit)
+
+    @property
     def members(self) -> tuple[str, ...]:
         return self.raft.voters + self.raft.learners
 
@@ -421,6 +432,8 @@ class Node:
                 message = self._screened(message)
                 if not message.entries:
                     return
+            if message.kind in ("app", "heartbeat") and message.term >= self.raft.term:
+                self._leader_commit = max(self._leader_commit, message.commit)
             refusal = self.raft.step(message)
             if refusal:  # routine after an election (stale heartbeats), so only at info level
                 log.info("raft ignored %s from %s: %s", message.kind, sender, refusal)
@@ -771,11 +784,13 @@ class Node:
                 if ready.committed and self.journal is not None:
                     self.journal(ready.committed)
                 for entry in ready.committed:
+                    self._applying = entry.index
                     if entry.kind == "normal" and entry.data and self.on_commit is not None:
                         try:
                             self.on_commit(entry.data)
                         except Exception:  # a bug above us must not stop consensus for the others
                             log.exception("applying committed entry %d failed", entry.index)
+                self._applying = None
                 raft.advance(ready)
             if raft.leader is not None:
                 self._leader_seen_ms = monotonic_ms()
