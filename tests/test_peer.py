@@ -658,3 +658,53 @@ def test_a_new_leader_takes_no_seat_from_the_followers_it_never_heard_as_a_follo
     peers = run_virtual(scene())
     assert not any(seat.away for seat in peers[0].record.seats)
     assert len(peers[1].agents) == 1  # no stand-in was ever made
+
+
+def test_a_process_catching_up_acts_on_no_past_state_and_asks_its_seat_back_once_caught_up() -> None:
+    """A process started again replays the log (``Node.catching_up``): a takeover of its seat long ago
+    must not make it ask for the seat back then (it did, at every takeover replayed, and retried each:
+    the soak's log grew to 94,000 entries). Once it has applied all the table committed, it asks once."""
+
+    async def scene() -> tuple[int, int, str]:
+        log = FakeLog()
+        peers = []
+        for i in range(3):
+            bot = Bot(i, "greedy", seed=b"catch-up")
+            bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
+            peers.append(Peer(log.node(f"n{i}"), installed_plugins(), bot=bot))
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start(takeover_after_s=None)
+        await seat_everyone(peers, {"rounds": 3, "slap_timeout_ms": 200}, table="n0")
+        peers[0].start_game()
+        while peers[0].record.engine is None or peers[0].record.engine.state.round < 2:
+            await asyncio.sleep(0.001)
+
+        def joins_by_n1() -> int:
+            return sum(1 for data in log.entries if msgpack.unpackb(data)["t"] == "join" and
+                       msgpack.unpackb(data)["id"][0] == "n1")  # fmt: skip
+
+        async def until(condition: Callable[[], bool]) -> None:
+            async def poll() -> None:
+                while not condition():
+                    await asyncio.sleep(0.001)
+
+            await asyncio.wait_for(poll(), 10)  # virtual seconds
+
+        before = joins_by_n1()
+        peers[1].node.catching_up = True  # type: ignore[attr-defined]
+        peers[0].take_over(1, Bot(1, "greedy", seed=b"stand-in"))
+        await until(lambda: peers[1].record.seats[1].node == "n0#1")
+        await asyncio.sleep(0.2)  # the table plays on while n1 replays
+        while_behind = joins_by_n1() - before
+        peers[1].node.catching_up = False  # type: ignore[attr-defined]
+        await until(lambda: peers[1].record.seats[1].node == "n1")
+        after = joins_by_n1() - before
+        holder = peers[1].record.seats[1].node
+        await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=60)
+        for peer in peers:
+            await peer.stop()
+        return while_behind, after, holder
+
+    while_behind, after, holder = run_virtual(scene())
+    assert (while_behind, after, holder) == (0, 1, "n1")
