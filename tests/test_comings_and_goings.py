@@ -11,93 +11,11 @@ import json
 import os
 import signal
 import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from kdm.manager import installed_plugins
-from tests.netns import LineWatcher, wait_until
-
-KDM = [sys.executable, "-m", "kdm"]
-DEADLINE_S = 120.0
-
-
-def start(*args: str) -> tuple[subprocess.Popen[str], LineWatcher]:
-    process = subprocess.Popen(
-        [*KDM, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True
-    )
-    assert process.stdout is not None
-    return process, LineWatcher(process.stdout)
-
-
-def bot_player(root: Path, index: int) -> list[str]:
-    """The flags of a headless bot player with a data directory (and so a key) of its own."""
-    return ["--headless", "--as-bot", "greedy", "--data-dir", str(root / f"p{index}")]
-
-
-class Table:
-    """A founder and joiners on 127.0.0.1, each a headless bot player with a key of its own, seat i for
-    joiner i; each writes its report (``report i``) when the game ends."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.processes: list[subprocess.Popen[str]] = []
-        self.outputs: list[LineWatcher] = []
-        self.contact = self.founder = ""
-
-    def report(self, seat: int) -> dict[str, object]:
-        result: dict[str, object] = json.loads((self.root / f"report{seat}.json").read_text())
-        return result
-
-    def player(self, seat: int, *args: str) -> tuple[subprocess.Popen[str], LineWatcher]:
-        """Start the player of ``seat``: ``args`` is its command (host or join) before the player's flags."""
-        process, output = start(
-            *args, *bot_player(self.root, seat), "--report", str(self.root / f"report{seat}.json")
-        )
-        self.processes.append(process)
-        self.outputs.append(output)
-        return process, output
-
-    @property
-    def host(self) -> LineWatcher:
-        return self.outputs[0]
-
-    def wait_all(self) -> None:
-        """Until every process has ended (the killed ones have already)."""
-        for process in self.processes:
-            process.wait(DEADLINE_S)
-
-
-@contextmanager
-def table(root: Path, players: int, rounds: int) -> Iterator[Table]:
-    """A table of ``players`` bot players, seated in order, the game started; everything is stopped
-    after, and what each process said is shown when the test fails."""
-    scene = Table(root)
-    try:
-        scene.player(0, "host", "--players", str(players), "--option", f"rounds={rounds}", "--no-advertise")
-        listening = scene.host.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
-        leader = scene.host.wait_for(lambda line: line.startswith("leader: "), DEADLINE_S)
-        assert listening is not None and leader is not None
-        scene.contact, scene.founder = listening.split()[2], leader.split()[1]
-        for seat in range(1, players):  # one after the other, so that joiner i takes seat i
-            scene.player(seat, "join", scene.contact)
-            assert scene.host.wait_for(
-                lambda line, seat=seat: line.endswith(f"takes seat {seat}"), DEADLINE_S
-            )
-        assert scene.host.wait_for(lambda line: line == "the game starts", DEADLINE_S)
-        assert scene.host.wait_for(lambda line: "passes to" in line, DEADLINE_S)
-        yield scene
-    except BaseException:
-        for index, output in enumerate(scene.outputs):  # pytest shows this when the test fails
-            print(f"--- process {index} ---", *output.lines[-30:], sep="\n")
-        raise
-    finally:
-        for process in scene.processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGCONT)
-                process.kill()
-                process.wait()
+from tests.netns import wait_until
+from tests.processes import DEADLINE_S, KDM, bot_player, start, table
 
 
 def test_a_refused_join_after_a_player_died_does_not_stop_the_table(tmp_path: Path) -> None:
