@@ -19,7 +19,7 @@ from typing import Any
 
 from kdm.cards import shuffled
 from kdm.effects import Effect, is_shown_privately, is_shuffled
-from kdm.engine import Duty
+from kdm.engine import Duty, Engine
 from kdm.events import Event
 from kdm.state import TableState
 
@@ -115,3 +115,23 @@ class OpenDeck:
         (``reveal``: the ``kdm_reveal`` hook), or None."""
         event: Event | None = reveal(duty=duty, state=state, faces=self.faces)
         return event
+
+    def false_claim(self, engine: Engine, event: Event) -> str | None:
+        """Why ``event`` shows faces this deck did not deal, or None (issue 12, checked claims). Every
+        peer holds the open deck alike, so it checks the faces a player's action names
+        (``kdm_claimed_faces``), and rebuilds an event that fulfils a reveal duty (a shown hand, a draw,
+        a called card) as the game's ``kdm_reveal`` would from the true faces, and compares."""
+        rules = engine.rules
+        claimed = rules.caller("kdm_claimed_faces")(event=event) or {}
+        known = self.faces
+        for token, face in claimed.items():
+            if known.get(token, face) != face:
+                return f"it names card {token} {face}, but card {token} is {known[token]}"
+        seat = getattr(event, "seat", None)
+        duty = next((d for d in engine.awaiting() if d.kind == event.kind and d.seat in (None, seat)), None)
+        if duty is None:
+            return None  # not a reveal: the rules judge it
+        expected = self.fulfil(duty, engine.state, rules.caller("kdm_reveal"))
+        if expected is None or expected == event:
+            return None
+        return "it claims faces that are not the ones dealt"

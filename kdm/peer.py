@@ -204,27 +204,9 @@ class Peer:
             timer.cancel()
 
     def _check_claims(self, event: Event) -> str | None:
-        """Whether ``event`` shows the faces the deck dealt. Every peer holds the open deck alike, so
-        it checks the faces a player's action names (``kdm_claimed_faces``), and rebuilds an event
-        that fulfils a reveal duty (a shown hand, a draw, a called card) as the game's ``kdm_reveal``
-        would from the true faces, and compares."""
+        """Whether ``event`` shows the faces the deck dealt (``OpenDeck.false_claim``)."""
         engine = self.record.engine
-        if engine is None:
-            return None
-        rules = engine.rules
-        claimed = rules.caller("kdm_claimed_faces")(event=event) or {}
-        known = self.deck.faces
-        for token, face in claimed.items():
-            if known.get(token, face) != face:
-                return f"it names card {token} {face}, but card {token} is {known[token]}"
-        seat = getattr(event, "seat", None)
-        duty = next((d for d in engine.awaiting() if d.kind == event.kind and d.seat in (None, seat)), None)
-        if duty is None:
-            return None  # not a reveal: the rules judge it
-        expected = self.deck.fulfil(duty, engine.state, rules.caller("kdm_reveal"))
-        if expected is None or expected == event:
-            return None
-        return "it claims faces that are not the ones dealt"
+        return None if engine is None else self.deck.false_claim(engine, event)
 
     @property
     def table(self) -> str:

@@ -1,7 +1,8 @@
 """``kdm replay FILE``: a table's log file played back through the rules, as a transcript.
 
 The log file is what a peer keeps (``net/storage.py``); only committed entries are replayed, through
-the same ``TableRecord`` every peer used, so the digest printed at the end is the one the table had.
+the same ``TableRecord`` every peer used, checking signatures and claimed faces as every peer did (with
+the open deck they all held), so the digest printed at the end is the one the table had.
 The file's hash chain is checked first: an altered file is refused, naming the first record that does
 not follow the chain (the summary's ``log`` says ``chained``, or ``unchained`` for a file written before
 records were chained).
@@ -9,47 +10,32 @@ records were chained).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import msgpack
 
+from kdm.deck import OpenDeck
 from kdm.errors import UsageError
 from kdm.manager import installed_plugins
 from kdm.net.storage import read_log_checked
-from kdm.record import TableRecord
+from kdm.record import Notice, TableRecord
 
 
 def replay(path: Path, lang: str = "en", say: Callable[[str], None] = print) -> dict[str, Any]:
     """Replay the committed entries of a log file; returns a summary (events, rounds, digest)."""
-    try:
-        hard_state, entries, found = read_log_checked(path)
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
-    if found.broken:
-        raise UsageError(f"{path} was altered: {found.broken}")
-    record = TableRecord(installed_plugins())
-    for entry in entries[: hard_state.commit]:
-        if entry.kind != "normal" or not entry.data:
-            continue  # membership changes and leaders' no-ops are not the game's business
-        try:
-            decoded = msgpack.unpackb(entry.data, raw=False, strict_map_key=True)
-        except Exception:
-            continue  # every peer skipped it the same way
-        if not record.table and isinstance(decoded, dict) and decoded.get("t") == "create":
-            # The table's id is its founder's node id: from here on the entries' signatures are
-            # checked as every peer checked them (a forged entry the table refused stays refused).
-            ident = decoded.get("id")
-            if isinstance(ident, list) and ident and isinstance(ident[0], str):
-                record.table = ident[0]
-        for notice in record.apply(decoded):
-            if notice.kind == "rejected":
-                say(f"(refused: {notice.reason})")
-            for effect in notice.effects:
-                line = record.rules.describe(effect, lang) if record.engine is not None else None
-                if line:
-                    say(line)
+    data, chained = read_committed(path)
+
+    def tell(record: TableRecord, notice: Notice) -> None:
+        if notice.kind == "rejected":
+            say(f"(refused: {notice.reason})")
+        for effect in notice.effects:
+            line = record.rules.describe(effect, lang) if record.engine is not None else None
+            if line:
+                say(line)
+
+    record = replayed(data, tell)
     engine = record.engine
     if engine is None:
         raise UsageError(f"{path} holds no committed table")
@@ -61,5 +47,50 @@ def replay(path: Path, lang: str = "en", say: Callable[[str], None] = print) -> 
         "over": engine.over,
         "scores": list(engine.state.scores),
         "digest": engine.digest(),
-        "log": "chained" if found.chained else "unchained",
+        "log": "chained" if chained else "unchained",
     }
+
+
+def read_committed(path: Path) -> tuple[list[bytes], bool]:
+    """The data of the committed entries of a log file that the table applied (membership changes and
+    leaders' no-ops are not the game's business), and whether the file is chained. An unreadable or
+    altered file is a ``UsageError`` naming what is wrong."""
+    try:
+        hard_state, entries, found = read_log_checked(path)
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    if found.broken:
+        raise UsageError(f"{path} was altered: {found.broken}")
+    data = [entry.data for entry in entries[: hard_state.commit] if entry.kind == "normal" and entry.data]
+    return data, found.chained
+
+
+def replayed(
+    data: Iterable[bytes], on_notice: Callable[[TableRecord, Notice], None] | None = None
+) -> TableRecord:
+    """The table the committed entries ``data`` make, applied as every peer applied them: signatures
+    checked from the founder's create on, and the faces a seat claims checked against the open deck
+    (a lie the table refused stays refused, and the digest is the table's). ``on_notice`` is told of
+    each notice in order."""
+    record = TableRecord(installed_plugins())
+    deck = OpenDeck()
+    record.check_claims = lambda event: (
+        None if record.engine is None else deck.false_claim(record.engine, event)
+    )
+    for entry in data:
+        try:
+            decoded = msgpack.unpackb(entry, raw=False, strict_map_key=True)
+        except Exception:
+            continue  # every peer skipped it the same way
+        if not record.table and isinstance(decoded, dict) and decoded.get("t") == "create":
+            # The table's id is its founder's node id: from here on the entries' signatures are
+            # checked as every peer checked them (a forged entry the table refused stays refused).
+            ident = decoded.get("id")
+            if isinstance(ident, list) and ident and isinstance(ident[0], str):
+                record.table = ident[0]
+        for notice in record.apply(decoded):
+            if notice.kind == "applied":
+                deck.observe(notice.effects)  # the faces each shuffle makes, as each peer learns them
+            if on_notice is not None:
+                on_notice(record, notice)
+    return record

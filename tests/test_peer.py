@@ -25,6 +25,7 @@ from kdm.kilo.events import Announce, Draw, ShowHand, Slap
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import CLOCK_SETTLE_MS, Peer, local_time_ms
 from kdm.record import TableRecord, commitment
+from kdm.replay import replayed
 from kdm.testing import run_virtual
 
 
@@ -301,6 +302,10 @@ def test_a_seat_that_shows_false_faces_is_refused_by_every_peer_and_the_game_goe
     assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
     refusals = caplog.text.count(": it claims faces that are not the ones dealt")
     assert refusals == 4 * len(lies)  # by every peer, the liar's own included
+    # A replay of the log refuses the lies too, and ends where the table did: it applied them once.
+    assert isinstance(peers[0].node, FakeNode)
+    table, replay = peers[0].record.engine, replayed(peers[0].node.log.entries).engine
+    assert table is not None and replay is not None and replay.digest() == table.digest()
 
 
 def test_the_leaders_seat_is_taken_over_by_the_next_leader() -> None:
