@@ -2,7 +2,7 @@
 
 Consensus orders opaque entries; this module gives them their meaning. Each committed entry is one of
 the typed records of ``kdm.entries`` (which owns their shape and their codec), with an ``id`` (node and
-counter: a retried proposal committed twice is applied once):
+counter: a retried proposal committed twice is judged once, applied or refused):
 
 - ``create``: the host's table: name, players, options as given, plugins with versions, and whether
   it is listed on the LAN;
@@ -148,6 +148,8 @@ class TableRecord:
     joined: set[str] = field(default_factory=set)
     engine: Engine | None = None
     applied_ids: set[tuple[str, int]] = field(default_factory=set)
+    #: Entries refused that their author did write: a copy of one committed again is not judged again.
+    refused_ids: set[tuple[str, int]] = field(default_factory=set)
     #: Whether the table is found on the LAN (its leader advertises it), or only by address.
     listed: bool = True
     #: Players back for their seats (by seat), until the rules let them take them.
@@ -187,20 +189,29 @@ class TableRecord:
                 said = f"malformed {kind} entry" if kind else "malformed entry"
                 return [Notice("rejected", node=node, reason=f"{said}: {error}", entry=kind)]
         kind, node = entry.TYPE, entry.id.node
-        if (node, entry.id.counter) in self.applied_ids:
-            return []  # a retried proposal that was committed twice
+        key = (node, entry.id.counter)
+        if key in self.applied_ids or key in self.refused_ids:
+            return []  # a copy of an entry already judged (a retried proposal committed twice)
         if self.signed and not signed_by_author(entry, signature, self.table):
+            # Not remembered: a forger must not use up the ids of the node it writes in the name of.
             return [Notice("rejected", node=node, reason=f"not signed by {node}'s key", entry=kind)]
         try:
             notices = _APPLY[type(entry)](self, entry)
         except (KeyError, TypeError, ValueError) as error:
-            return [Notice("rejected", node=node, reason=f"malformed {kind} entry: {error}", entry=kind)]
+            refused = Notice("rejected", node=node, reason=f"malformed {kind} entry: {error}", entry=kind)
         except _Refused as refusal:
-            return [Notice("rejected", node=node, reason=str(refusal), entry=kind, code=refusal.code)]
+            refused = Notice("rejected", node=node, reason=str(refusal), entry=kind, code=refusal.code)
         except (IllegalAction, KdmError) as error:
-            return [Notice("rejected", node=node, reason=str(error), entry=kind)]
-        self.applied_ids.add((node, entry.id.counter))
-        return notices + self._seat_returns()
+            refused = Notice("rejected", node=node, reason=str(error), entry=kind)
+        else:
+            self.applied_ids.add(key)
+            return notices + self._seat_returns()
+        # Its author wrote it, and it is judged once. A copy committed later (a proposal retried while
+        # the first was on its way, or one a player replays: entries are public) might pass then, and
+        # act for its author at a moment they did not choose (a slap refused while a window was being
+        # judged, replayed into the next round's passing).
+        self.refused_ids.add(key)
+        return [refused]
 
     # --- entries ----------------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from kdm.net.keys import NodeKeys, new_keys
 from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_messages import HardState
 from kdm.net.storage import FileStorage
-from kdm.record import TableRecord, commitment
+from kdm.record import NO_TABLE_YET, TableRecord, commitment
 from kdm.replay import replay
 
 PLUGINS = {"kilo": installed_plugins()["kilo"].version}
@@ -134,3 +134,24 @@ def test_a_replay_refuses_what_the_table_refused(tmp_path: Path) -> None:
     summary = replay(path, say=said.append)
     assert said == [f"(refused: not signed by {nodes[1].id}'s key)"]
     assert summary["table"] == "t" and summary["log"] == "chained"
+
+
+def test_an_entry_is_judged_once_and_a_forgery_uses_up_none_of_its_victims_ids() -> None:
+    """A join that reached the log before the table was refused. The same entry committed again once
+    the table exists (a proposal retried while the first was on its way, or a copy another player
+    replays: entries are public) is not judged again, so it cannot act later than its author meant.
+    A forgery is not remembered: the ids of the node it names stay that node's."""
+    founder, joiner, forger = Node(41000), Node(41001), Node(42004)
+    table = founder.id
+    record = TableRecord(installed_plugins(), table=table)
+    early = joiner.write(Join, table, commit=commitment(b"early"))
+    (refused,) = record.apply(early)
+    assert refused.code == NO_TABLE_YET
+    record.apply(founder.write(Create, table, name="t", players=3, options={}, plugins=PLUGINS))
+    assert record.apply(early) == [] and record.seats == []
+    forger.counter = joiner.counter  # the id the joiner uses next
+    forged = forger.write(Join, table, author=joiner.id, commit=commitment(b"forged"))
+    (refused,) = record.apply(forged)
+    assert refused.reason == f"not signed by {joiner.id}'s key"
+    (seated,) = record.apply(joiner.write(Join, table, commit=commitment(b"again")))
+    assert seated.kind == "seated" and record.seat_of(joiner.id) == 0
