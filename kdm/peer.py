@@ -434,6 +434,7 @@ class Peer:
         elif notice.kind == "rejected" and notice.code == NO_TABLE_YET and mine is self.me:
             # Our join reached the log before the founder's create (it asked "which table?" early):
             # ask again once the table exists.
+            log.info("entry from %s refused: %s; asking again once it exists", notice.node, notice.reason)
             self._join_when_created = True
         elif notice.kind == "rejected":
             level = logging.WARNING if mine is not None else logging.INFO
