@@ -100,15 +100,18 @@ def table(
     rounds: int,
     programs: Mapping[int, Sequence[str]] | None = None,
     env: Mapping[str, str] | None = None,
+    options: Sequence[str] = (),
 ) -> Iterator[Table]:
     """A table of ``players`` bot players, seated in order, the game started (``programs``: the seats
-    played by another program than ``kdm``); everything is stopped after, and what each process said
-    is shown when the test fails."""
+    played by another program than ``kdm``; ``options``: more table options, ``NAME=VALUE``);
+    everything is stopped after, and what each process said is shown when the test fails."""
     scene = Table(root, env)
     programs = programs or {}
     try:
-        scene.player(0, "host", "--players", str(players), "--option", f"rounds={rounds}", "--no-advertise",
-                     program=programs.get(0, KDM))  # fmt: skip
+        flags = [flag for option in (f"rounds={rounds}", *options) for flag in ("--option", option)]
+        scene.player(
+            0, "host", "--players", str(players), *flags, "--no-advertise", program=programs.get(0, KDM)
+        )
         listening = scene.host.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
         leader = scene.host.wait_for(lambda line: line.startswith("leader: "), DEADLINE_S)
         assert listening is not None and leader is not None

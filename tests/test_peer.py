@@ -7,7 +7,6 @@ minus the network. Several peers with bots play a whole game and end with the sa
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -21,12 +20,13 @@ from kdm.engine import Duty
 from kdm.entries import Act, EntryId, Takeover
 from kdm.events import Event
 from kdm.identity import Identity
-from kdm.kilo.events import Announce, Draw, ShowHand, Slap
+from kdm.kilo.events import Slap
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import CLOCK_SETTLE_MS, Peer, local_time_ms
 from kdm.record import TableRecord, commitment
 from kdm.replay import replayed
 from kdm.testing import run_virtual
+from tests.modified_clients import falsified
 
 
 class FakeLog:
@@ -263,15 +263,6 @@ def test_a_seat_that_shows_false_faces_is_refused_by_every_peer_and_the_game_goe
     draws or shows a card it was not dealt is refused the same way everywhere, and plays on honestly.
     Every process lies once, at the first card it reveals (someone calls a queen in the first round)."""
     lies: list[Event] = []
-
-    def falsified(event: Event | None) -> Event | None:
-        if isinstance(event, Announce):
-            return dataclasses.replace(event, card="QS" if event.card != "QS" else "QH")
-        if isinstance(event, Draw):
-            return dataclasses.replace(event, card="KS" if event.card != "KS" else "2C")
-        if isinstance(event, ShowHand):
-            return dataclasses.replace(event, cards=tuple("AS" for _ in event.cards))  # four aces
-        return None
 
     def cheat(peers: list[Peer]) -> None:
         for peer in peers:

@@ -1,0 +1,357 @@
+"""Modified ``kdm`` clients for tests/test_adversary.py: kdm's own code with a key of its own, patched
+before kdm's own command line runs. A tempted friend or a stranger on the LAN runs exactly this kind
+of program, not a mock of one.
+
+    python tests/modified_clients.py ROLE KDM-ARGUMENTS...
+
+- ``cheat``: a seated player's client (``join``). Each press that reacts to another claims a reaction
+  time no person has; once the leader's clock is one the others know (``CLOCK_SETTLE_MS``: until
+  then the leader lets any press time through, by design), every other one instead reacts to nothing
+  and claims a press time seconds early (which alone would put it first), and so does the first
+  window it would open. It opens one window of its own (to have a hand to show) and no more: the
+  others open the rest, and it forges its way into them. Each face it must reveal, it first lies
+  about. Once the game runs, it writes a slap for another seat in its player's name and in its own,
+  and ``FORGED_DONES`` ``done`` entries in the other players' names; it sends every member a takeover
+  of a live seat and membership changes (a seated voter removed, ghost voters added).
+- ``stranger``: a spectator (``join --watch``, so a learner, which reads the whole log). Once the game
+  runs, it sends every member what a learner may not propose (a slap in a player's name, a takeover,
+  ``done`` entries, membership changes), raft messages only a leader or a candidate sends and a term
+  ahead, and, over sockets of its own with its key: a message under another member's id, a hello from
+  an id that is no address (``garbage``), and "which table?" under ``IDENTITIES`` ids.
+- ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
+  first: the join race, forced.
+- ``door``: an unmodified ``kdm``, imported already, that waits for the table's contact on its input
+  and puts it in place of ``CONTACT`` in its arguments: a joiner started with the host joins the
+  moment the host listens.
+
+Each attack is written, one JSON object a line, to the file named by ``KDM_ATTACKS``: what it was and
+the ids of the entries it proposed, for the test to look for in every honest peer's log and in the log
+the table committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import Any
+
+import zmq
+
+from kdm import cli, entries
+from kdm.agents import Bot, Decision
+from kdm.driver import TableDriver
+from kdm.engine import Duty, SeatView
+from kdm.entries import Act, Done, EntryId, Takeover
+from kdm.events import Event, TimedEvent
+from kdm.kilo import bots as kilo_bots
+from kdm.kilo.events import Announce, Draw, ShowHand, Slap
+from kdm.manager import installed_plugins
+from kdm.net.keys import new_keys, public_key_of
+from kdm.net.node import Node, address_of, lobby_codec
+from kdm.net.raft_messages import ConfChange, Message, message_to_dict
+from kdm.net.raft_messages import Entry as RaftEntry
+from kdm.peer import CLOCK_SETTLE_MS, Peer
+from kdm.record import NO_TABLE_YET, Notice
+
+ATTACKS_ENV = "KDM_ATTACKS"
+#: How late (after this process started) the cheater forges its first press: past the leader's settling
+#: time (it led before this process was started), when the leader holds presses to its clock.
+FORGE_AFTER_S = CLOCK_SETTLE_MS / 1000 + 0.5
+#: How far back a forged press time goes: a trip on a LAN takes milliseconds.
+FORGED_EARLY_MS = 5000.0
+#: How long the cheater waits for a forged press time to be committed before it gives it up.
+GIVE_UP_S = 1.0
+#: How long the cheater thinks before a pass (people and kdm's bots think from 200 ms to over a second).
+QUICK_THINK_MS = (50.0, 150.0)
+#: A reaction time no person has (the table's minimum is ``min_reaction_ms``, 100 by default).
+FORGED_REACTION_MS = 1.0
+#: ``done`` entries forged in other players' names (400 froze a table before issue 12).
+FORGED_DONES = 400
+#: Entries a forged ``prop`` carries at most (a message must stay under the wire's 64 KiB).
+PER_MESSAGE = 50
+#: Ids the stranger asks "which table?" under, over one connection and one key.
+IDENTITIES = 1000
+#: Counters of forged entries: far above what the forger's own peer uses, so as not to be applied once.
+FORGED = 1_000_000
+
+
+def note(attack: str, **details: Any) -> None:
+    """Write down an attack for the test (``KDM_ATTACKS``)."""
+    with Path(os.environ[ATTACKS_ENV]).open("a") as attacks:
+        attacks.write(json.dumps({"attack": attack, **details}) + "\n")
+
+
+def falsified(event: Event | None) -> Event | None:
+    """``event`` with faces that were not dealt (a two called for a queen, another card drawn, four aces
+    shown), or None when it reveals no face. (Not another queen called: the seat may hold both.)"""
+    if isinstance(event, Announce | Draw):
+        return dataclasses.replace(event, card="2C" if event.card != "2C" else "3C")
+    if isinstance(event, ShowHand):
+        return dataclasses.replace(event, cards=tuple("AS" for _ in event.cards))
+    return None
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.05)  # a client waiting for its moment, not a test synchronisation
+
+
+def beside_the_peer(attack: Callable[[Peer], Coroutine[Any, Any, None]]) -> None:
+    """Run ``attack`` on the peer's loop once the peer starts (stopped with it)."""
+    honest_start = Peer.start
+
+    def start(self: Peer, *args: Any, **kwargs: Any) -> None:
+        honest_start(self, *args, **kwargs)
+        self._tasks.append(asyncio.get_running_loop().create_task(attack(self)))
+
+    Peer.start = start  # type: ignore[method-assign]
+
+
+def propose_to(node: Node, member: str, data: Sequence[RaftEntry]) -> None:
+    """Forward proposals to ``member`` straight, as a follower forwards them to its leader."""
+    for first in range(0, len(data), PER_MESSAGE):
+        message = Message(
+            "prop", node.raft.term, node.node_id, member, entries=tuple(data[first : first + PER_MESSAGE])
+        )
+        node._send(member, "raft", message_to_dict(message))
+
+
+def give_up(peer: Peer, entry_id: tuple[str, int]) -> None:
+    """Stop proposing entry ``entry_id`` if it is not committed yet, and let the bots think again."""
+    if peer._pending.pop(entry_id, None) is not None:
+        peer._wake_bots()
+
+
+def pressed_early(event: TimedEvent) -> TimedEvent:
+    """``event`` pressed ``FORGED_EARLY_MS`` before it was, reacting to nothing: a time that alone would
+    put it first in its window."""
+    return dataclasses.replace(event, trigger=None, rt=None, t_sync=event.t_sync - FORGED_EARLY_MS)
+
+
+def ghost() -> str:
+    """A node id nobody runs."""
+    return f"127.0.0.1:9~{new_keys().token}"
+
+
+# --- the cheater ---------------------------------------------------------------------------------
+
+
+def cheat() -> None:
+    started = time.monotonic()
+    lies: set[Event] = set()
+    lied: set[tuple[str, int]] = set()
+    reactions = itertools.count()
+    opened = forged_opening = False
+    honest_fulfil, honest_act, honest_slap_now = TableDriver.fulfil, Peer.act, kilo_bots.slap_now
+
+    def fulfil(self: TableDriver, duty: Duty) -> Event | None:
+        # Each reveal is a lie first; refused, it is owed again, and the second one is honest.
+        event = honest_fulfil(self, duty)
+        key = (duty.kind, self.engine.state.seq)
+        lie = falsified(event) if key not in lied and getattr(event, "seat", None) in self.bots else None
+        if lie is None:
+            return event
+        lied.add(key)
+        lies.add(lie)
+        return lie
+
+    def slap_now(view: SeatView, bot: Bot, table: Any) -> Decision | None:
+        # Once it has opened a window of its own (to have a hand to lie about), it leaves the openings
+        # to the others and forges its way into their windows.
+        return None if opened else honest_slap_now(view, bot, table)
+
+    def act(self: Peer, event: Event, agent: Any = None) -> None:
+        nonlocal opened, forged_opening
+        attack = window = None
+        settled = time.monotonic() - started > FORGE_AFTER_S
+        if isinstance(event, TimedEvent) and event.trigger is not None:
+            # A reaction time is checked on apply, a press time only by a leader that has settled.
+            window = event.trigger
+            if next(reactions) % 2 == 0 or not settled:
+                attack, event = "reaction time", dataclasses.replace(event, rt=FORGED_REACTION_MS)
+            else:
+                attack, event = "press time", pressed_early(event)
+        elif isinstance(event, Slap) and settled and not forged_opening:
+            attack, event, forged_opening = "press time", pressed_early(event), True
+        elif isinstance(event, Slap):
+            opened = True
+        elif event in lies:
+            attack = "faces"
+        honest_act(self, event, agent)
+        author = agent or self.me
+        if attack is not None:
+            note(attack, id=[author.identity, author.counter], seat=self.seat, window=window, kind=event.kind)
+        if attack == "press time":
+            # The leader drops it without a word, and kdm would propose it again forever while its
+            # bot waits for it (not passing, if it was its turn): give it up, and think again.
+            asyncio.get_running_loop().call_later(GIVE_UP_S, give_up, self, (author.identity, author.counter))
+
+    TableDriver.fulfil = fulfil  # type: ignore[method-assign]
+    Peer.act = act  # type: ignore[method-assign]
+    kilo_bots.slap_now = slap_now
+    # It passes as soon as it may: a shorter game for the test, not part of the attack.
+    Bot.think_ms = lambda self: self.rng.uniform(*QUICK_THINK_MS)  # type: ignore[method-assign]
+    beside_the_peer(write_in_others_names)
+
+
+async def write_in_others_names(peer: Peer) -> None:
+    """Once the game runs: entries in the other players' names, and what only a leader proposes."""
+    await until(lambda: peer.record.started and peer.seat is not None)
+    node, record = peer.node, peer.record
+    assert isinstance(node, Node) and node.keys is not None
+    me = node.node_id
+    others = [seat.node for seat in record.seats if seat.node != me]
+    victim, removed = others[0], others[-1]
+    victim_seat = record.seat_of(victim)
+    assert victim_seat is not None
+
+    def signed(entry: entries.Entry) -> bytes:
+        assert node.keys is not None
+        return entries.encode(entry, node.keys.sign, peer.table)
+
+    slap = record.rules.codec.encode(Slap(seat=victim_seat, t_sync=node.agreed_time_ms()))
+    for author in (victim, me):
+        node.propose(signed(Act(EntryId(author, FORGED), event=slap)))
+        note("slap for another seat", id=[author, FORGED], seat=victim_seat)
+    for i in range(FORGED_DONES):
+        author = others[i % len(others)]
+        node.propose(signed(Done(EntryId(author, FORGED + i))))
+    note("done in others' names", ids=[[others[i % len(others)], FORGED + i] for i in range(FORGED_DONES)])
+    theft = Takeover(EntryId(f"{me}#{victim_seat}", FORGED), seat=victim_seat, commit=bytes(32))
+    changes = [ConfChange("remove", removed)] + [ConfChange("add_voter", ghost()) for _ in range(4)]
+    forwarded = [RaftEntry(0, 0, signed(theft))] + [RaftEntry(0, 0, c.encode(), "conf") for c in changes]
+    for member in node.members:
+        if member != me:
+            propose_to(node, member, forwarded)
+    note("takeover", id=[theft.id.node, FORGED], seat=victim_seat, to=list(node.members))
+    note("membership", removed=removed, ghosts=4)
+
+
+# --- the stranger --------------------------------------------------------------------------------
+
+
+def stranger() -> None:
+    beside_the_peer(knock)
+
+
+async def knock(peer: Peer) -> None:
+    node = peer.node
+    assert isinstance(node, Node) and node.keys is not None
+    await until(lambda: node.node_id in node.raft.learners and peer.record.started)
+    me, record = node.node_id, peer.record
+    members = [member for member in node.members if member != me]
+    seats = [seat.node for seat in record.seats]
+
+    def signed(entry: entries.Entry) -> RaftEntry:
+        assert node.keys is not None
+        return RaftEntry(0, 0, entries.encode(entry, node.keys.sign, peer.table))
+
+    slap = record.rules.codec.encode(Slap(seat=1, t_sync=node.agreed_time_ms()))
+    forged = [signed(Act(EntryId(seats[1], FORGED), event=slap))]
+    forged.append(signed(Takeover(EntryId(f"{me}#1", FORGED), seat=1, commit=bytes(32))))
+    forged += [signed(Done(EntryId(seats[i % len(seats)], FORGED + i))) for i in range(FORGED_DONES)]
+    changes = [ConfChange("remove", seats[1])] + [ConfChange("add_voter", ghost()) for _ in range(4)]
+    forged += [RaftEntry(0, 0, change.encode(), "conf") for change in changes]
+    term = node.raft.term
+    for member in members:
+        propose_to(node, member, forged)
+        # What only a leader or a candidate sends, a term ahead: one would depose the leader.
+        last = node.raft.last_index
+        ahead = RaftEntry(term + 5, last + 1, b"a forged entry")
+        for kind in ("heartbeat", "app", "vote"):
+            entries_ = (ahead,) if kind == "app" else ()
+            message = Message(kind, term + 5, me, member, last, term, entries_, commit=last + 1)
+            node._send(member, "raft", message_to_dict(message))
+        node._send(member, "raft", message_to_dict(Message("app_resp", term + 5, me, member)))
+    note("learner proposals", count=len(forged) - len(changes), changes=len(changes), to=members)
+    note("raft a term ahead", term=term + 5, to=members)
+    await asyncio.to_thread(raw_sockets, node, members)
+
+
+def raw_sockets(node: Node, members: list[str]) -> None:
+    """Over sockets of this process's own key: a message under another member's id, a hello from an id
+    that names no address, and "which table?" under a thousand ids."""
+    keys = node.keys
+    assert keys is not None
+    context = zmq.Context()
+    try:
+        for index, member in enumerate(members):
+            dealer = context.socket(zmq.DEALER)
+            dealer.setsockopt(zmq.LINGER, 2000)
+            dealer.setsockopt(zmq.CURVE_SERVERKEY, public_key_of(member) or b"")
+            dealer.setsockopt(zmq.CURVE_PUBLICKEY, keys.curve.public)
+            dealer.setsockopt(zmq.CURVE_SECRETKEY, keys.curve.secret)
+            dealer.connect(address_of(member))
+            posing_as = members[(index + 1) % len(members)]
+            heartbeat = Message("heartbeat", node.raft.term, posing_as, member)
+            dealer.send_multipart(
+                [posing_as.encode(), node.codec.encode(posing_as, "raft", message_to_dict(heartbeat))]
+            )
+            garbage = f"garbage~{keys.token}"
+            dealer.send_multipart([garbage.encode(), node.codec.encode(garbage, "hello", {"node": garbage})])
+            for port in range(1, IDENTITIES + 1):
+                name = f"127.0.0.1:{port}~{keys.token}"
+                dealer.send_multipart([name.encode(), lobby_codec().encode(name, "which", {})])
+            dealer.close()  # the frames leave within the linger
+        note("another member's id", to=members)
+        note("garbage hello", id=f"garbage~{keys.token}", to=members)
+        note("identities", count=IDENTITIES, to=members)
+    finally:
+        context.term()
+
+
+# --- the join race -------------------------------------------------------------------------------
+
+
+def late_founder(joins: int) -> None:
+    """Hold the table's ``create`` back until ``joins`` joins were refused for coming before it."""
+    honest_create, honest_handle = Peer.create_table, Peer._handle
+    held: dict[Peer, tuple[Any, ...]] = {}
+    refused: dict[Peer, int] = {}
+
+    def create_table(self: Peer, *args: Any, **kwargs: Any) -> None:
+        held[self] = (args, kwargs)
+
+    def handle(self: Peer, notice: Notice) -> None:
+        honest_handle(self, notice)
+        if self in held and notice.kind == "rejected" and notice.code == NO_TABLE_YET:
+            refused[self] = refused.get(self, 0) + 1
+            if refused[self] == joins:
+                args, kwargs = held.pop(self)
+                honest_create(self, *args, **kwargs)
+
+    Peer.create_table = create_table  # type: ignore[method-assign]
+    Peer._handle = handle  # type: ignore[method-assign]
+
+
+def door(arguments: list[str]) -> list[str]:
+    installed_plugins()  # what a join loads first, loaded before the table exists
+    print("at the door", flush=True)
+    contact = sys.stdin.readline().strip()
+    return [contact if argument == "CONTACT" else argument for argument in arguments]
+
+
+def main(argv: list[str]) -> int:
+    role, *arguments = argv
+    if role == "cheat":
+        cheat()
+    elif role == "stranger":
+        stranger()
+    elif role == "late-founder":
+        late_founder(int(arguments.pop(0)))
+    elif role == "door":
+        arguments = door(arguments)
+    else:
+        raise SystemExit(f"no such client: {role}")
+    return cli.main(arguments)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
