@@ -83,9 +83,9 @@ FORGED = 1_000_000
 
 
 def note(attack: str, **details: Any) -> None:
-    """Write down an attack for the test (``KDM_ATTACKS``)."""
+    """Write down an attack for the test (``KDM_ATTACKS``), with when it was made (``time.time``)."""
     with Path(os.environ[ATTACKS_ENV]).open("a") as attacks:
-        attacks.write(json.dumps({"attack": attack, **details}) + "\n")
+        attacks.write(json.dumps({"attack": attack, "at": time.time(), **details}) + "\n")
 
 
 def falsified(event: Event | None) -> Event | None:
