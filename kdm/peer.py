@@ -147,8 +147,13 @@ class Peer:
         self.finished = asyncio.Event()
         self.latencies_ms: list[float] = []
         self._pending: dict[tuple[str, int], tuple[bytes, float, float]] = {}  # id -> data, first, last try
-        #: Since when this process has led, as its seat watcher saw (None: it does not lead).
+        #: Since when this process has led, as its seat watcher saw (None: it does not lead), and since
+        #: when it has led without being stopped or starved (``STALL_FACTOR``).
+        self._led_since: float | None = None
         self._leading_since: float | None = None
+        #: The last time this process found it had been stopped while leading: when it woke, and how
+        #: long it had been stopped (ms).
+        self._stalled: tuple[float, float] = (-math.inf, 0.0)
         self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._early_notes: list[tuple[str, bytes]] = []
@@ -256,11 +261,14 @@ class Peer:
     def _screen_time(self, act: Act) -> str | None:
         """A press stamps its time on the leader's clock as its process estimates it (``t_sync``); it
         reaches the leader a network trip later. A claim further off than that is forged: refused,
-        unless this process has led too briefly for the others to know its clock."""
+        unless this process has led too briefly for the others to know its clock. Just after this
+        process was stopped, presses made meanwhile reach it as late as it was stopped long: for a
+        while, it takes presses that much older (and no older: a stop is no open door)."""
         engine = self.record.engine
-        if engine is None or self._leading_since is None:
+        if engine is None or self._led_since is None:
             return None
-        if monotonic_ms() - self._leading_since < CLOCK_SETTLE_MS:
+        now = monotonic_ms()
+        if now - self._led_since < CLOCK_SETTLE_MS:
             return None
         try:
             event = engine.rules.codec.decode(act.event)
@@ -269,10 +277,10 @@ class Peer:
         if not isinstance(event, TimedEvent) or not math.isfinite(event.t_sync):
             return None
         off = event.t_sync - self.node.agreed_time_ms()
-        if abs(off) > T_SYNC_BOUND_MS:
-            return (
-                f"a press timed {off:+.0f} ms from the leader's clock (at most {T_SYNC_BOUND_MS:.0f} ms off)"
-            )
+        woke, stopped_ms = self._stalled
+        bound = T_SYNC_BOUND_MS + (stopped_ms if off < 0 and now - woke < CLOCK_SETTLE_MS else 0.0)
+        if abs(off) > bound:
+            return f"a press timed {off:+.0f} ms from the leader's clock (at most {bound:.0f} ms off)"
         return None
 
     async def _retry_forever(self) -> None:
@@ -348,26 +356,30 @@ class Peer:
 
         def look() -> None:
             nonlocal woke
-            late = loop.time() - woke > STALL_FACTOR * after_s / 4
-            woke = loop.time()
-            self._look_at_seats(after_s, late)
+            slept_s, woke = loop.time() - woke, loop.time()
+            self._look_at_seats(after_s, slept_s > STALL_FACTOR * after_s / 4, slept_s * 1000)
 
         await every(after_s / 4, look, "looking for silent seats")
 
-    def _look_at_seats(self, after_s: float, late: bool) -> None:
+    def _look_at_seats(self, after_s: float, late: bool, slept_ms: float = 0.0) -> None:
         """While leading, a bot takes every seat whose process has been silent past ``after_s`` (not
-        when this process itself was ``late``: stopped or starved, it cannot tell who was silent; nor
-        before it has led for ``after_s``: as a follower it heard only its leader, so every other
-        process looks silent to it until they answer its first heartbeats; the seat of the leader it
-        followed, which it heard to the end, is taken as soon as that one is silent past ``after_s``,
-        so that a dead leader's seat waits no longer than any other)."""
+        when this process itself was ``late``, ``slept_ms`` since the last look: stopped or starved,
+        it cannot tell who was silent; nor before it has led for ``after_s``: as a follower it heard
+        only its leader, so every other process looks silent to it until they answer its first
+        heartbeats; the seat of the leader it followed, which it heard to the end, is taken as soon as
+        that one is silent past ``after_s``, so that a dead leader's seat waits no longer than any
+        other)."""
         if not self.node.is_leader:
-            self._leading_since = None
+            self._leading_since = self._led_since = None
             self._forget_takeovers()
             return
         now = monotonic_ms()
+        if self._led_since is None:
+            self._led_since = now
         if self._leading_since is None or late:
             self._leading_since = now
+        if late:
+            self._stalled = (now, slept_ms)
         record, engine = self.record, self.record.engine
         if late or not (record.started and engine is not None):
             return

@@ -238,6 +238,43 @@ def test_the_leader_takes_no_takeover_from_another_and_no_press_timed_far_from_i
     assert forged_late == "a press timed +4000 ms from the leader's clock (at most 1000 ms off)"
 
 
+def test_a_leader_that_was_stopped_takes_presses_as_old_as_its_stop_and_no_older() -> None:
+    """Found by tests/test_adversary.py on a busy machine: a leader whose own loop was stopped or
+    starved past ``STALL_FACTOR`` started its clock's settling over, and for 3 s took any press time,
+    a cheater's forged one too. The others' estimates of its clock still hold after its stop; what
+    differs is that presses made meanwhile reach it as late as it was stopped long."""
+
+    async def scene() -> list[str | None]:
+        log = FakeLog()
+        peers = [Peer(log.node(f"n{i}"), installed_plugins()) for i in range(4)]
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start(takeover_after_s=None)  # the test looks at the seats for the leader
+        await seat_everyone(peers, {"rounds": 1})
+        peers[0].start_game()
+        leader, codec = peers[0], peers[0].record.rules.codec
+        leader._look_at_seats(1.2, late=False)
+
+        def slap(off_ms: float) -> bytes:
+            event = codec.encode(Slap(seat=1, t_sync=local_time_ms() + off_ms))
+            return entries.encode(Act(EntryId("n1", 99), event=event))
+
+        await asyncio.sleep(CLOCK_SETTLE_MS / 1000 + 1)
+        leader._look_at_seats(1.2, late=True, slept_ms=2000.0)  # it was stopped for 2 s
+        screened = [leader.screen_proposal("n1", slap(off)) for off in (-2500.0, -5000.0, 1500.0)]
+        await asyncio.sleep(CLOCK_SETTLE_MS / 1000 + 0.5)  # long after it woke
+        screened.append(leader.screen_proposal("n1", slap(-2500.0)))
+        for peer in peers:
+            await peer.stop()
+        return screened
+
+    made_while_stopped, forged, ahead, late = run_virtual(scene())
+    assert made_while_stopped is None
+    assert forged == "a press timed -5000 ms from the leader's clock (at most 3000 ms off)"
+    assert ahead == "a press timed +1500 ms from the leader's clock (at most 1000 ms off)"
+    assert late == "a press timed -2500 ms from the leader's clock (at most 1000 ms off)"
+
+
 def test_bot_peers_play_a_game_to_the_same_digest() -> None:
     peers = run_virtual(play(4, 3))
     digests = {peer.record.engine.digest() for peer in peers}  # type: ignore[union-attr]
