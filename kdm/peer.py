@@ -95,6 +95,8 @@ class Agent:
     counter: int = 0
     nonces: dict[bytes, bytes] = field(default_factory=dict)  # commitment -> nonce
     owed: set[tuple[str, int]] = field(default_factory=set)
+    #: The counter of each proposal that pays a debt in ``owed`` → that debt (owed again if refused).
+    paying: dict[int, tuple[str, int]] = field(default_factory=dict)
     #: This seat's key for private notes: partners' notes are encrypted to it (PyNaCl ``Box``).
     box: PrivateKey = field(default_factory=PrivateKey.generate)
     #: A takeover or a return of this agent's is on its way to the log.
@@ -413,13 +415,23 @@ class Peer:
             log.warning("dropped a committed entry that is not msgpack: %s", error)
             return
         ident = entry.get("id") if isinstance(entry, dict) else None
+        paid: tuple[Agent, tuple[str, int]] | None = None
         if isinstance(ident, list) and len(ident) == 2 and isinstance(ident[0], str):
             sent = self._pending.pop((ident[0], ident[1]), None) if isinstance(ident[1], int) else None
             if sent is not None and entry.get("t") == Act.TYPE:
                 # Game actions only: joins wait for membership changes, which is not play.
                 self.latencies_ms.append(local_time_ms() - sent[1])
-        for notice in self.record.apply(entry):
+            author = self._agent(ident[0])
+            debt = author.paying.pop(ident[1], None) if author is not None else None
+            paid = (author, debt) if author is not None and debt is not None else None
+        notices = self.record.apply(entry)
+        for notice in notices:
             self._handle(notice)
+        if paid is not None and any(notice.kind == "rejected" for notice in notices):
+            # A refused reveal is owed again: the next one may be right. Only that one: another of
+            # the seat's entries refused meanwhile (a slap too late) says nothing of a reveal on its
+            # way, which would then be proposed twice.
+            paid[0].owed.discard(paid[1])
         if not self._behind():
             self._caught_up()
             self._owe_duties()
@@ -453,9 +465,6 @@ class Peer:
             log.log(level, "entry from %s refused: %s", notice.node or "?", notice.reason)
             if mine is not None:
                 mine.asking = False
-                engine = self.record.engine
-                if engine is not None:  # a refused reveal is owed again: the next one may be right
-                    mine.owed = {key for key in mine.owed if key[1] != engine.state.seq}
                 if mine.bot is not None and mine.seat is not None:
                     self._wake_bots([mine.seat])  # the table moved on: think again
         elif notice.kind == "created" and self._join_when_created:
@@ -560,6 +569,7 @@ class Peer:
             self.propose(
                 Reveal, agent, shuffle=record.shuffles, nonce=nonce, next_commit=agent.fresh_commitment()
             )
+            agent.paying[agent.counter] = key
         elif duty.seat in (None, agent.seat):
             # A reveal: what the game builds from the faces known here (kdm_reveal). A duty of nobody's
             # in particular (who holds the Queen of hearts?) is the business of the seat it names.
@@ -571,6 +581,7 @@ class Peer:
             if event is not None and getattr(event, "seat", None) == agent.seat:
                 agent.owed.add(key)
                 self.act(event, agent)
+                agent.paying[agent.counter] = key
 
     def _fire_timer(self, key: tuple[str, int]) -> None:
         kind, ref = key

@@ -336,6 +336,51 @@ def test_a_seat_that_shows_false_faces_is_refused_by_every_peer_and_the_game_goe
     assert table is not None and replay is not None and replay.digest() == table.digest()
 
 
+def test_a_reveal_on_its_way_is_not_proposed_again_when_another_entry_of_its_seat_is_refused() -> None:
+    """Found by tests/test_adversary.py: any refusal of a seat's entry made its process owe again every
+    reveal of that moment, so a reveal already on its way was proposed twice, and the second, judged
+    once the table had moved on, was refused as a lie ("claims faces that are not the ones dealt")."""
+
+    class HeldLog(FakeLog):
+        held: list[bytes] | None = None
+
+        def commit(self, data: bytes) -> None:
+            if self.held is None:
+                super().commit(data)
+            else:
+                self.held.append(data)
+
+    def called(data: list[bytes]) -> list[str]:
+        """The queens called in ``data``, in order."""
+        events = [getattr(entries.decode(item), "event", {}) for item in data]
+        return [event["card"] for event in events if event.get("kind") == "announce"]
+
+    async def scene() -> list[bytes]:
+        log = HeldLog()
+        peers = [Peer(log.node(f"n{i}"), installed_plugins()) for i in range(3)]
+        log.peers, log.leader = peers, "n0"
+        await seat_everyone(peers, {"rounds": 1})
+        log.held = []
+        peers[0].start_game()
+        while not called(log.held):  # each held entry committed in turn, until a queen is called
+            FakeLog.commit(log, log.held.pop(0))
+            for _ in range(10):
+                await asyncio.sleep(0)
+        first = next(i for i, item in enumerate(log.held) if called([item]))
+        caller = next(peer for peer in peers if peer.node.node_id == entries.decode(log.held[first]).id.node)
+        caller.act(Slap(seat=caller.seat or 0))  # no slapping while the queens are called: refused
+        log.held.insert(first, log.held.pop())  # ... and committed before the call on its way
+        held, log.held = log.held, None
+        for data in held:
+            log.commit(data)
+        for _ in range(100):
+            await asyncio.sleep(0)
+        return [data for data in log.entries if entries.decode(data).id.node == caller.node.node_id]
+
+    cards = called(run_virtual(scene()))
+    assert cards and len(cards) == len(set(cards)), cards  # each queen it holds, called once
+
+
 def test_the_leaders_seat_is_taken_over_by_the_next_leader() -> None:
     survivors = run_virtual(play(4, 3, kill=0))
     assert len({peer.record.engine.digest() for peer in survivors}) == 1  # type: ignore[union-attr]
