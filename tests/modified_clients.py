@@ -64,8 +64,9 @@ ATTACKS_ENV = "KDM_ATTACKS"
 #: How late (after this process started) the cheater forges its first press: past the leader's settling
 #: time (it led before this process was started), when the leader holds presses to its clock.
 FORGE_AFTER_S = CLOCK_SETTLE_MS / 1000 + 0.5
-#: How far back a forged press time goes: a trip on a LAN takes milliseconds.
-FORGED_EARLY_MS = 5000.0
+#: How far back a forged press time goes: a trip on a LAN takes milliseconds, and only a leader that
+#: was itself stopped as long takes a press as old (made while it was stopped).
+FORGED_EARLY_MS = 60_000.0
 #: How long the cheater waits for a forged press time to be committed before it gives it up.
 GIVE_UP_S = 1.0
 #: How long the cheater thinks before a pass (people and kdm's bots think from 200 ms to over a second).
