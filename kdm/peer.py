@@ -245,7 +245,8 @@ class Peer:
             entry = entries.decode(data)
         except ValueError as error:
             return f"not an entry: {error}"
-        if (entry.id.node, entry.id.counter) in self.record.applied_ids:
+        judged = (entry.id.node, entry.id.counter)
+        if judged in self.record.applied_ids or judged in self.record.refused_ids:
             # A proposer far behind the log retries what it has not seen committed yet: a copy.
             return "already in the log (a proposal retried)"
         if not any(
