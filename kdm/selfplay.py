@@ -48,6 +48,8 @@ LOOPBACK = "127.0.0.1"
 LOOK_EVERY_S = 0.05
 #: How long a peer's start may take before it is ready for faults, and the host's before it listens.
 START_S = 30.0
+#: A peer up for this long is a good member to join through (it has caught up with the log).
+SETTLE_S = 5.0
 #: How long after the first peer finished the others may take to finish too (a second, usually).
 END_GRACE_S = 10.0
 #: A peer without a report missed the end if a fault of its ended this close to it (or later): its
@@ -71,6 +73,8 @@ class PeerProcess:
     failed_restarts: int = 0
     #: Its process is down before the game's end (killed, or it could not join), to be started again.
     wants_restart: bool = False
+    #: When its current process was started (``time.monotonic``).
+    started_at: float = 0.0
     _read: int = 0
     lines: list[str] = field(default_factory=list)
 
@@ -193,6 +197,7 @@ class _Game:
 
     def _spawn(self, peer: PeerProcess, argv: list[str] | None = None) -> None:
         env = {**os.environ, chaos.CHAOS_ENV: "1"}
+        peer.started_at = time.monotonic()
         with peer.out.open("ab") as out:
             peer.process = subprocess.Popen(
                 [sys.executable, "-m", "kdm", *(argv or peer.argv)],
@@ -334,9 +339,12 @@ class _Game:
         peer.fault = None
 
     def _contacts(self, exclude: PeerProcess | None) -> list[PeerProcess]:
-        """The members a peer may join through: up, and under no fault if any is."""
+        """The members a peer may join through: up, under no fault and up for a while (one started
+        again may still be replaying the log) if any is."""
         up = [p for p in self.peers if p is not exclude and p.ready]
-        return [p for p in up if p.fault is None] or up
+        calm = [p for p in up if p.fault is None]
+        settled = [p for p in calm if time.monotonic() - p.started_at > SETTLE_S]
+        return settled or calm or up
 
     def _restart(self, peer: PeerProcess) -> bool:
         """Start ``peer``'s player again on its data directory, joining through a member that is up."""

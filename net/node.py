@@ -284,6 +284,7 @@ class Node:
         #: Why the table refused this joiner, once it has (it then stops asking).
         self.refusal: str | None = None
         self._processing = False
+        self._process_queued = False
         #: Raft messages waiting for a sync of the log (``_save_and_send``), oldest first, and the
         #: task that syncs it in ``_sync_thread`` and sends them.
         self._held: list[Held] = []
@@ -762,6 +763,15 @@ class Node:
             if oldest not in self.members:
                 self.transport.disconnect(oldest)
 
+    def _process_later(self) -> None:
+        if not self._process_queued:
+            self._process_queued = True
+            asyncio.get_running_loop().call_soon(self._process_queued_now)
+
+    def _process_queued_now(self) -> None:
+        self._process_queued = False
+        self._process()
+
     def _process(self) -> None:
         """Do what Raft has ready until nothing is. Never re-entered: what the application proposes
         while it applies an entry (a duty it owes at once, a membership change) is taken by the pass
@@ -778,7 +788,14 @@ class Node:
     def _process_until_idle(self) -> None:
         raft = self.raft
         while True:
+            batches = 0
             while raft.has_ready():
+                batches += 1
+                if batches > 1 and raft.applied_index + 1 < raft.commit_index:
+                    # A long log to apply (a process started again replays the game): a batch at a
+                    # time, reading the network in between, so that it still answers the table.
+                    self._process_later()
+                    return
                 ready = raft.ready()
                 self._save_and_send(ready)
                 if ready.committed and self.journal is not None:

@@ -26,6 +26,9 @@ MAX_APPEND_ENTRIES = 64
 MAX_APPEND_BYTES = 32 * 1024  # well under the wire's 64 KiB cap; one larger entry still goes alone
 MAX_INFLIGHT_APPENDS = 64
 
+#: Committed entries handed out by one Ready (the rest by the next ones).
+MAX_APPLY_AT_ONCE = 256
+
 Configuration = tuple[tuple[str, ...], tuple[str, ...]]  # (voters, learners), each sorted
 
 
@@ -255,7 +258,9 @@ class RaftLog:
             self.stable = index
 
     def next_committed(self) -> tuple[Entry, ...]:
-        return tuple(self._entries[self.applied : self.committed])
+        """The next committed entries to apply, at most ``MAX_APPLY_AT_ONCE``: a node replaying a long
+        log applies it in batches, and its caller may read the network between them."""
+        return tuple(self._entries[self.applied : min(self.committed, self.applied + MAX_APPLY_AT_ONCE)])
 
     def applied_to(self, index: int) -> None:
         self.applied = max(self.applied, min(index, self.committed))

@@ -11,9 +11,9 @@ from typing import Any
 from kdm.agents import Bot, Profile
 from kdm.manager import Rules, installed_plugins
 from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen, node_codec
-from kdm.net.raft_log import MemoryStorage
+from kdm.net.raft_log import MAX_APPLY_AT_ONCE, MemoryStorage
 from kdm.net.raft_messages import Entry as RaftEntry
-from kdm.net.raft_messages import Message, message_to_dict
+from kdm.net.raft_messages import HardState, Message, message_to_dict
 from kdm.net.transport import MemoryNetwork, Transport
 from kdm.peer import Peer
 from kdm.testing import run_virtual
@@ -262,3 +262,35 @@ def test_a_followers_answers_wait_for_its_sync_while_it_goes_on_applying() -> No
         assert said == [("app_resp", 1, False), ("app_resp", 1, False)]
 
     asyncio.run(scene())
+
+
+def test_a_node_replaying_a_long_log_reads_the_network_between_batches() -> None:
+    """A process started again replays its log (a long game: tens of thousands of entries) before it
+    is current: in batches of ``MAX_APPLY_AT_ONCE``, with the loop free in between, so that it still
+    answers the table meanwhile (a table asking it "which table is this?" once waited in vain)."""
+    total = 4 * MAX_APPLY_AT_ONCE
+
+    async def scene() -> list[int]:
+        network = MemoryNetwork()
+        transport = network.transport("n1")
+        await transport.start()
+        saved = [RaftEntry(1, index, f"entry {index}".encode()) for index in range(1, total + 1)]
+        storage = MemoryStorage(HardState(1, "n1", total), saved)
+        node = Node(transport, "t1", storage, voters=("n1",), address_of=memory)
+        applied: list[bytes] = []
+        node.on_commit = applied.append
+        seen: list[int] = []
+
+        async def watch() -> None:
+            while len(applied) < total:
+                seen.append(len(applied))
+                await asyncio.sleep(0)
+
+        watcher = asyncio.ensure_future(watch())
+        await node.start()
+        await asyncio.wait_for(watcher, DEADLINE_S)
+        await node.stop()
+        return seen
+
+    seen = asyncio.run(scene())
+    assert any(0 < count < total for count in seen)  # the loop ran while the log was half applied
