@@ -20,9 +20,9 @@ of program, not a mock of one.
   an id that is no address (``garbage``), and "which table?" under ``IDENTITIES`` ids.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
-- ``door``: an unmodified ``kdm``, imported already, that waits for the table's contact on its input
-  and puts it in place of ``CONTACT`` in its arguments: a joiner started with the host joins the
-  moment the host listens.
+- ``door``: ``kdm``, imported already, that waits for the table's contact on its input and puts it in
+  place of ``CONTACT`` in its arguments: a joiner started with the host joins the moment the host
+  listens. Its bot thinks quickly, for a shorter game; the join is kdm's own.
 
 Each attack is written, one JSON object a line, to the file named by ``KDM_ATTACKS``: what it was and
 the ids of the entries it proposed, for the test to look for in every honest peer's log and in the log
@@ -130,6 +130,11 @@ def give_up(peer: Peer, entry_id: tuple[str, int]) -> None:
         peer._wake_bots()
 
 
+def think_quickly() -> None:
+    """This process's bots pass as soon as they may: shorter games for the tests."""
+    Bot.think_ms = lambda self: self.rng.uniform(*QUICK_THINK_MS)  # type: ignore[method-assign]
+
+
 def pressed_early(event: TimedEvent) -> TimedEvent:
     """``event`` pressed ``FORGED_EARLY_MS`` before it was, reacting to nothing: a time that alone would
     put it first in its window."""
@@ -197,8 +202,7 @@ def cheat() -> None:
     TableDriver.fulfil = fulfil  # type: ignore[method-assign]
     Peer.act = act  # type: ignore[method-assign]
     kilo_bots.slap_now = slap_now
-    # It passes as soon as it may: a shorter game for the test, not part of the attack.
-    Bot.think_ms = lambda self: self.rng.uniform(*QUICK_THINK_MS)  # type: ignore[method-assign]
+    think_quickly()  # not part of the attack: a shorter game
     beside_the_peer(write_in_others_names)
 
 
@@ -334,6 +338,7 @@ def late_founder(joins: int) -> None:
 
 def door(arguments: list[str]) -> list[str]:
     installed_plugins()  # what a join loads first, loaded before the table exists
+    think_quickly()
     print("at the door", flush=True)
     contact = sys.stdin.readline().strip()
     return [contact if argument == "CONTACT" else argument for argument in arguments]
