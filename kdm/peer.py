@@ -287,7 +287,14 @@ class Peer:
         return None
 
     async def _retry_forever(self) -> None:
-        await every(RETRY_S, lambda: self.retry_pending(local_time_ms()), "retrying proposals")
+        def look() -> None:
+            if self._put_off and not self._behind():
+                # Caught up on an entry the peer is not handed (a membership change, a new leader's
+                # empty entry): what was put off is done now, or a bot whose turn it is would sleep on.
+                self._caught_up()
+            self.retry_pending(local_time_ms())
+
+        await every(RETRY_S, look, "retrying proposals")
 
     def retry_pending(self, now: float) -> None:
         """Propose again every entry not seen committed for ``RETRY_S`` (a leader can fail)."""
