@@ -440,7 +440,9 @@ class Peer:
             # the seat's entries refused meanwhile (a slap too late) says nothing of a reveal on its
             # way, which would then be proposed twice.
             paid[0].owed.discard(paid[1])
-        if not self._behind():
+        if self._behind():
+            self._put_off = True  # the duties this state owes, and the bots' plans
+        else:
             self._caught_up()
             self._owe_duties()
         early, self._early_notes = self._early_notes, []
@@ -693,10 +695,12 @@ class Peer:
 
     def _caught_up(self) -> None:
         """Once this process has applied all the table committed, it does what it put off meanwhile:
-        its bots plan, and its player asks for their seat back if a bot holds it."""
+        the duties the table owes now, its bots' plans, and its player's request for their seat back
+        if a bot holds it."""
         if not self._put_off:
             return
         self._put_off = False
+        self._owe_duties()
         record = self.record
         seat = record.seat_held_by(self.identity.public_key) if record.table else None
         asking = any(key[0] == self.me.identity for key in self._pending)  # its join, say, on its way

@@ -786,3 +786,35 @@ def test_a_process_catching_up_acts_on_no_past_state_and_asks_its_seat_back_once
 
     while_behind, after, holder = run_virtual(scene())
     assert (while_behind, after, holder) == (0, 1, "n1")
+
+
+def test_what_was_put_off_while_catching_up_is_done_though_no_entry_follows() -> None:
+    """The start of a game applied while catching up owes the first shuffle's reveals; when the entries
+    after it are ones the peer is not handed (a membership change, a new leader's empty entry), no
+    entry comes to say it is current: it looks again itself. Found by CI under load: four bot peers
+    froze at "the game starts", every reveal put off."""
+
+    async def scene() -> int:
+        log = FakeLog()
+        peers = [
+            Peer(log.node(f"n{i}"), installed_plugins(), bot=Bot(i, "greedy", seed=b"put-off"))
+            for i in range(3)
+        ]
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start(takeover_after_s=None)
+        await seat_everyone(peers, {"rounds": 1})
+        for peer in peers:
+            peer.node.catching_up = True  # type: ignore[attr-defined]
+        peers[0].start_game()
+        while not all(peer.record.started for peer in peers):
+            await asyncio.sleep(0.001)
+        reveals_while_behind = sum(1 for data in log.entries if msgpack.unpackb(data)["t"] == "reveal")
+        for peer in peers:
+            peer.node.catching_up = False  # type: ignore[attr-defined]
+        await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=60)
+        for peer in peers:
+            await peer.stop()
+        return reveals_while_behind
+
+    assert run_virtual(scene()) == 0
