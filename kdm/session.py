@@ -24,7 +24,7 @@ from kdm import __version__
 from kdm.agents import Bot
 from kdm.cards import derive_seed
 from kdm.errors import PinRefused, UsageError
-from kdm.identity import Identity, NodeMemory, RememberedNode, SeatMemory, data_root
+from kdm.identity import Identity, NodeMemory, SeatMemory, data_root
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change, voting_homes
 from kdm.net import chaos
@@ -506,9 +506,10 @@ async def _same_node_as_before(
         return transport, 0
     memory = NodeMemory(config.data_dir)
     before = memory.get(table)
-    host, _ = _host_and_port(transport)
+    host, port, token = parse_contact(transport.node_id)
     starts = 0 if before is None else before.starts + 1
-    if before is not None and before.host == host and transport.node_id != _node_id(before):
+    remembered = None if before is None else (before.host, before.port, NodeKeys(before.key).token)
+    if before is not None and before.host == host and (host, port, token) != remembered:
         # Closed first: the OS may have given this process the very port it had (it was free again).
         await transport.close()
         try:
@@ -516,18 +517,8 @@ async def _same_node_as_before(
         except TransportError as error:
             log.info("this process is a new node at the table: port %d is taken (%s)", before.port, error)
             transport = await _listen(config, reachable_at)
-    memory.remember(table, host, _host_and_port(transport)[1], transport.keys.signing, starts)
+    memory.remember(table, host, parse_contact(transport.node_id)[1], transport.keys.signing, starts)
     return transport, starts
-
-
-def _node_id(node: RememberedNode) -> str:
-    return f"{node.host}:{node.port}~{NodeKeys(node.key).token}"
-
-
-def _host_and_port(transport: ZmqTransport) -> tuple[str, int]:
-    """The host and port a transport's node id names (``HOST:PORT~KEY``)."""
-    host, port = transport.node_id.rsplit("~", 1)[0].rsplit(":", 1)
-    return host, int(port)
 
 
 def _chaos_if_asked(config: SessionConfig, node: Node) -> None:
