@@ -209,7 +209,9 @@ def run_host(args: argparse.Namespace) -> int:
     options: dict[str, Any] = parse_assignments(args.option)
     config = _session_config(args, args.as_bot)
     config.advertise = not args.no_advertise
-    if args.bots < 0 or args.bots >= args.players:
+    if args.bots < 0:
+        raise UsageError(f"--bots {args.bots} is not a number of bots: give 0 or more")
+    if args.bots >= args.players:
         raise UsageError(f"--bots must be 0 to {args.players - 1} (the other seats at this table)")
     Rules.for_table(args.variant).resolve(args.players, dict(options))  # one line before any screen
     if not args.headless:

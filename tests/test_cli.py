@@ -104,3 +104,14 @@ def test_console_script_runs_as_a_process() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.strip() == "kdm sim: error: players must be 3 to 10"
+
+
+@pytest.mark.parametrize(
+    ("bots", "message"),
+    [("-1", "--bots -1 is not a number of bots: give 0 or more"),
+     ("4", "--bots must be 0 to 3 (the other seats at this table)")],
+)  # fmt: skip
+def test_host_names_the_bots_allowed(capsys: pytest.CaptureFixture[str], bots: str, message: str) -> None:
+    assert main(["host", "--headless", "--no-advertise", "--players", "4", "--bots", bots]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines() == [f"kdm host: error: {message}"], captured.err

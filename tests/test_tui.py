@@ -514,6 +514,12 @@ def test_play_parser() -> None:
 def test_play_refuses_bad_bot_counts_and_a_missing_terminal() -> None:
     with pytest.raises(UsageError, match="--bots must be 0 to 3"):
         run_play(play_args("--bots", "4", "--players", "4"))
+    with pytest.raises(UsageError, match=r"^--bots -1 is not a number of bots: give 0 or more$"):
+        run_play(play_args("--bots", "-1"))
+    with pytest.raises(UsageError, match=r"^--bots 99 makes a table of 100: players must be 3 to 10$"):
+        run_play(play_args("--bots", "99"))
+    with pytest.raises(UsageError, match=r"^players must be 3 to 10$"):  # the flag given is named
+        run_play(play_args("--bots", "1", "--players", "11"))
     with pytest.raises(UsageError, match="for a table you host"):
         run_play(play_args("--bots", "2", "10.0.0.1:4000"))
     with pytest.raises(UsageError, match="needs a terminal"):

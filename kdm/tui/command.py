@@ -101,12 +101,21 @@ def run_play(args: argparse.Namespace) -> int:
         raise UsageError(
             "--bots, --players, --option and --variant are for a table you host, not one you join"
         )
-    if args.bots < 0 or args.bots >= players:
+    if args.bots < 0:
+        raise UsageError(f"--bots {args.bots} is not a number of bots: give 0 or more")
+    if args.bots >= players:
         raise UsageError(f"--bots must be 0 to {players - 1} (the other seats at a table of {players})")
     if args.target is None:
         # An unknown variant, a bad option value or variants that do not go together: one line now,
         # before the screen takes the terminal (the lobby's form starts from these too).
-        Rules.for_table(args.variant).resolve(players, options)
+        try:
+            Rules.for_table(args.variant).resolve(players, options)
+        except UsageError as error:
+            if args.players is not None or not args.bots:
+                raise
+            # The table's size came from --bots: say so, or "players must be 3 to 10" names a flag
+            # the player never gave.
+            raise UsageError(f"--bots {args.bots} makes a table of {players}: {error}") from error
     require_terminal()
     if not 0 <= args.port <= 0xFFFF:
         raise UsageError(f"--port {args.port} is not a port number: give 1 to 65535, or 0 for any free one")
