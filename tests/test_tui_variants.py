@@ -125,6 +125,7 @@ def test_piles_shows_each_pile_and_the_loser_chooses_one_with_a_digit() -> None:
             assert t.log.events("choose_pile") == [{"kind": "choose_pile", "seat": 0, "pile": 1}]
             assert t.screen.selected == selected  # the digits chose a pile, not a card
             await until(lambda: shown_sizes() == [before[0], before[1] - 1, before[2]], "pile 2 drawn from")
+            await t.shows("draws from pile 2")  # the log counts piles as people do, from 1
             assert "choose a pile" not in t.text()
 
     run(scene)

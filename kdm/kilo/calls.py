@@ -78,7 +78,7 @@ ENGLISH: dict[str, Line] = {
     "steered": lambda e: f"{_seat(e['seat'])} chooses to pass {e['direction']}",
     "went": lambda e: f"{GO_CALL} everyone passes" + _picked(e, "the table picks for seats"),
     "grabbed": lambda e: f"GRAB! {_seat(e['seat'])} takes an object" + (" first" if e["opened"] else ""),
-    "pile_chosen": lambda e: f"{_seat(e['seat'])} draws from pile {e['pile']}",
+    "pile_chosen": lambda e: f"{_seat(e['seat'])} draws from pile {e['pile'] + 1}",  # counted from 1
     "round_over": lambda e: f"round {e['round']} over; kilos: {e['scores']}",
     "game_over": lambda e: (
         "game over; winners: " + ", ".join(_seat(s) for s in e["winners"]) + f"; kilos: {e['scores']}"
@@ -119,7 +119,7 @@ FRENCH: dict[str, Line] = {
     "grabbed": lambda e: (
         f"HOP ! la place {e['seat']} attrape un objet" + (" en premier" if e["opened"] else "")
     ),
-    "pile_chosen": lambda e: f"la place {e['seat']} pioche dans le tas {e['pile']}",
+    "pile_chosen": lambda e: f"la place {e['seat']} pioche dans le tas {e['pile'] + 1}",
     "round_over": lambda e: f"fin de la manche {e['round']} ; kilos : {e['scores']}",
     "game_over": lambda e: (
         "fin de la partie ; vainqueurs : "
