@@ -52,7 +52,7 @@ def test_a_friend_adds_a_bot_from_the_table_screen_on_their_own_laptop(tmp_path:
             assert host_log.wait_for(lambda line: line == "the game starts", DEADLINE_S)
             pane.wait(lambda s: "Your hand" in s, "the game on screen")
             pane.keys("q")
-            pane.wait(lambda s: "Leave? (y/n)" in s, "the quit question")
+            pane.wait(lambda s: "Leave? (y/n" in s, "the quit question")
             pane.keys("y")
             pane.wait(lambda s: "KDM-EXIT=0" in s, "kdm join to exit")
         except BaseException:

@@ -369,10 +369,20 @@ def test_quit_asks_first() -> None:
     async def scene() -> None:
         async with table() as t:
             await t.press("q", lambda: t.screen.confirm_quit, "asked")
-            await t.shows("The game goes on without you. Leave? (y/n)")
+            await t.shows("The game goes on without you. Leave? (y/n")
             await t.press(" ", lambda: not t.screen.confirm_quit, "any other key says no")
             assert not t.log.events("slap") and not t.screen.left
             await t.press("qy", lambda: t.screen.left, "left")
+
+    run(scene)
+
+
+@pytest.mark.parametrize("again", ["q", "\x03"], ids=["q", "ctrl-c"])
+def test_quit_twice_quits(again: str) -> None:
+    async def scene() -> None:
+        async with table() as t:
+            await t.press("\x03", lambda: t.screen.confirm_quit, "Ctrl-C asks")
+            await t.press(again, lambda: t.screen.left, "the same key again leaves")
 
     run(scene)
 
@@ -382,7 +392,7 @@ def test_french_table() -> None:
         async with table(lang="fr") as t:
             await t.shows("Espace tape")
             await t.press("q", lambda: t.screen.confirm_quit, "asked")
-            await t.shows("Partir ? (o/n)")
+            await t.shows("Partir ? (o/n")
             await t.press("o", lambda: t.screen.left, "oui")
 
     run(scene)

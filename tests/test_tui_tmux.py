@@ -176,6 +176,6 @@ def test_play_with_three_bots_in_tmux(pane: Pane) -> None:
     assert NAME in screen.split("order:")[1] and "slap by" in screen
 
     pane.keys("q")
-    pane.wait(lambda s: "Leave? (y/n)" in s, "the quit question")
+    pane.wait(lambda s: "Leave? (y/n" in s, "the quit question")
     pane.keys("y")
     pane.wait(lambda s: "KDM-EXIT=0" in s, "kdm play to exit", timeout=90)

@@ -24,6 +24,7 @@ from prompt_toolkit.key_binding import (
     KeyPressEvent,
     merge_key_bindings,
 )
+from prompt_toolkit.keys import Keys
 
 from kdm.peer import local_time_ms
 from kdm.tui.extension import Key, ScreenPart
@@ -152,6 +153,8 @@ def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: Fi
 
     @bindings.add("<any>", filter=asking)
     def _answer(event: KeyPressEvent) -> None:
-        yes = is_yes(screen.lang, event.data)
+        # q or Ctrl-C again while "Leave?" is up means leave: pressing quit twice must quit.
+        quit_again = screen.confirm_quit and event.key_sequence[-1].key in ("q", Keys.ControlC)
+        yes = quit_again or is_yes(screen.lang, event.data)
         if screen.answer_watch(yes) if screen.watch_offer else screen.answer_quit(yes):
             event.app.exit()

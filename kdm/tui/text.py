@@ -153,8 +153,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "quit_title": ("Leave the table?", "Quitter la table ?"),
     "quit_ask": (
-        "The game goes on without you. Leave? (y/n)",
-        "La partie continue sans vous. Partir ? (o/n)",
+        "The game goes on without you. Leave? (y/n, q again leaves)",
+        "La partie continue sans vous. Partir ? (o/n, q à nouveau pour partir)",
     ),
     "leaving": ("leaving the table…", "on quitte la table…"),
     "watch_title": ("No seat for you", "Pas de place pour vous"),
