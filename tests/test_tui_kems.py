@@ -267,6 +267,7 @@ def test_kems_double_and_contre_keys_send_calls_stamped_like_slaps() -> None:
             await t.press("c", lambda: play(t).choosing_target, "the opponent asked for")
             await t.shows("« Contre Kem's ! » against…")
             assert "1  player1" in t.text() and "3  player3" in t.text() and "2  player2" not in t.text()
+            assert t.text().splitlines()[-1].startswith(" 1 3: an opponent  Esc cancel")  # not 2, our partner
             await t.press("3", lambda: len(t.log.events("call", seat=0)) == 3, "Contre Kem's called")
             contre = t.log.events("call", seat=0)[2]
             assert (contre["call"], contre["target"], contre["trigger"]) == ("contre", 3, smiled)

@@ -264,7 +264,7 @@ def footer_hints(play: KemsPlay) -> list[str]:
         return [play.say("hint_signs")]
     if play.choosing_target and view is not None:
         opponents = play.opponents(view)
-        return [play.say("hint_contre", keys=f"{opponents[0]}-{opponents[-1]}")]
+        return [play.say("hint_contre", keys=" ".join(str(seat) for seat in opponents))]  # partners are not
     names = ["hint_mark", "hint_exchange", "hint_gesture", "hint_calls"]
     if play.asked_to_sweep():
         names.insert(0, "hint_answer")

@@ -71,7 +71,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "hint_answer": ("y yes  n no", "o oui  n non"),
     "hint_sign": ("t sign", "t signe"),
     "hint_menu": ("a-l make a gesture  Esc close", "a-l faire un geste  Échap fermer"),
-    "hint_contre": ("{keys} the opponent  Esc cancel", "{keys} l'adversaire  Échap annuler"),
+    "hint_contre": ("{keys}: an opponent  Esc cancel", "{keys} : un adversaire  Échap annuler"),
     "hint_signs": (
         "a-l choose  Tab sign/pre-sign  Enter send  Esc later",
         "a-l choisir  Tab signe/pré-signe  Entrée envoyer  Échap plus tard",
