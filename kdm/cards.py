@@ -52,10 +52,17 @@ def faces_of_ranks(ranks: Iterable[str]) -> list[str]:
     return [face(r, s) for r in ranks for s in SUITS]
 
 
-def pretty(card: str) -> str:
-    """A face with its suit symbol, for people: ``"10♥"``."""
+#: The court cards as French players read them: roi, dame, valet (the ace and the numbers are the same).
+FRENCH_RANKS = {"K": "R", "Q": "D", "J": "V"}
+
+
+def pretty(card: str, lang: str = "en") -> str:
+    """A face with its suit symbol, for people reading ``lang``: ``"10♥"``, ``"Q♠"`` (``"D♠"`` in French)."""
     suit = suit_of(card)
-    return card if suit is None else rank_of(card) + SUIT_SYMBOLS[suit]
+    if suit is None:
+        return card
+    rank = rank_of(card)
+    return (FRENCH_RANKS.get(rank, rank) if lang == "fr" else rank) + SUIT_SYMBOLS[suit]
 
 
 def derive_seed(seed: bytes, *labels: str | int) -> bytes:

@@ -75,7 +75,7 @@ def pick(screen: Screen, _key: str) -> bool:
     if view.phase != "passing" or not view.hand:
         return screen.tell("no_passing")
     token, face = view.hand[screen.selected % len(view.hand)]
-    screen.message = screen.say("pick_sent", card=pretty(face) if face else "?")
+    screen.message = screen.say("pick_sent", card=pretty(face, screen.lang) if face else "?")
     return screen.act(Pass(seat=seat, token=token))
 
 
@@ -194,7 +194,7 @@ def hand_status(screen: Screen, view: SeatView) -> tuple[str, str] | None:
     if part.my_choice is None or part.my_choice not in faces:
         return "class:turn", screen.say("pick_for_go")
     face = faces[part.my_choice]
-    return "", screen.say("picked_for_go", card=pretty(face) if face else "?")
+    return "", screen.say("picked_for_go", card=pretty(face, screen.lang) if face else "?")
 
 
 def hints(screen: Screen, view: SeatView | None, given: list[str]) -> list[str]:

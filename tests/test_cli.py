@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
-from kdm.cards import is_face
+from kdm.cards import is_face, pretty
 from kdm.cli import main
+from kdm.manager import Rules
 
 
 def sim_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
@@ -115,3 +116,12 @@ def test_host_names_the_bots_allowed(capsys: pytest.CaptureFixture[str], bots: s
     assert main(["host", "--headless", "--no-advertise", "--players", "4", "--bots", bots]) == 2
     captured = capsys.readouterr()
     assert captured.err.strip().splitlines() == [f"kdm host: error: {message}"], captured.err
+
+
+def test_french_names_the_court_cards_roi_dame_valet() -> None:
+    assert [pretty(face, "fr") for face in ("KH", "QS", "JD", "AC", "10H")] == ["R♥", "D♠", "V♦", "A♣", "10♥"]
+    assert [pretty(face) for face in ("KH", "QS", "JD")] == ["K♥", "Q♠", "J♦"]
+    rules = Rules.for_table()
+    drew = {"kind": "drew", "round": 1, "seat": 2, "card": "QH", "flush": False}
+    assert rules.describe(drew, "fr").endswith("pioche D♥")
+    assert rules.describe(drew, "en").endswith("draws Q♥")

@@ -27,6 +27,7 @@ from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from kdm.agents import Bot
+from kdm.cards import pretty
 from kdm.errors import UsageError
 from kdm.events import Event
 from kdm.kilo.events import Feint, Pass, Slap
@@ -391,6 +392,8 @@ def test_french_table() -> None:
     async def scene() -> None:
         async with table(lang="fr") as t:
             await t.shows("Espace tape")
+            for face in hand_faces(t):  # the court cards as French players read them: R, D, V
+                assert pretty(face, "fr") in t.text()
             await t.press("q", lambda: t.screen.confirm_quit, "asked")
             await t.shows("Partir ? (o/n")
             await t.press("o", lambda: t.screen.left, "oui")

@@ -23,8 +23,8 @@ def _seat(n: int) -> str:
     return f"seat {n}"
 
 
-def _cards(cards: list[str]) -> str:
-    return " ".join(pretty(c) for c in cards)
+def _cards(cards: list[str], lang: str = "en") -> str:
+    return " ".join(pretty(c, lang) for c in cards)
 
 
 def _order(order: list[tuple[int, float]]) -> str:
@@ -88,7 +88,7 @@ ENGLISH: dict[str, Line] = {
 FRENCH: dict[str, Line] = {
     "game_started": lambda e: f"{e['players']} joueurs ; le tas de merde a {e['pile']} cartes",
     "dealt": lambda e: f"manche {e['round']} : cartes distribuées",
-    "announced": lambda e: f"la place {e['seat']} a la {pretty(e['card'])}",
+    "announced": lambda e: f"la place {e['seat']} a la {pretty(e['card'], 'fr')}",
     "passing_started": lambda e: (
         f"{QUEENS_CALL} la place {e['starter']} commence, vers la "
         + ("gauche" if e["direction"] == "left" else "droite")
@@ -101,7 +101,7 @@ FRENCH: dict[str, Line] = {
     "feinted": lambda e: f"la place {e['seat']} feinte…",
     "window_closed": lambda e: f"fin des tapes : {_order(e['order'])}",
     "hand_shown": lambda e: (
-        f"la place {e['seat']} montre {_cards(e['cards'])}"
+        f"la place {e['seat']} montre {_cards(e['cards'], 'fr')}"
         + (" : combinaison !" if e["combo"] else " : pas de combinaison")
     ),
     "judged": lambda e: (
@@ -109,7 +109,7 @@ FRENCH: dict[str, Line] = {
         + " ; piochent : "
         + ", ".join(str(s) for s in e["losers"])
     ),
-    "drew": lambda e: f"la place {e['seat']} pioche {pretty(e['card'])}" + _reserve_fr(e),
+    "drew": lambda e: f"la place {e['seat']} pioche {pretty(e['card'], 'fr')}" + _reserve_fr(e),
     "passing_resumed": lambda e: "on continue de passer",
     "chose": lambda e: f"la place {e['seat']} a choisi sa carte",
     "steered": lambda e: (

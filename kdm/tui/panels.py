@@ -187,7 +187,7 @@ def _result_lines(screen: TableScreen) -> Fragments:
         ("class:result", screen.say("draws", names=", ".join(name(s) for s in result.losers)) + "\n")
     )
     for seat, card, flush in result.draws:
-        lines.append(("class:result", screen.say("drew", name=name(seat), card=pretty(card))))
+        lines.append(("class:result", screen.say("drew", name=name(seat), card=pretty(card, screen.lang))))
         if flush:
             lines.append(("class:call", "  " + screen.say("flushed", name=name(seat))))
         lines.append(("", "\n"))
@@ -231,7 +231,7 @@ def hand_text(screen: TableScreen) -> Fragments:
     marks = " "
     for index, (token, face) in enumerate(view.hand):
         label = f"{index + 1} "
-        face_style, face_text = card_fragment(face)
+        face_style, face_text = card_fragment(face, screen.lang)
         card = f" {face_text} "
         style = f"class:card {face_style}".rstrip()
         if index == screen.selected:
@@ -248,13 +248,13 @@ def hand_text(screen: TableScreen) -> Fragments:
     return lines
 
 
-def card_fragment(face: str | None) -> tuple[str, str]:
-    """A card as people read it, with its colour class (red suits; a joker has its own)."""
+def card_fragment(face: str | None, lang: str = "en") -> tuple[str, str]:
+    """A card as people reading ``lang`` read it, with its colour class (red suits; a joker has its own)."""
     if face is None:
         return "", "??"
     if face == JOKER:
-        return "class:card.joker", pretty(face)
-    return ("class:card.red" if suit_of(face) in RED_SUITS else ""), pretty(face)
+        return "class:card.joker", pretty(face, lang)
+    return ("class:card.red" if suit_of(face) in RED_SUITS else ""), pretty(face, lang)
 
 
 def message_text(screen: TableScreen) -> Fragments:
@@ -328,7 +328,7 @@ def _in_front(screen: TableScreen, view: SeatView) -> Fragments:
         cards: Fragments = []
         width = 0
         for face in reversed(kilo.kilos[seat]):
-            style, text = card_fragment(face)
+            style, text = card_fragment(face, screen.lang)
             if width + 1 + len(text) > IN_FRONT_WIDTH:
                 cards[:0] = [("", " …")]
                 break

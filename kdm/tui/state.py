@@ -330,7 +330,7 @@ class TableScreen:
             self.result = WindowResult(seq, self._round(), valid, first, order, losers)
             self.result.shown, self._shown_hand = self._shown_hand, None
         elif kind == "hand_shown":
-            self._shown_hand = [pretty(card) for card in effect["cards"]]
+            self._shown_hand = [pretty(card, self.lang) for card in effect["cards"]]
         elif kind == "drew" and self.result is not None:
             self.result.draws.append((effect["seat"], effect["card"], bool(effect["flush"])))
         elif kind == "passed" and effect["seat"] == me:
@@ -423,7 +423,7 @@ class TableScreen:
             return False
         token, face = view.hand[self.selected]
         self._passing = token
-        self.message = self.say("pass_sent", card=pretty(face) if face else "?")
+        self.message = self.say("pass_sent", card=pretty(face, self.lang) if face else "?")
         return self.act(Pass(seat=seat, token=token))
 
     def slap(self, pressed_ms: float) -> bool:

@@ -38,8 +38,8 @@ def gesture_name(gesture: str, lang: str = "en") -> str:
     return gesture if names is None else names[lang == "fr"]
 
 
-def _cards(cards: list[str]) -> str:
-    return " ".join(pretty(c) for c in cards)
+def _cards(cards: list[str], lang: str = "en") -> str:
+    return " ".join(pretty(c, lang) for c in cards)
 
 
 def _call(e: Effect, lang: str) -> str:
@@ -98,17 +98,19 @@ ENGLISH: dict[str, Line] = {
 FRENCH: dict[str, Line] = {
     "dealt": lambda e: f"donne {e['round']} : la place {e['dealer']} distribue",
     "hand_kept": lambda e: f"la place {e['seat']} garde sa main",
-    "redrawn": lambda e: f"la place {e['seat']} montre {_cards(e['cards'])} et repioche",
+    "redrawn": lambda e: f"la place {e['seat']} montre {_cards(e['cards'], 'fr')} et repioche",
     "talon_shuffled": lambda e: (
         "la poubelle est mélangée : c'est la pioche" if e["from"] == "bin" else "la pioche est mélangée"
     ),
-    "turned": lambda e: f"retournées : {_cards(e['cards'])}",
+    "turned": lambda e: f"retournées : {_cards(e['cards'], 'fr')}",
     "binned": lambda e: (
-        f"{_cards(e['cards'])} à la poubelle" + (" (brelan)" if e["reason"] == "three" else "")
+        f"{_cards(e['cards'], 'fr')} à la poubelle" + (" (brelan)" if e["reason"] == "three" else "")
     ),
-    "hunt_open": lambda e: f"{HUNT_CALL} {_cards(e['table'])}",
+    "hunt_open": lambda e: f"{HUNT_CALL} {_cards(e['table'], 'fr')}",
     "hunt_resumed": lambda e: "la chasse continue",
-    "exchanged": lambda e: f"la place {e['seat']} donne {_cards(e['gave'])}, prend {_cards(e['took'])}",
+    "exchanged": lambda e: (
+        f"la place {e['seat']} donne {_cards(e['gave'], 'fr')}, prend {_cards(e['took'], 'fr')}"
+    ),
     "quiet": lambda e: "plus d'échange : on peut demander un balayage",
     "sweep_asked": lambda e: f"la place {e['seat']} : {SWEEP_CALL}",
     "sweep_answered": lambda e: (
@@ -122,7 +124,7 @@ FRENCH: dict[str, Line] = {
         + (f" ; trop tard : {', '.join(map(str, e['void']))}" if e["void"] else "")
     ),
     "hand_shown": lambda e: (
-        f"la place {e['seat']} montre {_cards(e['cards'])}" + (" : carré !" if e["four"] else "")
+        f"la place {e['seat']} montre {_cards(e['cards'], 'fr')}" + (" : carré !" if e["four"] else "")
     ),
     "shown_privately": lambda e: f"la place {e['by']} montre deux cartes à la place {e['to']}",
     "call_result": lambda e: (

@@ -90,7 +90,7 @@ def table_text(play: KemsPlay) -> Fragments:
     if view is None or part is None:
         return []
     _give, take = play.marked(view, part)
-    lines = _cards_lines(list(zip(TABLE_KEYS, part.table, strict=False)), set(take))
+    lines = _cards_lines(list(zip(TABLE_KEYS, part.table, strict=False)), set(take), play.screen.lang)
     lines.append(("", "\n"))
     for style, text in [*_phase_lines(play, part), *_sign_lines(play, part), *_private_lines(play, part)]:
         lines.append((style, "\n".join(textwrap.wrap(text, PANEL_TEXT_WIDTH, subsequent_indent="  ")) + "\n"))
@@ -100,12 +100,12 @@ def table_text(play: KemsPlay) -> Fragments:
     return lines
 
 
-def _cards_lines(cards: list[tuple[str, tuple[int, str | None]]], marked: set[int]) -> Fragments:
+def _cards_lines(cards: list[tuple[str, tuple[int, str | None]]], marked: set[int], lang: str) -> Fragments:
     """Cards under their keys, marked ones in reverse video with ▲ below."""
     lines: Fragments = [("", " ")]
     marks = " "
     for key, (token, face) in cards:
-        face_style, face_text = card_fragment(face)
+        face_style, face_text = card_fragment(face, lang)
         style = f"class:card {face_style}".rstrip() + (" class:chosen" if token in marked else "")
         card = f" {face_text} "
         lines += [("class:label", f"{key} "), (style, card), ("", "  ")]
@@ -178,7 +178,12 @@ def _private_lines(play: KemsPlay, part: KemsView) -> list[tuple[str, str]]:
     for seat, face in part.shown_to_me:
         by_seat.setdefault(seat, []).append(face)
     return [
-        ("class:mark", play.say("shown_to_you", name=play.screen.name(seat), cards=pretty_cards(faces)))
+        (
+            "class:mark",
+            play.say(
+                "shown_to_you", name=play.screen.name(seat), cards=pretty_cards(faces, play.screen.lang)
+            ),
+        )
         for seat, faces in by_seat.items()
     ]
 
@@ -235,8 +240,8 @@ def hand_text(play: KemsPlay) -> Fragments:
         ready = len(give) == len(take)
         key = "give_take_enter" if ready else "give_take"
         cards = {
-            "give": pretty_cards(faces[t] or "" for t in give),
-            "take": pretty_cards(table[t] for t in take),
+            "give": pretty_cards((faces[t] or "" for t in give), screen.lang),
+            "take": pretty_cards((table[t] for t in take), screen.lang),
         }
         status = ("class:turn" if ready else "", play.say(key, **{k: v or "–" for k, v in cards.items()}))
     elif view.phase == "hunt":
@@ -244,7 +249,7 @@ def hand_text(play: KemsPlay) -> Fragments:
     else:
         status = ("", "")
     lines: Fragments = [("bold", f" {play.say('hand')}  "), status, ("", "\n")]
-    lines += _cards_lines(list(zip(HAND_KEYS, view.hand, strict=False)), set(give))
+    lines += _cards_lines(list(zip(HAND_KEYS, view.hand, strict=False)), set(give), play.screen.lang)
     return lines
 
 

@@ -170,7 +170,9 @@ class KemsPlay:
         self.give.clear()
         self.take.clear()
         self.screen.message = self.say(
-            "exchange_sent", give=pretty_cards(cards), take=pretty_cards(table[token] for token in take)
+            "exchange_sent",
+            give=pretty_cards(cards, self.screen.lang),
+            take=pretty_cards((table[token] for token in take), self.screen.lang),
         )
         self.screen.peer.act(Exchange(seat=seat, give=tuple(give), cards=cards, take=tuple(take)))
         return True
@@ -369,5 +371,5 @@ class KemsPlay:
         return False
 
 
-def pretty_cards(cards: Iterable[str]) -> str:
-    return " ".join(pretty(card) for card in cards)
+def pretty_cards(cards: Iterable[str], lang: str) -> str:
+    return " ".join(pretty(card, lang) for card in cards)
