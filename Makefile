@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-test
+PLAY_STAMP := $(VENV)/.installed
 EXAMPLE_STAMP := $(VENV)/.installed-examples
 
 .PHONY: play test lint typecheck pytest bench clean
@@ -12,8 +13,14 @@ EXAMPLE_STAMP := $(VENV)/.installed-examples
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
+# Playing needs kdm and its dependencies alone; the test tools (pytest, hypothesis, ruff, mypy) come with
+# the first `make test`.
+$(PLAY_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(STAMP): $(PLAY_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
@@ -23,7 +30,7 @@ $(EXAMPLE_STAMP): examples/lightaces/pyproject.toml examples/aceback/pyproject.t
 	$(BIN)/python -m pip install --quiet -e examples/lightaces -e examples/aceback
 	touch $@
 
-play: $(STAMP)
+play: $(PLAY_STAMP)
 	$(BIN)/kdm play --bots 3
 
 test: lint typecheck pytest
