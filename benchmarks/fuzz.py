@@ -159,8 +159,9 @@ def run(inputs: int, rounds: int, seed: int, timeout_s: float, rate: int) -> dic
         root = Path(scratch)
         common = ["--interface", LOOPBACK, "--headless"]
         host = spawn(["host", "--players", "3", "--option", f"rounds={rounds}", "--as-bot", "greedy",
-                      "--no-advertise", "--name", "fuzz", "--seed", str(seed), "--data-dir", str(root / "d0"),
-                      "--report", str(root / "peer0.json"), *common], subprocess.PIPE)  # fmt: skip
+                      "--no-advertise", "--table", "fuzz", "--seed", str(seed),
+                      "--data-dir", str(root / "d0"), "--report", str(root / "peer0.json"), *common],
+                     subprocess.PIPE)  # fmt: skip
         peers = [host]
         fuzzer = None
         try:

@@ -189,7 +189,7 @@ def one_run(samples: dict[str, list[float]], counts: dict[str, int]) -> None:
             # Discovery by a browser already running on laptop1.
             browser, browser_out = laptops.start("browser@laptop1", 1, ["-c", BROWSER])
             browser_out.wait_for(browser_event("started"), "started")
-            _, host_out = laptops.kdm("host@laptop0", 0, "host", "--name", TABLE, "--players", "4",
+            _, host_out = laptops.kdm("host@laptop0", 0, "host", "--table", TABLE, "--players", "4",
                                       *OPTIONS, *PLAYER)  # fmt: skip
             _, listening, line = host_out.wait_for(lambda line: line.startswith("listening on "), "listening")
             contact = line.split()[2]

@@ -27,6 +27,7 @@ from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.plugins_command import add_plugins_parser
 from kdm.session import SessionConfig, default_interface
+from kdm.settings import TABLE_NAME_HELP, YOUR_NAME_HELP, your_names
 from kdm.sim import Simulation
 from kdm.tui.command import add_play_parser
 
@@ -96,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="open a table on this machine and play at it",
         description="Open a table on the LAN and take its first seat.",
     )
-    host.add_argument("--name", default="", help="the table's name on the LAN (default: this machine's)")
+    host.add_argument("--name", default="", help=YOUR_NAME_HELP)
+    host.add_argument("--table", default="", help=TABLE_NAME_HELP)
     host.add_argument("--players", type=int, default=4, help="players, 3 to 10 (default 4)")
     host.add_argument("--option", action="append", default=[], metavar="NAME=VALUE", help="a table option")
     host.add_argument("--variant", action="append", default=[], metavar="NAME", help="a rule plugin to add")
@@ -112,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Join a table on the LAN and take a free seat.",
     )
     join.add_argument("target", metavar="NAME|HOST:PORT~KEY")
+    join.add_argument("--name", default="", help=YOUR_NAME_HELP)
     join.add_argument("--as-bot", choices=STRATEGIES, default=None, help="let a bot play this seat")
     join.add_argument("--watch", action="store_true", help="watch the table without taking a seat")
     network_flags(join)
@@ -208,6 +211,7 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
 def run_host(args: argparse.Namespace) -> int:
     options: dict[str, Any] = parse_assignments(args.option)
     config = _session_config(args, args.as_bot)
+    config.name, config.table = your_names(args.name, args.table, args.data_dir)
     config.advertise = not args.no_advertise
     if args.bots < 0:
         raise UsageError(f"--bots {args.bots} is not a number of bots: give 0 or more")
@@ -219,13 +223,14 @@ def run_host(args: argparse.Namespace) -> int:
 
         return run_at_table(
             config,
-            lambda ui: session.host(config, config.name, args.players, options, args.variant, args.bots, ui),
+            lambda ui: session.host(config, config.table, args.players, options, args.variant, args.bots, ui),
         )
-    return _run(session.host(config, config.name, args.players, options, args.variant, args.bots), args)
+    return _run(session.host(config, config.table, args.players, options, args.variant, args.bots), args)
 
 
 def run_join(args: argparse.Namespace) -> int:
     config = _session_config(args, args.as_bot)
+    config.name, config.table = your_names(args.name, "", args.data_dir)
     if not args.headless:
         from kdm.tui.command import run_at_table
 

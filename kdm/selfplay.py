@@ -173,7 +173,7 @@ class _Game:
         common = ["--interface", LOOPBACK, "--headless"]
         host = peers[0]
         host.argv = ["host", "--players", str(len(peers)), *table_flags, "--as-bot", "greedy",
-                     "--no-advertise", "--name", "selfplay", "--seed", str(seed), *common,
+                     "--no-advertise", "--table", "selfplay", "--seed", str(seed), *common,
                      "--port", str(host.port), "--data-dir", str(host.data),
                      "--report", str(root / "peer0.json")]  # fmt: skip
         try:
@@ -353,7 +353,7 @@ class _Game:
             return False
         via = contacts[(peer.index + peer.restarts) % len(contacts)]
         if peer.argv[0] == "host":  # the founder comes back as the join its `kdm host` would make
-            drop = {"--players", "--option", "--variant", "--name"}
+            drop = {"--players", "--option", "--variant", "--table"}
             argv = ["join", f"{LOOPBACK}:{via.port}", *_without(peer.argv[1:], drop, {"--no-advertise"})]
         else:
             argv = ["join", f"{LOOPBACK}:{via.port}", *peer.argv[2:]]

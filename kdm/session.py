@@ -81,7 +81,9 @@ class SessionConfig:
     #: The one address to listen and advertise on; None: every interface, advertising every LAN address.
     interface: str | None = field(default_factory=default_interface)
     port: int = 0
+    #: The player's name at the table, and the name of a table they create (``kdm.settings``).
     name: str = ""
+    table: str = ""
     bot: str | None = None
     seed: int = 0
     advertise: bool = True

@@ -40,7 +40,7 @@ def test_a_four_laptop_kems_game_shows_a_sniffer_nothing(tmp_path: Path) -> None
         assert sniffer.stdout is not None and sniffer.stdout.readline().strip() == "capturing"
         kdm = [sys.executable, "-m", "kdm"]
         host = lan.run(
-            0, [*kdm, "host", "--name", "kitchen", "--players", "4", "--variant", "kems",
+            0, [*kdm, "host", "--table", "kitchen", "--players", "4", "--variant", "kems",
                 "--option", "target=1", *PLAYER],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         )  # fmt: skip

@@ -101,7 +101,7 @@ def test_a_lan_evening_with_no_flags_survives_every_kind_of_departure() -> None:
     with NamespaceLan(LAPTOPS) as lan:
         processes: list[Kdm] = []
         try:
-            host = Kdm(lan, 0, "host", "--name", "kitchen", "--players", "4", "--option", f"rounds={ROUNDS}",
+            host = Kdm(lan, 0, "host", "--table", "kitchen", "--players", "4", "--option", f"rounds={ROUNDS}",
                        *PLAYER)  # fmt: skip
             processes.append(host)
             listening = host.says(lambda line: line.startswith("listening on"), "where it listens")
@@ -173,7 +173,7 @@ def test_a_lan_evening_with_no_flags_survives_every_kind_of_departure() -> None:
             assert kitchen["table_id"] == founder and kitchen["node_id"] != founder
             # ... and its founder, running the very same command again, goes back to seat 0 instead of
             # founding another table.
-            back = Kdm(lan, 0, "host", "--name", "kitchen", "--players", "4", "--option", f"rounds={ROUNDS}",
+            back = Kdm(lan, 0, "host", "--table", "kitchen", "--players", "4", "--option", f"rounds={ROUNDS}",
                        *PLAYER)  # fmt: skip
             processes.append(back)
             back.says(lambda line: line.endswith("takes seat 0 back"), "the founder back at seat 0")

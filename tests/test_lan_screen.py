@@ -23,7 +23,7 @@ def test_a_friend_adds_a_bot_from_the_table_screen_on_their_own_laptop(tmp_path:
     with NamespaceLan(2) as lan:
         host = lan.run(
             0,
-            [sys.executable, "-m", "kdm", "host", "--name", "kitchen", "--players", "3", "--headless",
+            [sys.executable, "-m", "kdm", "host", "--table", "kitchen", "--players", "3", "--headless",
              "--as-bot", "greedy", "--option", "rounds=1"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
         )  # fmt: skip

@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import contextlib
 import os
-import socket
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
@@ -30,6 +29,7 @@ from kdm.errors import PinRefused, UsageError
 from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.session import SessionConfig
+from kdm.settings import TABLE_NAME_HELP, YOUR_NAME_HELP, remember_table, your_names
 from kdm.tui.app import TableUI
 from kdm.tui.lobby import Create, Join
 from kdm.tui.lobby_app import run_lobby
@@ -49,7 +49,8 @@ def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     )
     play.add_argument("target", nargs="?", default=None, metavar="HOST:PORT|NAME", help="a table to join")
     play.add_argument("--bots", type=int, default=0, metavar="N", help="host a table with N bot peers")
-    play.add_argument("--name", default="", help="your name, and your table's (default: this machine's)")
+    play.add_argument("--name", default="", help=YOUR_NAME_HELP)
+    play.add_argument("--table", default="", help=TABLE_NAME_HELP)
     play.add_argument(
         "--players",
         type=int,
@@ -97,9 +98,11 @@ def run_play(args: argparse.Namespace) -> int:
     options: dict[str, Any] = parse_assignments(args.option)
     pin = session.checked_pin(args.pin, os.environ.get(session.PIN_ENV) or None)
     players = args.players if args.players is not None else args.bots + 1 if args.bots else DEFAULT_PLAYERS
-    if args.target is not None and (args.bots or args.players is not None or args.option or args.variant):
+    if args.target is not None and (
+        args.bots or args.players is not None or args.option or args.variant or args.table
+    ):
         raise UsageError(
-            "--bots, --players, --option and --variant are for a table you host, not one you join"
+            "--bots, --players, --option, --variant and --table are for a table you host, not one you join"
         )
     if args.bots < 0:
         raise UsageError(f"--bots {args.bots} is not a number of bots: give 0 or more")
@@ -120,7 +123,7 @@ def run_play(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 0xFFFF:
         raise UsageError(f"--port {args.port} is not a port number: give 1 to 65535, or 0 for any free one")
     config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang, port=args.port)
-    config.name = args.name or socket.gethostname()
+    config.name, config.table = your_names(args.name, args.table, args.data_dir)
     config.pin = pin
     if args.interface:
         config.interface = args.interface
@@ -161,7 +164,7 @@ async def play(
     if args.target is not None:
         await session.join(config, args.target, ui=ui)
     elif args.bots or args.players is not None:
-        await session.host(config, config.name, players, options, args.variant, bots=args.bots, ui=ui)
+        await session.host(config, config.table, players, options, args.variant, bots=args.bots, ui=ui)
     else:
         await from_the_lobby(config, options, args.variant, ui)
 
@@ -182,6 +185,7 @@ async def from_the_lobby(
                 await session.join(config, choice.target, ui=ui, addresses=choice.addresses)
             elif isinstance(choice, Create):
                 config.pin = choice.pin or None
+                remember_table(choice.table, config.data_dir)
                 await session.host(config, choice.table, choice.players, choice.options, choice.variants,
                                    bots=choice.bots, ui=ui)  # fmt: skip
             else:

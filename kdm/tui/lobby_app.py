@@ -45,7 +45,7 @@ async def run_lobby(
     """
     held = SeatMemory(config.data_dir).held() if config.keep_identity else {}
     state = state or LobbyState(
-        config.lang, config.name, dict(options or {}), variants, message=message, held=held,
+        config.lang, config.table, dict(options or {}), variants, message=message, held=held,
         ask_pin=ask_pin,
     )  # fmt: skip
     app: Application[None] = Application(

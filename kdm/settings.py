@@ -1,0 +1,88 @@
+"""What kdm remembers of the person using it from one run to the next: their name at a table, and the
+name they give a table they create.
+
+A small JSON file, ``settings.json``, in the user config directory (platformdirs; the data directory
+instead when one is given, as tests do). A name given on the command line or in the lobby's form is
+kept there and is the default next time; with nothing kept, your name is this machine's and your
+table is "NAME's table". A file that cannot be read is ignored, with a warning: a player's settings
+never stop a game.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import platformdirs
+
+__all__ = ["TABLE_NAME_HELP", "YOUR_NAME_HELP", "Settings", "remember_table", "settings_path", "your_names"]
+
+log = logging.getLogger("kdm.settings")
+
+SETTINGS_FILE = "settings.json"
+YOUR_NAME_HELP = "your name at the table (default: the one you gave last time, else this machine's)"
+TABLE_NAME_HELP = (
+    'the name of a table you create, on the LAN (default: the one you gave last time, else "NAME\'s table")'
+)
+
+
+def settings_path(folder: Path | None = None) -> Path:
+    """The settings file: in ``folder`` when given, else in the user config directory."""
+    return (folder or Path(platformdirs.user_config_dir("kdm"))) / SETTINGS_FILE
+
+
+@dataclass
+class Settings:
+    """The names last given: yours, and your table's (empty: never given)."""
+
+    name: str = ""
+    table: str = ""
+
+    @classmethod
+    def load(cls, folder: Path | None = None) -> Settings:
+        path = settings_path(folder)
+        try:
+            kept = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError) as error:
+            log.warning("ignored %s: %s", path, error)
+            return cls()
+        if not isinstance(kept, dict):
+            log.warning("ignored %s: not a JSON object", path)
+            return cls()
+        return cls(**{key: value for key in ("name", "table") if isinstance(value := kept.get(key), str)})
+
+    def save(self, folder: Path | None = None) -> None:
+        """Keep these names; a settings file that cannot be written is worth a warning, not a game."""
+        path = settings_path(folder)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            written = path.with_name(path.name + ".new")
+            written.write_text(json.dumps(asdict(self), ensure_ascii=False) + "\n", encoding="utf-8")
+            os.replace(written, path)
+        except OSError as error:
+            log.warning("could not keep your names in %s: %s", path, error)
+
+
+def your_names(name: str, table: str, folder: Path | None = None) -> tuple[str, str]:
+    """Your name and the name of a table you create: as given (and then remembered), else as given
+    last time, else this machine's name and "NAME's table"."""
+    kept = Settings.load(folder)
+    given = Settings(name or kept.name, table or kept.table)
+    if given != kept:
+        given.save(folder)
+    yours = given.name or socket.gethostname()
+    return yours, given.table or f"{yours}'s table"
+
+
+def remember_table(table: str, folder: Path | None = None) -> None:
+    """Keep ``table`` as the name of the next table you create (the lobby's form)."""
+    kept = Settings.load(folder)
+    if table and table != kept.table:
+        kept.table = table
+        kept.save(folder)
