@@ -197,6 +197,10 @@ class ScriptedTable:
         """The latest effect of ``kind``."""
         return next(e for e in reversed(self.effects) if e["kind"] == kind)
 
+    def describe_last(self, kind: str, lang: str = "en") -> str:
+        """What the table says (``kdm_describe``) for the latest effect of ``kind``, in ``lang``."""
+        return str(self.rules.describe(self.last(kind), lang))
+
     def seq_of(self, kind: str, seat: int) -> int:
         """The sequence number of ``seat``'s latest event of ``kind`` (a slap, a call)."""
         return int(next(e["seq"] for e in reversed(self.effects) if e["kind"] == kind and e["seat"] == seat))

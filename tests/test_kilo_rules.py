@@ -216,8 +216,27 @@ def test_rule_1_2_6_slap_before_the_checkpoint_is_false_and_the_instigator_draws
     everyone_slaps(table, first=0, reactions={1: 150.0, 2: 300.0, 3: 200.0})
     judged = table.last("judged")
     assert not judged["valid"] and judged["losers"] == [0]
+    assert judged["reason"] == "late"  # the pass that ended the deal's checkpoint was the last one
     assert not any(e["kind"] == "hand_shown" for e in table.effects)  # no need to show a hand
     assert table.draws == [(0, table.kilos(0)[0], False)]
+
+
+def test_rule_1_2_6_each_judgement_says_why() -> None:
+    """RULES 1.2.5-1.2.7: the table says why a window was judged so (the screen and the log show it)."""
+    table = dealt()
+    everyone_slaps(table, first=0, reactions={1: 150.0, 2: 300.0, 3: 200.0})  # four kings at 0
+    assert table.last("judged")["reason"] == "combo"
+    no_combo = dealt()
+    everyone_slaps(no_combo, first=1, reactions={0: 150.0, 2: 300.0, 3: 200.0})
+    assert no_combo.last("judged")["reason"] == "no_combo"
+    assert "false slap by seat 1 (seat 1 had no combo)" in no_combo.describe_last("judged")
+    later = dealt()
+    later.pass_card(1, "JH")
+    later.pass_any(later.state.turn)  # two passes past it
+    everyone_slaps(later, first=0, reactions={1: 150.0, 2: 300.0, 3: 200.0})
+    assert later.last("judged")["reason"] == "not_four"
+    assert "(not every hand held four cards)" in later.describe_last("judged")
+    assert "(les mains n'étaient pas toutes à quatre cartes)" in later.describe_last("judged", "fr")
 
 
 def test_rule_1_2_6_valid_slap_where_one_player_never_slaps() -> None:
@@ -321,6 +340,7 @@ def test_rule_1_2_7_feint_then_fooled_slap_is_false_and_the_fooled_draws() -> No
         table.slap(seat, at=0.0, trigger=opener, rt=250.0)
     judged = table.last("judged")
     assert not judged["valid"] and judged["losers"] == [3]
+    assert judged["reason"] == "feint" and "(fooled by a feint)" in table.describe_last("judged")
 
 
 def test_rule_1_2_7_among_several_fooled_the_first_draws() -> None:

@@ -290,7 +290,11 @@ def test_arrows_choose_and_the_hand_shows_suits() -> None:
 def test_a_slap_is_timed_shown_at_once_and_the_window_result_follows() -> None:
     async def scene() -> None:
         async with table() as t:
+            if t.state.rules["kilo"].checkpoint:  # after the deal, before any pass: a checkpoint
+                await t.shows("● everyone holds 4: a combo? slap!")
             await t.others_pass_until_my_turn()
+            if not t.state.rules["kilo"].checkpoint:
+                await until(lambda: "everyone holds 4" not in t.text(), "the checkpoint's marker gone")
             before = local_time_ms()
             await t.press(" ", lambda: len(t.log.events("slap", seat=0)) == 1, "our slap proposed")
             slap = t.log.events("slap", seat=0)[0]
@@ -302,8 +306,12 @@ def test_a_slap_is_timed_shown_at_once_and_the_window_result_follows() -> None:
             await until(lambda: opener in t.screen.painted, "the opener painted")
             for seat in (1, 2, 3):
                 await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 * seat))
-            # A slap when every hand did not hold 4 is false: its instigator draws.
+            # A slap when every hand did not hold 4 (or without a combo) is false: its instigator draws.
             await t.shows("false slap by player0")
+            result = t.screen.result
+            # Our turn comes back at a checkpoint when we started the passing: then we had no combo.
+            assert result is not None and result.reason in ("late", "not_four", "no_combo")
+            await t.shows(say("en", f"why_{result.reason}", name="player0"))  # the reason, under the verdict
             text = t.text()
             # Followers are ordered by reaction time to the opener: eff = eff(opener) + rt.
             for entry in ("1. player0 +0ms", "2. player1 +100ms", "3. player2 +200ms", "4. player3 +300ms"):

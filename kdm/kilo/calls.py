@@ -27,6 +27,26 @@ def _cards(cards: list[str], lang: str = "en") -> str:
     return " ".join(pretty(c, lang) for c in cards)
 
 
+#: Why a slap window was judged so (``Judged.reason``), after the verdict.
+WHY_EN = {
+    "no_combo": "{first} had no combo",
+    "not_four": "not every hand held four cards",
+    "late": "too late, the checkpoint had passed",
+    "feint": "fooled by a feint",
+}
+WHY_FR = {
+    "no_combo": "{first} n'avait pas de combinaison",
+    "not_four": "les mains n'étaient pas toutes à quatre cartes",
+    "late": "trop tard, le moment était passé",
+    "feint": "piégé par une feinte",
+}
+
+
+def _why(effect: Effect, reasons: dict[str, str], first: str) -> str:
+    why = reasons.get(effect.get("reason", ""))
+    return f" ({why.format(first=first)})" if why else ""
+
+
 def _order(order: list[tuple[int, float]]) -> str:
     return ", ".join(f"{seat}@{eff:.0f}ms" for seat, eff in order)
 
@@ -69,6 +89,7 @@ ENGLISH: dict[str, Line] = {
     ),
     "judged": lambda e: (
         ("valid slap" if e["valid"] else f"false slap by {_seat(e['first'])}")
+        + _why(e, WHY_EN, _seat(e["first"]))
         + "; draws: "
         + ", ".join(_seat(s) for s in e["losers"])
     ),
@@ -106,6 +127,7 @@ FRENCH: dict[str, Line] = {
     ),
     "judged": lambda e: (
         ("tape valable" if e["valid"] else f"fausse tape de la place {e['first']}")
+        + _why(e, WHY_FR, f"la place {e['first']}")
         + " ; piochent : "
         + ", ".join(str(s) for s in e["losers"])
     ),

@@ -94,13 +94,18 @@ class HandShown(Hints):
 
 
 class Judged(Hints):
-    """The window is judged: ``valid`` slap or not, by ``first``; ``losers`` draw, in that order."""
+    """The window is judged: ``valid`` slap or not, by ``first``; ``losers`` draw, in that order.
+
+    ``reason``: ``combo`` (valid), ``no_combo`` (every hand held 4, the first slapper's made no combo),
+    ``not_four`` (not every hand held 4), ``late`` (the checkpoint had just passed), ``feint`` (fooled
+    by a feint)."""
 
     kind: Literal["judged"]
     valid: bool
     first: int
     order: list[tuple[int, float]]
     losers: list[int]
+    reason: str
 
 
 class Drew(Hints):

@@ -56,11 +56,14 @@ class Window:
     """A slap window: opened by the first committed slap, closed when complete or timed out.
 
     ``slaps`` lists ``(seat, effective time, seq)`` in commit order. ``checkpoint`` records whether
-    every hand held 4 cards when the window opened.
+    every hand held 4 cards when the window opened; when it did not, ``mistake`` says why it was
+    opened all the same, as people would: ``feint`` (a feint came since the last pass), ``late`` (the
+    pass that ended a checkpoint was the last one), else ``not_four``.
     """
 
     opened_by: int
     checkpoint: bool
+    mistake: str = ""
     slaps: list[tuple[int, float, int]] = field(default_factory=list)
     closed: bool = False
 
@@ -85,6 +88,9 @@ class KiloTable:
     last_feint_seat: int | None = None
     window: Window | None = None
     passes: int = 0
+    #: The seq of the latest pass, and of the pass that ended the latest checkpoint (a slap's reason).
+    last_pass: int = 0
+    left_checkpoint: int | None = None
     #: The faces in front of each seat, kept with every draw for cheap views.
     shown_kilos: tuple[tuple[str, ...], ...] = ()
     ordered: list[tuple[int, float]] = field(default_factory=list)
@@ -326,8 +332,11 @@ def _pass(engine: Engine, event: Event) -> list[KiloEffect]:
     state.hands[receiver].append(event.token)
     state.turn = receiver
     kilo.passes += 1
+    kilo.last_pass = state.seq
     # Sequential passing: every hand holds 4 exactly when the turn is back with the starter.
     was_checkpoint, kilo.checkpoint = kilo.checkpoint, receiver == kilo.starter
+    if was_checkpoint and not kilo.checkpoint:
+        kilo.left_checkpoint = state.seq
     effect: Passed = {"kind": "passed", "seat": event.seat, "to": receiver, "token": event.token,
                       "checkpoint": kilo.checkpoint}  # fmt: skip
     if not kilo.checkpoint:
@@ -371,7 +380,7 @@ def slap(engine: Engine, event: TimedEvent) -> list[KiloEffect]:
     eff = effective_time(state, event)
     opened = window is None
     if window is None:
-        window = kilo.window = Window(opened_by=state.seq, checkpoint=kilo.checkpoint)
+        window = kilo.window = Window(state.seq, kilo.checkpoint, "" if kilo.checkpoint else _mistake(kilo))
         state.phase = "window"
     window.slaps.append((event.seat, eff, state.seq))
     kilo.reactions[state.seq] = eff
@@ -387,6 +396,16 @@ def slap(engine: Engine, event: TimedEvent) -> list[KiloEffect]:
     if engine.rules.caller("kdm_window_complete")(state=state, window=window):
         effects += _close_window(engine)
     return effects
+
+
+def _mistake(kilo: KiloTable) -> str:
+    """Why a window opened when not every hand held 4 (``Window.mistake``)."""
+    since = max(kilo.last_pass, kilo.passing_since)
+    if kilo.last_feint is not None and kilo.last_feint > since:
+        return "feint"
+    if kilo.left_checkpoint is not None and kilo.left_checkpoint == kilo.last_pass:
+        return "late"
+    return "not_four"
 
 
 def _feint(engine: Engine, event: Event) -> list[KiloEffect]:
@@ -469,6 +488,7 @@ def _judge(engine: Engine, combo: bool) -> list[KiloEffect]:
         "first": kilo.ordered[0][0],
         "order": list(kilo.ordered),
         "losers": list(losers),
+        "reason": "combo" if valid else "no_combo" if window.checkpoint else window.mistake,
     }
     return [judged, *_after_draw(engine)]
 

@@ -152,6 +152,10 @@ def table_text(screen: TableScreen) -> Fragments:
         else:
             feinter = screen.name(flash.seat, flash.seq)
             lines.append(("class:feint", screen.say("feint_banner", name=feinter) + "\n"))
+    if kilo is not None and kilo.checkpoint:  # the only moment a slap can be valid
+        lines.append(
+            ("class:call", "\n".join(textwrap.wrap(screen.say("checkpoint"), PANEL_TEXT_WIDTH)) + "\n")
+        )
     if kilo is not None and kilo.window_open:
         names = ", ".join(screen.name(seat) for seat in kilo.slapped)
         slapped = screen.say("slapped_so_far", names=names)  # "" where a plugin's lines say it (spoons)
@@ -175,6 +179,9 @@ def _result_lines(screen: TableScreen) -> Fragments:
 
     verdict = "valid_slap" if result.valid else "false_slap"
     lines: Fragments = [("class:result bold", screen.say(verdict, name=name(result.first)) + "\n")]
+    if result.reason and result.reason != "combo":
+        why = screen.say(f"why_{result.reason}", name=name(result.first))
+        lines.append(("class:result", "\n".join(textwrap.wrap(why, PANEL_TEXT_WIDTH)) + "\n"))
     if result.shown is not None:
         lines.append(
             ("class:result", screen.say("showed", name=name(result.first), cards=" ".join(result.shown)))

@@ -76,6 +76,8 @@ class WindowResult:
     first: int
     order: list[tuple[int, float]]
     losers: list[int]
+    #: Why it was judged so (``Judged.reason``): what the screen says under the verdict.
+    reason: str = ""
     shown: list[str] | None = None
     draws: list[tuple[int, str, bool]] = field(default_factory=list)
 
@@ -327,7 +329,8 @@ class TableScreen:
         elif kind == "judged":
             order = [(int(s), float(t)) for s, t in effect["order"]]
             valid, first, losers = bool(effect["valid"]), int(effect["first"]), list(effect["losers"])
-            self.result = WindowResult(seq, self._round(), valid, first, order, losers)
+            reason = str(effect.get("reason", ""))
+            self.result = WindowResult(seq, self._round(), valid, first, order, losers, reason)
             self.result.shown, self._shown_hand = self._shown_hand, None
         elif kind == "hand_shown":
             self._shown_hand = [pretty(card, self.lang) for card in effect["cards"]]
