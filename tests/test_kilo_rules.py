@@ -14,6 +14,7 @@ from kdm.errors import OptionError, TableError
 from kdm.kilo.events import Pass
 from kdm.kilo.rules import DEALT_RANKS, LEFT, PILE, RIGHT, passing_direction
 from kdm.kilo.testing import ScriptedKilo
+from kdm.manager import Rules
 
 # Seat 0 holds four kings (a rank combo); QH at seat 1 starts; QS at seat 2 (one pass to the left).
 KINGS_AT_0 = [
@@ -512,3 +513,13 @@ def test_a_reaction_quicker_than_a_person_is_refused_and_the_minimum_is_a_table_
     anything_goes = dealt(min_reaction_ms=0)
     anything_goes.slap(0, at=1000.0)
     anything_goes.slap(3, at=0.0, trigger=anything_goes.seq_of("slapped", 0), rt=1.0)
+
+
+def test_game_over_names_one_winner_or_several_in_both_languages() -> None:
+    rules = Rules.for_table()
+    one = {"kind": "game_over", "winners": [2], "scores": [100, 7, 0, 200]}
+    two = {**one, "winners": [0, 2]}
+    assert rules.describe(one, "en").startswith("game over; winner: seat 2;")
+    assert rules.describe(two, "en").startswith("game over; winners: seat 0, seat 2;")
+    assert rules.describe(one, "fr").startswith("fin de la partie ; vainqueur : la place 2 ;")
+    assert rules.describe(two, "fr").startswith("fin de la partie ; vainqueurs : la place 0, la place 2 ;")

@@ -457,6 +457,7 @@ def test_the_waiting_room_lists_seats_and_adds_a_bot() -> None:
             await t.shows("or by address: 10.0.0.2:41000,")
             text = t.text()
             assert "2 of 4 seats taken" in text
+            assert say("fr", "seats_taken", taken=1, total=4) == "places prises : 1 sur 4"  # no "1 places"
             assert "player0 (you) · host" in text and "player1" in text and text.count("free seat") == 2
             assert "others join with: kdm play kitchen" in text and "b add a bot" in text
             await t.press("b", lambda: bool(added), "a bot asked for")

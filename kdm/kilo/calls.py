@@ -102,7 +102,9 @@ ENGLISH: dict[str, Line] = {
     "pile_chosen": lambda e: f"{_seat(e['seat'])} draws from pile {e['pile'] + 1}",  # counted from 1
     "round_over": lambda e: f"round {e['round']} over; kilos: {e['scores']}",
     "game_over": lambda e: (
-        "game over; winners: " + ", ".join(_seat(s) for s in e["winners"]) + f"; kilos: {e['scores']}"
+        ("game over; winner: " if len(e["winners"]) == 1 else "game over; winners: ")
+        + ", ".join(_seat(s) for s in e["winners"])
+        + f"; kilos: {e['scores']}"
     ),
 }
 
@@ -144,8 +146,8 @@ FRENCH: dict[str, Line] = {
     "pile_chosen": lambda e: f"la place {e['seat']} pioche dans le tas {e['pile'] + 1}",
     "round_over": lambda e: f"fin de la manche {e['round']} ; kilos : {e['scores']}",
     "game_over": lambda e: (
-        "fin de la partie ; vainqueurs : "
-        + ", ".join(str(s) for s in e["winners"])
+        ("fin de la partie ; vainqueur : " if len(e["winners"]) == 1 else "fin de la partie ; vainqueurs : ")
+        + ", ".join(f"la place {s}" for s in e["winners"])
         + f" ; kilos : {e['scores']}"
     ),
 }

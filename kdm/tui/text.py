@@ -115,7 +115,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "help_marks": ("marks: {marks}", "marques : {marks}"),
     # --- waiting room -----------------------------------------------------------------------------
     "waiting_room": ("Waiting room", "Salle d'attente"),
-    "seats_taken": ("{taken} of {total} seats taken", "{taken} places sur {total} prises"),
+    "seats_taken": ("{taken} of {total} seats taken", "places prises : {taken} sur {total}"),
     "starts_when_full": (
         "the game starts when every seat is taken",
         "la partie commence quand toutes les places sont prises",
