@@ -27,7 +27,7 @@ from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.plugins_command import add_plugins_parser
 from kdm.session import SessionConfig, default_interface
-from kdm.settings import TABLE_NAME_HELP, YOUR_NAME_HELP, your_names
+from kdm.settings import NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, your_names
 from kdm.sim import Simulation
 from kdm.tui.command import add_play_parser
 
@@ -105,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--bots", type=int, default=0, help="start this many bot peers to fill seats")
     host.add_argument("--as-bot", choices=STRATEGIES, default=None, help="let a bot play this seat")
     host.add_argument("--no-advertise", action="store_true", help="do not announce the table on the LAN")
+    host.add_argument("--no-bell", action="store_true", help=NO_BELL_HELP)
     network_flags(host)
     host.set_defaults(run=run_host)
 
@@ -117,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("--name", default="", help=YOUR_NAME_HELP)
     join.add_argument("--as-bot", choices=STRATEGIES, default=None, help="let a bot play this seat")
     join.add_argument("--watch", action="store_true", help="watch the table without taking a seat")
+    join.add_argument("--no-bell", action="store_true", help=NO_BELL_HELP)
     network_flags(join)
     join.set_defaults(run=run_join)
 
@@ -205,6 +207,7 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
     config.log_on_stderr = args.json  # stdout is for the one JSON object
     config.watch = getattr(args, "watch", False)
     config.pin = session.checked_pin(args.pin, config.pin)
+    config.bell = not getattr(args, "no_bell", False)
     return config
 
 

@@ -288,7 +288,7 @@ class Peer:
 
     async def _retry_forever(self) -> None:
         def look() -> None:
-            if self._put_off and not self._behind():
+            if self._put_off and not self.behind():
                 # Caught up on an entry the peer is not handed (a membership change, a new leader's
                 # empty entry): what was put off is done now, or a bot whose turn it is would sleep on.
                 self._caught_up()
@@ -440,7 +440,7 @@ class Peer:
             # the seat's entries refused meanwhile (a slap too late) says nothing of a reveal on its
             # way, which would then be proposed twice.
             paid[0].owed.discard(paid[1])
-        if self._behind():
+        if self.behind():
             self._put_off = True  # the duties this state owes, and the bots' plans
         else:
             self._caught_up()
@@ -688,9 +688,10 @@ class Peer:
 
     # --- bots ------------------------------------------------------------------------------------
 
-    def _behind(self) -> bool:
+    def behind(self) -> bool:
         """Whether this process is still applying what the table committed before (started again and
-        replaying the log, or a learner catching up): nothing it would do now is asked of it."""
+        replaying the log, or a learner catching up): nothing it would do now is asked of it, and
+        nothing it shows is news."""
         return bool(getattr(self.node, "catching_up", False))
 
     def _caught_up(self) -> None:
@@ -709,7 +710,7 @@ class Peer:
         self._wake_bots()
 
     def _take_the_seat_back(self, seat: int) -> None:
-        if self._behind():
+        if self.behind():
             self._put_off = True  # a takeover of long ago, replayed: asked once caught up, if still so
             return
         log.warning("a bot stood in for this player at seat %d: taking it back", seat)
@@ -721,7 +722,7 @@ class Peer:
         driver, record = self.driver, self.record
         if driver is None or not record.started:
             return
-        if self._behind():
+        if self.behind():
             self._put_off = True
             return
         driver.wake(sorted(driver.bots) if seats is None else [s for s in seats if s in driver.bots])

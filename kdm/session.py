@@ -98,6 +98,8 @@ class SessionConfig:
     keep_identity: bool = True
     #: Watch without asking for a seat (a spectator).
     watch: bool = False
+    #: The table screen rings the terminal's bell when a slap window opens or a call is made.
+    bell: bool = True
     #: The table's PIN (``kdm.net.admission``): a table founded with one admits only joiners that prove
     #: it; a joiner proves it. None: the table has none, or this process does not know it.
     pin: str | None = field(default_factory=lambda: os.environ.get(PIN_ENV) or None)

@@ -19,12 +19,21 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["TABLE_NAME_HELP", "YOUR_NAME_HELP", "Settings", "remember_table", "settings_path", "your_names"]
+__all__ = [
+    "NO_BELL_HELP",
+    "TABLE_NAME_HELP",
+    "YOUR_NAME_HELP",
+    "Settings",
+    "remember_table",
+    "settings_path",
+    "your_names",
+]
 
 log = logging.getLogger("kdm.settings")
 
 SETTINGS_FILE = "settings.json"
 YOUR_NAME_HELP = "your name at the table (default: the one you gave last time, else this machine's)"
+NO_BELL_HELP = "no terminal bell when someone slaps or a call is made"
 TABLE_NAME_HELP = (
     'the name of a table you create, on the LAN (default: the one you gave last time, else "NAME\'s table")'
 )

@@ -339,6 +339,23 @@ def test_a_feint_shows_distinctly_and_a_slap_after_it_names_it_as_trigger() -> N
     run(scene)
 
 
+def test_the_bell_rings_when_another_opens_a_window_not_for_a_feint_or_our_own_slap() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            rings: list[int] = []
+            t.screen.bell = lambda: rings.append(t.state.seq)
+            await t.act(1, Feint(seat=1, t_sync=local_time_ms()))
+            await t.shows("✋ … player1 raises a hand")
+            await t.act(2, Slap(seat=2, t_sync=local_time_ms()))
+            await t.shows("✋ SLAP! player2 opens a window")
+            assert rings == [t.state.rules["kilo"].window.opened_by + 1]  # once, for the window
+            await t.press(" ", lambda: len(t.log.events("slap", seat=0)) == 1, "our slap proposed")
+            await until(lambda: t.state.rules["kilo"].window.slapped(0), "our slap applied")
+            assert len(rings) == 1  # joining a window rings nothing
+
+    run(scene)
+
+
 def test_an_event_is_shown_when_the_redraw_that_paints_it_ends() -> None:
     async def scene() -> None:
         async with table() as t:

@@ -144,8 +144,11 @@ class TableUI:
     end has ended the session, and it owns the bot processes the player adds from the waiting room.
     """
 
-    def __init__(self, lang: str = "en", input: Input | None = None, output: Output | None = None) -> None:
+    def __init__(
+        self, lang: str = "en", input: Input | None = None, output: Output | None = None, bell: bool = True
+    ) -> None:
         self.lang = lang
+        self.ring_bell = bell
         self.input, self.output = input, output
         self.app: TableApp | None = None
         self.bots: list[AddedBot] = []
@@ -154,6 +157,8 @@ class TableUI:
         self.app = TableApp(
             session.peer, self.lang, self.input, self.output, add_bot=lambda: self._add_bot(session)
         )
+        if self.ring_bell:
+            self.app.screen.bell = self.app.application.output.bell
         self.app.screen.invitation = session.invitation()
         self.app.screen.advertised = session.config.advertise
         self.app.screen.watching = session.config.watch

@@ -29,7 +29,7 @@ from kdm.errors import PinRefused, UsageError
 from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.session import SessionConfig
-from kdm.settings import TABLE_NAME_HELP, YOUR_NAME_HELP, remember_table, your_names
+from kdm.settings import NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, remember_table, your_names
 from kdm.tui.app import TableUI
 from kdm.tui.lobby import Create, Join
 from kdm.tui.lobby_app import run_lobby
@@ -51,6 +51,7 @@ def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     play.add_argument("--bots", type=int, default=0, metavar="N", help="host a table with N bot peers")
     play.add_argument("--name", default="", help=YOUR_NAME_HELP)
     play.add_argument("--table", default="", help=TABLE_NAME_HELP)
+    play.add_argument("--no-bell", action="store_true", help=NO_BELL_HELP)
     play.add_argument(
         "--players",
         type=int,
@@ -123,6 +124,7 @@ def run_play(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 0xFFFF:
         raise UsageError(f"--port {args.port} is not a port number: give 1 to 65535, or 0 for any free one")
     config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang, port=args.port)
+    config.bell = not args.no_bell
     config.name, config.table = your_names(args.name, args.table, args.data_dir)
     config.pin = pin
     if args.interface:
@@ -148,7 +150,7 @@ def run_at_table(config: SessionConfig, start: Callable[[TableUI], Awaitable[Any
 
 
 async def _at_table(config: SessionConfig, start: Callable[[TableUI], Awaitable[Any]]) -> None:
-    ui = TableUI(config.lang)
+    ui = TableUI(config.lang, bell=config.bell)
     try:
         await start(ui)
         await ui.show_final()

@@ -100,6 +100,9 @@ class TableScreen:
     ) -> None:
         self.peer = peer
         self.lang = lang
+        #: Rings the terminal's bell when someone else opens a slap window or a call is made (None:
+        #: silent, ``--no-bell``): a slap comes while one looks at one's hand.
+        self.bell: Callable[[], None] | None = None
         self.on_change = on_change or (lambda: None)
         self._add_bot = add_bot
         self.log: deque[LogLine] = deque(maxlen=LOG_LINES)
@@ -314,10 +317,17 @@ class TableScreen:
     def _follow(self, effect: Effect, seq: int) -> None:
         kind = effect["kind"]
         line = self.peer.record.rules.describe(effect, self.lang)
+        style = self._by_kind(EFFECT_STYLES, lambda part: part.log_styles, kind) or "info"
         if line:
-            self._add(self._by_kind(EFFECT_STYLES, lambda part: part.log_styles, kind) or "info", line)
+            self._add(style, line)
         me = self.peer.seat
         flash = self._by_kind(FLASHES, lambda part: part.flashes, kind)
+        if (
+            self.bell is not None
+            and not self.peer.behind()
+            and (style == "call" or (flash is not None and effect["opened"] and effect["seat"] != me))
+        ):
+            self.bell()
         if flash is not None:
             self.flash = Flash(flash, effect["seat"], effect["seq"], bool(effect["opened"]))
             if effect["opened"]:
