@@ -2,7 +2,8 @@
 
 Owns the piles' names (``kdm_pile_zones``: ``pile/0`` … ``pile/N-2``, cut once, at the start of the game)
 and the choice. Slapping covers one free pile, so the last player to slap is the one with no pile to
-cover: that is the base game's loser, judged the base game's way. Each loser then chooses a pile
+cover, as in the base game; an empty pile cannot be covered, so with one empty every slapper left
+without a pile loses (``kdm_judge_window``). Each loser then chooses a pile
 (``ChoosePile``, a player's decision, so bots and people make it) and the table asks for the draw from
 that pile's top; with a single pile left there is nothing to choose. The base game puts a flush under
 the pile drawn from, and reshuffles that pile with ``flush_to=shuffle``.
@@ -109,6 +110,21 @@ def kdm_apply(engine: Engine, event: Event) -> Sequence[KiloEffect | PileChosen]
         piles(state).chosen = None  # each draw is chosen anew
         return effects
     return None
+
+
+@hookimpl(tryfirst=True)
+def kdm_judge_window(state: TableState, window: kilo.Window, combo: bool) -> list[int] | None:
+    """RULES 2.3: each slapper in turn covers a pile that holds cards; an empty pile cannot be covered,
+    so every slapper left without one loses, in slap order, before those who never slapped. With every
+    pile full this is the base game's judgement (the last slapper loses); a false slap is the base
+    game's too."""
+    if not (window.checkpoint and combo):
+        return None
+    table = kilo.table(state)
+    coverable = sum(1 for name in table.piles if state.zones.get(name))
+    ordered = [seat for seat, _effective in table.ordered]
+    never = [seat for seat in range(state.players) if not window.slapped(seat)]
+    return ordered[coverable:] + never
 
 
 @hookimpl

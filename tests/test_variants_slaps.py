@@ -205,7 +205,35 @@ def test_rule_2_3_with_one_pile_left_there_is_nothing_to_choose() -> None:
     table.state.zones["pile/0"].clear()
     table.state.zones["pile/1"].clear()
     table.everyone_slaps(0, {1: 150.0, 2: 300.0, 3: 200.0})
-    assert table.draws == [(2, "AH", False)]
+    # Only seat 0 covers a pile (the one with cards); the others lose and draw from it, in slap order,
+    # with no pile to choose (RULES 2.3).
+    assert table.last("judged")["losers"] == [1, 3, 2]
+    assert [(seat, card) for seat, card, _flush in table.draws][:1] == [(1, "AH")]
+    assert [seat for seat, _card, _flush in table.draws] == [1, 3, 2]
+    assert view(table).rules["piles"].choosing is None  # type: ignore[attr-defined]
+
+
+def test_rule_2_3_an_empty_pile_cannot_be_covered() -> None:
+    table = piles(tops=(("9H",), ("8S",), ("AD",)))
+    table.state.zones["pile/1"].clear()  # as if every card of pile 1 had been drawn
+    table.everyone_slaps(0, {1: 150.0, 2: 300.0, 3: 200.0})  # 0 and 1 cover the two piles with cards
+    assert table.last("judged")["losers"] == [3, 2]  # both left without one, in slap order
+    assert view(table).rules["piles"].choosing == 3  # type: ignore[attr-defined]
+    table.event("choose_pile", seat=3, pile=0)
+    assert view(table).rules["piles"].choosing == 2  # type: ignore[attr-defined]
+    table.event("choose_pile", seat=2, pile=2)
+    assert table.draws == [(3, "9H", False), (2, "AD", False)]
+
+
+def test_rule_2_3_one_who_never_slapped_loses_after_those_without_a_pile() -> None:
+    table = piles()
+    table.state.zones["pile/2"].clear()
+    table.slap(0, at=1000.0)
+    opener = table.seq_of("slapped", 0)
+    table.slap(1, at=0.0, trigger=opener, rt=150.0)
+    table.slap(3, at=0.0, trigger=opener, rt=200.0)
+    table.close()  # seat 2 never slapped; seat 3 found no pile to cover
+    assert table.last("judged")["losers"] == [3, 2]
 
 
 def test_rule_2_3_rounds_pile_plays_until_every_pile_is_empty() -> None:

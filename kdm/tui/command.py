@@ -25,7 +25,7 @@ from typing import Any
 import platformdirs
 
 from kdm import session
-from kdm.errors import PinRefused, UsageError
+from kdm.errors import PinRefused, TableError, UsageError
 from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.session import SessionConfig
@@ -114,7 +114,7 @@ def run_play(args: argparse.Namespace) -> int:
         # before the screen takes the terminal (the lobby's form starts from these too).
         try:
             Rules.for_table(args.variant).resolve(players, options)
-        except UsageError as error:
+        except TableError as error:  # the table itself, its size included, not an option's value
             if args.players is not None or not args.bots:
                 raise
             # The table's size came from --bots: say so, or "players must be 3 to 10" names a flag
