@@ -523,3 +523,18 @@ def test_game_over_names_one_winner_or_several_in_both_languages() -> None:
     assert rules.describe(two, "en").startswith("game over; winners: seat 0, seat 2;")
     assert rules.describe(one, "fr").startswith("fin de la partie ; vainqueur : la place 2 ;")
     assert rules.describe(two, "fr").startswith("fin de la partie ; vainqueurs : la place 0, la place 2 ;")
+
+
+def test_rule_1_3_the_table_says_when_the_game_ends_as_it_starts() -> None:
+    """RULES 1.3: with rounds=pile the table says, when it starts, that it stops after max_rounds."""
+    counted = ScriptedKilo(4, {"rounds": 3})
+    counted.start()
+    assert counted.describe_last("game_started").endswith("; 3 rounds")
+    to_the_end = ScriptedKilo(3, {"rounds": "pile", "max_rounds": 40})
+    to_the_end.start()
+    assert to_the_end.describe_last("game_started").endswith(
+        "; play until the pile is empty, or 40 rounds at most"
+    )
+    assert to_the_end.describe_last("game_started", "fr").endswith(
+        " ; on joue jusqu'à vider le tas, ou 40 manches au plus"
+    )

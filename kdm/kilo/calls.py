@@ -74,7 +74,14 @@ def _picked(effect: Effect, text: str) -> str:
 
 
 ENGLISH: dict[str, Line] = {
-    "game_started": lambda e: f"{e['players']} players; the pile holds {e['pile']} cards",
+    "game_started": lambda e: (
+        f"{e['players']} players; the pile holds {e['pile']} cards; "
+        + (
+            f"{e['rounds']} rounds"
+            if e["rounds"] != "pile"
+            else f"play until the pile is empty, or {e['max_rounds']} rounds at most"
+        )
+    ),
     "dealt": lambda e: f"round {e['round']}: cards dealt",
     "announced": lambda e: f"{_seat(e['seat'])} holds {pretty(e['card'])}",
     "passing_started": lambda e: f"{QUEENS_CALL} {_seat(e['starter'])} starts, passing {e['direction']}",
@@ -109,7 +116,14 @@ ENGLISH: dict[str, Line] = {
 }
 
 FRENCH: dict[str, Line] = {
-    "game_started": lambda e: f"{e['players']} joueurs ; le tas de merde a {e['pile']} cartes",
+    "game_started": lambda e: (
+        f"{e['players']} joueurs ; le tas de merde a {e['pile']} cartes ; "
+        + (
+            f"{e['rounds']} manches"
+            if e["rounds"] != "pile"
+            else f"on joue jusqu'à vider le tas, ou {e['max_rounds']} manches au plus"
+        )
+    ),
     "dealt": lambda e: f"manche {e['round']} : cartes distribuées",
     "announced": lambda e: f"la place {e['seat']} a la {pretty(e['card'], 'fr')}",
     "passing_started": lambda e: (

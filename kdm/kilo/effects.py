@@ -16,11 +16,14 @@ from kdm.effects import Dealt, Hints, Shuffled
 
 
 class GameStarted(Hints):
-    """The pile is made: ``pile`` cards for ``players`` players."""
+    """The pile is made: ``pile`` cards for ``players`` players; the game ends after ``rounds`` rounds,
+    or when the pile is empty (``rounds`` is ``pile``) or after ``max_rounds`` (RULES 1.3)."""
 
     kind: Literal["game_started"]
     players: int
     pile: int
+    rounds: int | str
+    max_rounds: int
 
 
 class Announced(Hints):

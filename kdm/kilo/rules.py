@@ -238,7 +238,13 @@ def _start_game(engine: Engine, event: Event) -> list[KiloEffect]:
     state.phase = "dealing"
     return [
         {"kind": "shuffled", "zone": PILE, "tokens": tokens, "pool": pile_cards, "seed": event.seed},
-        {"kind": "game_started", "players": state.players, "pile": len(tokens)},
+        {
+            "kind": "game_started",
+            "players": state.players,
+            "pile": len(tokens),
+            "rounds": state.options["rounds"],
+            "max_rounds": state.options["max_rounds"],
+        },
     ]
 
 
