@@ -22,6 +22,7 @@ proposes its event itself: the driver never sleeps, sends or reads the time modu
 from __future__ import annotations
 
 import heapq
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -32,6 +33,8 @@ from kdm.effects import Effect
 from kdm.engine import Duty, Engine
 from kdm.events import Event, TimedEvent
 from kdm.net.clock import monotonic_ms
+
+log = logging.getLogger("kdm.driver")
 
 # --- time ------------------------------------------------------------------------------------------
 
@@ -189,9 +192,19 @@ class TableDriver:
 
     def noted(self, note: PrivateNote) -> list[int]:
         """A private note reached this process: the deck keeps it, and its two seats look again (so do
-        the seats with a plan, which may have counted on the note's absence)."""
+        the seats with a plan, which may have counted on the note's absence). A note the table refuses
+        now (``kdm_note_refused``) is dropped, with its reason: nobody looks again."""
+        refusal = self.note_refused(note)
+        if refusal:
+            log.warning("refused a private note from seat %d to seat %d: %s", note.sender, note.to, refusal)
+            return []
         self.deck.note(note)
         return sorted({note.sender, note.to} | self.plans.keys())
+
+    def note_refused(self, note: PrivateNote) -> str | None:
+        """Why the table takes no such note now (None: it does)."""
+        refusal: str | None = self.engine.rules.caller("kdm_note_refused")(state=self.engine.state, note=note)
+        return refusal
 
     def wake(self, seats: Iterable[int]) -> None:
         """The bots at ``seats`` look at their views and plan again; one that still wants the same event

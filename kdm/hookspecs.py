@@ -26,7 +26,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from kdm.agents import Bot, Decision
-    from kdm.deck import Knowledge
+    from kdm.deck import Knowledge, PrivateNote
     from kdm.engine import Duty, Effect, Engine
     from kdm.events import Event
     from kdm.options import TableOption
@@ -194,6 +194,17 @@ def kdm_summary(state: TableState) -> dict[str, Any] | None:
 
 
 # --- people and bots ------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def kdm_note_refused(state: TableState, note: PrivateNote) -> str | None:
+    """Why the table takes no private note ``note`` (``kdm.deck.PrivateNote``, between two seats) now,
+    or None to take it. Asked where a note is written and where it arrives: a refused one is dropped
+    there, logged with the reason, and never reaches either seat's knowledge. A note cannot be checked
+    against the log (it never enters it), so this is the honest clients' rule, as a table's "no
+    private word" is. ``firstresult``.
+    """
+    raise NotImplementedError
 
 
 @hookspec(firstresult=True)

@@ -611,6 +611,10 @@ class Peer:
         if agent.seat != note.sender or not 0 <= note.to < len(self.record.seats):
             log.warning("a note from seat %s to seat %s is not this player's to send", note.sender, note.to)
             return
+        refusal = self.driver.note_refused(note) if self.driver is not None else None
+        if refusal:
+            log.warning("did not send a private note to seat %d: %s", note.to, refusal)
+            return
         self._keep_note(note)
         self._send_sealed(note, agent, note.to)
 

@@ -75,6 +75,7 @@ class Simulation:
             self.clock,
             {seat: Bot(seat, strategies[seat], self.master) for seat in range(players)},
         )
+        self._begun = False
 
     @property
     def now(self) -> float:
@@ -111,6 +112,9 @@ class Simulation:
     def step(self, listener: Listener | None = None) -> None:
         """Apply the next event: a duty the table owes now, or whichever timer or bot comes first."""
         driver = self.driver
+        if not self._begun:  # the game starts: every bot looks (a game may ask things before a deal)
+            self._begun = True
+            driver.wake(range(self.engine.state.players))
         duties = self.engine.awaiting()
         for duty in duties:
             if duty.after_ms is None:

@@ -255,7 +255,8 @@ class KemsDriver:
             )
             if now and choice not in ("junk", "note"):
                 self.offer(self.fulfil(now[0]))
-            elif choice == "timer" and timers:
+            elif (choice == "timer" or (choice == "duty" and self.state.phase == "signing")) and timers:
+                # While the teams agree their signs nothing is owed but time: the table may move on.
                 self.offer(self.rules.codec.decode({"kind": draw(st.sampled_from(timers)).kind}))
             elif choice in ("bot", "duty"):
                 self.bot_move()

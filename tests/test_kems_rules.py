@@ -34,11 +34,12 @@ from kdm.plugins.kems.events import (
     Redraw,
     Say,
     ShowTwo,
+    SignsAgreed,
     Sweep,
     SweepAnswer,
     Turn,
 )
-from kdm.plugins.kems.rules import BIN, GESTURES, TABLE, TALON, deck_faces, kems
+from kdm.plugins.kems.rules import BIN, GESTURES, NOTES_CLOSED, TABLE, TALON, deck_faces, kems
 from kdm.plugins.kems.view import KemsView, Signs
 from kdm.testing import ScriptedTable, check_places, without_hints
 
@@ -88,6 +89,8 @@ def deal(
     four of a kind included, as if collected by exchanges (a dealt three of a rank would be redrawn,
     RULES 3.3). With ``settle=False`` the table waits for the first check instead."""
     state = table.state
+    if state.phase == "signing":  # the teams' time for signs (RULES 3.2) ends before the first deal
+        table.fire("signs_time")
     effects = table.act(Deal(seed=derive_seed(table.seed, "deal", kems(state).deals)), settle=False)
     given = [face for hand in hands for face in hand] + [*turned, *talon]
     assert len(given) == len(set(given)), "a face is written twice"
@@ -320,7 +323,7 @@ def test_rule_3_2_anyone_makes_any_gesture_of_the_catalogue_and_every_player_see
 
 
 def test_rule_3_2_gestures_are_allowed_at_any_time_of_play(new_table: TableMaker) -> None:
-    """Before the first deal, while hands are checked, cards turned, during a sweep, a refusal, a call
+    """Before the game (its signs), while hands are checked, cards turned, during a sweep, a refusal, a call
     window, while hands are shown or a Contre answered, and between deals."""
     table = new_table()
     seen: list[str] = []
@@ -329,7 +332,7 @@ def test_rule_3_2_gestures_are_allowed_at_any_time_of_play(new_table: TableMaker
         seen.append(table.state.phase)
         table.act(Gesture(seat=len(seen) % 4, gesture=GESTURES[len(seen) % 12]), settle=False)
 
-    gesture()  # dealing
+    gesture()  # signing, before the game
     deal(table, hands=[["KH", "KS", "QD", "JC"]], turned=TURNED, settle=False)
     gesture()  # checking
     keep_hands(table)
@@ -353,7 +356,7 @@ def test_rule_3_2_gestures_are_allowed_at_any_time_of_play(new_table: TableMaker
     table.settle()
     gesture()  # dealing again
     assert seen == [
-        "dealing", "checking", "turning", "hunt", "sweep", "refused",
+        "signing", "checking", "turning", "hunt", "sweep", "refused",
         "calling", "answering", "showing", "dealing",
     ]  # fmt: skip
     assert len(kems(table.state).gestures) == len(seen)
@@ -383,6 +386,51 @@ def test_rule_3_2_spoken_on_lines_are_seen_by_all(new_table: TableMaker) -> None
         refused(table, Say(seat=1, text=bad), "printable")
 
 
+def test_rule_3_2_the_teams_agree_their_signs_before_the_game_and_the_table_waits_for_them(
+    new_table: TableMaker,
+) -> None:
+    """Each team's first seat says, in the log, that its team has agreed (never what the signs are);
+    the first deal waits for every team, or for ``signs_ms``."""
+    table = new_table(players=6)
+    assert table.state.phase == "signing" and table.engine.awaiting() == [
+        Duty("signs_time", after_ms=60000, ref=0)
+    ]
+    with pytest.raises(IllegalAction, match="first seat of team 1 says"):
+        table.act(SignsAgreed(seat=4))  # seat 4 is seat 1's partner
+    table.act(SignsAgreed(seat=1))
+    with pytest.raises(IllegalAction, match="team 1 has agreed its signs already"):
+        table.act(SignsAgreed(seat=1))
+    table.act(SignsAgreed(seat=0))
+    assert table.state.phase == "signing" and kems(table.state).agreed == [1, 0]
+    table.act(SignsAgreed(seat=2))
+    assert table.state.phase == "dealing" and table.last("signs_closed") == {
+        "kind": "signs_closed",
+        "missing": [],
+    }
+    with pytest.raises(IllegalAction, match="signs are agreed before the game"):
+        table.act(SignsAgreed(seat=2))
+
+
+def test_rule_3_2_time_for_signs_runs_out_and_no_private_note_is_taken_afterwards(
+    new_table: TableMaker,
+) -> None:
+    table = new_table()
+    driver = table.driver
+    before = PrivateNote(sender=1, to=3, data=Signs(("wink",), None, 0).note_data(written=table.state.seq))
+    assert driver.note_refused(before) is None and driver.noted(before) == [1, 3]
+    table.act(SignsAgreed(seat=1))
+    table.fire("signs_time")  # team 0 never said it agreed
+    assert table.last("signs_closed")["missing"] == [0] and table.state.phase == "dealing"
+    assert table.describe_last("signs_closed").endswith("(no sign for team 0)")
+    late = PrivateNote(sender=0, to=2, data=Signs(("yawn",), None, 0).note_data(written=table.state.seq))
+    assert driver.note_refused(late) == NOTES_CLOSED
+    assert driver.noted(late) == [] and table.deck.notes.get(0) is None  # dropped: nobody learns it
+    undated = PrivateNote(sender=0, to=2, data={"signs": ["yawn"], "presign": None, "deal": 1})
+    assert driver.note_refused(undated) == NOTES_CLOSED
+    # The note agreed in time is still taken when handed on again to a partner who came back.
+    assert driver.note_refused(before) is None
+
+
 @pytest.mark.parametrize(("signs", "agreed"), [("one", ("wink",)), ("multi", ("wink", "cough"))])
 def test_rule_3_2_signs_one_or_multi_are_agreed_by_the_partners_only(
     new_table: TableMaker, signs: str, agreed: tuple[str, ...]
@@ -394,7 +442,7 @@ def test_rule_3_2_signs_one_or_multi_are_agreed_by_the_partners_only(
     assert table.state.options["signs"] == signs
     deal(table)
     before = table.engine.digest()
-    table.deck.note(PrivateNote(sender=0, to=2, data=Signs(agreed, "yawn", 1).note_data()))
+    table.deck.note(PrivateNote(sender=0, to=2, data=Signs(agreed, "yawn", 1).note_data(written=0)))
     assert table.engine.digest() == before
     assert [view(table, seat).signs for seat in range(4)] == [agreed, (), agreed, ()]
     assert [view(table, seat).presign for seat in range(4)] == ["yawn", None, "yawn", None]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kdm.agents import Decision
 from kdm.deck import PrivateNote
 from kdm.plugins.kems.events import Gesture
 from kdm.plugins.kems.view import Signs
@@ -73,21 +74,35 @@ def test_kems_sim_same_seed_same_output_but_seconds(capsys: pytest.CaptureFixtur
     assert other["digest"] != first["digest"]
 
 
-def test_a_decoy_planned_before_the_signs_were_agreed_is_never_the_sign() -> None:
-    """A bot plans its next decoy gesture ahead; if its team then agrees on that very gesture, making it
-    would tell the partner « I have a Kem's »: it makes another one."""
+def test_a_decoy_planned_before_the_signs_changed_is_never_the_sign() -> None:
+    """A bot plans its next decoy gesture ahead; if its team's sign then becomes that very gesture (the
+    note of a partner whose laptop came back, handed on again), making it would tell the partner « I
+    have a Kem's »: it makes another one."""
     simulation = Simulation(4, 3, "greedy", {}, ["kems"])
     engine, deck, bot = simulation.engine, simulation.deck, simulation.bots[2]
 
-    def planned() -> Gesture:
+    def decided() -> object:
         view = engine.view(bot.seat, deck.knowledge(engine.state, bot.seat))
-        decision = engine.rules.caller("kdm_bot_decide")(view=view, bot=bot)
-        assert isinstance(decision.event, Gesture), decision
+        return engine.rules.caller("kdm_bot_decide")(view=view, bot=bot)
+
+    def planned() -> Gesture:
+        decision = decided()
+        assert isinstance(decision, Decision) and isinstance(decision.event, Gesture), decision
         return decision.event
+
+    for _ in range(1000):  # on to a moment of the hunt when the bot's next move is a decoy
+        decision = decided()
+        if (
+            engine.state.phase == "hunt"
+            and isinstance(decision, Decision)
+            and isinstance(decision.event, Gesture)
+        ):
+            break
+        simulation.step()
 
     decoy = planned()
     assert planned() == decoy  # a plan stays the same while the bot waits
-    deck.note(PrivateNote(sender=0, to=2, data=Signs((decoy.gesture,), None, 0).note_data()))
+    deck.note(PrivateNote(sender=0, to=2, data=Signs((decoy.gesture,), None, 0).note_data(written=0)))
     assert planned().gesture != decoy.gesture
 
 

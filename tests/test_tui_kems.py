@@ -27,7 +27,7 @@ from kdm.deck import PrivateNote
 from kdm.errors import UsageError
 from kdm.manager import Rules
 from kdm.peer import local_time_ms
-from kdm.plugins.kems.events import Call, Gesture, Sweep, SweepAnswer
+from kdm.plugins.kems.events import Call, Gesture, SignsAgreed, Sweep, SweepAnswer
 from kdm.plugins.kems.rules import GESTURES, kems
 from kdm.plugins.kems.screen.state import KemsPlay
 from kdm.plugins.kems.screen.text import CATALOGUE, say
@@ -63,14 +63,15 @@ class DirectNode(FakeNode):
 async def kems_table(
     lang: str = "en", output: Any = None, options: dict[str, Any] | None = None, players: int = 4
 ) -> AsyncIterator[Table]:
-    """``players`` peers playing Kem's with ``options``, seat 0 on screen once the hunt is open."""
+    """``players`` peers playing Kem's with ``options``, seat 0 on screen while the teams choose their
+    signs, before the game (RULES 3.2): ``agree_sign`` goes on to the hunt."""
     chosen = {**QUIET_TABLE, **(options or {})}
     log, peers = await seated_peers(players, chosen, Rules.for_table(["kems"]), node=DirectNode)
     scene = Table(log, peers, lang, output or Screen80x24())
     scene.open(0)
     try:
         peers[0].start_game()
-        await until(lambda: peers[0].view() is not None and scene.state.phase == "hunt", "the hunt")
+        await until(lambda: peers[0].view() is not None and scene.state.phase == "signing", "the signs' time")
         await scene.shows(say(lang, "hand"))
         yield scene
     finally:
@@ -98,9 +99,24 @@ def hand(t: Table, seat: int | None = None) -> list[tuple[int, str]]:
 
 
 async def agree_sign(t: Table, keys: str = "c") -> None:
-    """Seat 0's sign chooser opened by itself: choose with ``keys`` (winks by default) and send it."""
-    await t.shows("Your team's secret sign")
+    """Seat 0's sign chooser opened by itself: choose with ``keys`` (winks by default) and send it; the
+    other teams agree theirs, and the game begins (the hunt is open)."""
+    await t.shows(say(t.screen.lang, "signs_title"))
     await t.press(keys + "\r", lambda: not play(t).signs_open, "the sign sent")
+    await others_agree(t)
+
+
+async def others_agree(t: Table) -> None:
+    """The other teams' first seats say their signs are agreed: the game begins (the hunt opens)."""
+    await until(lambda: 0 in kems(t.state).agreed, "our team's agreement committed")
+    for seat in range(1, t.state.players // 2):
+        await t.act(seat, SignsAgreed(seat=seat))
+    await until(lambda: t.state.phase == "hunt", "the hunt")
+
+
+def agreed_signs(note: PrivateNote) -> dict[str, Any]:
+    """What a sign note says, without the seq it was written at."""
+    return {key: value for key, value in note.data.items() if key != "written"}
 
 
 def left_column(t: Table) -> str:
@@ -125,20 +141,26 @@ def test_the_first_seat_chooses_the_sign_before_play_and_only_the_partner_learns
             await t.shows("Only player2, your partner, will know it.")
             assert all(gesture_name(gesture) in t.text() for gesture in GESTURES)
             await agree_sign(t, "c")
-            note = PrivateNote(sender=0, to=2, data={"signs": ["wink"], "presign": None, "deal": 1})
-            await until(lambda: t.peers[2].deck.notes.get(2) == [note], "the note at the partner's process")
-            assert t.peers[0].deck.notes[0] == [note]
+            agreed = {"signs": ["wink"], "presign": None, "deal": 0}
+            notes = t.peers[2].deck.notes
+            await until(
+                lambda: [agreed_signs(n) for n in notes.get(2, [])] == [agreed], "the note at the partner's"
+            )
+            assert t.peers[0].deck.notes[0] == notes[2]
             assert not t.peers[1].deck.notes and not t.peers[3].deck.notes  # opponents learn nothing
             assert all(entry["t"] != "note" and "wink" not in str(entry) for entry in t.log.entries)
             await left_shows(t, "your team's sign: winks")
             assert "player2 now knows your sign" in t.text()
             await t.sit(2)  # the partner sees it too, and may not choose it
             await left_shows(t, "your team's sign: winks")
-            await t.press("t", lambda: "player0, first of your team, chooses the sign" in t.text(), "told")
+            await t.press("t", lambda: "signs are chosen before the game" in t.text(), "told")
             assert not play(t).signs_open
-            await t.sit(3)  # an opponent: their own team's sign is not chosen yet
-            await left_shows(t, "your team's sign: player1 chooses it")
+            await t.sit(3)  # an opponent: their team said it agreed, but no note ever reached seat 3
+            await left_shows(t, "your team's sign: none (not chosen before play)")
             assert "winks" not in t.text()
+            await t.sit(0)  # no private word once the game has begun (RULES 3.2)
+            await t.press("t", lambda: "signs are chosen before the game" in t.text(), "the chooser refused")
+            assert not play(t).signs_open
 
     run(scene)
 
@@ -153,8 +175,9 @@ def test_several_signs_and_a_pre_sign_with_signs_multi() -> None:
                 "\tc", lambda: "must differ from the signs" in t.text(), "a sign refused as pre-sign"
             )
             await agree_sign(t, "e")
-            data = {"signs": ["scratch_head", "wink"], "presign": "cough", "deal": 1}
-            await until(lambda: t.peers[2].deck.notes.get(2) == [PrivateNote(0, 2, data)], "the note sent")
+            data = {"signs": ["scratch_head", "wink"], "presign": "cough", "deal": 0}
+            notes = t.peers[2].deck.notes
+            await until(lambda: [agreed_signs(n) for n in notes.get(2, [])] == [data], "the note sent")
             await left_shows(t, "your team's signs: scratches their head, winks")
             assert "pre-sign: coughs" in left_column(t)
             await t.press("g", lambda: play(t).menu_open, "the gesture menu")
@@ -387,6 +410,7 @@ def test_help_and_the_french_table() -> None:
         async with kems_table(lang="fr", options={"sweep_after_ms": 0}) as t:
             await t.shows("Le signe secret de votre équipe")
             await t.press("c\r", lambda: not play(t).signs_open, "le signe envoyé")
+            await others_agree(t)
             await left_shows(t, "le signe de votre équipe : fait un clin d'œil")
             assert "Équipes · en 10 points" in t.text() and "Entrée échanger" in t.text()
             await until(lambda: kems(t.state).sweepable, "un balayage possible")

@@ -27,7 +27,7 @@ from kdm.cards import RANKS, full_deck, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
-from kdm.plugins.kems.events import Call, Exchange, Gesture, Sweep, SweepAnswer
+from kdm.plugins.kems.events import Call, Exchange, Gesture, SignsAgreed, Sweep, SweepAnswer
 from kdm.plugins.kems.rules import GESTURES, HAND, NAME, partner_of, team_of
 from kdm.plugins.kems.view import KemsView, Signs
 
@@ -94,6 +94,8 @@ def decide(view: SeatView, table: KemsView, bot: Bot) -> Decision | None:
     _observe(view, table, watch)
     if view.phase in ("setup", "over"):
         return None
+    if view.phase == "signing":
+        return _agree_signs(view, table, bot, watch)
     for choose in (_agree_signs, _answer_sign, _catch_sign, _obliged, _sweep_answer):
         decision = choose(view, table, bot, watch)
         if decision is not None:
@@ -110,9 +112,14 @@ def decide(view: SeatView, table: KemsView, bot: Bot) -> Decision | None:
 
 
 def _agree_signs(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
-    """The team's first seat chooses the signs once, before play: with ``kems_signs=vary``, a rotation
-    of one sign set per deal, so that no private word is needed once play has begun."""
-    if view.seat >= view.players // 2 or table.signs:
+    """The team's first seat chooses the signs once, before play (RULES 3.2), tells its partner, then
+    tells the table its team has agreed: with ``kems_signs=vary``, a rotation of one sign set per deal,
+    so that no private word is needed once play has begun."""
+    if view.seat >= view.players // 2 or table.signs_closed:
+        return None
+    if table.signs:
+        if view.phase == "signing" and table.team not in table.agreed:
+            return Decision(SignsAgreed(seat=view.seat), 50.0)
         return None
     chosen = watch.chosen.get(0)
     if chosen is None:
@@ -123,7 +130,7 @@ def _agree_signs(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Dec
             others = [g for g in GESTURES if g != picked[count]]
             rotation = tuple(tuple(bot.rng.sample(others, count)) for _ in range(ROTATION))
         chosen = watch.chosen[0] = Signs(tuple(picked[:count]), picked[count], table.deal, rotation)
-    note = PrivateNote(sender=view.seat, to=table.partner, data=chosen.note_data())
+    note = PrivateNote(sender=view.seat, to=table.partner, data=chosen.note_data(view.seq))
     return Decision(note, 50.0)
 
 

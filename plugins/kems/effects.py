@@ -21,6 +21,20 @@ class Dealt(core.Dealt):
     dealer: int
 
 
+class SignsAgreed(Hints):
+    """Seat ``seat``'s team has agreed its signs (RULES 3.2); what they are stays between the partners."""
+
+    kind: Literal["signs_agreed"]
+    seat: int
+
+
+class SignsClosed(Hints):
+    """The signs are closed: every team agreed, or time ran out for the ``missing`` teams (RULES 3.2)."""
+
+    kind: Literal["signs_closed"]
+    missing: list[int]
+
+
 class HandKept(Hints):
     """Seat ``seat`` keeps its dealt hand (no three of a rank in it)."""
 
@@ -184,6 +198,8 @@ class GameOver(core.GameOver):
 #: Every effect Kem's rules build.
 KemsEffect = (
     Shuffled
+    | SignsAgreed
+    | SignsClosed
     | Dealt
     | HandKept
     | Redrawn

@@ -111,6 +111,23 @@ class ShowTwo(Event):
     tokens: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class SignsAgreed(Event):
+    """``seat``, first of its team, has told its partner the team's signs (what they are stays private)."""
+
+    kind: ClassVar[str] = "signs_agreed"
+    seat: int
+
+
+@dataclass(frozen=True)
+class SignsTime(Event):
+    """``signs_ms`` have passed since the game began: play starts with the signs agreed by then (a
+    table timer)."""
+
+    kind: ClassVar[str] = "signs_time"
+
+
 EVENTS: tuple[type[Event], ...] = (
-    KeepHand, Redraw, Turn, Exchange, Quiet, Sweep, SweepAnswer, Gesture, Say, Call, ShowTwo,
+    KeepHand, Redraw, Turn, Exchange, Quiet, Sweep, SweepAnswer, Gesture, Say, Call, ShowTwo, SignsAgreed,
+    SignsTime,
 )  # fmt: skip

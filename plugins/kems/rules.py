@@ -14,7 +14,8 @@ bin and ``turning`` again; a no: ``refused`` until that seat exchanges). A call 
 ``call_window_ms`` (other calls race it by effective time), then ``showing`` hands or ``answering`` a
 Contre. A call that shows a whole hand ends the deal: ``dealing`` again, or ``over`` at ``target``.
 
-Secret signs never enter the log: partners agree them with a ``PrivateNote`` (``kdm.deck``), and every
+Secret signs never enter the log: partners agree them with a ``PrivateNote`` (``kdm.deck``) before the
+game's first « La chasse est ouverte ! », and never after (``kdm_note_refused``, RULES 3.2); every
 gesture here is public. Faces shown to one player (after a failed Contre) are named by token only; the
 deck service lets that player alone learn them.
 """
@@ -29,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.cards import faces_of_ranks, full_deck, rank_of
+from kdm.deck import PrivateNote
 from kdm.effects import ShownPrivately
 from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction, effective_time
 from kdm.events import Deal, Event, Shuffle
@@ -46,6 +48,8 @@ from kdm.plugins.kems.events import (
     Redraw,
     Say,
     ShowTwo,
+    SignsAgreed,
+    SignsTime,
     Sweep,
     SweepAnswer,
     Turn,
@@ -96,6 +100,10 @@ class KemsTable:
     chat: list[tuple[int, str]] = field(default_factory=list)
     #: Scored calls, newest last: (caller, call, target, result, seq of the call).
     results: list[tuple[int, str, int, str, int]] = field(default_factory=list)
+    #: The teams whose first seat said their signs are agreed, and the seq at which the signs closed
+    #: (every team agreed, or ``signs_ms`` passed): a private note written after it is refused.
+    agreed: list[int] = field(default_factory=list)
+    signs_closed_at: int | None = None
     # This deal's:
     dealer: int = -1
     deal_started: int = 0
@@ -131,7 +139,19 @@ class KemsTable:
 
 #: What outlives a deal (the dealer seat too: it moves on by one each deal); the rest is the deal's.
 GAME_FIELDS = frozenset(
-    {"teams", "team_scores", "deals", "winner", "stats", "gestures", "chat", "results", "dealer"}
+    {
+        "teams",
+        "team_scores",
+        "deals",
+        "winner",
+        "stats",
+        "gestures",
+        "chat",
+        "results",
+        "dealer",
+        "agreed",
+        "signs_closed_at",
+    }
 )
 DEAL_FIELDS = tuple(f.name for f in dataclasses.fields(KemsTable) if f.name not in GAME_FIELDS)
 
@@ -192,6 +212,9 @@ def kdm_table_options() -> list[TableOption]:
         ),
         TableOption("spoken", bool, False, "« à la parlante »: players may also say lines everyone sees"),
         TableOption(
+            "signs_ms", int, 60000, "ms the teams have to agree their signs before the first deal", minimum=0
+        ),
+        TableOption(
             "sweep_after_ms", int, 3000, "ms without an exchange before a sweep may be asked", minimum=0
         ),
         TableOption(
@@ -228,7 +251,43 @@ def kdm_setup_table(state: TableState) -> None:
     state.rules[NAME] = KemsTable(teams=teams, team_scores=[0] * teams)
     for zone in (TALON, TABLE, BIN):
         state.zones[zone] = []
+    state.phase = "signing"  # RULES 3.2: each team agrees its signs privately before the game
+
+
+def _signs_agreed(engine: Engine, event: Event) -> list[KemsEffect]:
+    """RULES 3.2: the first seat of a team says its team's signs are agreed; play begins once every team
+    has (or at ``signs_time``)."""
+    assert isinstance(event, SignsAgreed)
+    state = engine.state
+    _expect(state, "signing", "signs are agreed before the game")
+    data = kems(state)
+    if not 0 <= event.seat < state.players:
+        raise IllegalAction(f"there is no seat {event.seat}")
+    team = team_of(event.seat, state.players)
+    if team_seats(team, state.players)[0] != event.seat:
+        raise IllegalAction(f"the first seat of team {team} says its signs are agreed, not seat {event.seat}")
+    if team in data.agreed:
+        raise IllegalAction(f"team {team} has agreed its signs already")
+    data.agreed.append(team)
+    effects: list[KemsEffect] = [{"kind": "signs_agreed", "seat": event.seat, "wake": ()}]
+    if len(data.agreed) == data.teams:
+        effects += _close_signs(state)
+    return effects
+
+
+def _signs_time(engine: Engine, event: Event) -> list[KemsEffect]:
+    assert isinstance(event, SignsTime)
+    state = engine.state
+    _expect(state, "signing", "the time for signs is over")
+    return _close_signs(state)
+
+
+def _close_signs(state: TableState) -> list[KemsEffect]:
+    data = kems(state)
+    data.signs_closed_at = state.seq
     state.phase = "dealing"
+    missing = [team for team in range(data.teams) if team not in data.agreed]
+    return [{"kind": "signs_closed", "missing": missing}]
 
 
 # --- the event loop -------------------------------------------------------------------------------
@@ -717,6 +776,8 @@ _HANDLERS: dict[str, Callable[[Engine, Event], list[KemsEffect]]] = {
     Close.kind: _close,
     ShowHand.kind: _show_hand,
     ShowTwo.kind: _show_two,
+    SignsAgreed.kind: _signs_agreed,
+    SignsTime.kind: _signs_time,
 }
 
 
@@ -753,6 +814,24 @@ def _check_shown(
 # --- what the table waits for ---------------------------------------------------------------------
 
 
+#: Why a private note is refused once play has begun (RULES 3.2).
+NOTES_CLOSED = "signs are agreed before the first « La chasse est ouverte ! »: no private word during play"
+
+
+@hookimpl
+def kdm_note_refused(state: TableState, note: PrivateNote) -> str | None:
+    """RULES 3.2: a note written once the signs are closed (before the first deal, so before the first
+    hunt) is refused. A note written before (``written``, the seq its writer had seen) still passes
+    when it is handed on again later, to a partner whose laptop came back."""
+    closed_at = kems(state).signs_closed_at
+    written = note.data.get("written")
+    if closed_at is None or (
+        isinstance(written, int) and not isinstance(written, bool) and written < closed_at
+    ):
+        return None
+    return NOTES_CLOSED
+
+
 @hookimpl
 def kdm_player_may_return(state: TableState, seat: int) -> bool | None:
     """Not while calls race or are answered: the stand-in's call stands for the seat."""
@@ -764,6 +843,8 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
     phase = state.phase
     if phase == "dealing":
         return [Duty("deal")]
+    if phase == "signing":
+        return [Duty("signs_time", after_ms=state.options["signs_ms"], ref=0)]
     if phase == "reshuffling":
         return [Duty("shuffle")]
     data = kems(state)

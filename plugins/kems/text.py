@@ -62,6 +62,11 @@ def _points(e: Effect) -> str:
 
 ENGLISH: dict[str, Line] = {
     "dealt": lambda e: f"deal {e['round']}: seat {e['dealer']} deals",
+    "signs_agreed": lambda e: f"seat {e['seat']}'s team has agreed its signs",
+    "signs_closed": lambda e: (
+        "the signs are agreed: the game begins"
+        + (f" (no sign for team {', '.join(map(str, e['missing']))})" if e["missing"] else "")
+    ),
     "hand_kept": lambda e: f"seat {e['seat']} keeps their hand",
     "redrawn": lambda e: f"seat {e['seat']} shows {_cards(e['cards'])} and draws again",
     "talon_shuffled": lambda e: (
@@ -97,6 +102,11 @@ ENGLISH: dict[str, Line] = {
 
 FRENCH: dict[str, Line] = {
     "dealt": lambda e: f"donne {e['round']} : la place {e['dealer']} distribue",
+    "signs_agreed": lambda e: f"l'équipe de la place {e['seat']} a choisi ses signes",
+    "signs_closed": lambda e: (
+        "les signes sont choisis : la partie commence"
+        + (f" (pas de signe pour l'équipe {', '.join(map(str, e['missing']))})" if e["missing"] else "")
+    ),
     "hand_kept": lambda e: f"la place {e['seat']} garde sa main",
     "redrawn": lambda e: f"la place {e['seat']} montre {_cards(e['cards'], 'fr')} et repioche",
     "talon_shuffled": lambda e: (

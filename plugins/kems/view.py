@@ -61,6 +61,9 @@ class KemsView:
     stats: dict[str, tuple[int, int, int]]
     results: tuple[tuple[int, str, int, str, int], ...]
     deal_started: int
+    #: The teams that have agreed their signs, and whether the signs are closed (RULES 3.2).
+    agreed: tuple[int, ...]
+    signs_closed: bool
 
 
 @hookimpl
@@ -115,6 +118,8 @@ def _public_part(state: TableState, data: KemsTable) -> tuple[Any, ...]:
         {call: (s.confirmed, s.failed, s.void) for call, s in data.stats.items()},
         tuple(data.results),
         data.deal_started,
+        tuple(data.agreed),
+        data.signs_closed_at is not None,
     )
 
 
@@ -129,9 +134,11 @@ class Signs:
     deal: int = 0
     rotation: tuple[tuple[str, ...], ...] = ()
 
-    def note_data(self) -> dict[str, Any]:
-        """As the plain data of a ``PrivateNote``."""
-        data: dict[str, Any] = {"signs": list(self.signs), "presign": self.presign, "deal": self.deal}
+    def note_data(self, written: int) -> dict[str, Any]:
+        """As the plain data of a ``PrivateNote`` written at seq ``written`` (``kdm_note_refused``)."""
+        data: dict[str, Any] = {
+            "signs": list(self.signs), "presign": self.presign, "deal": self.deal, "written": written
+        }  # fmt: skip
         if self.rotation:
             data["rotation"] = [list(signs) for signs in self.rotation]
         return data

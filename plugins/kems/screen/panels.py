@@ -121,6 +121,8 @@ def _phase_lines(play: KemsPlay, part: KemsView) -> list[tuple[str, str]]:
     phase, me, name = view.phase, view.seat, screen.name
     if phase in ("dealing", "checking", "reshuffling", "turning"):
         return [("class:dim", play.say(phase))]
+    if phase == "signing":  # RULES 3.2: before the game, and never after
+        return [("class:call", play.say("signing", agreed=len(part.agreed), teams=view.players // 2))]
     if phase == "hunt":
         lines = [("class:call", play.say("hunt"))]
         if part.sweepable:
@@ -165,7 +167,9 @@ def _sign_lines(play: KemsPlay, part: KemsView) -> list[tuple[str, str]]:
         if part.presign is not None:
             lines.append(("class:mark", play.say("presign", gesture=play.gesture(part.presign))))
         return lines
-    if play.first_of_team(view):
+    if part.signs_closed:  # none was agreed in time: none now (RULES 3.2)
+        unset = play.say("sign_none")
+    elif play.first_of_team(view):
         unset = play.say("sign_unset")
     else:
         unset = play.say("sign_waiting", name=play.screen.name(part.partner))

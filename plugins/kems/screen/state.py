@@ -19,7 +19,7 @@ from typing import Any
 from kdm.cards import pretty
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
-from kdm.plugins.kems.events import Call, Exchange, Gesture, Sweep, SweepAnswer
+from kdm.plugins.kems.events import Call, Exchange, Gesture, SignsAgreed, Sweep, SweepAnswer
 from kdm.plugins.kems.rules import GESTURES, HAND, NAME, TABLE_CARDS, team_of
 from kdm.plugins.kems.screen.text import say
 from kdm.plugins.kems.text import CALL_NAMES, gesture_name
@@ -302,6 +302,9 @@ class KemsPlay:
         view, part = self.screen.view(), self.part()
         if view is None or part is None:
             return
+        if part.signs_closed:
+            self.tell("signs_closed")
+            return
         if not self.first_of_team(view):
             self.tell("not_first", name=self.screen.name(part.partner))
             return
@@ -351,7 +354,12 @@ class KemsPlay:
             return self.tell("choose_sign_first")
         chosen = Signs(tuple(self.draft_signs), self.draft_presign, part.deal)
         self.signs_open = False
-        self.screen.peer.send_note(PrivateNote(sender=seat, to=part.partner, data=chosen.note_data()))
+        if part.signs_closed:  # time ran out while the chooser was up
+            self.signs_open = False
+            return self.tell("signs_closed")
+        self.screen.peer.send_note(PrivateNote(sender=seat, to=part.partner, data=chosen.note_data(view.seq)))
+        if part.team not in part.agreed:  # the table learns that the team is ready, never the signs
+            self.screen.peer.act(SignsAgreed(seat=seat))
         return self.tell("signs_sent", name=self.screen.name(part.partner))
 
     # --- closing ----------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "your_sign": ("your team's sign: {signs}", "le signe de votre équipe : {signs}"),
     "your_signs": ("your team's signs: {signs}", "les signes de votre équipe : {signs}"),
     "presign": ("pre-sign: {gesture}", "pré-signe : {gesture}"),
+    "sign_none": ("none (not chosen before play)", "aucun (pas choisi avant la partie)"),
     "sign_unset": ("none yet: t to choose it", "aucun : t pour le choisir"),
     "sign_waiting": ("{name} chooses it", "{name} le choisit"),
     "shown_to_you": ("{name} showed you {cards}", "{name} vous a montré {cards}"),
@@ -36,6 +37,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     # The phases of a deal, for the table panel.
     "dealing": ("dealing…", "on distribue…"),
+    "signing": (
+        "the teams choose their secret signs: {agreed} of {teams} ready",
+        "les équipes choisissent leurs signes secrets : {agreed} sur {teams} prêtes",
+    ),
     "checking": ("hands are checked…", "on regarde les mains…"),
     "reshuffling": ("shuffling…", "on mélange…"),
     "turning": ("cards are turned up…", "on retourne les cartes…"),
@@ -110,7 +115,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "c            « Contre Kem's ! », then the opponent's seat number\n"
         "b            « Balayage ? » once nobody exchanges\n"
         "y n          answer a sweep (refuse, and you must exchange)\n"
-        "t            choose your team's secret sign (first of the team)\n"
+        "t            choose your team's secret sign (first of the team, before play)\n"
         "s            scores and calls\n"
         "?            this help; ? or Esc closes it\n"
         "q            leave the table (asks first)\n"
@@ -126,7 +131,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "c            « Contre Kem's ! », puis le numéro de l'adversaire\n"
         "b            « Balayage ? » quand plus personne n'échange\n"
         "o n          répondre au balayage (refuser oblige à échanger)\n"
-        "t            choisir le signe secret (premier de l'équipe)\n"
+        "t            choisir le signe secret (premier de l'équipe, avant la partie)\n"
         "s            scores et annonces\n"
         "?            cette aide ; ? ou Échap la ferme\n"
         "q            quitter la table (demande d'abord)\n"
@@ -162,6 +167,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "answer_sent": ("you answer {answer}", "vous répondez {answer}"),
     "yes": ("yes", "oui"),
     "no": ("no", "non"),
+    "signs_closed": (
+        "signs are chosen before the game: no private word during play",
+        "les signes se choisissent avant la partie : pas d'aparté pendant le jeu",
+    ),
     "not_first": (
         "{name}, first of your team, chooses the sign",
         "{name}, premier de l'équipe, choisit le signe",
