@@ -31,16 +31,24 @@ class Profile:
     feint_chance: float = 0.02
     fooled_chance: float = 0.2
     miss_chance: float = 0.0
+    #: How often a gesture that is not the partner's sign is read as the sign (a call made wrongly),
+    #: and how often a suspicion not yet backed by evidence is acted on (a bluff): people err.
+    misread_chance: float = 0.0
+    bluff_chance: float = 0.0
 
     @classmethod
-    def drawn(cls, rng: random.Random) -> Profile:
-        """A plausible person: quick or slow, bold or careful."""
+    def drawn(cls, rng: random.Random, slips: random.Random | None = None) -> Profile:
+        """A plausible person: quick or slow, bold or careful; ``slips`` draws how often they misread
+        a gesture or bluff (kept apart so that games without reading gestures play as they did)."""
+        slips = slips or rng
         return cls(
             reaction_ms=rng.uniform(220.0, 420.0),
             reaction_spread_ms=rng.uniform(30.0, 80.0),
             think_ms=(rng.uniform(200.0, 400.0), rng.uniform(700.0, 1400.0)),
             feint_chance=rng.uniform(0.0, 0.04),
             fooled_chance=rng.uniform(0.05, 0.3),
+            misread_chance=slips.uniform(0.0, 0.08),
+            bluff_chance=slips.uniform(0.0, 0.04),
         )
 
 
@@ -71,7 +79,7 @@ class Bot:
             raise ValueError(f"unknown bot {self.strategy!r}; bots: {', '.join(STRATEGIES)}")
         self.rng = random.Random(self.seed + bytes([self.seat]))
         if self.profile is None:
-            self.profile = Profile.drawn(self.rng)
+            self.profile = Profile.drawn(self.rng, random.Random(self.seed + bytes([self.seat]) + b" slips"))
 
     @property
     def timing(self) -> Profile:

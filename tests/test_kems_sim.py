@@ -128,3 +128,19 @@ def test_kems_league_prints_one_figure_per_condition() -> None:
         assert ended <= contre["called"]
         assert figure["catch_rate"] == round(contre["confirmed"] / max(1, signed), 3)
         assert figure["seconds"] >= 0
+
+
+def test_kems_bots_err_like_people_so_every_scoring_path_is_played() -> None:
+    """A bot's profile misreads a gesture now and then (a wrong « Kem's ! ») and bluffs (a Contre on no
+    evidence), so ordinary games score failed calls too, not only confirmed ones (issue 13)."""
+    calls: dict[str, dict[str, int]] = {}
+    for seed in range(23):
+        summary = Simulation(4, seed, "greedy", {}, ["kems"]).run().summary
+        for call, counts in summary["calls"].items():
+            for result, count in counts.items():
+                calls.setdefault(call, {}).setdefault(result, 0)
+                calls[call][result] += count
+    assert calls["kems"]["failed"] > 0 and calls["contre"]["failed"] > 0
+    # Slips, not chaos: most calls are still right.
+    assert calls["kems"]["confirmed"] > 4 * calls["kems"]["failed"]
+    assert calls["contre"]["confirmed"] > 4 * calls["contre"]["failed"]

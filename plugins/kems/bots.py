@@ -65,6 +65,8 @@ class Watch:
     suspects: dict[int, str | None] = field(default_factory=dict)
     #: The last hand and table this bot weighed, and what it concluded (most events change neither).
     weighed: tuple[tuple[object, object], Weighing] | None = None
+    #: Gestures (by seq) this bot has already been tempted to misread or bluff on: once each.
+    tempted: set[int] = field(default_factory=set)
 
 
 @dataclass(slots=True)
@@ -177,7 +179,7 @@ def _answer_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Dec
         seq for seq, s, g in _this_deal(watch, table.deal_started) if s == table.partner and g in table.signs
     ]
     if not signed:
-        return None
+        return _misread(view, table, bot, watch)
     call = "double" if _weigh(view, table, watch).four else "kems"
     trigger = max(signed)
     return Decision(Call(seat=view.seat, call=call, trigger=trigger), bot.reaction_ms())
@@ -265,7 +267,33 @@ def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Deci
             watch.suspects[team] = _suspect(watch.evidence.get(team, {}))
         if watch.suspects[team] == gesture:
             return Decision(Call(seat=view.seat, call="contre", target=seat, trigger=seq), bot.reaction_ms())
+        bluff = _bluff(view, seat, seq, bot, watch)
+        if bluff is not None:
+            return bluff
     return None
+
+
+def _misread(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
+    """Now and then the partner's latest gesture, no sign, is taken for one: « Kem's ! », wrongly."""
+    latest = next(
+        ((seq, g) for seq, s, g in _this_deal(watch, table.deal_started) if s == table.partner), None
+    )
+    if latest is None or latest[0] in watch.tempted:
+        return None
+    watch.tempted.add(latest[0])
+    if not bot.chance(bot.timing.misread_chance):
+        return None
+    return Decision(Call(seat=view.seat, call="kems", trigger=latest[0]), bot.reaction_ms())
+
+
+def _bluff(view: SeatView, seat: int, seq: int, bot: Bot, watch: Watch) -> Decision | None:
+    """Now and then an opponent's gesture is taken for their sign on no evidence: a Contre that may fail."""
+    if seq in watch.tempted:
+        return None
+    watch.tempted.add(seq)
+    if not bot.chance(bot.timing.bluff_chance):
+        return None
+    return Decision(Call(seat=view.seat, call="contre", target=seat, trigger=seq), bot.reaction_ms())
 
 
 def _suspect(weights: dict[str, float]) -> str | None:
