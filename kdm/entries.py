@@ -109,8 +109,17 @@ class Done(Entry):
     TYPE: ClassVar[str] = "done"
 
 
+@dataclass(frozen=True)
+class Chat(Entry):
+    """A line ``seat``'s player says to the whole table: everyone reads it, as the log keeps it."""
+
+    TYPE: ClassVar[str] = "chat"
+    seat: int
+    text: str
+
+
 ENTRY_TYPES: dict[str, type[Entry]] = {
-    kind.TYPE: kind for kind in (Create, Join, Start, Reveal, Act, Takeover, Done)
+    kind.TYPE: kind for kind in (Create, Join, Start, Reveal, Act, Takeover, Done, Chat)
 }
 
 #: Wire names that differ from the field names (kept as they were before entries had types).

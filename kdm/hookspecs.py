@@ -197,6 +197,15 @@ def kdm_summary(state: TableState) -> dict[str, Any] | None:
 
 
 @hookspec(firstresult=True)
+def kdm_chat_refused(state: TableState, seat: int, text: str) -> str | None:
+    """Why the table refuses the chat line ``text`` from ``seat`` now (RULES: a game may want silence
+    at times, as Kem's without ``spoken`` during a hunt), or None to let it be said. Every peer asks it
+    when the line is applied, so a refused line is refused everywhere, with this reason. ``firstresult``.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
 def kdm_note_refused(state: TableState, note: PrivateNote) -> str | None:
     """Why the table takes no private note ``note`` (``kdm.deck.PrivateNote``, between two seats) now,
     or None to take it. Asked where a note is written and where it arrives: a refused one is dropped

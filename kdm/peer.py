@@ -33,7 +33,7 @@ from kdm.agents import Bot, Profile
 from kdm.deck import Knowledge, OpenDeck, PrivateNote
 from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty, SeatView
-from kdm.entries import Act, Create, Done, Entry, EntryId, Join, Reveal, Start, Takeover
+from kdm.entries import Act, Chat, Create, Done, Entry, EntryId, Join, Reveal, Start, Takeover
 from kdm.events import Event, TimedEvent
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
@@ -343,6 +343,12 @@ class Peer:
     def act(self, event: Event, agent: Agent | None = None) -> None:
         """Propose a player action (stamped by the caller when it is timed)."""
         self.propose(Act, agent, event=self.record.rules.codec.encode(event))
+
+    def say(self, text: str) -> None:
+        """Say ``text`` to the whole table from this player's seat (the record refuses a line the rules
+        or its form do not allow, with the reason)."""
+        if self.seat is not None:
+            self.propose(Chat, seat=self.seat, text=text)
 
     def take_over(self, seat: int, bot: Bot, name: str = "") -> None:
         """Play ``seat`` from here with ``bot``: its player's process is gone."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ from kdm.engine import Effect, Engine, IllegalAction
 from kdm.entries import (
     ENTRY_TYPES,
     Act,
+    Chat,
     Create,
     Done,
     Entry,
@@ -92,6 +94,8 @@ class Notice:
     previous: str = ""
     entry: str = ""
     code: str = ""
+    #: For ``chat``: the line said.
+    text: str = ""
 
 
 @dataclass
@@ -154,6 +158,8 @@ class TableRecord:
     listed: bool = True
     #: Players back for their seats (by seat), until the rules let them take them.
     returning: dict[int, Return] = field(default_factory=dict)
+    #: What was said at the table, oldest first: (seat, line).
+    chat: list[tuple[int, str]] = field(default_factory=list)
     #: Why a player's event claims faces the deck did not deal (None when it does not, or when the
     #: deck cannot tell): the peer's deck, which every peer holds alike (issue 12, checked claims).
     check_claims: Callable[[Event], str | None] | None = None
@@ -380,6 +386,21 @@ class TableRecord:
         self.done.add(entry.id.node)
         return [Notice("done", node=entry.id.node)]
 
+    def _chat(self, entry: Chat) -> list[Notice]:
+        node, seat = entry.id.node, entry.seat
+        if self.engine is None:
+            raise UsageError("there is no table to talk at yet")
+        if not (0 <= seat < len(self.seats) and self.seats[seat].node == node):
+            raise UsageError(f"{node} cannot speak for seat {seat}")
+        problem = chat_problem(entry.text)
+        if problem:
+            raise UsageError(problem)
+        refusal = self.rules.caller("kdm_chat_refused")(state=self.engine.state, seat=seat, text=entry.text)
+        if refusal:
+            raise UsageError(refusal)
+        self.chat.append((seat, entry.text))
+        return [Notice("chat", node=node, seat=seat, text=entry.text)]
+
 
 class _Refused(UsageError):
     """A join refused in a way the joiner may answer (``code``): by watching, or by asking again."""
@@ -419,4 +440,17 @@ _APPLY: dict[type[Entry], Callable[[TableRecord, Any], list[Notice]]] = {
     Act: TableRecord._event,
     Done: TableRecord._done,
     Takeover: TableRecord._takeover,
+    Chat: TableRecord._chat,
 }
+
+
+#: The longest chat line, in characters.
+MAX_CHAT = 200
+
+
+def chat_problem(text: str) -> str:
+    """What is wrong with a chat line (empty when nothing is): 1 to ``MAX_CHAT`` characters, some of them
+    not blank, none a control character (a line cannot move the cursor on others' screens)."""
+    if not text.strip() or len(text) > MAX_CHAT or any(unicodedata.category(c)[0] == "C" for c in text):
+        return f"a chat line is 1 to {MAX_CHAT} characters, printable ones"
+    return ""

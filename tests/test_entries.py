@@ -11,6 +11,7 @@ import pytest
 from kdm.entries import (
     ENTRY_TYPES,
     Act,
+    Chat,
     Create,
     Done,
     Entry,
@@ -34,6 +35,7 @@ EXAMPLES: list[Entry] = [
     Act(AUTHOR, event={"kind": "pass", "seat": 1, "token": 4}),
     Takeover(EntryId("10.0.0.2:41000~ab#3", 1), seat=3, commit=bytes(32), box_key=bytes(32)),
     Done(AUTHOR),
+    Chat(AUTHOR, seat=2, text="bien joué"),
 ]
 
 

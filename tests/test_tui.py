@@ -356,6 +356,28 @@ def test_the_bell_rings_when_another_opens_a_window_not_for_a_feint_or_our_own_s
     run(scene)
 
 
+def test_slash_opens_a_chat_line_said_to_the_table_with_the_speakers_name() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            await t.press("/", lambda: t.screen.chat_draft == "", "the chat line open")
+            await t.shows("say: ▏  Enter sends · Esc cancels")
+            await t.press("qs hi!", lambda: t.screen.chat_draft == "qs hi!", "typed, not keys")
+            assert not t.screen.confirm_quit and not t.screen.scores_open
+            await t.press("\x7f\r", lambda: t.screen.chat_draft is None, "sent")
+            await t.shows("player0: qs hi")
+            assert all(record.chat == [(0, "qs hi")] for record in (p.record for p in t.peers))
+            await t.press("/nope\x1b", lambda: t.screen.chat_draft is None, "Esc drops the line")
+            t.peers[1].say("bonjour")
+            await t.shows("player1: bonjour")
+            t.peers[2].say("\x1b[2Jwiped")  # a control sequence: refused on every peer, never shown
+            await until(
+                lambda: any(e.get("t") == "chat" and e.get("seat") == 2 for e in t.log.entries), "said"
+            )
+            assert all(len(p.record.chat) == 2 for p in t.peers) and "wiped" not in t.text()
+
+    run(scene)
+
+
 def test_an_event_is_shown_when_the_redraw_that_paints_it_ends() -> None:
     async def scene() -> None:
         async with table() as t:

@@ -165,6 +165,27 @@ def test_the_first_seat_chooses_the_sign_before_play_and_only_the_partner_learns
     run(scene)
 
 
+@pytest.mark.parametrize("spoken", [False, True], ids=["spoken=off", "spoken=on"])
+def test_the_chat_line_is_silent_during_a_hunt_unless_spoken(spoken: bool) -> None:
+    """RULES 3.2: « à la parlante » players may talk during play; otherwise only before and between."""
+
+    async def scene() -> None:
+        async with kems_table(options={"spoken": spoken}) as t:
+            t.peers[1].say("good luck")  # before the game: always
+            await until(lambda: t.peers[0].record.chat == [(1, "good luck")], "said before the game")
+            await agree_sign(t)
+            await t.shows("player1: « good luck »")  # in the feed, among the gestures
+            await t.press("/", lambda: t.screen.chat_draft == "", "the chat line open")
+            await t.press("seven?\r", lambda: t.screen.chat_draft is None, "said")
+            if spoken:
+                await t.shows("player0: « seven? »")
+            else:
+                await t.shows("refused: no words during a hunt at this table (spoken=off)")
+                assert [text for _seat, text in t.peers[2].record.chat] == ["good luck"]
+
+    run(scene)
+
+
 def test_several_signs_and_a_pre_sign_with_signs_multi() -> None:
     async def scene() -> None:
         async with kems_table(options={"signs": "multi"}) as t:

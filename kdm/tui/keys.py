@@ -124,6 +124,7 @@ def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: Fi
     Enter leaves once the game is over, ``q`` (or Ctrl-C) asks to leave, and any key answers. While
     ``chooser`` holds the letters (a game's own menu), ``s`` and ``q`` are the chooser's."""
     asking = Condition(lambda: screen.asking)
+    chatting = Condition(lambda: screen.chat_draft is not None)
     overlay = Condition(lambda: screen.help_open or screen.scores_open)
     free = ~asking
     letters = free & ~to_filter(chooser)
@@ -151,7 +152,16 @@ def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: Fi
         if screen.ask_quit():
             event.app.exit()
 
-    @bindings.add("<any>", filter=asking)
+    @bindings.add("/", filter=free & ~overlay)
+    def _chat(event: KeyPressEvent) -> None:
+        screen.open_chat()
+
+    @bindings.add("<any>", filter=chatting)
+    def _type(event: KeyPressEvent) -> None:
+        key = event.key_sequence[-1].key
+        screen.type_chat(key.value if isinstance(key, Keys) else key, event.data)
+
+    @bindings.add("<any>", filter=asking & ~chatting)
     def _answer(event: KeyPressEvent) -> None:
         # q or Ctrl-C again while "Leave?" is up means leave: pressing quit twice must quit.
         quit_again = screen.confirm_quit and event.key_sequence[-1].key in ("q", Keys.ControlC)

@@ -268,7 +268,14 @@ def message_text(screen: TableScreen) -> Fragments:
     return [("class:message", " " + screen.message)] if screen.message else []
 
 
+def chat_line(screen: TableScreen) -> Fragments:
+    """The chat line being typed, in place of the key footer (any game's)."""
+    return [("class:call", " " + screen.say("chat_prompt", draft=screen.chat_draft or ""))]
+
+
 def footer_text(screen: TableScreen) -> Fragments:
+    if screen.chat_draft is not None:
+        return chat_line(screen)
     if screen.over:
         return [("", " " + screen.say("footer_over"))]
     if not screen.peer.record.started:

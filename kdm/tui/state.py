@@ -25,7 +25,7 @@ from kdm.kilo.events import Feint, Pass, Slap
 from kdm.kilo.rules import NAME as KILO
 from kdm.kilo.rules import KiloView
 from kdm.peer import Peer, local_time_ms
-from kdm.record import FULL, PLAYING, Notice
+from kdm.record import FULL, MAX_CHAT, PLAYING, Notice
 from kdm.tui.extension import ScreenPart
 from kdm.tui.text import CATALOGUE, say, say_from
 
@@ -118,6 +118,8 @@ class TableScreen:
         self.help_open = False
         self.scores_open = False
         self.confirm_quit = False
+        #: The chat line being typed (None: the chat is closed), said to the table with Enter.
+        self.chat_draft: str | None = None
         #: Why this player's join was refused, while the screen asks whether to watch instead.
         self.watch_offer = ""
         #: Watching the table without a seat (a spectator).
@@ -277,6 +279,8 @@ class TableScreen:
                 self.message = self.say("bot_seated", seat=notice.seat)
         elif notice.kind == "started":
             self._add("info", self.say("started"))
+        elif notice.kind == "chat" and notice.seat is not None:
+            self._add("call", self.say("said", name=self.player_name(notice.seat), text=notice.text))
         elif notice.kind == "took_over" and notice.seat is not None:
             self._note_acting(notice.seat)
             name, stand_in = self.player_name(notice.seat), self.name(notice.seat)
@@ -296,6 +300,8 @@ class TableScreen:
         elif notice.kind == "rejected" and mine:
             self._passing, self._slapping = None, False
             self._add("error", self.say("refused", reason=notice.reason))
+            if notice.entry == "chat":  # said where the line was typed, whatever the game's layout
+                self.message = self.say("refused", reason=notice.reason)
         elif notice.kind == "applied":
             self.unpainted.append(notice.seq)
             for effect in notice.effects:
@@ -516,6 +522,31 @@ class TableScreen:
         self.help_open = self.scores_open = self.confirm_quit = False
         self.on_change()
 
+    def open_chat(self) -> bool:
+        """Start typing a line for the table (a seated player, once the game is on)."""
+        if self.peer.seat is None or not self.peer.record.started or self.over:
+            return False
+        self.chat_draft = ""
+        self.on_change()
+        return True
+
+    def type_chat(self, key: str, data: str) -> None:
+        """One key while the chat line is open: Enter says it, Esc drops it, Backspace rubs out."""
+        draft = self.chat_draft
+        if draft is None:
+            return
+        if key in ("c-m", "enter"):
+            self.chat_draft = None
+            if draft.strip():
+                self.peer.say(draft.strip())
+        elif key in ("escape", "c-c"):
+            self.chat_draft = None
+        elif key in ("backspace", "c-h"):
+            self.chat_draft = draft[:-1]
+        elif data.isprintable() and len(draft) + len(data) <= MAX_CHAT:
+            self.chat_draft = draft + data
+        self.on_change()
+
     def ask_quit(self) -> bool:
         """Whether to leave at once (the game is over), else ask first."""
         if self.over or not self.peer.record.started or self.peer.seat is None:
@@ -528,7 +559,7 @@ class TableScreen:
     @property
     def asking(self) -> bool:
         """A question is on screen (leave? watch instead?): every key answers it."""
-        return self.confirm_quit or bool(self.watch_offer)
+        return self.confirm_quit or bool(self.watch_offer) or self.chat_draft is not None
 
     def answer_watch(self, yes: bool) -> bool:
         """The answer to "watch instead?": True when the player leaves (no)."""

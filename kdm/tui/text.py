@@ -138,6 +138,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Space        slap the pile\n"
         "f            feint: the gesture without the slap\n"
         "s            scores of every round\n"
+        "/            say something to the whole table\n"
         "b            add a bot (waiting room)\n"
         "?            this help; ? or Esc closes it\n"
         "q            leave the table (asks first)\n"
@@ -151,6 +152,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Espace       taper sur le tas\n"
         "f            feinter : le geste sans taper\n"
         "s            les scores de chaque manche\n"
+        "/            dire quelque chose à toute la table\n"
         "b            ajouter un robot (salle d'attente)\n"
         "?            cette aide ; ? ou Échap la ferme\n"
         "q            quitter la table (demande d'abord)\n"
@@ -159,6 +161,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "ou une couleur, tapez ! Tous tapent : le dernier pioche.\n"
         "Taper à un autre moment, ou sur une feinte, fait piocher.",
     ),
+    "chat_prompt": (
+        "say: {draft}▏  Enter sends · Esc cancels",
+        "dire : {draft}▏  Entrée envoie · Échap annule",
+    ),
+    "said": ("{name}: {text}", "{name} : {text}"),
     "quit_title": ("Leave the table?", "Quitter la table ?"),
     "quit_ask": (
         "The game goes on without you. Leave? (y/n, q again leaves)",

@@ -814,6 +814,19 @@ def _check_shown(
 # --- what the table waits for ---------------------------------------------------------------------
 
 
+#: The phases of a hunt, when a table without ``spoken`` keeps silent (RULES 3.2: gestures only).
+HUNTING = ("hunt", "sweep", "refused", "calling", "showing", "answering")
+
+
+@hookimpl
+def kdm_chat_refused(state: TableState, seat: int, text: str) -> str | None:
+    """RULES 3.2: « à la parlante » (``spoken``) players may talk during play; otherwise no word is said
+    during a hunt, only between deals."""
+    if state.options["spoken"] or state.phase not in HUNTING:
+        return None
+    return "no words during a hunt at this table (spoken=off): gestures only"
+
+
 #: Why a private note is refused once play has begun (RULES 3.2).
 NOTES_CLOSED = "signs are agreed before the first « La chasse est ouverte ! »: no private word during play"
 

@@ -23,7 +23,7 @@ from kdm.plugins.kems.screen.state import (
 )
 from kdm.plugins.kems.text import CALL_NAMES, RESULTS
 from kdm.plugins.kems.view import KemsView
-from kdm.tui.panels import PANEL_TEXT_WIDTH, PLAYER_NAME_WIDTH, Fragments, card_fragment
+from kdm.tui.panels import PANEL_TEXT_WIDTH, PLAYER_NAME_WIDTH, Fragments, card_fragment, chat_line
 from kdm.tui.plugin_panels import fitted_hints
 
 #: The gesture feed's rows (newest at the bottom).
@@ -206,14 +206,25 @@ def _last_result(play: KemsPlay, part: KemsView) -> str:
 
 
 def feed_text(play: KemsPlay) -> Fragments:
-    """Everyone's gestures, the latest at the bottom; this team's signs starred (here only)."""
+    """Everyone's gestures and words, the latest at the bottom; this team's signs starred (here only)."""
     view, part = play.screen.view(), play.part()
     if view is None or part is None:
         return []
-    if not part.gestures:
+    if not part.gestures and not play.said:
         return [("class:dim", play.say("no_gestures"))]
     lines: Fragments = []
-    for seat, gesture, seq in part.gestures[-FEED_ROWS:]:
+    said: list[tuple[int, int, str | None, str | None]] = [
+        (seq, seat, None, text) for seq, seat, text in play.said
+    ]
+    made: list[tuple[int, int, str | None, str | None]] = [
+        (seq, seat, g, None) for seat, g, seq in part.gestures
+    ]
+    for seq, seat, gesture, words in sorted(made + said, key=lambda item: item[0])[-FEED_ROWS:]:
+        if gesture is None:
+            if lines:
+                lines.append(("", "\n"))
+            lines.append(("class:call", f"{play.screen.name(seat, seq)}: « {words} »"))
+            continue
         text = f"{play.screen.name(seat, seq)} {play.gesture(gesture)}"
         mine = team_of(seat, view.players) == part.team
         if mine and gesture in part.signs:
@@ -259,6 +270,8 @@ def hand_text(play: KemsPlay) -> Fragments:
 
 def footer_text(play: KemsPlay) -> Fragments:
     screen = play.screen
+    if screen.chat_draft is not None:
+        return chat_line(screen)
     if screen.over:
         return [("", " " + play.say("footer_over"))]
     return [("", " " + "  ".join(footer_hints(play)))]

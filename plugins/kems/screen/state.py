@@ -40,6 +40,10 @@ OWN_ACTIONS = frozenset({"exchanged", "gestured", "called", "sweep_asked", "swee
 GESTURE_KEYS = "abcdefghijkl"[: len(GESTURES)]
 
 
+#: How many chat lines the feed keeps (it shows fewer).
+FEED_KEPT = 20
+
+
 class KemsPlay:
     """The Kem's part of ``screen``: active while the seat's view has a Kem's part."""
 
@@ -58,6 +62,8 @@ class KemsPlay:
         self.offered = False
         #: The calls of this deal: seq → seat (what a later press may react to, with the gestures).
         self.calls_seen: dict[int, int] = {}
+        #: Chat lines said at the table: (seq they came after, seat, line), the latest ``FEED_KEPT``.
+        self.said: list[tuple[int, int, str]] = []
 
     # --- what the layout reads --------------------------------------------------------------------
 
@@ -106,6 +112,10 @@ class KemsPlay:
 
     def on_notice(self, notice: Notice) -> None:
         """One notice from the peer, after the table screen followed it."""
+        if notice.kind == "chat" and notice.seat is not None:  # shown in the feed, among the gestures
+            engine = self.screen.peer.record.engine
+            self.said.append((engine.state.seq if engine is not None else 0, notice.seat, notice.text))
+            del self.said[:-FEED_KEPT]
         if notice.kind == "applied":
             for effect in notice.effects:
                 if effect["kind"] == "called":
