@@ -52,6 +52,9 @@ TAKEOVER_AFTER_S = 1.2
 #: How far from the leader's clock a press's agreed time may be when it reaches the leader: a trip over
 #: a poor Wi-Fi and the error of the clock estimate, with room to spare. A press further off is forged.
 T_SYNC_BOUND_MS = 1000.0
+#: The leader lets in at most this many chat lines from one node in ``CHAT_WINDOW_MS``: words are for
+#: people, and a flood would only grow everyone's log.
+CHAT_BURST, CHAT_WINDOW_MS = 5, 10_000.0
 #: How long a new leader waits before holding presses to its clock: the others are still measuring it.
 CLOCK_SETTLE_MS = 3000.0
 #: A stand-in takes a seat that is already late: it thinks briefly, and reacts like a quick person.
@@ -152,6 +155,8 @@ class Peer:
         #: Since when this process has led, as its seat watcher saw (None: it does not lead), and since
         #: when it has led without being stopped or starved (``STALL_FACTOR``).
         self._led_since: float | None = None
+        #: When the leader let in each node's recent chat lines (at most ``CHAT_BURST`` kept per node).
+        self._chatted: dict[str, list[float]] = {}
         self._leading_since: float | None = None
         #: The last time this process found it had been stopped while leading: when it woke, and how
         #: long it had been stopped (ms).
@@ -259,6 +264,16 @@ class Peer:
             return "only the leader takes a seat over"
         if isinstance(entry, Act):
             return self._screen_time(entry)
+        if isinstance(entry, Chat):
+            return self._screen_chat(sender)
+        return None
+
+    def _screen_chat(self, sender: str) -> str | None:
+        now = monotonic_ms()
+        recent = [t for t in self._chatted.get(sender, []) if now - t < CHAT_WINDOW_MS]
+        if len(recent) >= CHAT_BURST:
+            return f"more than {CHAT_BURST} chat lines in {CHAT_WINDOW_MS / 1000:.0f} s"
+        self._chatted[sender] = [*recent, now]
         return None
 
     def _screen_time(self, act: Act) -> str | None:

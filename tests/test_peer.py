@@ -17,12 +17,12 @@ import pytest
 from kdm import entries
 from kdm.agents import Bot, Profile
 from kdm.engine import Duty
-from kdm.entries import Act, EntryId, Takeover
+from kdm.entries import Act, Chat, EntryId, Takeover
 from kdm.events import Event
 from kdm.identity import Identity
 from kdm.kilo.events import Slap
 from kdm.manager import Rules, installed_plugins
-from kdm.peer import CLOCK_SETTLE_MS, Peer, local_time_ms
+from kdm.peer import CHAT_BURST, CHAT_WINDOW_MS, CLOCK_SETTLE_MS, Peer, local_time_ms
 from kdm.record import TableRecord, commitment
 from kdm.replay import replayed
 from kdm.testing import run_virtual
@@ -818,3 +818,31 @@ def test_what_was_put_off_while_catching_up_is_done_though_no_entry_follows() ->
         return reveals_while_behind
 
     assert run_virtual(scene()) == 0
+
+
+def test_the_leader_lets_in_a_few_chat_lines_at_a_time_from_one_node() -> None:
+    """Words are for people: a node's sixth line within 10 s is dropped by the leader (a flood would
+    only grow everyone's log); another node's line, and a line once the window has passed, go in."""
+
+    async def scene() -> list[str | None]:
+        log = FakeLog()
+        peers = [Peer(log.node(f"n{i}"), installed_plugins()) for i in range(4)]
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start()
+        await seat_everyone(peers, {"rounds": 1})
+
+        def line(node: str, counter: int) -> bytes:
+            return entries.encode(Chat(EntryId(node, 100 + counter), seat=int(node[1]), text="hi"))
+
+        screened = [peers[0].screen_proposal("n1", line("n1", i)) for i in range(6)]
+        screened.append(peers[0].screen_proposal("n2", line("n2", 0)))
+        await asyncio.sleep(CHAT_WINDOW_MS / 1000)
+        screened.append(peers[0].screen_proposal("n1", line("n1", 6)))
+        for peer in peers:
+            await peer.stop()
+        return screened
+
+    screened = run_virtual(scene())
+    assert screened[:5] == [None] * 5 and screened[6:] == [None, None]
+    assert screened[5] == f"more than {CHAT_BURST} chat lines in 10 s"
