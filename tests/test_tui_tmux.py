@@ -85,11 +85,12 @@ class Pane:
         return screen
 
 
-@pytest.fixture
-def pane(tmp_path: Path) -> Iterator[Pane]:
+@contextlib.contextmanager
+def kdm_in_tmux(tmp_path: Path, *flags: str) -> Iterator[Pane]:
+    """``kdm play --bots 3`` (and ``flags``) in a tmux pane of 80×24, stopped with its bots at the end."""
     tmux = require_tmux()
     socket = f"kdm-test-{os.getpid()}"
-    command = [*play_command(), "--bots", "3", "--name", NAME, "--data-dir", str(tmp_path)]
+    command = [*play_command(), "--bots", "3", "--name", NAME, "--data-dir", str(tmp_path), *flags]
     shell = f"cd {shlex.quote(str(REPO))} && {shlex.join(command)}; echo KDM-EXIT=$?; sleep 120"
     terminal = Pane(tmux, socket)
     terminal.run("new-session", "-d", "-s", "kdm", "-x", "80", "-y", "24",
@@ -106,6 +107,12 @@ def pane(tmp_path: Path) -> Iterator[Pane]:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
         Path(socket_path).unlink(missing_ok=True)
+
+
+@pytest.fixture
+def pane(tmp_path: Path) -> Iterator[Pane]:
+    with kdm_in_tmux(tmp_path) as terminal:
+        yield terminal
 
 
 def descendants(pid: int) -> list[int]:
@@ -179,3 +186,20 @@ def test_play_with_three_bots_in_tmux(pane: Pane) -> None:
     pane.wait(lambda s: "Leave? (y/n" in s, "the quit question")
     pane.keys("y")
     pane.wait(lambda s: "KDM-EXIT=0" in s, "kdm play to exit", timeout=90)
+
+
+def test_a_french_table_reads_roi_dame_valet_and_a_chat_line(tmp_path: Path) -> None:
+    with kdm_in_tmux(tmp_path, "--lang", "fr") as french:
+        # The queens are called at every deal: « la place N a la D♥ », never Q♥.
+        screen = french.wait(lambda s: "a la D♥" in s and " Votre main" in s, "la dame de cœur annoncée")
+        assert not re.search(r"(?<![0-9])[KQJ][♥♠♦♣]", screen), screen
+        french.keys("/")
+        french.wait(lambda s: "dire : ▏" in s, "la ligne de discussion ouverte")
+        french.run("send-keys", "-t", "kdm", "-l", "à vous l'honneur")
+        french.keys("Enter")
+        screen = french.wait(lambda s: f"{NAME} : à vous l'honneur" in s, "la ligne dite, avec notre nom")
+        assert not re.search(r"(?<![0-9])[KQJ][♥♠♦♣]", screen), screen
+        french.keys("q")
+        french.wait(lambda s: "Partir ? (o/n" in s, "la question avant de partir")
+        french.keys("q")  # q twice leaves
+        french.wait(lambda s: "KDM-EXIT=0" in s, "kdm play qui se termine", timeout=90)
