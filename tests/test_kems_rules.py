@@ -666,6 +666,24 @@ def test_rule_3_4_3_everyone_accepts_the_sweep_the_table_goes_to_the_bin_and_fou
     assert table.engine.awaiting()[0].kind == "quiet"
 
 
+def test_rule_3_4_3_a_sweep_question_left_unanswered_is_accepted_by_the_silent(new_table: TableMaker) -> None:
+    """``sweep_answer_ms`` after « Balayage ? » whoever has not answered accepts: a question cannot stall
+    the table."""
+    table = new_table(sweep_answer_ms=2500)
+    deal(table, turned=TURNED, talon=NEXT)
+    table.fire("quiet")
+    table.act(Sweep(seat=2))
+    table.act(SweepAnswer(seat=0, accept=True))
+    timer = table.engine.awaiting()
+    assert [(d.kind, d.after_ms) for d in timer] == [("sweep_time", 2500)]
+    effects = without_hints(table.fire("sweep_time"))
+    assert effects[:3] == [{"kind": "sweep_answered", "seat": seat, "accept": True} for seat in (1, 3)] + [
+        {"kind": "binned", "cards": TURNED, "reason": "sweep"}
+    ]
+    assert table_faces(table) == NEXT and table.state.phase == "hunt"
+    assert table.describe_last("sweep_answered") == "seat 3 agrees"
+
+
 def test_rule_3_4_3_a_sweep_refused_then_accepted(new_table: TableMaker) -> None:
     """Seat 3 refuses: it must exchange right away (nobody else may, nor answer, nor call: from the
     question to the new « La chasse est ouverte ! » nobody calls). After its exchange the hunt goes on;
@@ -687,7 +705,7 @@ def test_rule_3_4_3_a_sweep_refused_then_accepted(new_table: TableMaker) -> None
     refused(table, call_event(3), "during the hunt only")
     refused(table, Sweep(seat=0), "during the hunt")
     table.act(Gesture(seat=0, gesture="wink"))  # gestures are always allowed
-    assert table.engine.awaiting() == []  # no timer: the refuser owes the table an exchange
+    assert table.engine.awaiting() == []  # no timer: the refuser owes the table an exchange (for now)
     exchange(table, 3, ["KH"], ["2C"])
     assert table.state.phase == "hunt" and table_faces(table) == ["KH", "3D", "4H", "5S"]
     assert not table.state.zones[BIN]

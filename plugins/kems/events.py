@@ -60,6 +60,13 @@ class Quiet(Event):
 
 
 @dataclass(frozen=True)
+class SweepTime(Event):
+    """``sweep_answer_ms`` after « Balayage ? »: whoever has not answered accepts (a table timer)."""
+
+    kind: ClassVar[str] = "sweep_time"
+
+
+@dataclass(frozen=True)
 class Sweep(Event):
     """``seat`` asks « Balayage ? »."""
 
@@ -129,5 +136,5 @@ class SignsTime(Event):
 
 EVENTS: tuple[type[Event], ...] = (
     KeepHand, Redraw, Turn, Exchange, Quiet, Sweep, SweepAnswer, Gesture, Say, Call, ShowTwo, SignsAgreed,
-    SignsTime,
+    SignsTime, SweepTime,
 )  # fmt: skip

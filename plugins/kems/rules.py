@@ -52,6 +52,7 @@ from kdm.plugins.kems.events import (
     SignsTime,
     Sweep,
     SweepAnswer,
+    SweepTime,
     Turn,
 )
 from kdm.state import TableState
@@ -118,6 +119,8 @@ class KemsTable:
     quiet_since: int = 0
     sweepable: bool = False
     sweep_asker: int | None = None
+    #: The seq of the sweep question, from which its answers' time counts (``sweep_answer_ms``).
+    sweep_asked_at: int = 0
     sweep_accepted: list[int] = field(default_factory=list)
     refuser: int | None = None
     #: seq of every gesture and call this deal → its effective time (what a ``trigger`` names).
@@ -216,6 +219,9 @@ def kdm_table_options() -> list[TableOption]:
         ),
         TableOption(
             "sweep_after_ms", int, 3000, "ms without an exchange before a sweep may be asked", minimum=0
+        ),
+        TableOption(
+            "sweep_answer_ms", int, 5000, "ms to answer « Balayage ? »: the silent accept", minimum=0
         ),
         TableOption(
             "call_window_ms", int, 400, "ms during which a racing call may still beat the first", minimum=0
@@ -513,6 +519,7 @@ def _sweep(engine: Engine, event: Event) -> list[KemsEffect]:
             f"a sweep may be asked after {state.options['sweep_after_ms']} ms without an exchange"
         )
     data.sweep_asker = event.seat
+    data.sweep_asked_at = state.seq
     data.sweep_accepted = []
     state.phase = "sweep"
     others = tuple(seat for seat in range(state.players) if seat != event.seat)  # the asker waits
@@ -537,14 +544,34 @@ def _sweep_answer(engine: Engine, event: Event) -> list[KemsEffect]:
     if len(data.sweep_accepted) < state.players - 1:
         answered["wake"] = (event.seat,)  # the others' answers stand: only this seat has news
         return [answered]
+    answered["wake"] = ()  # the turn of new cards that follows wakes every bot
+    return [answered, *_sweep_table(state)]
+
+
+def _sweep_time(engine: Engine, event: Event) -> list[KemsEffect]:
+    """RULES 3.4.3: a question left unanswered for ``sweep_answer_ms`` counts as accepted by the silent."""
+    assert isinstance(event, SweepTime)
+    state = engine.state
+    _expect(state, "sweep", "nobody asked for a sweep")
+    data = kems(state)
+    silent = [s for s in range(state.players) if s != data.sweep_asker and s not in data.sweep_accepted]
+    data.sweep_accepted.extend(silent)
+    answered: list[KemsEffect] = [
+        {"kind": "sweep_answered", "seat": seat, "accept": True, "wake": ()} for seat in silent
+    ]
+    return [*answered, *_sweep_table(state)]
+
+
+def _sweep_table(state: TableState) -> list[KemsEffect]:
+    """Every answer accepts: the table cards go to the bin and four new ones are turned."""
+    data = kems(state)
     faces = [state.faces[t] for t in state.zones[TABLE]]
     state.zones[BIN].extend(state.zones[TABLE])
     state.zones[TABLE] = []
     data.sweep_asker = None
     _start_turning(state)
     # New cards are turned by the table before anyone may exchange: the turn wakes every bot.
-    answered["wake"] = ()
-    return [answered, {"kind": "binned", "cards": faces, "reason": "sweep", "wake": ()}]
+    return [{"kind": "binned", "cards": faces, "reason": "sweep", "wake": ()}]
 
 
 def _gesture(engine: Engine, event: Event) -> list[KemsEffect]:
@@ -778,6 +805,7 @@ _HANDLERS: dict[str, Callable[[Engine, Event], list[KemsEffect]]] = {
     ShowTwo.kind: _show_two,
     SignsAgreed.kind: _signs_agreed,
     SignsTime.kind: _signs_time,
+    SweepTime.kind: _sweep_time,
 }
 
 
@@ -870,6 +898,8 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
         return [Duty("turn", seat=data.dealer, tokens=tuple(reversed(talon[len(talon) - wanted :])))]
     if phase == "hunt" and not data.sweepable:
         return [Duty("quiet", after_ms=state.options["sweep_after_ms"], ref=data.quiet_since)]
+    if phase == "sweep":
+        return [Duty("sweep_time", after_ms=state.options["sweep_answer_ms"], ref=data.sweep_asked_at)]
     if phase == "calling":
         return [Duty("close", after_ms=state.options["call_window_ms"], ref=data.window_opened_by)]
     if phase == "showing":
