@@ -34,9 +34,9 @@ from kdm.plugins.kems.events import (
     Redraw,
     Say,
     ShowTwo,
-    SignsAgreed,
     Sweep,
     SweepAnswer,
+    TeamReady,
     Turn,
 )
 from kdm.plugins.kems.rules import BIN, GESTURES, NOTES_CLOSED, TABLE, TALON, deck_faces, kems
@@ -90,7 +90,7 @@ def deal(
     RULES 3.3). With ``settle=False`` the table waits for the first check instead."""
     state = table.state
     if state.phase == "signing":  # the teams' time for signs (RULES 3.2) ends before the first deal
-        table.fire("signs_time")
+        table.fire("ready_time")
     effects = table.act(Deal(seed=derive_seed(table.seed, "deal", kems(state).deals)), settle=False)
     given = [face for hand in hands for face in hand] + [*turned, *talon]
     assert len(given) == len(set(given)), "a face is written twice"
@@ -393,22 +393,22 @@ def test_rule_3_2_the_teams_agree_their_signs_before_the_game_and_the_table_wait
     the first deal waits for every team, or for ``signs_ms``."""
     table = new_table(players=6)
     assert table.state.phase == "signing" and table.engine.awaiting() == [
-        Duty("signs_time", after_ms=60000, ref=0)
+        Duty("ready_time", after_ms=60000, ref=0)
     ]
     with pytest.raises(IllegalAction, match="first seat of team 1 says"):
-        table.act(SignsAgreed(seat=4))  # seat 4 is seat 1's partner
-    table.act(SignsAgreed(seat=1))
+        table.act(TeamReady(seat=4))  # seat 4 is seat 1's partner
+    table.act(TeamReady(seat=1))
     with pytest.raises(IllegalAction, match="team 1 has agreed its signs already"):
-        table.act(SignsAgreed(seat=1))
-    table.act(SignsAgreed(seat=0))
+        table.act(TeamReady(seat=1))
+    table.act(TeamReady(seat=0))
     assert table.state.phase == "signing" and kems(table.state).agreed == [1, 0]
-    table.act(SignsAgreed(seat=2))
+    table.act(TeamReady(seat=2))
     assert table.state.phase == "dealing" and table.last("signs_closed") == {
         "kind": "signs_closed",
         "missing": [],
     }
     with pytest.raises(IllegalAction, match="signs are agreed before the game"):
-        table.act(SignsAgreed(seat=2))
+        table.act(TeamReady(seat=2))
 
 
 def test_rule_3_2_time_for_signs_runs_out_and_no_private_note_is_taken_afterwards(
@@ -418,8 +418,8 @@ def test_rule_3_2_time_for_signs_runs_out_and_no_private_note_is_taken_afterward
     driver = table.driver
     before = PrivateNote(sender=1, to=3, data=Signs(("wink",), None, 0).note_data(written=table.state.seq))
     assert driver.note_refused(before) is None and driver.noted(before) == [1, 3]
-    table.act(SignsAgreed(seat=1))
-    table.fire("signs_time")  # team 0 never said it agreed
+    table.act(TeamReady(seat=1))
+    table.fire("ready_time")  # team 0 never said it agreed
     assert table.last("signs_closed")["missing"] == [0] and table.state.phase == "dealing"
     assert table.describe_last("signs_closed").endswith("(no sign for team 0)")
     late = PrivateNote(sender=0, to=2, data=Signs(("yawn",), None, 0).note_data(written=table.state.seq))

@@ -73,7 +73,7 @@ def test_kit_check_cards_notices_a_lost_card() -> None:
 
 def test_kit_arranges_hidden_faces_and_settles_a_game_mode_s_reveals() -> None:
     table = ScriptedTable(4, variants=["kems"])
-    table.fire("signs_time")  # the teams' time to agree their signs (RULES 3.2) ends: the first deal
+    table.fire("ready_time")  # the teams' time to agree their signs (RULES 3.2) ends: the first deal
     table.act(Deal(seed=b"arranged"), settle=False)
     live = [t for hand in table.state.hands for t in hand] + table.state.zones["talon"]
     before = Counter(table.deck.faces[t] for t in live)

@@ -27,7 +27,7 @@ from kdm.deck import PrivateNote
 from kdm.errors import UsageError
 from kdm.manager import Rules
 from kdm.peer import local_time_ms
-from kdm.plugins.kems.events import Call, Gesture, SignsAgreed, Sweep, SweepAnswer
+from kdm.plugins.kems.events import Call, Gesture, Sweep, SweepAnswer, TeamReady
 from kdm.plugins.kems.rules import GESTURES, kems
 from kdm.plugins.kems.screen.state import KemsPlay
 from kdm.plugins.kems.screen.text import CATALOGUE, say
@@ -110,7 +110,7 @@ async def others_agree(t: Table) -> None:
     """The other teams' first seats say their signs are agreed: the game begins (the hunt opens)."""
     await until(lambda: 0 in kems(t.state).agreed, "our team's agreement committed")
     for seat in range(1, t.state.players // 2):
-        await t.act(seat, SignsAgreed(seat=seat))
+        await t.act(seat, TeamReady(seat=seat))
     await until(lambda: t.state.phase == "hunt", "the hunt")
 
 

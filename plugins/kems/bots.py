@@ -27,7 +27,7 @@ from kdm.cards import RANKS, full_deck, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
-from kdm.plugins.kems.events import Call, Exchange, Gesture, SignsAgreed, Sweep, SweepAnswer
+from kdm.plugins.kems.events import Call, Exchange, Gesture, Sweep, SweepAnswer, TeamReady
 from kdm.plugins.kems.rules import GESTURES, HAND, NAME, partner_of, team_of
 from kdm.plugins.kems.view import KemsView, Signs
 
@@ -121,7 +121,7 @@ def _agree_signs(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Dec
         return None
     if table.signs:
         if view.phase == "signing" and table.team not in table.agreed:
-            return Decision(SignsAgreed(seat=view.seat), 50.0)
+            return Decision(TeamReady(seat=view.seat), 50.0)
         return None
     chosen = watch.chosen.get(0)
     if chosen is None:

@@ -21,10 +21,10 @@ class Dealt(core.Dealt):
     dealer: int
 
 
-class SignsAgreed(Hints):
+class TeamReady(Hints):
     """Seat ``seat``'s team has agreed its signs (RULES 3.2); what they are stays between the partners."""
 
-    kind: Literal["signs_agreed"]
+    kind: Literal["team_ready"]
     seat: int
 
 
@@ -198,7 +198,7 @@ class GameOver(core.GameOver):
 #: Every effect Kem's rules build.
 KemsEffect = (
     Shuffled
-    | SignsAgreed
+    | TeamReady
     | SignsClosed
     | Dealt
     | HandKept

@@ -119,22 +119,22 @@ class ShowTwo(Event):
 
 
 @dataclass(frozen=True)
-class SignsAgreed(Event):
+class TeamReady(Event):
     """``seat``, first of its team, has told its partner the team's signs (what they are stays private)."""
 
-    kind: ClassVar[str] = "signs_agreed"
+    kind: ClassVar[str] = "team_ready"
     seat: int
 
 
 @dataclass(frozen=True)
-class SignsTime(Event):
+class ReadyTime(Event):
     """``signs_ms`` have passed since the game began: play starts with the signs agreed by then (a
     table timer)."""
 
-    kind: ClassVar[str] = "signs_time"
+    kind: ClassVar[str] = "ready_time"
 
 
 EVENTS: tuple[type[Event], ...] = (
-    KeepHand, Redraw, Turn, Exchange, Quiet, Sweep, SweepAnswer, Gesture, Say, Call, ShowTwo, SignsAgreed,
-    SignsTime, SweepTime,
+    KeepHand, Redraw, Turn, Exchange, Quiet, Sweep, SweepAnswer, Gesture, Say, Call, ShowTwo, TeamReady,
+    ReadyTime, SweepTime,
 )  # fmt: skip

@@ -45,14 +45,14 @@ from kdm.plugins.kems.events import (
     Gesture,
     KeepHand,
     Quiet,
+    ReadyTime,
     Redraw,
     Say,
     ShowTwo,
-    SignsAgreed,
-    SignsTime,
     Sweep,
     SweepAnswer,
     SweepTime,
+    TeamReady,
     Turn,
 )
 from kdm.state import TableState
@@ -260,10 +260,10 @@ def kdm_setup_table(state: TableState) -> None:
     state.phase = "signing"  # RULES 3.2: each team agrees its signs privately before the game
 
 
-def _signs_agreed(engine: Engine, event: Event) -> list[KemsEffect]:
+def _team_ready(engine: Engine, event: Event) -> list[KemsEffect]:
     """RULES 3.2: the first seat of a team says its team's signs are agreed; play begins once every team
-    has (or at ``signs_time``)."""
-    assert isinstance(event, SignsAgreed)
+    has (or at ``ready_time``)."""
+    assert isinstance(event, TeamReady)
     state = engine.state
     _expect(state, "signing", "signs are agreed before the game")
     data = kems(state)
@@ -275,14 +275,14 @@ def _signs_agreed(engine: Engine, event: Event) -> list[KemsEffect]:
     if team in data.agreed:
         raise IllegalAction(f"team {team} has agreed its signs already")
     data.agreed.append(team)
-    effects: list[KemsEffect] = [{"kind": "signs_agreed", "seat": event.seat, "wake": ()}]
+    effects: list[KemsEffect] = [{"kind": "team_ready", "seat": event.seat, "wake": ()}]
     if len(data.agreed) == data.teams:
         effects += _close_signs(state)
     return effects
 
 
-def _signs_time(engine: Engine, event: Event) -> list[KemsEffect]:
-    assert isinstance(event, SignsTime)
+def _ready_time(engine: Engine, event: Event) -> list[KemsEffect]:
+    assert isinstance(event, ReadyTime)
     state = engine.state
     _expect(state, "signing", "the time for signs is over")
     return _close_signs(state)
@@ -803,8 +803,8 @@ _HANDLERS: dict[str, Callable[[Engine, Event], list[KemsEffect]]] = {
     Close.kind: _close,
     ShowHand.kind: _show_hand,
     ShowTwo.kind: _show_two,
-    SignsAgreed.kind: _signs_agreed,
-    SignsTime.kind: _signs_time,
+    TeamReady.kind: _team_ready,
+    ReadyTime.kind: _ready_time,
     SweepTime.kind: _sweep_time,
 }
 
@@ -885,7 +885,7 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
     if phase == "dealing":
         return [Duty("deal")]
     if phase == "signing":
-        return [Duty("signs_time", after_ms=state.options["signs_ms"], ref=0)]
+        return [Duty("ready_time", after_ms=state.options["signs_ms"], ref=0)]
     if phase == "reshuffling":
         return [Duty("shuffle")]
     data = kems(state)

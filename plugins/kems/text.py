@@ -62,7 +62,7 @@ def _points(e: Effect) -> str:
 
 ENGLISH: dict[str, Line] = {
     "dealt": lambda e: f"deal {e['round']}: seat {e['dealer']} deals",
-    "signs_agreed": lambda e: f"seat {e['seat']}'s team has agreed its signs",
+    "team_ready": lambda e: f"seat {e['seat']}'s team has agreed its signs",
     "signs_closed": lambda e: (
         "the signs are agreed: the game begins"
         + (f" (no sign for team {', '.join(map(str, e['missing']))})" if e["missing"] else "")
@@ -102,7 +102,7 @@ ENGLISH: dict[str, Line] = {
 
 FRENCH: dict[str, Line] = {
     "dealt": lambda e: f"donne {e['round']} : la place {e['dealer']} distribue",
-    "signs_agreed": lambda e: f"l'équipe de la place {e['seat']} a choisi ses signes",
+    "team_ready": lambda e: f"l'équipe de la place {e['seat']} a choisi ses signes",
     "signs_closed": lambda e: (
         "les signes sont choisis : la partie commence"
         + (f" (pas de signe pour l'équipe {', '.join(map(str, e['missing']))})" if e["missing"] else "")

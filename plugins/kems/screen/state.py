@@ -19,7 +19,7 @@ from typing import Any
 from kdm.cards import pretty
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
-from kdm.plugins.kems.events import Call, Exchange, Gesture, SignsAgreed, Sweep, SweepAnswer
+from kdm.plugins.kems.events import Call, Exchange, Gesture, Sweep, SweepAnswer, TeamReady
 from kdm.plugins.kems.rules import GESTURES, HAND, NAME, TABLE_CARDS, team_of
 from kdm.plugins.kems.screen.text import say
 from kdm.plugins.kems.text import CALL_NAMES, gesture_name
@@ -369,7 +369,7 @@ class KemsPlay:
             return self.tell("signs_closed")
         self.screen.peer.send_note(PrivateNote(sender=seat, to=part.partner, data=chosen.note_data(view.seq)))
         if part.team not in part.agreed:  # the table learns that the team is ready, never the signs
-            self.screen.peer.act(SignsAgreed(seat=seat))
+            self.screen.peer.act(TeamReady(seat=seat))
         return self.tell("signs_sent", name=self.screen.name(part.partner))
 
     # --- closing ----------------------------------------------------------------------------------
