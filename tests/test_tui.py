@@ -378,6 +378,23 @@ def test_slash_opens_a_chat_line_said_to_the_table_with_the_speakers_name() -> N
     run(scene)
 
 
+def test_page_up_scrolls_the_log_back_and_page_down_returns_to_the_newest() -> None:
+    async def scene() -> None:
+        async with table() as t:
+            await t.others_pass_until_my_turn()
+            await until(lambda: len(t.screen.log) > 10, "a log longer than a page")
+            newest = t.screen.log[-1].text
+            await t.shows(newest)
+            await t.press("\x1b[5~", lambda: t.screen.log_back == 8, "PgUp")  # the terminal's PgUp
+            await t.shows("↓ 8 newer lines: PgDn")
+            assert newest not in t.text() or newest in t.screen.log[-9].text
+            await t.press("\x1b[6~", lambda: t.screen.log_back == 0, "PgDn")
+            await until(lambda: "newer lines" not in t.text(), "back to the newest")
+            await t.shows(newest)
+
+    run(scene)
+
+
 def test_an_event_is_shown_when_the_redraw_that_paints_it_ends() -> None:
     async def scene() -> None:
         async with table() as t:

@@ -40,6 +40,10 @@ HAND_KEYS = "12345"
 FEEDBACK_AFTER_S = 0.05
 
 
+#: How many log lines PgUp and PgDn scroll.
+LOG_PAGE = 8
+
+
 def drawn_with_commit(event: KeyPressEvent, sent: bool) -> NotImplementedOrNone:
     """What a handler returns after an action: no redraw now if it was sent, else the usual one."""
     if not sent:
@@ -83,6 +87,14 @@ def table_bindings(screen: TableScreen) -> KeyBindingsBase:
     @bindings.add("enter", filter=choosing)
     def _pass(event: KeyPressEvent) -> NotImplementedOrNone:
         return drawn_with_commit(event, screen.pass_chosen())
+
+    @bindings.add("pageup", filter=free)
+    def _older(event: KeyPressEvent) -> None:
+        screen.scroll_log(LOG_PAGE)
+
+    @bindings.add("pagedown", filter=free)
+    def _newer(event: KeyPressEvent) -> None:
+        screen.scroll_log(-LOG_PAGE)
 
     @bindings.add("b", filter=free)
     def _bot(event: KeyPressEvent) -> None:

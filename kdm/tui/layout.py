@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
+from itertools import islice
 
 from prompt_toolkit.application import get_app
 from prompt_toolkit.data_structures import Point
@@ -191,7 +192,7 @@ class LogPanel:
 
     def __init__(self, screen: TableScreen) -> None:
         self.screen = screen
-        self._key = (-1, -1, -1)
+        self._key = (-1, -1, -1, -1)
         self._rows: list[tuple[str, str]] = []
         self._wrapped: dict[LogLine, list[tuple[str, str]]] = {}
         self._width = -1
@@ -199,19 +200,23 @@ class LogPanel:
     def rows(self) -> list[tuple[str, str]]:
         size = get_app().output.get_size()
         width = log_width(size.columns)
-        if self._key == (self.screen.logged, width, size.rows):
+        back = self.screen.log_back
+        if self._key == (self.screen.logged, width, size.rows, back):
             return self._rows
         if width != self._width:
             self._wrapped, self._width = {}, width
         wrapped: dict[LogLine, list[tuple[str, str]]] = {}
-        rows: list[tuple[str, str]] = []
-        for line in reversed(self.screen.log):  # newest first, until a screenful
+        # Scrolled back (PgUp): the newest ``back`` lines are left out, and the last row says so.
+        rows: list[tuple[str, str]] = (
+            [("class:dim", self.screen.say("log_newer", count=back))] if back else []
+        )
+        for line in islice(reversed(self.screen.log), back, None):  # newest first, until a screenful
             if line not in wrapped:
                 wrapped[line] = self._wrapped.get(line) or self._wrap(line, width)
             rows[:0] = wrapped[line]
             if len(rows) >= size.rows:
                 break
-        self._key, self._rows, self._wrapped = (self.screen.logged, width, size.rows), rows, wrapped
+        self._key, self._rows, self._wrapped = (self.screen.logged, width, size.rows, back), rows, wrapped
         return rows
 
     @staticmethod

@@ -106,6 +106,8 @@ class TableScreen:
         self.on_change = on_change or (lambda: None)
         self._add_bot = add_bot
         self.log: deque[LogLine] = deque(maxlen=LOG_LINES)
+        #: How many of the newest log lines are scrolled out of view (PgUp / PgDn); 0: the newest shows.
+        self.log_back = 0
         self.logged = 0  # lines ever added: tells a changed log from an unchanged one
         self.selected = 0
         self.fresh: set[int] = set()
@@ -520,6 +522,11 @@ class TableScreen:
 
     def close_overlays(self) -> None:
         self.help_open = self.scores_open = self.confirm_quit = False
+        self.on_change()
+
+    def scroll_log(self, lines: int) -> None:
+        """Scroll the log ``lines`` back (positive) or forward, within what it keeps."""
+        self.log_back = max(0, min(len(self.log) - 1, self.log_back + lines))
         self.on_change()
 
     def open_chat(self) -> bool:

@@ -139,6 +139,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "f            feint: the gesture without the slap\n"
         "s            scores of every round\n"
         "/            say something to the whole table\n"
+        "PgUp PgDn    scroll the log back and forth\n"
         "b            add a bot (waiting room)\n"
         "?            this help; ? or Esc closes it\n"
         "q            leave the table (asks first)\n"
@@ -153,6 +154,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "f            feinter : le geste sans taper\n"
         "s            les scores de chaque manche\n"
         "/            dire quelque chose à toute la table\n"
+        "PgUp PgDn    faire défiler le journal\n"
         "b            ajouter un robot (salle d'attente)\n"
         "?            cette aide ; ? ou Échap la ferme\n"
         "q            quitter la table (demande d'abord)\n"
@@ -166,6 +168,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "dire : {draft}▏  Entrée envoie · Échap annule",
     ),
     "said": ("{name}: {text}", "{name} : {text}"),
+    "log_newer": ("↓ {count} newer lines: PgDn", "↓ {count} lignes plus récentes : PgDn"),
     "quit_title": ("Leave the table?", "Quitter la table ?"),
     "quit_ask": (
         "The game goes on without you. Leave? (y/n, q again leaves)",
