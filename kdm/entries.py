@@ -11,6 +11,7 @@ peer. What each entry *means* is the record's business; this module owns their s
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -116,6 +117,19 @@ class Chat(Entry):
     TYPE: ClassVar[str] = "chat"
     seat: int
     text: str
+
+
+#: The longest chat line, in characters.
+MAX_CHAT = 200
+
+
+def chat_problem(text: str) -> str:
+    """What is wrong with a line people type for the table (empty when nothing is): 1 to ``MAX_CHAT``
+    characters, some of them not blank, none a control character (a line cannot move the cursor on
+    others' screens). A ``Chat`` entry's, and a game's own spoken lines'."""
+    if not text.strip() or len(text) > MAX_CHAT or any(unicodedata.category(c)[0] == "C" for c in text):
+        return f"a chat line is 1 to {MAX_CHAT} characters, printable ones"
+    return ""
 
 
 ENTRY_TYPES: dict[str, type[Entry]] = {

@@ -198,8 +198,8 @@ def kdm_summary(state: TableState) -> dict[str, Any] | None:
 
 @hookspec(firstresult=True)
 def kdm_chat_refused(state: TableState, seat: int, text: str) -> str | None:
-    """Why the table refuses the chat line ``text`` from ``seat`` now (RULES: a game may want silence
-    at times, as Kem's without ``spoken`` during a hunt), or None to let it be said. Every peer asks it
+    """Why the table refuses the chat line ``text`` from ``seat`` now (a game may want silence at times,
+    say while a round is being played), or None to let it be said. Every peer asks it
     when the line is applied, so a refused line is refused everywhere, with this reason. ``firstresult``.
     """
     raise NotImplementedError

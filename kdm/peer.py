@@ -155,12 +155,12 @@ class Peer:
         #: Since when this process has led, as its seat watcher saw (None: it does not lead), and since
         #: when it has led without being stopped or starved (``STALL_FACTOR``).
         self._led_since: float | None = None
-        #: When the leader let in each node's recent chat lines (at most ``CHAT_BURST`` kept per node).
-        self._chatted: dict[str, list[float]] = {}
         self._leading_since: float | None = None
         #: The last time this process found it had been stopped while leading: when it woke, and how
         #: long it had been stopped (ms).
         self._stalled: tuple[float, float] = (-math.inf, 0.0)
+        #: When the leader let in each node's recent chat lines (at most ``CHAT_BURST`` kept per node).
+        self._chatted: dict[str, list[float]] = {}
         self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._early_notes: list[tuple[str, bytes]] = []

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +44,7 @@ from kdm.entries import (
     Reveal,
     Start,
     Takeover,
+    chat_problem,
     from_wire,
     signed_by_author,
 )  # fmt: skip
@@ -442,15 +442,3 @@ _APPLY: dict[type[Entry], Callable[[TableRecord, Any], list[Notice]]] = {
     Takeover: TableRecord._takeover,
     Chat: TableRecord._chat,
 }
-
-
-#: The longest chat line, in characters.
-MAX_CHAT = 200
-
-
-def chat_problem(text: str) -> str:
-    """What is wrong with a chat line (empty when nothing is): 1 to ``MAX_CHAT`` characters, some of them
-    not blank, none a control character (a line cannot move the cursor on others' screens)."""
-    if not text.strip() or len(text) > MAX_CHAT or any(unicodedata.category(c)[0] == "C" for c in text):
-        return f"a chat line is 1 to {MAX_CHAT} characters, printable ones"
-    return ""

@@ -110,6 +110,18 @@ async def seat_everyone(peers: list[Peer], options: dict[str, Any], table: str =
         await asyncio.sleep(0.001)
 
 
+async def seated_table(**start: Any) -> list[Peer]:
+    """Four peers on one fake log, ``n0`` leading, started (with ``start``) and seated at a one-round
+    table of the base game."""
+    log = FakeLog()
+    peers = [Peer(log.node(f"n{i}"), installed_plugins()) for i in range(4)]
+    log.peers, log.leader = peers, "n0"
+    for peer in peers:
+        peer.start(**start)
+    await seat_everyone(peers, {"rounds": 1})
+    return peers
+
+
 async def play(
     players: int,
     rounds: int,
@@ -207,12 +219,7 @@ def test_the_leader_takes_no_takeover_from_another_and_no_press_timed_far_from_i
     others have had time to learn that clock."""
 
     async def scene() -> list[str | None]:
-        log = FakeLog()
-        peers = [Peer(log.node(f"n{i}"), installed_plugins()) for i in range(4)]
-        log.peers, log.leader = peers, "n0"
-        for peer in peers:
-            peer.start()
-        await seat_everyone(peers, {"rounds": 1})
+        peers = await seated_table()
         peers[0].start_game()
         codec = peers[0].record.rules.codec
 
@@ -245,12 +252,7 @@ def test_a_leader_that_was_stopped_takes_presses_as_old_as_its_stop_and_no_older
     differs is that presses made meanwhile reach it as late as it was stopped long."""
 
     async def scene() -> list[str | None]:
-        log = FakeLog()
-        peers = [Peer(log.node(f"n{i}"), installed_plugins()) for i in range(4)]
-        log.peers, log.leader = peers, "n0"
-        for peer in peers:
-            peer.start(takeover_after_s=None)  # the test looks at the seats for the leader
-        await seat_everyone(peers, {"rounds": 1})
+        peers = await seated_table(takeover_after_s=None)  # the test looks at the seats for the leader
         peers[0].start_game()
         leader, codec = peers[0], peers[0].record.rules.codec
         leader._look_at_seats(1.2, late=False)
@@ -825,12 +827,7 @@ def test_the_leader_lets_in_a_few_chat_lines_at_a_time_from_one_node() -> None:
     only grow everyone's log); another node's line, and a line once the window has passed, go in."""
 
     async def scene() -> list[str | None]:
-        log = FakeLog()
-        peers = [Peer(log.node(f"n{i}"), installed_plugins()) for i in range(4)]
-        log.peers, log.leader = peers, "n0"
-        for peer in peers:
-            peer.start()
-        await seat_everyone(peers, {"rounds": 1})
+        peers = await seated_table()
 
         def line(node: str, counter: int) -> bytes:
             return entries.encode(Chat(EntryId(node, 100 + counter), seat=int(node[1]), text="hi"))

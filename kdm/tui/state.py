@@ -19,13 +19,14 @@ from typing import Any
 
 from kdm.cards import pretty
 from kdm.engine import Effect, SeatView
+from kdm.entries import MAX_CHAT
 from kdm.events import Event
 from kdm.kilo.calls import QUEENS_CALL
 from kdm.kilo.events import Feint, Pass, Slap
 from kdm.kilo.rules import NAME as KILO
 from kdm.kilo.rules import KiloView
 from kdm.peer import Peer, local_time_ms
-from kdm.record import FULL, MAX_CHAT, PLAYING, Notice
+from kdm.record import FULL, PLAYING, Notice
 from kdm.tui.extension import ScreenPart
 from kdm.tui.text import CATALOGUE, say, say_from
 

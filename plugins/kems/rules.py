@@ -33,6 +33,7 @@ from kdm.cards import faces_of_ranks, full_deck, rank_of
 from kdm.deck import PrivateNote
 from kdm.effects import ShownPrivately
 from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction, effective_time
+from kdm.entries import chat_problem
 from kdm.events import Deal, Event, Shuffle
 from kdm.hookspecs import hookimpl
 from kdm.kilo.events import Close, ShowHand
@@ -72,7 +73,6 @@ GESTURES: tuple[str, ...] = (
 CALLS = ("kems", "double", "contre")
 #: How many recent gestures and chat lines the public feed keeps.
 FEED = 16
-MAX_CHAT = 200
 
 
 # --- public data ----------------------------------------------------------------------------------
@@ -596,9 +596,10 @@ def _say(engine: Engine, event: Event) -> list[KemsEffect]:
     _check_seat(state, event.seat)
     if not state.options["spoken"]:
         raise IllegalAction("this table plays without words (spoken=off)")
+    problem = chat_problem(event.text)  # the same form as a chat line's
+    if problem:
+        raise IllegalAction(problem)
     text = event.text.strip()
-    if not text or len(text) > MAX_CHAT or not text.isprintable():
-        raise IllegalAction(f"a line is 1 to {MAX_CHAT} printable characters")
     data = kems(state)
     data.chat.append((event.seat, text))
     del data.chat[:-FEED]
