@@ -313,7 +313,8 @@ def run_sim(args: argparse.Namespace) -> int:
     clock = {"last": 0.0}
 
     def show(now: float, _event: Event, effects: Sequence[Effect]) -> None:
-        lines = [simulation.rules.describe(effect, args.lang) for effect in effects]
+        unnamed = [""] * args.players  # bots of a sim have seats, not names
+        lines = [simulation.rules.describe(effect, args.lang, unnamed) for effect in effects]
         lines = [line for line in lines if line]
         if not lines:
             return

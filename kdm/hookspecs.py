@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from kdm.deck import Knowledge, PrivateNote
     from kdm.engine import Duty, Effect, Engine
     from kdm.events import Event
+    from kdm.names import SeatNames
     from kdm.options import TableOption
     from kdm.state import TableState
     from kdm.tui.extension import ScreenPart
@@ -217,8 +218,12 @@ def kdm_note_refused(state: TableState, note: PrivateNote) -> str | None:
 
 
 @hookspec(firstresult=True)
-def kdm_describe(effect: Effect, lang: str) -> str | None:
-    """One line for people about an effect, in ``lang`` (``en`` or ``fr``), or None. ``firstresult``."""
+def kdm_describe(effect: Effect, lang: str, names: SeatNames) -> str | None:
+    """One line for people about an effect, in ``lang`` (``en`` or ``fr``), or None. ``firstresult``.
+
+    ``names[seat]`` is what to call a seat (``kdm.names.SeatNames``: the player's name, else "seat N"),
+    and ``names.listed(seats)`` says several as a sentence does: a line speaks of people by name.
+    """
     raise NotImplementedError
 
 

@@ -34,6 +34,7 @@ from kdm import hookspecs
 from kdm.effects import Effect
 from kdm.errors import PluginError, TableError
 from kdm.events import SEEDED_EVENTS, EventCodec
+from kdm.names import SeatNames
 from kdm.options import TableOption, resolve_options
 
 if TYPE_CHECKING:
@@ -317,9 +318,11 @@ class Rules:
 
     # --- the hooks the core calls, typed (a game calls the hooks it added through ``caller``) ---------
 
-    def describe(self, effect: Effect, lang: str = "en") -> str | None:
-        """One line for people about ``effect`` (``kdm_describe``), or None."""
-        text: str | None = self._hook.kdm_describe(effect=effect, lang=lang)
+    def describe(self, effect: Effect, lang: str = "en", names: Sequence[str] = ()) -> str | None:
+        """One line for people about ``effect`` (``kdm_describe``), or None, calling the seats by
+        ``names`` (seat by seat; a seat without one is "seat N")."""
+        named = SeatNames.of(names, lang)
+        text: str | None = self._hook.kdm_describe(effect=effect, lang=lang, names=named)
         return text
 
     def setup_table(self, state: TableState) -> None:

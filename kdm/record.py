@@ -169,6 +169,10 @@ class TableRecord:
         assert self.engine is not None
         return self.engine.rules
 
+    def describe(self, effect: Effect, lang: str = "en") -> str | None:
+        """What the table says of ``effect`` (``kdm_describe``), calling each seat by its player's name."""
+        return self.rules.describe(effect, lang, [seat.name for seat in self.seats])
+
     @property
     def signed(self) -> bool:
         """Whether every entry must be signed by its author (the table's id carries a key)."""

@@ -31,7 +31,7 @@ def replay(path: Path, lang: str = "en", say: Callable[[str], None] = print) -> 
         if notice.kind == "rejected":
             say(f"(refused: {notice.reason})")
         for effect in notice.effects:
-            line = record.rules.describe(effect, lang) if record.engine is not None else None
+            line = record.describe(effect, lang) if record.engine is not None else None
             if line:
                 say(line)
 

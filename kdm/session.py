@@ -149,7 +149,10 @@ async def host(
             await asyncio.sleep(0.01)
         session.peer.create_table(table, players, options, rules, listed=config.advertise)
         for index in range(bots):
-            helpers.append(spawn_bot(contact, config, seed=config.seed * 100 + index + 1))
+            seed = config.seed * 100 + index + 1
+            helpers.append(
+                spawn_bot(contact, config, seed=seed, name=f"bot {index + 1}")
+            )  # not the machine's
         return await session.play(host=True)
     finally:
         await session.close()
@@ -348,7 +351,7 @@ class TableSession:
             for effect in notice.effects:
                 if effect["kind"] == "judged":
                     self.windows += 1
-                line = peer.record.rules.describe(effect, self.config.lang)
+                line = peer.record.describe(effect, self.config.lang)
                 if line:
                     self.say(line)
         if notice.kind in ("seated", "returned") and mine and self.seat_memory is not None:

@@ -197,9 +197,11 @@ class ScriptedTable:
         """The latest effect of ``kind``."""
         return next(e for e in reversed(self.effects) if e["kind"] == kind)
 
-    def describe_last(self, kind: str, lang: str = "en") -> str:
-        """What the table says (``kdm_describe``) for the latest effect of ``kind``, in ``lang``."""
-        return str(self.rules.describe(self.last(kind), lang))
+    def describe_last(self, kind: str, lang: str = "en", names: Sequence[str] = ()) -> str:
+        """What the table says (``kdm_describe``) for the latest effect of ``kind``, in ``lang``, the
+        seats called by ``names`` (by default "seat N", as a table before anyone named them)."""
+        named = list(names) or [""] * self.state.players
+        return str(self.rules.describe(self.last(kind), lang, named))
 
     def seq_of(self, kind: str, seat: int) -> int:
         """The sequence number of ``seat``'s latest event of ``kind`` (a slap, a call)."""

@@ -25,6 +25,7 @@ from kdm.engine import Duty, Effect, IllegalAction
 from kdm.errors import OptionError, TableError
 from kdm.events import Deal, Event, Shuffle
 from kdm.kilo.events import Close, ShowHand
+from kdm.manager import Rules
 from kdm.plugins.kems.events import (
     Call,
     Exchange,
@@ -421,7 +422,9 @@ def test_rule_3_2_time_for_signs_runs_out_and_no_private_note_is_taken_afterward
     table.act(TeamReady(seat=1))
     table.fire("ready_time")  # team 0 never said it agreed
     assert table.last("signs_closed")["missing"] == [0] and table.state.phase == "dealing"
-    assert table.describe_last("signs_closed").endswith("(no sign for team 0)")
+    assert table.describe_last("signs_closed").endswith("(no signs for seat 0 and seat 2)")
+    named = table.describe_last("signs_closed", "fr", names=["Ana", "Bea", "Chloé", "Dan"])
+    assert named.endswith("(pas de signes pour Ana et Chloé)")
     late = PrivateNote(sender=0, to=2, data=Signs(("yawn",), None, 0).note_data(written=table.state.seq))
     assert driver.note_refused(late) == NOTES_CLOSED
     assert driver.noted(late) == [] and table.deck.notes.get(0) is None  # dropped: nobody learns it
@@ -1044,3 +1047,16 @@ def test_rule_3_5_the_quiet_timer_does_not_run_outside_the_hunt(new_table: Table
     deal(table, hands=[SEVENS], turned=TURNED)
     call(table, 2)
     refused(table, Quiet(), "the hunt is not on")
+
+
+def test_the_kems_log_names_people_and_teams() -> None:
+    """Issue 13: a team is its two players (RULES 3.1: partners sit opposite), not "team 0"."""
+    rules = Rules.for_table(["kems"])
+    names = ["Ana", "Bea", "Chloé", "Dan"]
+    over = {"kind": "round_over", "round": 3, "scores": [2, -1]}
+    assert rules.describe(over, "en", names) == "end of deal 3: Ana and Chloé +2, Bea and Dan -1"
+    assert rules.describe(over, "fr", names) == "fin de la donne 3 : Ana et Chloé +2, Bea et Dan -1"
+    won = {"kind": "game_over", "winners": [1, 3], "team": 1}
+    assert rules.describe(won, "en", names) == "Bea and Dan win the game"
+    contre = {"kind": "called", "seat": 0, "call": "contre", "target": 3}
+    assert rules.describe(contre, "en", names) == "Ana: « Contre Kem's ! » (against Dan)"

@@ -519,10 +519,32 @@ def test_game_over_names_one_winner_or_several_in_both_languages() -> None:
     rules = Rules.for_table()
     one = {"kind": "game_over", "winners": [2], "scores": [100, 7, 0, 200]}
     two = {**one, "winners": [0, 2]}
-    assert rules.describe(one, "en").startswith("game over; winner: seat 2;")
-    assert rules.describe(two, "en").startswith("game over; winners: seat 0, seat 2;")
-    assert rules.describe(one, "fr").startswith("fin de la partie ; vainqueur : la place 2 ;")
-    assert rules.describe(two, "fr").startswith("fin de la partie ; vainqueurs : la place 0, la place 2 ;")
+    names = ["Ana", "Bea", "Chloé", "Dan"]
+    assert (
+        rules.describe(one, "en", names)
+        == "game over: Chloé wins; Ana 100 kg, Bea 7 kg, Chloé 0 kg, Dan 200 kg"
+    )
+    assert rules.describe(two, "en", names).startswith("game over: Ana and Chloé win;")
+    assert rules.describe(one, "fr", names).startswith("fin de la partie : Chloé gagne ; Ana 100 kg,")
+    assert rules.describe(two, "fr", names).startswith("fin de la partie : Ana et Chloé gagnent ;")
+    assert rules.describe(one, "en").startswith("game over: seat 2 wins;")  # nobody named yet
+    assert rules.describe(one, "fr").startswith("fin de la partie : la place 2 gagne ;")
+
+
+def test_the_log_speaks_of_people_by_name_in_full_sentences() -> None:
+    """Issue 13: "Bea passes to Chloé", not "seat 1 passes to seat 2"; two Anas are told apart."""
+    rules = Rules.for_table()
+    names = ["Ana", "Bea", "Chloé", "Ana"]
+    passed = {"kind": "passed", "seat": 1, "to": 2, "checkpoint": False}
+    assert rules.describe(passed, "en", names) == "Bea passes to Chloé"
+    assert rules.describe(passed, "fr", names) == "Bea passe à Chloé"
+    judged = {"kind": "judged", "valid": True, "first": 0, "losers": [1, 3], "order": [], "reason": "combo"}
+    assert rules.describe(judged, "en", names).endswith(": Bea and Ana (3) draw")
+    assert rules.describe({**judged, "losers": [2]}, "fr", names).endswith(" : Chloé pioche")
+    over = {"kind": "round_over", "round": 2, "scores": [3, 0, 12, 1]}
+    assert (
+        rules.describe(over, "en", names) == "round 2 over: Ana (0) 3 kg, Bea 0 kg, Chloé 12 kg, Ana (3) 1 kg"
+    )
 
 
 def test_rule_1_3_the_table_says_when_the_game_ends_as_it_starts() -> None:

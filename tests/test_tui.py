@@ -266,7 +266,7 @@ def test_a_pass_chosen_with_a_digit_and_enter_reaches_the_log_and_the_hand() -> 
             await t.press("\r", lambda: len(t.log.events("pass", seat=0)) == 1, "our pass proposed")
             assert t.log.events("pass", seat=0)[0]["token"] == before[1]
             await until(lambda: before[1] not in t.state.hands[0], "our pass applied")
-            await t.shows("seat 0 passes to seat")
+            await t.shows("player0 passes to player")
             assert "your turn" not in t.text()
             t.keys.send_text("\r")  # not our turn any more: nothing is sent, the player is told
             await t.shows("not your turn to pass")

@@ -235,7 +235,7 @@ def test_marked_hand_and_table_cards_are_exchanged_with_enter() -> None:
             ]
             await until(lambda: on_table[0][0] in t.state.hands[0], "the exchange applied")
             assert t.state.hands[0] == [on_table[0][0], on_table[2][0], mine[2][0], mine[3][0]]
-            await t.shows(f"seat 0 gives {pretty(mine[0][1])} {pretty(mine[1][1])}")
+            await t.shows(f"player0 gives {pretty(mine[0][1])} {pretty(mine[1][1])}")
             assert not play(t).give and not play(t).take
             await until(lambda: "exchanging" not in t.text(), "the message gone once the exchange is done")
 

@@ -1,10 +1,10 @@
 """End to end: the real ``kdm play --bots 3`` in an 80×24 tmux pane, driven by ``send-keys``.
 
 Three bot peers run as separate processes on loopback. The test passes three times, checking each time
-that the passed card left the hand and that the log gained "seat 0 passes"; then it slaps and waits for
-the window's result (its order, who draws) on the table; then it quits (asking first). Every wait polls
-``capture-pane`` against a deadline. It skips without tmux, except under ``CI=true``, where a skip is a
-failure. It runs ``kdm play`` when the CLI has it, else the same command as ``python -m kdm.tui``.
+that the passed card left the hand and that the log gained "tester passes to bot N"; then it slaps and
+waits for the window's result (its order, who draws) on the table; then it quits (asking first). Every
+wait polls ``capture-pane`` against a deadline. It skips without tmux, except under ``CI=true``, where a
+skip is a failure. It runs ``kdm play`` when the CLI has it, else the same command as ``python -m kdm.tui``.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ def pass_first_card(pane: Pane) -> None:
     passed = cards.split()[1]  # " 1  K♥   2  Q♠ ..." → the first card
     pane.keys("1", "Enter")
     screen = pane.wait(
-        lambda s: passed not in hand(s) and "seat 0 passes to seat" in new_log(log, log_lines(s)),
+        lambda s: passed not in hand(s) and f"{NAME} passes to bot " in new_log(log, log_lines(s)),
         f"our pass of {passed} in the hand and the log",
     )
     assert hand(screen) != cards
@@ -175,10 +175,10 @@ def test_play_with_three_bots_in_tmux(pane: Pane) -> None:
     # Between a window's judging and the next deal slapping is refused ("no slapping now"): press again.
     before = log_lines(pane.text())
     deadline = time.monotonic() + STEP_S
-    while pane.poll(lambda s: "SLAP! seat 0" in new_log(before, log_lines(s)), timeout=0.0) is None:
+    while pane.poll(lambda s: f"SLAP! {NAME}" in new_log(before, log_lines(s)), timeout=0.0) is None:
         assert time.monotonic() < deadline, f"our slap never reached the log:\n{pane.text()}"
         pane.keys("Space")
-        pane.poll(lambda s: "SLAP! seat 0" in new_log(before, log_lines(s)), timeout=1.0)
+        pane.poll(lambda s: f"SLAP! {NAME}" in new_log(before, log_lines(s)), timeout=1.0)
     screen = pane.wait(lambda s: re.search(r"order:\s+1\. ", s) is not None and "draws:" in s, "the result")
     assert NAME in screen.split("order:")[1] and "slap by" in screen
 

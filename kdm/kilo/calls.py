@@ -12,15 +12,13 @@ from collections.abc import Callable
 from kdm.cards import pretty
 from kdm.effects import Effect
 from kdm.hookspecs import hookimpl
+from kdm.names import SeatNames
 
 QUEENS_CALL = "« Dame de cœur ! À vous l'honneur ! Dame de pique, à vous la suite ! »"
 GO_CALL = "« 1, 2, 3, GO ! »"
 
-Line = Callable[[Effect], str]
-
-
-def _seat(n: int) -> str:
-    return f"seat {n}"
+#: One line about an effect, calling the seats by their names.
+Line = Callable[[Effect, SeatNames], str]
 
 
 def _cards(cards: list[str], lang: str = "en") -> str:
@@ -47,8 +45,17 @@ def _why(effect: Effect, reasons: dict[str, str], first: str) -> str:
     return f" ({why.format(first=first)})" if why else ""
 
 
-def _order(order: list[tuple[int, float]]) -> str:
-    return ", ".join(f"{seat}@{eff:.0f}ms" for seat, eff in order)
+def _order(order: list[tuple[int, float]], n: SeatNames) -> str:
+    """Who slapped, first to last, each after the first by how much later (the times are the table's
+    clock, meaningless alone)."""
+    if not order:
+        return "—"
+    (first, at), later = order[0], order[1:]
+    return ", ".join([n[first], *(f"{n[seat]} +{eff - at:.0f} ms" for seat, eff in later)])
+
+
+def _kilos(scores: list[int], n: SeatNames) -> str:
+    return ", ".join(f"{n[seat]} {kilos} kg" for seat, kilos in enumerate(scores))
 
 
 def _reserve_en(effect: Effect) -> str:
@@ -69,12 +76,18 @@ def _reserve_fr(effect: Effect) -> str:
     return " : « la chasse ! » ses kilos retournent sous le tas" if effect["flush"] else ""
 
 
-def _picked(effect: Effect, text: str) -> str:
-    return f" ({text} {', '.join(map(str, effect['picked']))})" if effect["picked"] else ""
+def _losers(seats: list[int], n: SeatNames, nobody: str, one: str, several: str) -> str:
+    """Who draws after a judgement, as the end of the verdict's sentence."""
+    said = nobody if not seats else (one if len(seats) == 1 else several).format(who=n.listed(seats))
+    return f": {said}" if n.lang != "fr" else f" : {said}"
+
+
+def _picked(effect: Effect, text: str, n: SeatNames) -> str:
+    return f" ({text} {n.listed(effect['picked'])})" if effect["picked"] else ""
 
 
 ENGLISH: dict[str, Line] = {
-    "game_started": lambda e: (
+    "game_started": lambda e, n: (
         f"{e['players']} players; the pile holds {e['pile']} cards; "
         + (
             f"{e['rounds']} rounds"
@@ -82,41 +95,39 @@ ENGLISH: dict[str, Line] = {
             else f"play until the pile is empty, or {e['max_rounds']} rounds at most"
         )
     ),
-    "dealt": lambda e: f"round {e['round']}: cards dealt",
-    "announced": lambda e: f"{_seat(e['seat'])} holds {pretty(e['card'])}",
-    "passing_started": lambda e: f"{QUEENS_CALL} {_seat(e['starter'])} starts, passing {e['direction']}",
-    "passed": lambda e: (
-        f"{_seat(e['seat'])} passes to {_seat(e['to'])}" + ("  (everyone holds 4)" if e["checkpoint"] else "")
+    "dealt": lambda e, n: f"round {e['round']}: cards dealt",
+    "announced": lambda e, n: f"{n[e['seat']]} holds {pretty(e['card'])}",
+    "passing_started": lambda e, n: f"{QUEENS_CALL} {n[e['starter']]} starts, passing {e['direction']}",
+    "passed": lambda e, n: (
+        f"{n[e['seat']]} passes to {n[e['to']]}" + ("  (everyone holds 4)" if e["checkpoint"] else "")
     ),
-    "slapped": lambda e: f"SLAP! {_seat(e['seat'])}" + (" opens a window" if e["opened"] else ""),
-    "feinted": lambda e: f"{_seat(e['seat'])} feints…",
-    "window_closed": lambda e: f"window closed: {_order(e['order'])}",
-    "hand_shown": lambda e: (
-        f"{_seat(e['seat'])} shows {_cards(e['cards'])}" + (": a combo!" if e["combo"] else ": no combo")
+    "slapped": lambda e, n: f"SLAP! {n[e['seat']]}" + (" opens a window" if e["opened"] else ""),
+    "feinted": lambda e, n: f"{n[e['seat']]} feints…",
+    "window_closed": lambda e, n: f"window closed: {_order(e['order'], n)}",
+    "hand_shown": lambda e, n: (
+        f"{n[e['seat']]} shows {_cards(e['cards'])}" + (": a combo!" if e["combo"] else ": no combo")
     ),
-    "judged": lambda e: (
-        ("valid slap" if e["valid"] else f"false slap by {_seat(e['first'])}")
-        + _why(e, WHY_EN, _seat(e["first"]))
-        + "; draws: "
-        + ", ".join(_seat(s) for s in e["losers"])
+    "judged": lambda e, n: (
+        ("valid slap" if e["valid"] else f"false slap by {n[e['first']]}")
+        + _why(e, WHY_EN, n[e["first"]])
+        + _losers(e["losers"], n, "nobody draws", "{who} draws", "{who} draw")
     ),
-    "drew": lambda e: f"{_seat(e['seat'])} draws {pretty(e['card'])}" + _reserve_en(e),
-    "passing_resumed": lambda e: "passing goes on",
-    "chose": lambda e: f"{_seat(e['seat'])} has chosen a card",
-    "steered": lambda e: f"{_seat(e['seat'])} chooses to pass {e['direction']}",
-    "went": lambda e: f"{GO_CALL} everyone passes" + _picked(e, "the table picks for seats"),
-    "grabbed": lambda e: f"GRAB! {_seat(e['seat'])} takes an object" + (" first" if e["opened"] else ""),
-    "pile_chosen": lambda e: f"{_seat(e['seat'])} draws from pile {e['pile'] + 1}",  # counted from 1
-    "round_over": lambda e: f"round {e['round']} over; kilos: {e['scores']}",
-    "game_over": lambda e: (
-        ("game over; winner: " if len(e["winners"]) == 1 else "game over; winners: ")
-        + ", ".join(_seat(s) for s in e["winners"])
-        + f"; kilos: {e['scores']}"
+    "drew": lambda e, n: f"{n[e['seat']]} draws {pretty(e['card'])}" + _reserve_en(e),
+    "passing_resumed": lambda e, n: "passing goes on",
+    "chose": lambda e, n: f"{n[e['seat']]} has chosen a card",
+    "steered": lambda e, n: f"{n[e['seat']]} chooses to pass {e['direction']}",
+    "went": lambda e, n: f"{GO_CALL} everyone passes" + _picked(e, "the table picks for", n),
+    "grabbed": lambda e, n: f"GRAB! {n[e['seat']]} takes an object" + (" first" if e["opened"] else ""),
+    "pile_chosen": lambda e, n: f"{n[e['seat']]} draws from pile {e['pile'] + 1}",  # counted from 1
+    "round_over": lambda e, n: f"round {e['round']} over: {_kilos(e['scores'], n)}",
+    "game_over": lambda e, n: (
+        f"game over: {n.listed(e['winners'])} win{'s' if len(e['winners']) == 1 else ''}; "
+        + _kilos(e["scores"], n)
     ),
 }
 
 FRENCH: dict[str, Line] = {
-    "game_started": lambda e: (
+    "game_started": lambda e, n: (
         f"{e['players']} joueurs ; le tas de merde a {e['pile']} cartes ; "
         + (
             f"{e['rounds']} manches"
@@ -124,45 +135,41 @@ FRENCH: dict[str, Line] = {
             else f"on joue jusqu'à vider le tas, ou {e['max_rounds']} manches au plus"
         )
     ),
-    "dealt": lambda e: f"manche {e['round']} : cartes distribuées",
-    "announced": lambda e: f"la place {e['seat']} a la {pretty(e['card'], 'fr')}",
-    "passing_started": lambda e: (
-        f"{QUEENS_CALL} la place {e['starter']} commence, vers la "
+    "dealt": lambda e, n: f"manche {e['round']} : cartes distribuées",
+    "announced": lambda e, n: f"{n[e['seat']]} a la {pretty(e['card'], 'fr')}",
+    "passing_started": lambda e, n: (
+        f"{QUEENS_CALL} {n[e['starter']]} commence, vers la "
         + ("gauche" if e["direction"] == "left" else "droite")
     ),
-    "passed": lambda e: (
-        f"la place {e['seat']} passe à la place {e['to']}"
-        + ("  (tout le monde a 4 cartes)" if e["checkpoint"] else "")
+    "passed": lambda e, n: (
+        f"{n[e['seat']]} passe à {n[e['to']]}" + ("  (tout le monde a 4 cartes)" if e["checkpoint"] else "")
     ),
-    "slapped": lambda e: f"PAF ! la place {e['seat']}" + (" tape le tas" if e["opened"] else ""),
-    "feinted": lambda e: f"la place {e['seat']} feinte…",
-    "window_closed": lambda e: f"fin des tapes : {_order(e['order'])}",
-    "hand_shown": lambda e: (
-        f"la place {e['seat']} montre {_cards(e['cards'], 'fr')}"
+    "slapped": lambda e, n: f"PAF ! {n[e['seat']]}" + (" tape le tas" if e["opened"] else ""),
+    "feinted": lambda e, n: f"{n[e['seat']]} feinte…",
+    "window_closed": lambda e, n: f"fin des tapes : {_order(e['order'], n)}",
+    "hand_shown": lambda e, n: (
+        f"{n[e['seat']]} montre {_cards(e['cards'], 'fr')}"
         + (" : combinaison !" if e["combo"] else " : pas de combinaison")
     ),
-    "judged": lambda e: (
-        ("tape valable" if e["valid"] else f"fausse tape de la place {e['first']}")
-        + _why(e, WHY_FR, f"la place {e['first']}")
-        + " ; piochent : "
-        + ", ".join(str(s) for s in e["losers"])
+    "judged": lambda e, n: (
+        ("tape valable" if e["valid"] else f"fausse tape de {n[e['first']]}")
+        + _why(e, WHY_FR, f"{n[e['first']]}")
+        + _losers(e["losers"], n, "personne ne pioche", "{who} pioche", "{who} piochent")
     ),
-    "drew": lambda e: f"la place {e['seat']} pioche {pretty(e['card'], 'fr')}" + _reserve_fr(e),
-    "passing_resumed": lambda e: "on continue de passer",
-    "chose": lambda e: f"la place {e['seat']} a choisi sa carte",
-    "steered": lambda e: (
-        f"la place {e['seat']} fait passer vers la " + ("gauche" if e["direction"] == "left" else "droite")
+    "drew": lambda e, n: f"{n[e['seat']]} pioche {pretty(e['card'], 'fr')}" + _reserve_fr(e),
+    "passing_resumed": lambda e, n: "on continue de passer",
+    "chose": lambda e, n: f"{n[e['seat']]} a choisi sa carte",
+    "steered": lambda e, n: (
+        f"{n[e['seat']]} fait passer vers la " + ("gauche" if e["direction"] == "left" else "droite")
     ),
-    "went": lambda e: f"{GO_CALL} tout le monde passe" + _picked(e, "la table choisit pour les places"),
-    "grabbed": lambda e: (
-        f"HOP ! la place {e['seat']} attrape un objet" + (" en premier" if e["opened"] else "")
-    ),
-    "pile_chosen": lambda e: f"la place {e['seat']} pioche dans le tas {e['pile'] + 1}",
-    "round_over": lambda e: f"fin de la manche {e['round']} ; kilos : {e['scores']}",
-    "game_over": lambda e: (
-        ("fin de la partie ; vainqueur : " if len(e["winners"]) == 1 else "fin de la partie ; vainqueurs : ")
-        + ", ".join(f"la place {s}" for s in e["winners"])
-        + f" ; kilos : {e['scores']}"
+    "went": lambda e, n: f"{GO_CALL} tout le monde passe" + _picked(e, "la table choisit pour", n),
+    "grabbed": lambda e, n: f"HOP ! {n[e['seat']]} attrape un objet" + (" en premier" if e["opened"] else ""),
+    "pile_chosen": lambda e, n: f"{n[e['seat']]} pioche dans le tas {e['pile'] + 1}",
+    "round_over": lambda e, n: f"fin de la manche {e['round']} : {_kilos(e['scores'], n)}",
+    "game_over": lambda e, n: (
+        f"fin de la partie : {n.listed(e['winners'])} "
+        + ("gagne" if len(e["winners"]) == 1 else "gagnent")
+        + f" ; {_kilos(e['scores'], n)}"
     ),
 }
 
@@ -170,6 +177,6 @@ LANGUAGES = {"en": ENGLISH, "fr": FRENCH}
 
 
 @hookimpl
-def kdm_describe(effect: Effect, lang: str) -> str | None:
+def kdm_describe(effect: Effect, lang: str, names: SeatNames) -> str | None:
     line = LANGUAGES.get(lang, ENGLISH).get(effect["kind"])
-    return None if line is None else line(effect)
+    return None if line is None else line(effect, names)

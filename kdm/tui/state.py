@@ -325,7 +325,7 @@ class TableScreen:
 
     def _follow(self, effect: Effect, seq: int) -> None:
         kind = effect["kind"]
-        line = self.peer.record.rules.describe(effect, self.lang)
+        line = self.peer.record.describe(effect, self.lang)
         style = self._by_kind(EFFECT_STYLES, lambda part: part.log_styles, kind) or "info"
         if line:
             self._add(style, line)

@@ -10,8 +10,10 @@ from collections.abc import Callable
 from kdm.cards import pretty
 from kdm.effects import Effect
 from kdm.hookspecs import hookimpl
+from kdm.names import SeatNames
 
-Line = Callable[[Effect], str]
+#: One line about an effect, calling the seats by their names.
+Line = Callable[[Effect, SeatNames], str]
 HUNT_CALL = "« La chasse est ouverte ! »"
 SWEEP_CALL = "« Balayage ? »"
 CALL_NAMES = {"kems": "« Kem's ! »", "double": "« Double Kem's ! »", "contre": "« Contre Kem's ! »"}
@@ -42,11 +44,21 @@ def _cards(cards: list[str], lang: str = "en") -> str:
     return " ".join(pretty(c, lang) for c in cards)
 
 
-def _call(e: Effect, lang: str) -> str:
+def _call(e: Effect, n: SeatNames) -> str:
     name = CALL_NAMES[e["call"]]
     if e["call"] != "contre":
         return name
-    return f"{name} ({'contre la place' if lang == 'fr' else 'against seat'} {e['target']})"
+    return f"{name} ({'contre' if n.lang == 'fr' else 'against'} {n[e['target']]})"
+
+
+def _team(team: int, n: SeatNames, teams: int = 0) -> str:
+    """Team ``team`` by its players' names (RULES 3.1: partners sit opposite each other)."""
+    half = teams or len(n) // 2
+    return n.listed([team, team + half]) if half else ("l'équipe" if n.lang == "fr" else "team") + f" {team}"
+
+
+def _scores(scores: list[int], n: SeatNames) -> str:
+    return ", ".join(f"{_team(team, n, len(scores))} {points:+d}" for team, points in enumerate(scores))
 
 
 RESULTS = {
@@ -61,94 +73,95 @@ def _points(e: Effect) -> str:
 
 
 ENGLISH: dict[str, Line] = {
-    "dealt": lambda e: f"deal {e['round']}: seat {e['dealer']} deals",
-    "team_ready": lambda e: f"seat {e['seat']}'s team has agreed its signs",
-    "signs_closed": lambda e: (
+    "dealt": lambda e, n: f"deal {e['round']}: {n[e['dealer']]} deals",
+    "team_ready": lambda e, n: f"{n[e['seat']]}'s team has agreed its signs",
+    "signs_closed": lambda e, n: (
         "the signs are agreed: the game begins"
-        + (f" (no sign for team {', '.join(map(str, e['missing']))})" if e["missing"] else "")
+        + (f" (no signs for {'; '.join(_team(t, n) for t in e['missing'])})" if e["missing"] else "")
     ),
-    "hand_kept": lambda e: f"seat {e['seat']} keeps their hand",
-    "redrawn": lambda e: f"seat {e['seat']} shows {_cards(e['cards'])} and draws again",
-    "talon_shuffled": lambda e: (
+    "hand_kept": lambda e, n: f"{n[e['seat']]} keeps their hand",
+    "redrawn": lambda e, n: f"{n[e['seat']]} shows {_cards(e['cards'])} and draws again",
+    "talon_shuffled": lambda e, n: (
         "the bin is shuffled: it is the talon now" if e["from"] == "bin" else "the talon is shuffled"
     ),
-    "turned": lambda e: f"turned up: {_cards(e['cards'])}",
-    "binned": lambda e: (
+    "turned": lambda e, n: f"turned up: {_cards(e['cards'])}",
+    "binned": lambda e, n: (
         f"{_cards(e['cards'])} go to the bin" + (" (three of a rank)" if e["reason"] == "three" else "")
     ),
-    "hunt_open": lambda e: f"{HUNT_CALL} {_cards(e['table'])}",
-    "hunt_resumed": lambda e: "the hunt goes on",
-    "exchanged": lambda e: f"seat {e['seat']} gives {_cards(e['gave'])}, takes {_cards(e['took'])}",
-    "quiet": lambda e: "nobody exchanges: a sweep may be asked",
-    "sweep_asked": lambda e: f"seat {e['seat']}: {SWEEP_CALL}",
-    "sweep_answered": lambda e: (
-        f"seat {e['seat']} " + ("agrees" if e["accept"] else "refuses, and must exchange")
+    "hunt_open": lambda e, n: f"{HUNT_CALL} {_cards(e['table'])}",
+    "hunt_resumed": lambda e, n: "the hunt goes on",
+    "exchanged": lambda e, n: f"{n[e['seat']]} gives {_cards(e['gave'])}, takes {_cards(e['took'])}",
+    "quiet": lambda e, n: "nobody exchanges: a sweep may be asked",
+    "sweep_asked": lambda e, n: f"{n[e['seat']]}: {SWEEP_CALL}",
+    "sweep_answered": lambda e, n: (
+        f"{n[e['seat']]} " + ("agrees" if e["accept"] else "refuses, and must exchange")
     ),
-    "gestured": lambda e: f"seat {e['seat']} {gesture_name(e['gesture'])}",
-    "said": lambda e: f"seat {e['seat']}: “{e['text']}”",
-    "called": lambda e: f"seat {e['seat']}: {_call(e, 'en')}",
-    "call_judged": lambda e: (
-        f"seat {e['seat']}'s call counts"
-        + (f"; too late: {', '.join(map(str, e['void']))}" if e["void"] else "")
+    "gestured": lambda e, n: f"{n[e['seat']]} {gesture_name(e['gesture'])}",
+    "said": lambda e, n: f"{n[e['seat']]}: “{e['text']}”",
+    "called": lambda e, n: f"{n[e['seat']]}: {_call(e, n)}",
+    "call_judged": lambda e, n: (
+        f"{n[e['seat']]}'s call counts" + (f"; too late: {n.listed(e['void'])}" if e["void"] else "")
     ),
-    "hand_shown": lambda e: f"seat {e['seat']} shows {_cards(e['cards'])}" + (": four!" if e["four"] else ""),
-    "shown_privately": lambda e: f"seat {e['by']} shows two cards to seat {e['to']}",
-    "call_result": lambda e: (
-        f"{_call(e, 'en')} by seat {e['seat']}: {RESULTS[e['result']][0]}, {_points(e)}; scores {e['scores']}"
+    "hand_shown": lambda e, n: (
+        f"{n[e['seat']]} shows {_cards(e['cards'])}" + (": four!" if e["four"] else "")
     ),
-    "round_over": lambda e: f"end of deal {e['round']}; team scores {e['scores']}",
-    "game_over": lambda e: f"team {e['team']} wins (seats {', '.join(map(str, e['winners']))})",
+    "shown_privately": lambda e, n: f"{n[e['by']]} shows two cards to {n[e['to']]}",
+    "call_result": lambda e, n: (
+        f"{_call(e, n)} by {n[e['seat']]}: {RESULTS[e['result']][0]}, {_points(e)}; "
+        f"scores: {_scores(e['scores'], n)}"
+    ),
+    "round_over": lambda e, n: f"end of deal {e['round']}: {_scores(e['scores'], n)}",
+    "game_over": lambda e, n: f"{n.listed(e['winners'])} win the game",
 }
 
 FRENCH: dict[str, Line] = {
-    "dealt": lambda e: f"donne {e['round']} : la place {e['dealer']} distribue",
-    "team_ready": lambda e: f"l'équipe de la place {e['seat']} a choisi ses signes",
-    "signs_closed": lambda e: (
+    "dealt": lambda e, n: f"donne {e['round']} : {n[e['dealer']]} distribue",
+    "team_ready": lambda e, n: f"l'équipe de {n[e['seat']]} a choisi ses signes",
+    "signs_closed": lambda e, n: (
         "les signes sont choisis : la partie commence"
-        + (f" (pas de signe pour l'équipe {', '.join(map(str, e['missing']))})" if e["missing"] else "")
+        + (f" (pas de signes pour {' ; '.join(_team(t, n) for t in e['missing'])})" if e["missing"] else "")
     ),
-    "hand_kept": lambda e: f"la place {e['seat']} garde sa main",
-    "redrawn": lambda e: f"la place {e['seat']} montre {_cards(e['cards'], 'fr')} et repioche",
-    "talon_shuffled": lambda e: (
+    "hand_kept": lambda e, n: f"{n[e['seat']]} garde sa main",
+    "redrawn": lambda e, n: f"{n[e['seat']]} montre {_cards(e['cards'], 'fr')} et repioche",
+    "talon_shuffled": lambda e, n: (
         "la poubelle est mélangée : c'est la pioche" if e["from"] == "bin" else "la pioche est mélangée"
     ),
-    "turned": lambda e: f"retournées : {_cards(e['cards'], 'fr')}",
-    "binned": lambda e: (
+    "turned": lambda e, n: f"retournées : {_cards(e['cards'], 'fr')}",
+    "binned": lambda e, n: (
         f"{_cards(e['cards'], 'fr')} à la poubelle" + (" (brelan)" if e["reason"] == "three" else "")
     ),
-    "hunt_open": lambda e: f"{HUNT_CALL} {_cards(e['table'], 'fr')}",
-    "hunt_resumed": lambda e: "la chasse continue",
-    "exchanged": lambda e: (
-        f"la place {e['seat']} donne {_cards(e['gave'], 'fr')}, prend {_cards(e['took'], 'fr')}"
+    "hunt_open": lambda e, n: f"{HUNT_CALL} {_cards(e['table'], 'fr')}",
+    "hunt_resumed": lambda e, n: "la chasse continue",
+    "exchanged": lambda e, n: (
+        f"{n[e['seat']]} donne {_cards(e['gave'], 'fr')}, prend {_cards(e['took'], 'fr')}"
     ),
-    "quiet": lambda e: "plus d'échange : on peut demander un balayage",
-    "sweep_asked": lambda e: f"la place {e['seat']} : {SWEEP_CALL}",
-    "sweep_answered": lambda e: (
-        f"la place {e['seat']} " + ("accepte" if e["accept"] else "refuse, et doit échanger")
+    "quiet": lambda e, n: "plus d'échange : on peut demander un balayage",
+    "sweep_asked": lambda e, n: f"{n[e['seat']]} : {SWEEP_CALL}",
+    "sweep_answered": lambda e, n: (
+        f"{n[e['seat']]} " + ("accepte" if e["accept"] else "refuse, et doit échanger")
     ),
-    "gestured": lambda e: f"la place {e['seat']} {gesture_name(e['gesture'], 'fr')}",
-    "said": lambda e: f"la place {e['seat']} : « {e['text']} »",
-    "called": lambda e: f"la place {e['seat']} : {_call(e, 'fr')}",
-    "call_judged": lambda e: (
-        f"l'annonce de la place {e['seat']} compte"
-        + (f" ; trop tard : {', '.join(map(str, e['void']))}" if e["void"] else "")
+    "gestured": lambda e, n: f"{n[e['seat']]} {gesture_name(e['gesture'], 'fr')}",
+    "said": lambda e, n: f"{n[e['seat']]} : « {e['text']} »",
+    "called": lambda e, n: f"{n[e['seat']]} : {_call(e, n)}",
+    "call_judged": lambda e, n: (
+        f"l'annonce de {n[e['seat']]} compte" + (f" ; trop tard : {n.listed(e['void'])}" if e["void"] else "")
     ),
-    "hand_shown": lambda e: (
-        f"la place {e['seat']} montre {_cards(e['cards'], 'fr')}" + (" : carré !" if e["four"] else "")
+    "hand_shown": lambda e, n: (
+        f"{n[e['seat']]} montre {_cards(e['cards'], 'fr')}" + (" : carré !" if e["four"] else "")
     ),
-    "shown_privately": lambda e: f"la place {e['by']} montre deux cartes à la place {e['to']}",
-    "call_result": lambda e: (
-        f"{_call(e, 'fr')} de la place {e['seat']} : {RESULTS[e['result']][1]}, {_points(e)} ; "
-        f"scores {e['scores']}"
+    "shown_privately": lambda e, n: f"{n[e['by']]} montre deux cartes à {n[e['to']]}",
+    "call_result": lambda e, n: (
+        f"{_call(e, n)} de {n[e['seat']]} : {RESULTS[e['result']][1]}, {_points(e)} ; "
+        f"scores : {_scores(e['scores'], n)}"
     ),
-    "round_over": lambda e: f"fin de la donne {e['round']} ; scores des équipes {e['scores']}",
-    "game_over": lambda e: f"l'équipe {e['team']} gagne (places {', '.join(map(str, e['winners']))})",
+    "round_over": lambda e, n: f"fin de la donne {e['round']} : {_scores(e['scores'], n)}",
+    "game_over": lambda e, n: f"{n.listed(e['winners'])} gagnent la partie",
 }
 
 LANGUAGES = {"en": ENGLISH, "fr": FRENCH}
 
 
 @hookimpl
-def kdm_describe(effect: Effect, lang: str) -> str | None:
+def kdm_describe(effect: Effect, lang: str, names: SeatNames) -> str | None:
     line = LANGUAGES.get(lang, ENGLISH).get(effect["kind"])
-    return None if line is None else line(effect)
+    return None if line is None else line(effect, names)

@@ -14,6 +14,7 @@ from kdm.engine import Effect, Engine, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
+from kdm.names import SeatNames
 from kdm.state import TableState
 from kdm.tui.extension import Fragments, Key, Screen, ScreenPart, view_part
 
@@ -115,17 +116,17 @@ def kdm_bot_decide(view: SeatView, bot: Bot) -> Decision | None:
 
 
 LINES = {
-    "en": "seat {seat} sends {card} back under the pile (now {kilos} kg)",
-    "fr": "la place {seat} renvoie {card} sous le tas (reste {kilos} kg)",
+    "en": "{who} sends {card} back under the pile (now {kilos} kg)",
+    "fr": "{who} renvoie {card} sous le tas (reste {kilos} kg)",
 }
 
 
 @hookimpl
-def kdm_describe(effect: Effect, lang: str) -> str | None:
+def kdm_describe(effect: Effect, lang: str, names: SeatNames) -> str | None:
     if effect["kind"] != "ace_returned":
         return None
     line = LINES.get(lang, LINES["en"])
-    return line.format(seat=effect["seat"], card=pretty(effect["card"]), kilos=effect["kilos"])
+    return line.format(who=names[effect["seat"]], card=pretty(effect["card"], lang), kilos=effect["kilos"])
 
 
 RETURNED_MARK = "↩"

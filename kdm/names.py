@@ -1,0 +1,50 @@
+"""What the table calls each seat in the lines it says to people: the player's name, else "seat N".
+
+The core hands a ``SeatNames`` to ``kdm_describe`` so that every game's log speaks of people, not
+numbers ("Alice passes to Bob"), and says a list of them as a sentence does ("Alice, Bob and Carol").
+Two players with one name are told apart by their seat, so a line never means two people at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+#: A seat nobody has named yet (a table read from old records, a scripted test, a sim without names).
+UNNAMED = {"en": "seat {seat}", "fr": "la place {seat}"}
+AND = {"en": " and ", "fr": " et "}
+
+
+@dataclass(frozen=True)
+class SeatNames:
+    """The names of a table's seats, by seat number, in the language ``lang`` (``en`` or ``fr``)."""
+
+    names: tuple[str, ...] = ()
+    lang: str = "en"
+
+    @classmethod
+    def of(cls, names: Sequence[str], lang: str = "en") -> SeatNames:
+        """The seats' ``names`` as given, a repeated or empty one told apart by its seat number."""
+        counted = [name.strip() for name in names]
+        unnamed = UNNAMED.get(lang, UNNAMED["en"])
+        told_apart = tuple(
+            unnamed.format(seat=seat) if not name else f"{name} ({seat})" if counted.count(name) > 1 else name
+            for seat, name in enumerate(counted)
+        )
+        return cls(told_apart, lang)
+
+    def __len__(self) -> int:
+        """How many seats are named (every seat of a table once all are taken)."""
+        return len(self.names)
+
+    def __getitem__(self, seat: int) -> str:
+        if 0 <= seat < len(self.names):
+            return self.names[seat]
+        return UNNAMED.get(self.lang, UNNAMED["en"]).format(seat=seat)
+
+    def listed(self, seats: Iterable[int]) -> str:
+        """``seats`` named as a sentence lists people: "Alice", "Alice and Bob", "Alice, Bob and Carol"."""
+        named = [self[seat] for seat in seats]
+        if len(named) <= 1:
+            return "".join(named)
+        return ", ".join(named[:-1]) + AND.get(self.lang, AND["en"]) + named[-1]
