@@ -227,6 +227,16 @@ def kdm_describe(effect: Effect, lang: str, names: SeatNames) -> str | None:
     raise NotImplementedError
 
 
+@hookspec
+def kdm_rules_text(lang: str) -> str | None:
+    """This plugin's rules for people, in ``lang`` (``en`` or ``fr``), for the table's rules screen: a
+    title line, then short paragraphs (a blank line between them). Every plugin of the table answers
+    for itself; the screen shows the game's first, then each house rule's. Say what a player needs to
+    know to play, not how the code does it; name the options a table may change.
+    """
+    raise NotImplementedError
+
+
 @hookspec(firstresult=True)
 def kdm_bot_decide(view: Any, bot: Bot) -> Decision | None:
     """What ``bot`` does next, from its seat ``view`` only: a decision, or None to wait.

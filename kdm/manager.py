@@ -230,6 +230,15 @@ class Rules:
                 declared.append(_tagged(option, info.name))
         return declared
 
+    def rules_texts(self, lang: str = "en") -> list[str]:
+        """Each plugin's rules for people (``kdm_rules_text``), in ``lang``, in the table's order: the game
+        first, then its house rules. A plugin that says nothing is left out."""
+        texts: list[str] = []
+        for info in self.plugins:
+            impls = [getattr(module, "kdm_rules_text", None) for module in info.modules]
+            texts += [text.strip() for impl in impls if impl for text in [impl(lang=lang)] if text]
+        return texts
+
     def declares(self, option: str) -> bool:
         """Whether one of the table's plugins declares the table option named ``option``."""
         return any(declared.name == option for declared in self.options())

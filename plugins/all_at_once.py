@@ -279,3 +279,23 @@ def _remembered(bot: Bot, key: str, moment: Any, make: Any) -> Any:
     if kept is None or kept[0] != moment:
         kept = bot.memory[f"{NAME}.{key}"] = (moment, make())
     return kept[1]
+
+
+#: What a player reads of this rule on the table's rules screen (``kdm_rules_text``).
+RULES_TEXT = {
+    "en": """All at once
+Everyone passes at the same time. Whoever holds Q♥ chooses the direction and calls « 1, 2, 3, GO ! »: at
+GO each chosen card goes to the neighbour (the table picks one for whoever has not chosen). Between two
+GOs everyone holds 4, so a combo may be slapped at any moment. With option go_interval_ms the table
+calls GO by itself.""",
+    "fr": """Tous en même temps
+Tout le monde passe en même temps. Qui a la D♥ choisit le sens et lance « 1, 2, 3, GO ! » : à GO chaque
+carte choisie part chez le voisin (la table en choisit une pour qui n'a pas choisi). Entre deux GO tout
+le monde a 4 cartes : on peut taper sur un carré à tout moment. Avec l'option go_interval_ms la table
+lance GO toute seule.""",
+}
+
+
+@hookimpl
+def kdm_rules_text(lang: str) -> str:
+    return RULES_TEXT.get(lang, RULES_TEXT["en"])

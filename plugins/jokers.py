@@ -38,3 +38,17 @@ def kdm_deck(
 @hookimpl
 def kdm_card_kilos(card: str, options: dict[str, Any]) -> int | None:
     return int(options["joker_kilos"]) if card == JOKER else None
+
+
+#: What a player reads of this rule on the table's rules screen (``kdm_rules_text``).
+RULES_TEXT = {
+    "en": """Jokers
+Two jokers are added to the pile. A joker drawn weighs 1000 kilos (option joker_kilos).""",
+    "fr": """Jokers
+Deux jokers sont ajoutés au tas. Un joker pioché pèse 1000 kilos (option joker_kilos).""",
+}
+
+
+@hookimpl
+def kdm_rules_text(lang: str) -> str:
+    return RULES_TEXT.get(lang, RULES_TEXT["en"])

@@ -49,3 +49,22 @@ def kdm_window_judged(state: TableState, window: kilo.Window, valid: bool, loser
 def kdm_round_over(state: TableState) -> bool:
     data = kilo.table(state)
     return data.windows >= max_windows(state) or len(data.barred) == state.players
+
+
+#: What a player reads of this rule on the table's rules screen (``kdm_rules_text``).
+RULES_TEXT = {
+    "en": """Marathon
+A slap does not end the round: once its losers have drawn, passing goes on. Whoever started a valid slap
+keeps passing from 5 cards and may not start another. The round ends when everyone has started a valid
+slap, or after one window fewer than the players (option marathon_max_slaps).""",
+    "fr": """Marathon
+Une tape ne finit pas la manche : une fois que les perdants ont pioché, on continue de passer. Qui a
+lancé une tape valable continue de passer à 5 cartes et ne peut plus en lancer. La manche finit quand
+chacun a lancé une tape valable, ou après autant de tapes que de joueurs moins un (option
+marathon_max_slaps).""",
+}
+
+
+@hookimpl
+def kdm_rules_text(lang: str) -> str:
+    return RULES_TEXT.get(lang, RULES_TEXT["en"])

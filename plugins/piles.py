@@ -167,3 +167,21 @@ def kdm_bot_decide(view: SeatView, bot: Bot) -> Decision | None:
     # Any pile is as good as another for a bot that cannot see faces; it picks one as a person would.
     pile = bot.rng.choice([index for index, size in enumerate(part.sizes) if size])
     return Decision(ChoosePile(seat=view.seat, pile=pile), bot.think_ms() / 2)
+
+
+#: What a player reads of this rule on the table's rules screen (``kdm_rules_text``).
+RULES_TEXT = {
+    "en": """Several piles
+The pile is split into one pile fewer than the players. Slapping covers a free pile; whoever has no pile
+left to cover draws, from the pile of their choice. An empty pile cannot be covered. A 7's flush goes
+under the pile it was drawn from.""",
+    "fr": """Plusieurs tas
+Le tas est partagé en autant de tas que de joueurs moins un. Taper couvre un tas libre ; qui n'a plus de
+tas à couvrir pioche, dans le tas de son choix. Un tas vide ne peut pas être couvert. La chasse d'un 7
+retourne sous le tas où il a été pioché.""",
+}
+
+
+@hookimpl
+def kdm_rules_text(lang: str) -> str:
+    return RULES_TEXT.get(lang, RULES_TEXT["en"])

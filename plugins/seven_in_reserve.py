@@ -85,3 +85,19 @@ class ReserveView:
 @hookimpl
 def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, Any]:
     return NAME, ReserveView(tuple(sorted(reserve(state).kept)))
+
+
+#: What a player reads of this rule on the table's rules screen (``kdm_rules_text``).
+RULES_TEXT = {
+    "en": """Seven in reserve
+A 7 that is the first card you draw is kept in reserve: it weighs nothing while kept, and at your next
+draw it goes under the pile with the card drawn (a flush).""",
+    "fr": """Le 7 en réserve
+Un 7 qui est la première carte que vous piochez est gardé en réserve : il ne pèse rien tant qu'il est
+gardé, et à votre pioche suivante il retourne sous le tas avec la carte piochée (une chasse).""",
+}
+
+
+@hookimpl
+def kdm_rules_text(lang: str) -> str:
+    return RULES_TEXT.get(lang, RULES_TEXT["en"])

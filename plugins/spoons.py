@@ -132,3 +132,22 @@ def kdm_bot_decide(view: SeatView, bot: Bot) -> Generator[None, Decision | None,
         grab = Grab(**{f.name: getattr(decision.event, f.name) for f in dataclasses.fields(Slap)})
         return Decision(grab, decision.delay_ms)
     return decision
+
+
+#: What a player reads of this rule on the table's rules screen (``kdm_rules_text``).
+RULES_TEXT = {
+    "en": """Spoons
+Instead of slapping the pile, grab one of the spoons on the table: one fewer than the players. The first
+grab counts only when a slap would (everyone holds 4, and the grabber a combo); then everyone grabs, and
+whoever is left without a spoon draws. A false first grab draws.""",
+    "fr": """La pelle
+Au lieu de taper sur le tas, attrapez une des cuillères posées sur la table : une de moins que de
+joueurs. La première prise ne vaut que quand une tape vaudrait (tout le monde a 4 cartes, et celui qui
+prend a une combinaison) ; puis tout le monde attrape, et qui reste sans cuillère pioche. Une première
+prise fausse fait piocher.""",
+}
+
+
+@hookimpl
+def kdm_rules_text(lang: str) -> str:
+    return RULES_TEXT.get(lang, RULES_TEXT["en"])

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -188,3 +189,19 @@ def test_the_rules_caller_defers_to_pluggy_when_a_plugin_wraps_the_hook(
     monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
     rules = Rules.for_table(["doubler"])
     assert rules.caller("kdm_card_kilos")(card="KS", options={}) == 26
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_every_builtin_rule_words_its_rules_for_the_rules_screen(lang: str) -> None:
+    """Issue 13: each game and house rule kdm ships says its rules (``kdm_rules_text``) in both
+    languages, a title then paragraphs; French cards are R, D, V."""
+    builtin = [info for info in installed_plugins().values() if info.builtin]
+    for info in builtin:
+        impls = [getattr(module, "kdm_rules_text", None) for module in info.modules]
+        ours = [impl(lang=lang) for impl in impls if impl is not None]
+        assert len(ours) == 1, f"{info.name} words its rules once in {lang}: {ours}"
+        title, _, body = ours[0].partition("\n")
+        assert title and len(body.split()) >= 10, (info.name, ours[0])
+        if lang == "fr":
+            assert not re.search(r"(?<![0-9])[KQJ][♥♠♦♣]", ours[0]), ours[0]
+    assert Rules.for_table(["jokers"]).rules_texts(lang)[0].startswith("Kilo de merde\n")  # the game first

@@ -69,9 +69,9 @@ def test_hooks_span_every_module_of_a_plugin(capsys: pytest.CaptureFixture[str])
     assert kilo == sorted(kilo, key=order.index)
     # The hooks the base game adds for its own rules come after the core's, in their specs' order.
     assert order.index("kdm_bot_decide") < order.index("kdm_deck") < order.index("kdm_game_over")
-    jokers = {"kdm_table_options", "kdm_deck", "kdm_card_kilos"}
+    jokers = {"kdm_table_options", "kdm_rules_text", "kdm_deck", "kdm_card_kilos"}
     assert set(plugins["jokers"]["hooks"]) == jokers
-    assert set(plugins["classic"]["hooks"]) == {"kdm_option_defaults"}
+    assert set(plugins["classic"]["hooks"]) == {"kdm_option_defaults", "kdm_rules_text"}
 
 
 def test_options_are_listed_with_type_default_and_help(capsys: pytest.CaptureFixture[str]) -> None:
@@ -99,7 +99,7 @@ def test_text_lists_each_plugin_with_its_hooks_and_options(capsys: pytest.Captur
     assert f"jokers {__version__} (built-in, requires kilo)" in titles
     assert f"classic {__version__} (built-in, requires kilo, marathon)" in titles
     jokers = out.split(f"jokers {__version__} (built-in, requires kilo)\n", 1)[1].split("\n\n", 1)[0]
-    assert "  hooks: kdm_table_options, kdm_deck, kdm_card_kilos\n" in jokers + "\n"
+    assert "  hooks: kdm_table_options, kdm_rules_text, kdm_deck, kdm_card_kilos\n" in jokers + "\n"
     assert "    joker_kilos  int  1000  what a joker weighs" in jokers
     assert "    suit_combos      bool  on " in out  # a flag's default as --option would write it
     assert all(len(line) <= 100 for line in out.splitlines() if line.startswith("  hooks:"))

@@ -180,3 +180,37 @@ LANGUAGES = {"en": ENGLISH, "fr": FRENCH}
 def kdm_describe(effect: Effect, lang: str, names: SeatNames) -> str | None:
     line = LANGUAGES.get(lang, ENGLISH).get(effect["kind"])
     return None if line is None else line(effect, names)
+
+
+#: What a player reads of this rule on the table's rules screen (``kdm_rules_text``).
+RULES_TEXT = {
+    "en": """Kilo de merde
+Each round deals 4 cards to everyone. Whoever holds Q♥ starts: they pass one card, face down, to the
+next player, who now holds 5 and passes one on, and so on around the table, toward whoever holds Q♠
+(option direction).
+
+When everyone holds 4 cards (● on the table: the checkpoint) and you hold four of a rank or four of a
+suit, slap the pile! Everyone then slaps: the last one draws. A slap at any other moment draws, and so
+does one fooled by a feint.
+
+A drawn card lies in front of you and weighs its kilos: 2 to 10 as marked, J 11, Q 12, K 13, A 100. A 7
+drawn onto kilos sends them all back under the pile with it (« la chasse ! »). After the last round
+(option rounds, 10 by default) the lightest player wins.""",
+    "fr": """Kilo de merde
+Chaque manche donne 4 cartes à chacun. Qui a la D♥ commence : il passe une carte, face cachée, au joueur
+suivant, qui en a alors 5 et en passe une à son tour, et ainsi de suite, vers qui a la D♠ (option
+direction).
+
+Quand tout le monde a 4 cartes (● sur la table : le bon moment) et que vous avez un carré ou quatre
+cartes d'une couleur, tapez sur le tas ! Tout le monde tape alors : le dernier pioche. Taper à un autre
+moment fait piocher, comme se faire avoir par une feinte.
+
+Une carte piochée reste devant vous et pèse ses kilos : 2 à 10 comme marqué, V 11, D 12, R 13, A 100. Un
+7 pioché sur des kilos les renvoie tous sous le tas avec lui (« la chasse ! »). Après la dernière manche
+(option rounds, 10 par défaut) le plus léger gagne.""",
+}
+
+
+@hookimpl
+def kdm_rules_text(lang: str) -> str:
+    return RULES_TEXT.get(lang, RULES_TEXT["en"])

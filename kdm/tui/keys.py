@@ -42,6 +42,8 @@ FEEDBACK_AFTER_S = 0.05
 
 #: How many log lines PgUp and PgDn scroll.
 LOG_PAGE = 8
+#: Lines a PgUp or PgDn scrolls the help or the scores by.
+OVERLAY_PAGE = 10
 
 
 def drawn_with_commit(event: KeyPressEvent, sent: bool) -> NotImplementedOrNone:
@@ -87,14 +89,6 @@ def table_bindings(screen: TableScreen) -> KeyBindingsBase:
     @bindings.add("enter", filter=choosing)
     def _pass(event: KeyPressEvent) -> NotImplementedOrNone:
         return drawn_with_commit(event, screen.pass_chosen())
-
-    @bindings.add("pageup", filter=free)
-    def _older(event: KeyPressEvent) -> None:
-        screen.scroll_log(LOG_PAGE)
-
-    @bindings.add("pagedown", filter=free)
-    def _newer(event: KeyPressEvent) -> None:
-        screen.scroll_log(-LOG_PAGE)
 
     @bindings.add("b", filter=free)
     def _bot(event: KeyPressEvent) -> None:
@@ -157,6 +151,31 @@ def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: Fi
     @bindings.add("escape", filter=free & overlay)
     def _close(event: KeyPressEvent) -> None:
         screen.close_overlays()
+
+    # PgUp and PgDn scroll the log, or the help or scores window while one is open (↑ and ↓ too, then).
+    @bindings.add("pageup", filter=free & ~overlay)
+    def _older(event: KeyPressEvent) -> None:
+        screen.scroll_log(LOG_PAGE)
+
+    @bindings.add("pagedown", filter=free & ~overlay)
+    def _newer(event: KeyPressEvent) -> None:
+        screen.scroll_log(-LOG_PAGE)
+
+    @bindings.add("pageup", filter=free & overlay)
+    def _overlay_up(event: KeyPressEvent) -> None:
+        screen.scroll_overlay(-OVERLAY_PAGE)
+
+    @bindings.add("pagedown", filter=free & overlay)
+    def _overlay_down(event: KeyPressEvent) -> None:
+        screen.scroll_overlay(OVERLAY_PAGE)
+
+    @bindings.add("up", filter=free & overlay)
+    def _overlay_line_up(event: KeyPressEvent) -> None:
+        screen.scroll_overlay(-1)
+
+    @bindings.add("down", filter=free & overlay)
+    def _overlay_line_down(event: KeyPressEvent) -> None:
+        screen.scroll_overlay(1)
 
     @bindings.add("q", filter=letters)
     @bindings.add("c-c", filter=free)

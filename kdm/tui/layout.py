@@ -16,6 +16,7 @@ from itertools import islice
 from prompt_toolkit.application import get_app
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text.utils import split_lines
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Float,
@@ -47,6 +48,9 @@ from kdm.tui.panels import (
     table_text,
 )
 from kdm.tui.state import LogLine, TableScreen
+
+#: Rows of the terminal a window over the screen leaves free: its frame's two and one above and below.
+OVERLAY_MARGIN_ROWS = 4
 
 COLOURS = {
     "header": "bg:#1f3a5f #ffffff",
@@ -122,8 +126,12 @@ def build_layout(screen: TableScreen) -> Layout:
         ]
     )
     floats = [
-        overlay(lambda: screen.say("help_title"), lambda: help_text(screen), lambda: screen.help_open),
-        overlay(lambda: screen.say("scores"), lambda: scores_text(screen), lambda: screen.scores_open),
+        overlay(
+            lambda: screen.say("help_title"), lambda: help_text(screen), lambda: screen.help_open, screen
+        ),
+        overlay(
+            lambda: screen.say("scores"), lambda: scores_text(screen), lambda: screen.scores_open, screen
+        ),
         overlay(
             lambda: screen.say("ranking"),
             lambda: ranking_text(screen),
@@ -169,10 +177,31 @@ def titled(title: Callable[[], str], body: Window) -> HSplit:
     return HSplit([heading, body])
 
 
-def overlay(title: Callable[[], str], render: Callable[[], Fragments], visible: Callable[[], bool]) -> Float:
-    """A framed window over the screen, shown while ``visible()``."""
-    frame = Frame(Window(FormattedTextControl(render)), title=title)
+def overlay(
+    title: Callable[[], str],
+    render: Callable[[], Fragments],
+    visible: Callable[[], bool],
+    scrolled: TableScreen | None = None,
+) -> Float:
+    """A framed window over the screen, shown while ``visible()``. With ``scrolled``, a window taller
+    than the terminal shows the lines from ``scrolled.overlay_down`` on, and says how to see the rest."""
+    shown = render if scrolled is None else lambda: scrolled_lines(scrolled, render())
+    frame = Frame(Window(FormattedTextControl(shown)), title=title)
     return Float(ConditionalContainer(frame, filter=Condition(visible)), transparent=False)
+
+
+def scrolled_lines(screen: TableScreen, fragments: Fragments) -> Fragments:
+    """The rows of ``fragments`` that fit the terminal (its height less the frame and a margin), from
+    ``screen.overlay_down`` on (clamped there, so that the keys scroll from what is seen), and a last
+    row saying which lines these are."""
+    lines = list(split_lines(fragments))
+    room = max(3, get_app().output.get_size().rows - OVERLAY_MARGIN_ROWS)
+    if len(lines) <= room:
+        return fragments
+    first = screen.overlay_down = min(screen.overlay_down, len(lines) - room + 1)
+    seen = lines[first : first + room - 1]
+    more = screen.say("overlay_more", first=first + 1, last=first + len(seen), total=len(lines))
+    return [*(part for line in seen for part in [*line, ("", "\n")]), ("class:dim", more)]
 
 
 def quit_overlay(screen: TableScreen) -> Float:

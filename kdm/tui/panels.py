@@ -23,6 +23,7 @@ from kdm.tui.plugin_panels import (
     hand_status,
     help_lines,
     legend,
+    rules_lines,
     seat_marks,
     status_lines,
 )
@@ -35,8 +36,8 @@ PLAYER_NAME_WIDTH = 14
 LEFT_COLUMN = 37
 #: The table panel's width for text (its column, less a margin).
 PANEL_TEXT_WIDTH = LEFT_COLUMN - 1
-#: The scoreboard's rounds and players together, so that it fits 24 rows with its frame.
-SCOREBOARD_LINES = 17
+#: The rules' paragraphs are flowed to this width: the help's, inside an 80-column screen's frame.
+RULES_WIDTH = 74
 #: Columns for the cards in front of a player on the scoreboard (after their name).
 IN_FRONT_WIDTH = 56
 
@@ -287,7 +288,8 @@ def footer_text(screen: TableScreen) -> Fragments:
 
 
 def help_text(screen: TableScreen) -> Fragments:
-    return [("", screen.say("help") + help_lines(screen))]
+    """The keys, the house rules' keys, then the rules of the game and of each house rule at the table."""
+    return [("", screen.say("help") + help_lines(screen)), *rules_lines(screen, RULES_WIDTH)]
 
 
 def quit_text(screen: TableScreen) -> Fragments:
@@ -301,10 +303,8 @@ def scores_text(screen: TableScreen) -> Fragments:
     names = (screen.player_name(seat)[:7] for seat in range(players))
     head = f"{screen.say('scores_round'):>7} " + "".join(f"{name:>8}" for name in names)
     lines: Fragments = [("class:dim", head + "\n")]
-    shown = screen.rounds[-max(1, SCOREBOARD_LINES - players) :]
-    earlier = screen.rounds[: len(screen.rounds) - len(shown)]
-    previous = earlier[-1].scores if earlier else (0,) * players
-    for result in shown:
+    previous: tuple[int, ...] = (0,) * players
+    for result in screen.rounds:  # every round: a long game's window scrolls (it opens at the end)
         gained = "".join(
             f"{b - a:>+8}" if b != a else f"{'·':>8}" for a, b in zip(previous, result.scores, strict=True)
         )

@@ -3,12 +3,14 @@ woven into the screen's own: functions of the ``TableScreen`` and its view.
 
 Status lines at the top of the table panel; marks on the players' rows and their legend, at the foot of
 the table panel; the hand's status line when a plugin asks something of this seat; the footer's key
-hints, which follow what the keys do now (as many as fit); and the help's lines for the house rules at
-the table, with a line of what their marks mean.
+hints, which follow what the keys do now (as many as fit); the help's lines for the house rules at the
+table, with a line of what their marks mean; and the rules screen below the keys, each plugin's rules in
+its own words (``kdm_rules_text``).
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -96,3 +98,39 @@ def help_lines(screen: TableScreen) -> str:
     if marks:
         lines.append(screen.say("help_marks", marks="  ".join(marks)))
     return "\n".join(lines)
+
+
+def rules_lines(screen: TableScreen, width: int) -> Fragments:
+    """The rules of the game and of each house rule at the table, as their plugins word them
+    (``kdm_rules_text``): each title in bold, its paragraphs flowed to ``width``; then the options this
+    table changed from their defaults."""
+    record = screen.peer.record
+    if record.engine is None:
+        return []
+    lines: Fragments = []
+    for text in record.rules.rules_texts(screen.lang):
+        title, _, body = text.partition("\n")
+        lines += [("", "\n\n"), ("bold", title.strip())]
+        paragraphs = [" ".join(paragraph.split()) for paragraph in body.split("\n\n")]
+        lines.append(("", "\n" + "\n\n".join(textwrap.fill(said, width) for said in paragraphs if said)))
+    changed = table_options(screen)
+    if changed:
+        lines += [
+            ("", "\n\n"),
+            ("class:dim", textwrap.fill(screen.say("rules_options", options=changed), width)),
+        ]
+    return lines
+
+
+def table_options(screen: TableScreen) -> str:
+    """The options this table set away from their defaults, as ``name value`` pairs ("" for none)."""
+    engine = screen.peer.record.engine
+    if engine is None:
+        return ""
+    chosen = engine.state.options
+    changed = [
+        f"{option.name} {chosen[option.name]}"
+        for option in engine.rules.options()
+        if option.name in chosen and chosen[option.name] != option.default
+    ]
+    return ", ".join(changed)

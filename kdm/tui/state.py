@@ -12,6 +12,7 @@ what an event the screen sends becomes at their table) comes from their ``Screen
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -119,6 +120,8 @@ class TableScreen:
         self.call = ""
         self.message = ""
         self.help_open = False
+        #: How far the open help or scores window is scrolled down, in lines (clamped as it is drawn).
+        self.overlay_down = 0
         self.scores_open = False
         self.confirm_quit = False
         #: The chat line being typed (None: the chat is closed), said to the table with Enter.
@@ -514,15 +517,22 @@ class TableScreen:
             self.tell("bot_added")
 
     def toggle_help(self) -> None:
-        self.help_open, self.scores_open = not self.help_open, False
+        self.help_open, self.scores_open, self.overlay_down = not self.help_open, False, 0
         self.on_change()
 
     def toggle_scores(self) -> None:
-        self.scores_open, self.help_open = not self.scores_open, False
+        # The scores open at their end (the totals, the latest rounds); scrolled up for earlier ones.
+        self.scores_open, self.help_open, self.overlay_down = not self.scores_open, False, sys.maxsize
         self.on_change()
 
     def close_overlays(self) -> None:
         self.help_open = self.scores_open = self.confirm_quit = False
+        self.overlay_down = 0
+        self.on_change()
+
+    def scroll_overlay(self, lines: int) -> None:
+        """Scroll the open help or scores window ``lines`` down (positive) or up."""
+        self.overlay_down = max(0, self.overlay_down + lines)
         self.on_change()
 
     def scroll_log(self, lines: int) -> None:

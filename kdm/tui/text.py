@@ -130,7 +130,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "waiting_for_players": ("waiting for players…", "on attend les joueurs…"),
     "joining": ("joining the table…", "on rejoint la table…"),
     # --- help and quitting ------------------------------------------------------------------------
-    "help_title": ("Keys", "Touches"),
+    "help_title": ("Keys and rules", "Touches et règles"),
+    "rules_options": ("Options at this table: {options}.", "Options de cette table : {options}."),
+    "overlay_more": (
+        "↑↓ PgUp PgDn: more (lines {first}-{last} of {total})",
+        "↑↓ PgUp PgDn : la suite (lignes {first} à {last} sur {total})",
+    ),
     "help": (
         "1 to 5       choose a card of your hand\n"
         "← →          choose the card to the left or right\n"
@@ -141,12 +146,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "/            say something to the whole table\n"
         "PgUp PgDn    scroll the log back and forth\n"
         "b            add a bot (waiting room)\n"
-        "?            this help; ? or Esc closes it\n"
-        "q            leave the table (asks first)\n"
-        "\n"
-        "When everyone holds 4 cards and you hold four of a rank\n"
-        "or of a suit, slap! Then everyone slaps: the last draws.\n"
-        "A slap at any other moment, or fooled by a feint, draws.",
+        "?            these keys and the rules; ? or Esc closes them\n"
+        "q            leave the table (asks first)",
         "1 à 5        choisir une carte de votre main\n"
         "← →          choisir la carte à gauche ou à droite\n"
         "Entrée       passer la carte choisie (à votre tour)\n"
@@ -156,12 +157,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "/            dire quelque chose à toute la table\n"
         "PgUp PgDn    faire défiler le journal\n"
         "b            ajouter un robot (salle d'attente)\n"
-        "?            cette aide ; ? ou Échap la ferme\n"
-        "q            quitter la table (demande d'abord)\n"
-        "\n"
-        "Quand tout le monde a 4 cartes et que vous avez un carré\n"
-        "ou une couleur, tapez ! Tous tapent : le dernier pioche.\n"
-        "Taper à un autre moment, ou sur une feinte, fait piocher.",
+        "?            ces touches et les règles ; ? ou Échap les ferme\n"
+        "q            quitter la table (demande d'abord)",
     ),
     "chat_prompt": (
         "say: {draft}▏  Enter sends · Esc cancels",

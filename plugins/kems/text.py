@@ -165,3 +165,40 @@ LANGUAGES = {"en": ENGLISH, "fr": FRENCH}
 def kdm_describe(effect: Effect, lang: str, names: SeatNames) -> str | None:
     line = LANGUAGES.get(lang, ENGLISH).get(effect["kind"])
     return None if line is None else line(effect, names)
+
+
+#: What a player reads of this rule on the table's rules screen (``kdm_rules_text``).
+RULES_TEXT = {
+    "en": """Kem's
+Teams of two: partners sit opposite each other. Before the first deal each team agrees a secret sign,
+one gesture (t); after that, no private word between partners.
+
+Four cards are turned up on the table: « La chasse est ouverte ! ». At any time, give cards of your hand
+for as many table cards. When nobody has exchanged for a while, anyone may ask « Balayage ? »: if
+everyone agrees, four new cards are turned; whoever refuses must exchange.
+
+Four of a kind? Make your sign: your partner calls « Kem's ! » (+1 if you hold it, -1 if not). Holding
+four too, they call « Double Kem's ! » (+2 or -2). Think an opponent holds four? Call « Contre Kem's ! »
+on them: +1 if so (nothing if their partner holds four too); if not, -1, they show you two cards, and
+you may not contre again this deal. Everyone sees every gesture: bluff. The first team to 10 points wins
+(option target).""",
+    "fr": """Kem's
+Par équipes de deux : les partenaires sont face à face. Avant la première donne chaque équipe choisit un
+signe secret, un geste (t) ; ensuite, plus un mot en privé entre partenaires.
+
+Quatre cartes sont retournées sur la table : « La chasse est ouverte ! ». À tout moment, donnez des
+cartes de votre main contre autant de cartes de la table. Quand plus personne n'échange, chacun peut
+demander « Balayage ? » : si tout le monde accepte, quatre nouvelles cartes sont retournées ; qui refuse
+doit échanger.
+
+Un carré ? Faites votre signe : votre partenaire annonce « Kem's ! » (+1 si vous l'avez, -1 sinon). S'il
+a aussi un carré, il annonce « Double Kem's ! » (+2 ou -2). Un adversaire a un carré ? Annoncez « Contre
+Kem's ! » contre lui : +1 si oui (rien si son partenaire en a un aussi) ; sinon -1, il vous montre deux
+cartes, et vous ne pouvez plus contrer de la donne. Tout le monde voit tous les gestes : bluffez. La
+première équipe à 10 points gagne (option target).""",
+}
+
+
+@hookimpl
+def kdm_rules_text(lang: str) -> str:
+    return RULES_TEXT.get(lang, RULES_TEXT["en"])

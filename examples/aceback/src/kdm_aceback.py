@@ -129,6 +129,21 @@ def kdm_describe(effect: Effect, lang: str, names: SeatNames) -> str | None:
     return line.format(who=names[effect["seat"]], card=pretty(effect["card"], lang), kilos=effect["kilos"])
 
 
+RULES_TEXT = {
+    "en": """Ace back
+Once a game, while cards are passed, you may send an ace lying in front of you back under the pile:
+its 100 kilos go with it (key a).""",
+    "fr": """L'as renvoyé
+Une fois par partie, pendant qu'on passe des cartes, vous pouvez renvoyer sous le tas un as posé devant
+vous : ses 100 kilos partent avec lui (touche a).""",
+}
+
+
+@hookimpl
+def kdm_rules_text(lang: str) -> str:
+    return RULES_TEXT.get(lang, RULES_TEXT["en"])
+
+
 RETURNED_MARK = "↩"
 WORDS = {
     "aceback_ready": ("a: send {card} back under the pile", "a : renvoyer {card} sous le tas"),

@@ -52,15 +52,17 @@ def build_kems(play: KemsPlay) -> FloatContainer:
         ]
     )
 
-    def shown(key: str, render: Callable[[KemsPlay], Fragments], visible: Callable[[], bool]) -> Float:
-        return overlay(lambda: play.say(key), lambda: render(play), visible)
+    def shown(
+        key: str, render: Callable[[KemsPlay], Fragments], visible: Callable[[], bool], scrolled: bool = False
+    ) -> Float:
+        return overlay(lambda: play.say(key), lambda: render(play), visible, screen if scrolled else None)
 
     floats = [
         shown("menu_title", panels.menu_text, lambda: play.menu_open),
         shown("contre_title", panels.contre_text, lambda: play.choosing_target),
         shown("signs_title", panels.signs_text, lambda: play.signs_open),
-        shown("help_title", panels.help_text, lambda: screen.help_open),
-        shown("scores", panels.scores_text, lambda: screen.scores_open),
+        shown("help_title", panels.help_text, lambda: screen.help_open, scrolled=True),
+        shown("scores", panels.scores_text, lambda: screen.scores_open, scrolled=True),
         shown("ranking", panels.ranking_text, lambda: screen.over and not screen.scores_open),
         quit_overlay(screen),
     ]

@@ -23,8 +23,15 @@ from kdm.plugins.kems.screen.state import (
 )
 from kdm.plugins.kems.text import CALL_NAMES, RESULTS
 from kdm.plugins.kems.view import KemsView
-from kdm.tui.panels import PANEL_TEXT_WIDTH, PLAYER_NAME_WIDTH, Fragments, card_fragment, chat_line
-from kdm.tui.plugin_panels import fitted_hints
+from kdm.tui.panels import (
+    PANEL_TEXT_WIDTH,
+    PLAYER_NAME_WIDTH,
+    RULES_WIDTH,
+    Fragments,
+    card_fragment,
+    chat_line,
+)
+from kdm.tui.plugin_panels import fitted_hints, rules_lines
 
 #: The gesture feed's rows (newest at the bottom).
 FEED_ROWS = 6
@@ -37,8 +44,6 @@ POINTS = {("kems", "confirmed"): 1, ("kems", "failed"): -1, ("double", "confirme
 CALL_MARKS = {"kems": "K!", "double": "DK!", "contre": "CK→{target}"}
 BARRED_MARK = "⊘"
 SIGN_MARK, PRESIGN_MARK = "★", "☆"
-#: Deals on the scoreboard, the latest.
-SCOREBOARD_DEALS = 8
 
 
 def header_text(play: KemsPlay) -> Fragments:
@@ -368,7 +373,8 @@ def _joined(rows: list[Fragments]) -> Fragments:
 
 
 def help_text(play: KemsPlay) -> Fragments:
-    return [("", play.say("help"))]
+    """Kem's keys, then its rules (and any house rule's) as the plugins word them."""
+    return [("", play.say("help")), *rules_lines(play.screen, RULES_WIDTH)]
 
 
 def scores_text(play: KemsPlay) -> Fragments:
@@ -381,11 +387,10 @@ def scores_text(play: KemsPlay) -> Fragments:
         names = " + ".join(play.screen.player_name(seat) for seat in team_seats(team, view.players))
         row = f"{play.say('scores_team', team=team, names=names):<48} {play.say('points', points=points):>8}"
         lines += [("class:me" if team == part.team else "", row), ("", "\n")]
-    deals = play.screen.rounds[-SCOREBOARD_DEALS:]
+    deals = play.screen.rounds  # every deal: a long game's window scrolls
     if deals:
         lines.append(("class:dim", "\n" + play.say("scores_deals") + "\n"))
-        earlier = play.screen.rounds[: len(play.screen.rounds) - len(deals)]
-        previous = earlier[-1].scores if earlier else (0,) * len(part.team_scores)
+        previous = (0,) * len(part.team_scores)
         for deal in deals:
             gains = "".join(
                 f"{b - a:>+6}" if b != a else f"{'·':>6}" for a, b in zip(previous, deal.scores, strict=False)

@@ -104,7 +104,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "ranking_row": ("team {team}  {names}", "équipe {team}  {names}"),
     "points": ("{points} pts", "{points} pts"),
-    "help_title": ("Keys: Kem's", "Touches : Kem's"),
+    "help_title": ("Kem's: keys and rules", "Kem's : touches et règles"),
     "help": (
         "1 to 4       mark cards of your hand to give\n"
         "5 to 8       mark as many table cards to take\n"
@@ -118,11 +118,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "t            choose your team's secret sign (first of the team, before play)\n"
         "s            scores and calls\n"
         "/            say something to the table (spoken=on, or between deals)\n"
-        "?            this help; ? or Esc closes it\n"
-        "q            leave the table (asks first)\n"
-        "\n"
-        "Four of a kind? Make your team's sign: your partner calls.\n"
-        "Watch the others' gestures: catch their sign with a Contre.",
+        "?            these keys and the rules; ? or Esc closes them\n"
+        "q            leave the table (asks first)",
         "1 à 4        marquer des cartes de votre main à donner\n"
         "5 à 8        marquer autant de cartes de la table à prendre\n"
         "Entrée       échanger les cartes marquées ; Échap efface\n"
@@ -135,11 +132,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "t            choisir le signe secret (premier de l'équipe, avant la partie)\n"
         "s            scores et annonces\n"
         "/            parler à la table (spoken=on, ou entre les donnes)\n"
-        "?            cette aide ; ? ou Échap la ferme\n"
-        "q            quitter la table (demande d'abord)\n"
-        "\n"
-        "Un carré ? Faites le signe : votre partenaire annonce.\n"
-        "Guettez les gestes des autres : Contre sur leur signe.",
+        "?            ces touches et les règles ; ? ou Échap les ferme\n"
+        "q            quitter la table (demande d'abord)",
     ),
     # --- feedback to the player's keys ------------------------------------------------------------
     "no_exchange": ("no exchanging now", "on n'échange pas maintenant"),
