@@ -23,11 +23,12 @@ from kdm.agents import STRATEGIES
 from kdm.engine import Effect
 from kdm.errors import UsageError
 from kdm.events import Event
+from kdm.identity import data_root
 from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.plugins_command import add_plugins_parser
 from kdm.session import SessionConfig, default_interface
-from kdm.settings import NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, your_names
+from kdm.settings import NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, keep_games, your_names
 from kdm.sim import Simulation
 from kdm.tui.command import add_play_parser
 
@@ -172,10 +173,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = commands.add_parser(
         "replay",
-        help="play a table's log file back",
-        description="Replay a table's log file (from the kdm data directory).",
+        help="list the games you kept, or play one back",
+        description=(
+            "With no GAME, list the games kept to watch again, newest first. With GAME (a number from "
+            "that list, or a table's log file), play it back through the rules."
+        ),
     )
-    replay.add_argument("file", type=Path, metavar="FILE")
+    replay.add_argument("game", nargs="?", default=None, metavar="GAME")
+    replay.add_argument(
+        "--keep", type=int, default=None, metavar="N", help="keep the last N finished games from now on"
+    )
+    replay.add_argument("--data-dir", type=Path, default=None, help=argparse.SUPPRESS)
     replay.add_argument("--json", action="store_true", help="print only a JSON summary")
     replay.add_argument("--lang", choices=("en", "fr"), default="en", help="transcript language")
     replay.set_defaults(run=run_replay)
@@ -185,9 +193,26 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    from kdm import kept_games
     from kdm.replay import replay
 
-    summary = replay(args.file, args.lang, say=(lambda _line: None) if args.json else print)
+    root = data_root(args.data_dir)
+    if args.keep is not None:
+        if args.keep < 0:
+            raise UsageError(f"--keep {args.keep} is not a number of games: give 0 or more")
+        forgotten = kept_games.prune(root, keep_games(args.keep, args.data_dir))
+        print(f"the last {args.keep} finished games are kept; {len(forgotten)} forgotten now")
+        if args.game is None:
+            return 0
+    if args.game is None:
+        games = kept_games.kept_games(root)
+        if args.json:
+            print(json.dumps([kept_games.as_json(game) for game in games]))
+        else:
+            print("\n".join(kept_games.listing(games, keep_games(folder=args.data_dir))))
+        return 0
+    path = kept_games.chosen_game(root, args.game)
+    summary = replay(path, args.lang, say=(lambda _line: None) if args.json else print)
     print(json.dumps(summary) if args.json else f"digest {summary['digest']}")
     return 0
 

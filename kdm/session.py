@@ -25,6 +25,7 @@ from kdm.agents import Bot
 from kdm.cards import derive_seed
 from kdm.errors import PinRefused, UsageError
 from kdm.identity import Identity, NodeMemory, SeatMemory, data_root
+from kdm.kept_games import forget_log, prune, remember_game
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change, voting_homes
 from kdm.net import chaos
@@ -40,6 +41,7 @@ from kdm.net.transport import TransportError, ZmqTransport
 from kdm.net.wire import PROTOCOL_VERSION, WireError
 from kdm.peer import Peer
 from kdm.record import FULL, NO_TABLE_YET, PLAYING, Notice
+from kdm.settings import keep_games
 
 log = logging.getLogger("kdm.session")
 INTERFACE_ENV = "KDM_INTERFACE"
@@ -492,6 +494,19 @@ class TableSession:
         storage = self.node.storage
         if isinstance(storage, FileStorage):
             storage.close()
+            self._keep_or_forget(storage.path)
+
+    def _keep_or_forget(self, log_file: Path) -> None:
+        """Once the game is over: a player keeps it to watch again (``kdm.kept_games``), forgetting the
+        oldest past their limit; a bot that filled a seat keeps nothing (it never comes back)."""
+        engine = self.peer.record.engine
+        if engine is None or not engine.over:
+            return  # left before the end: the log is how the player comes back
+        if not self.config.keep_identity:
+            forget_log(log_file)
+            return
+        remember_game(log_file, self.peer.record)
+        prune(data_root(self.config.data_dir), keep_games(folder=self.config.data_dir))
 
 
 async def _listen(config: SessionConfig, reachable_at: str | None = None) -> Any:

@@ -1,5 +1,5 @@
-"""What kdm remembers of the person using it from one run to the next: their name at a table, and the
-name they give a table they create.
+"""What kdm remembers of the person using it from one run to the next: their name at a table, the
+name they give a table they create, and how many finished games they keep to watch again.
 
 A small JSON file, ``settings.json``, in the user config directory (platformdirs; the data directory
 instead when one is given, as tests do). A name given on the command line or in the lobby's form is
@@ -20,10 +20,12 @@ from pathlib import Path
 import platformdirs
 
 __all__ = [
+    "DEFAULT_KEEP_GAMES",
     "NO_BELL_HELP",
     "TABLE_NAME_HELP",
     "YOUR_NAME_HELP",
     "Settings",
+    "keep_games",
     "remember_table",
     "settings_path",
     "your_names",
@@ -44,12 +46,17 @@ def settings_path(folder: Path | None = None) -> Path:
     return (folder or Path(platformdirs.user_config_dir("kdm"))) / SETTINGS_FILE
 
 
+#: How many finished games a player keeps unless they say otherwise (``kdm replay --keep``).
+DEFAULT_KEEP_GAMES = 20
+
+
 @dataclass
 class Settings:
-    """The names last given: yours, and your table's (empty: never given)."""
+    """The names last given: yours, and your table's (empty: never given); how many games to keep."""
 
     name: str = ""
     table: str = ""
+    keep_games: int = DEFAULT_KEEP_GAMES
 
     @classmethod
     def load(cls, folder: Path | None = None) -> Settings:
@@ -64,7 +71,14 @@ class Settings:
         if not isinstance(kept, dict):
             log.warning("ignored %s: not a JSON object", path)
             return cls()
-        return cls(**{key: value for key in ("name", "table") if isinstance(value := kept.get(key), str)})
+        name, table, keep = kept.get("name"), kept.get("table"), kept.get("keep_games")
+        return cls(
+            name if isinstance(name, str) else "",
+            table if isinstance(table, str) else "",
+            keep
+            if isinstance(keep, int) and not isinstance(keep, bool) and keep >= 0
+            else DEFAULT_KEEP_GAMES,
+        )
 
     def save(self, folder: Path | None = None) -> None:
         """Keep these names; a settings file that cannot be written is worth a warning, not a game."""
@@ -82,7 +96,7 @@ def your_names(name: str, table: str, folder: Path | None = None) -> tuple[str, 
     """Your name and the name of a table you create: as given (and then remembered), else as given
     last time, else this machine's name and "NAME's table"."""
     kept = Settings.load(folder)
-    given = Settings(name or kept.name, table or kept.table)
+    given = Settings(name or kept.name, table or kept.table, kept.keep_games)
     if given != kept:
         given.save(folder)
     yours = given.name or socket.gethostname()
@@ -95,3 +109,12 @@ def remember_table(table: str, folder: Path | None = None) -> None:
     if table and table != kept.table:
         kept.table = table
         kept.save(folder)
+
+
+def keep_games(count: int | None = None, folder: Path | None = None) -> int:
+    """How many finished games to keep: ``count`` when given (and then remembered), else as set last."""
+    kept = Settings.load(folder)
+    if count is not None and count != kept.keep_games:
+        kept.keep_games = count
+        kept.save(folder)
+    return kept.keep_games

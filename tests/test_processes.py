@@ -286,10 +286,23 @@ def test_replay_gives_the_digest_the_table_had(tmp_path: Path) -> None:
         str(tmp_path),
     )
     assert done.returncode == 0, done.stderr
-    log_file = sorted((tmp_path / "tables").glob("*.log"))[0]  # every peer's log holds the same game
+    # The bots that filled seats keep nothing once the game is over: the host's log is the game kept.
+    (log_file,) = (tmp_path / "tables").glob("*.log")
     replayed = run_kdm("replay", str(log_file), "--json")
     summary = json.loads(replayed.stdout)
     assert summary["digest"] == json.loads(report.read_text())["digest"]
+    (kept,) = json.loads(run_kdm("replay", "--json", "--data-dir", str(tmp_path)).stdout)
+    assert kept["finished"] and kept["log"] == str(log_file) and kept["game"] == "kilo"
+    assert kept["table"] == summary["table"] and len(kept["players"]) == 3 and kept["winners"]
+    listed = run_kdm("replay", "--data-dir", str(tmp_path)).stdout
+    assert re.match(
+        rf"  1  \d{{4}}-\d\d-\d\d \d\d:\d\d  {re.escape(summary['table'])}  \(kilo, 3 players\)", listed
+    )
+    first = run_kdm("replay", "1", "--json", "--data-dir", str(tmp_path))
+    assert json.loads(first.stdout)["digest"] == summary["digest"]
+    beyond = run_kdm("replay", "2", "--data-dir", str(tmp_path))
+    assert beyond.returncode == 2
+    assert beyond.stderr.strip() == "kdm replay: error: no kept game 2: `kdm replay` lists them (1 to 1)"
     assert summary["over"] and summary["rounds"] == 2 and summary["players"] == 3
     transcript = run_kdm("replay", str(log_file), "--lang", "fr").stdout
     assert "Dame de cœur" in transcript and "fin de la partie" in transcript
