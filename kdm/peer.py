@@ -162,6 +162,8 @@ class Peer:
         #: When the leader let in each node's recent chat lines (at most ``CHAT_BURST`` kept per node).
         self._chatted: dict[str, list[float]] = {}
         self._timers: dict[tuple[str, int], asyncio.TimerHandle] = {}
+        #: The seats' decisions this process answers for when their time is up, by (kind, ref).
+        self._decisions: dict[tuple[str, int], asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._early_notes: list[tuple[str, bytes]] = []
         self._join_when_created = False
@@ -212,7 +214,7 @@ class Peer:
             task.cancel()
         if self._bots_timer is not None:
             self._bots_timer.cancel()
-        for timer in self._timers.values():
+        for timer in [*self._timers.values(), *self._decisions.values()]:
             timer.cancel()
 
     def _check_claims(self, event: Event) -> str | None:
@@ -601,6 +603,19 @@ class Peer:
                 Reveal, agent, shuffle=record.shuffles, nonce=nonce, next_commit=agent.fresh_commitment()
             )
             agent.paying[agent.counter] = key
+        elif duty.seat == agent.seat and duty.after_ms is not None:
+            # The seat's own decision, with a deadline (the accused's two cards, a 7 kept or not): its
+            # player (a person at the screen, its bot) has until then; then this process answers for
+            # the seat as the game says (kdm_reveal), if the table still waits for it.
+            key = (duty.kind, duty.ref)
+            if key in self._decisions:
+                return
+            driver = self.driver
+            assert driver is not None
+            delay = max(0.0, driver.timer_due(duty) - self.clock.local_ms()) / 1000.0
+            self._decisions[key] = asyncio.get_running_loop().call_later(
+                delay, self._decide_for_seat, agent, duty
+            )
         elif duty.seat in (None, agent.seat):
             # A reveal: what the game builds from the faces known here (kdm_reveal). A duty of nobody's
             # in particular (who holds the Queen of hearts?) is the business of the seat it names.
@@ -613,6 +628,19 @@ class Peer:
                 agent.owed.add(key)
                 self.act(event, agent)
                 agent.paying[agent.counter] = key
+
+    def _decide_for_seat(self, agent: Agent, duty: Duty) -> None:
+        """Time is up for the seat's decision ``duty``: answer as the game says, if it is still awaited
+        from the seat this agent still plays."""
+        engine, driver = self.record.engine, self.driver
+        if engine is None or driver is None or agent.seat != duty.seat:
+            return
+        awaited = [(d.kind, d.seat, d.ref) for d in engine.awaiting()]
+        if (duty.kind, duty.seat, duty.ref) not in awaited:
+            return
+        event = driver.fulfil(duty)
+        if event is not None:
+            self.act(event, agent)
 
     def _fire_timer(self, key: tuple[str, int]) -> None:
         kind, ref = key

@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import selectors
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from kdm.cards import derive_seed
@@ -159,8 +158,9 @@ class ScriptedTable:
 
     def settle(self) -> list[Effect]:
         """Fulfil the duties the table owes now (reveals, draws, shuffles), truthfully, as the drivers
-        do; timers are left alone. A test that wants a seat to choose otherwise acts with ``settle=False``
-        and applies the seat's own event."""
+        do; timers are left alone, and so are a seat's decisions with a deadline (the accused's two
+        cards): ``fire`` answers one as its seat's process does when time is up. A test that wants a
+        seat to choose otherwise acts with ``settle=False`` and applies the seat's own event."""
         effects: list[Effect] = []
         while True:
             duties = [d for d in self.engine.awaiting() if d.after_ms is None and d.kind != "deal"]
@@ -180,7 +180,7 @@ class ScriptedTable:
         timer = next((d for d in self.engine.awaiting() if d.kind == kind and d.after_ms is not None), None)
         if timer is None:
             raise AssertionError(f"the table awaits no {kind!r} timer: {self.engine.awaiting()}")
-        event = self.driver.fulfil(replace(timer, seat=None))
+        event = self.driver.fulfil(timer)  # a table timer's event, or the seat's answer when time is up
         assert event is not None
         return self.act(event)
 

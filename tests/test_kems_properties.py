@@ -247,8 +247,10 @@ class KemsDriver:
         draw = self.data.draw
         while not self.engine.over and len(self.attempts) < MAX_ATTEMPTS:
             duties = self.engine.awaiting()
-            now = [duty for duty in duties if duty.after_ms is None]
-            timers = [duty for duty in duties if duty.after_ms is not None]
+            # A seat's decision with a deadline (the accused's cards, a refuser's exchange) is the seat's
+            # to fulfil, chosen or as the table would when time is up; the rest with a time are timers.
+            now = [duty for duty in duties if duty.after_ms is None or duty.seat is not None]
+            timers = [duty for duty in duties if duty.after_ms is not None and duty.seat is None]
             choice = draw(
                 st.sampled_from(["duty"] * 4 + ["bot"] * 8 + ["timer", "timer", "junk", "note", "guess"]),
                 label="action",

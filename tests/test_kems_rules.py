@@ -167,9 +167,13 @@ def call_event(seat: int, kind: str = "kems", target: int = -1) -> Call:
 
 
 def judged(table: ScriptedTable, seat: int, kind: str = "kems", target: int = -1) -> list[Effect]:
-    """``seat`` calls alone; the window closes and the table shows what the call asks for."""
+    """``seat`` calls alone; the window closes and the table shows what the call asks for (the accused
+    of a Contre answering as their laptop does when their time to choose runs out)."""
     call(table, seat, kind, target)
-    return table.fire("close")
+    effects = table.fire("close")
+    if any(duty.kind == "answer_contre" for duty in table.engine.awaiting()):
+        effects += table.fire("answer_contre")
+    return effects
 
 
 def refused(table: ScriptedTable, event: Event, match: str) -> None:
@@ -350,7 +354,7 @@ def test_rule_3_2_gestures_are_allowed_at_any_time_of_play(new_table: TableMaker
     gesture()  # calling
     table.act(Close(), settle=False)
     gesture()  # answering
-    table.settle()
+    table.fire("answer_contre")
     call(table, 2)
     table.act(Close(), settle=False)
     gesture()  # showing
@@ -708,7 +712,9 @@ def test_rule_3_4_3_a_sweep_refused_then_accepted(new_table: TableMaker) -> None
     refused(table, call_event(3), "during the hunt only")
     refused(table, Sweep(seat=0), "during the hunt")
     table.act(Gesture(seat=0, gesture="wink"))  # gestures are always allowed
-    assert table.engine.awaiting() == []  # no timer: the refuser owes the table an exchange (for now)
+    # The refuser's exchange is theirs to choose until sweep_answer_ms (a sweep cannot stall the table).
+    asked_at, hand = kems(table.state).sweep_asked_at, tuple(table.state.hands[3])
+    assert table.engine.awaiting() == [Duty("exchange", seat=3, tokens=hand, after_ms=5000, ref=asked_at)]
     exchange(table, 3, ["KH"], ["2C"])
     assert table.state.phase == "hunt" and table_faces(table) == ["KH", "3D", "4H", "5S"]
     assert not table.state.zones[BIN]
@@ -861,8 +867,13 @@ def test_rule_3_5_a_failed_contre_two_cards_reach_the_caller_only_and_the_deal_g
     hands_before = [list(hand) for hand in table.state.hands]
     call(table, 1, "contre", target=0)
     table.act(Close(), settle=False)
-    assert table.engine.awaiting() == [Duty("answer_contre", seat=0, tokens=tuple(table.state.hands[0]))]
-    effects = table.settle()
+    # RULES 3.5: the accused's to choose, for show_answer_ms; then the table chooses (as here).
+    opened_by = kems(table.state).window_opened_by
+    hand = tuple(table.state.hands[0])
+    assert table.engine.awaiting() == [
+        Duty("answer_contre", seat=0, tokens=hand, after_ms=5000, ref=opened_by)
+    ]
+    effects = table.fire("answer_contre")
     private = effects[0]
     assert private["kind"] == "shown_privately" and (private["to"], private["by"]) == (1, 0)
     two = private["tokens"]
@@ -884,7 +895,7 @@ def test_rule_3_5_a_failed_contre_two_cards_reach_the_caller_only_and_the_deal_g
     refused(table, call_event(1, "contre", target=2), "may not call Contre Kem's again this deal")
     call(table, 3, "contre", target=0)  # the partner was not barred
     table.act(Close(), settle=False)
-    table.settle()
+    table.fire("answer_contre")
     assert view(table, 3).barred == (1, 3)
     assert call(table, 1)[0]["opened"]  # a barred seat still calls Kem's
 
@@ -942,6 +953,7 @@ def test_rule_3_5_calls_race_by_effective_time_the_later_one_logged_first_is_voi
     assert not call(table, 1, "contre", target=0, at=900.0)[0]["opened"]
     effects = without_hints(table.fire("close"))
     assert effects[0] == {"kind": "call_judged", "seat": 1, "call": "contre", "target": 0, "void": [2]}
+    table.fire("answer_contre")  # seat 0 holds four: its hand is shown whole
     assert table.last("call_result")["scores"] == [0, 1]
 
 
@@ -1060,3 +1072,36 @@ def test_the_kems_log_names_people_and_teams() -> None:
     assert rules.describe(won, "en", names) == "Bea and Dan win the game"
     contre = {"kind": "called", "seat": 0, "call": "contre", "target": 3}
     assert rules.describe(contre, "en", names) == "Ana: « Contre Kem's ! » (against Dan)"
+
+
+def test_rule_3_4_3_a_refuser_who_lets_the_time_run_out_gives_the_first_card_for_the_first_table_card(
+    new_table: TableMaker,
+) -> None:
+    """RULES 3.4.3: a refuser's exchange cannot stall the table: after ``sweep_answer_ms`` their first
+    card goes for the first table card, and the hunt goes on."""
+    table = new_table()
+    deal(table, hands=[SEVENS, [], ["8H"], ["KH"]], turned=TURNED, talon=NEXT)
+    table.fire("quiet")
+    table.act(Sweep(seat=1))
+    table.act(SweepAnswer(seat=3, accept=False))
+    first, first_on_table = table.hand(3)[0], table_faces(table)[0]
+    effects = without_hints(table.fire("exchange"))
+    assert effects == [{"kind": "exchanged", "seat": 3, "gave": [first], "took": [first_on_table]}]
+    assert table.state.phase == "hunt" and table_faces(table)[0] == first
+
+
+def test_rule_3_5_an_accused_who_lets_the_time_run_out_shows_two_cards_the_table_chooses(
+    new_table: TableMaker,
+) -> None:
+    """RULES 3.5: the accused chooses within ``show_answer_ms``; after it the table shows two of different
+    ranks, to the caller only, and the deal goes on."""
+    table = new_table(show_answer_ms=2000)
+    deal(table, hands=[["KH", "KS", "QD", "JC"]], turned=TURNED)
+    call(table, 1, "contre", target=0)
+    table.act(Close(), settle=False)
+    (duty,) = table.engine.awaiting()
+    assert (duty.kind, duty.seat, duty.after_ms) == ("answer_contre", 0, 2000)
+    shown = table.fire("answer_contre")[0]
+    assert (shown["kind"], shown["by"], shown["to"]) == ("shown_privately", 0, 1)
+    faces = [table.deck.faces[token] for token in shown["tokens"]]
+    assert len({rank_of(face) for face in faces}) == 2 and table.state.phase == "hunt"

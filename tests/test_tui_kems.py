@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,7 +23,7 @@ import pytest
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from kdm.cards import pretty
+from kdm.cards import pretty, rank_of
 from kdm.deck import PrivateNote
 from kdm.errors import UsageError
 from kdm.manager import Rules
@@ -481,3 +482,45 @@ def test_play_takes_kems_with_4_6_or_8_players() -> None:
     for bots in ("3", "5", "7"):  # the check passes; pytest's stdin is not a terminal
         with pytest.raises(UsageError, match="needs a terminal"):
             run_play(play_args("--bots", bots, "--variant", "kems"))
+
+
+# --- a Contre against us (RULES 3.5) ---------------------------------------------------------------------
+
+
+def test_the_accused_chooses_the_two_cards_the_caller_sees() -> None:
+    """A Contre names us without four: the screen asks for two cards, and Enter shows the two marked to
+    the caller alone (not the table's choice: the last two of our hand)."""
+
+    async def scene() -> None:
+        async with kems_table(options={"show_answer_ms": 600_000}) as t:
+            await agree_sign(t)
+            mine = hand(t)
+            assert len({rank_of(face) for _token, face in mine}) > 1, "a deal with four: pick another seed"
+            pairs = itertools.combinations(mine[::-1], 2)
+            pair = next((a, b) for a, b in pairs if rank_of(a[1]) != rank_of(b[1]))
+            await t.act(1, Call(seat=1, t_sync=local_time_ms(), call="contre", target=0))
+            await until(lambda: t.state.phase == "answering", "the Contre answered by us")
+            await t.shows("show player1 two cards: mark 1-4, Enter (600 s, then the table picks)")
+            keys = "".join(str(index + 1) for index, card in enumerate(mine) if card in pair)
+            await t.press(keys + "\r", lambda: bool(t.log.events("show_two")), "our two cards shown")
+            shown = sorted(token for token, _face in pair)
+            assert t.log.events("show_two") == [{"kind": "show_two", "seat": 0, "tokens": shown}]
+            await until(lambda: t.state.phase == "hunt", "the hunt goes on")
+            assert kems(t.state).private_shows == [(1, 0, tuple(shown))]
+
+    run(scene)
+
+
+def test_an_accused_who_does_not_choose_has_the_table_choose_when_the_time_is_up() -> None:
+    """Our laptop answers for our seat once ``show_answer_ms`` has passed: two cards of different ranks."""
+
+    async def scene() -> None:
+        async with kems_table(options={"show_answer_ms": 300}) as t:
+            await agree_sign(t)
+            await t.act(1, Call(seat=1, t_sync=local_time_ms(), call="contre", target=0))
+            await until(lambda: bool(t.log.events("show_two", seat=0)), "the table's choice, in our name")
+            ((first, second),) = [event["tokens"] for event in t.log.events("show_two")]
+            faces = dict(hand(t))
+            assert rank_of(faces[first]) != rank_of(faces[second])
+
+    run(scene)

@@ -27,7 +27,8 @@ from kdm.cards import RANKS, full_deck, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
-from kdm.plugins.kems.events import Call, Exchange, Gesture, Sweep, SweepAnswer, TeamReady
+from kdm.kilo.events import ShowHand
+from kdm.plugins.kems.events import Call, Exchange, Gesture, ShowTwo, Sweep, SweepAnswer, TeamReady
 from kdm.plugins.kems.rules import GESTURES, HAND, NAME, partner_of, team_of
 from kdm.plugins.kems.view import KemsView, Signs
 
@@ -98,7 +99,7 @@ def decide(view: SeatView, table: KemsView, bot: Bot) -> Decision | None:
         return None
     if view.phase == "signing":
         return _agree_signs(view, table, bot, watch)
-    for choose in (_agree_signs, _answer_sign, _catch_sign, _obliged, _sweep_answer):
+    for choose in (_agree_signs, _answer_contre, _answer_sign, _catch_sign, _obliged, _sweep_answer):
         decision = choose(view, table, bot, watch)
         if decision is not None:
             return decision
@@ -389,6 +390,24 @@ def _weigh(view: SeatView, table: KemsView, watch: Watch) -> Weighing:
 def _exchange(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
     exchange = _weigh(view, table, watch).exchange
     return None if exchange is None else Decision(exchange, bot.think_ms())
+
+
+def _answer_contre(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
+    """Accused by a Contre (RULES 3.5): a hand of four is shown whole at once (there is no choice);
+    otherwise two cards of different ranks, chosen as a person would, before the table chooses."""
+    if view.phase != "answering" or table.judged is None or table.judged[2] != view.seat:
+        return None
+    held = [(token, face) for token, face in view.hand if face is not None]
+    if len(held) == HAND and len({rank_of(face) for _token, face in held}) == 1:
+        tokens, cards = zip(*held, strict=True)
+        return Decision(ShowHand(seat=view.seat, tokens=tokens, cards=cards), bot.think_ms() / 4)
+    pairs = [
+        (a, b) for i, (a, fa) in enumerate(held) for b, fb in held[i + 1 :] if rank_of(fa) != rank_of(fb)
+    ]
+    if not pairs:
+        return None  # the table chooses when the time is up
+    in_time = view.options["show_answer_ms"] / 2  # a person chooses within the time the table gives
+    return Decision(ShowTwo(seat=view.seat, tokens=bot.rng.choice(pairs)), min(bot.think_ms(), in_time))
 
 
 def _obliged(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:

@@ -226,6 +226,13 @@ def kdm_table_options() -> list[TableOption]:
         TableOption(
             "call_window_ms", int, 400, "ms during which a racing call may still beat the first", minimum=0
         ),
+        TableOption(
+            "show_answer_ms",
+            int,
+            5000,
+            "ms the accused of a failed Contre has to choose the two cards shown: then the table chooses",
+            minimum=0,
+        ),
     ]
 
 
@@ -649,9 +656,10 @@ def _close(engine: Engine, event: Event) -> list[KemsEffect]:
     data.judged, data.judged_seq = (seat, call, target), seq
     judged: CallJudged = {"kind": "call_judged", "seat": seat, "call": call, "target": target,
                           "void": [c[0] for c in ordered[1:]]}  # fmt: skip
-    judged["wake"] = ()  # hands are shown (or a Contre answered) by the table: no bot has news yet
+    judged["wake"] = ()  # hands are shown by the table: no bot has news yet
     partner = partner_of(seat, state.players)
     if call == "contre":
+        judged["wake"] = (target,)  # the accused answers (RULES 3.5): theirs to choose, or show four
         state.phase = "answering"
         return [judged]
     data.to_show = [partner] if call == "kems" else [seat, partner]
@@ -901,6 +909,12 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
         return [Duty("quiet", after_ms=state.options["sweep_after_ms"], ref=data.quiet_since)]
     if phase == "sweep":
         return [Duty("sweep_time", after_ms=state.options["sweep_answer_ms"], ref=data.sweep_asked_at)]
+    if phase == "refused" and data.refuser is not None:
+        # RULES 3.4.3: the refuser's exchange, theirs to choose until sweep_answer_ms; then the first
+        # card of their hand goes for the first table card.
+        hand = tuple(state.hands[data.refuser])
+        after = state.options["sweep_answer_ms"]
+        return [Duty("exchange", seat=data.refuser, tokens=hand, after_ms=after, ref=data.sweep_asked_at)]
     if phase == "calling":
         return [Duty("close", after_ms=state.options["call_window_ms"], ref=data.window_opened_by)]
     if phase == "showing":
@@ -908,8 +922,19 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
         return [Duty("show_hand", seat=seat, tokens=tuple(state.hands[seat]))]
     if phase == "answering":
         assert data.judged is not None
+        # RULES 3.5: the accused chooses the two cards shown, until show_answer_ms (a hand of four has no
+        # choice: it is shown whole, at once); then the table chooses.
         accused = data.judged[2]
-        return [Duty("answer_contre", seat=accused, tokens=tuple(state.hands[accused]))]
+        after = state.options["show_answer_ms"]
+        return [
+            Duty(
+                "answer_contre",
+                seat=accused,
+                tokens=tuple(state.hands[accused]),
+                after_ms=after,
+                ref=data.window_opened_by,  # the call's: gestures meanwhile do not restart the time
+            )
+        ]
     return []
 
 
@@ -939,6 +964,9 @@ def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event
     if duty.kind == "show_hand":  # a call asks for a whole hand: it is shown as it is
         shown = tuple(state.hands[seat])
         return ShowHand(seat=seat, tokens=shown, cards=tuple(faces[t] for t in shown))
+    if duty.kind == "exchange":  # a refuser who let the time run out: first card for first table card
+        first, table_card = state.hands[seat][0], state.zones[TABLE][0]
+        return Exchange(seat=seat, give=(first,), cards=(faces[first],), take=(table_card,))
     if duty.kind == "answer_contre":
         hand = state.hands[seat]
         cards = tuple(faces[t] for t in hand)

@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kdm.cards import pretty
+from kdm.cards import pretty, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
-from kdm.plugins.kems.events import Call, Exchange, Gesture, Sweep, SweepAnswer, TeamReady
+from kdm.kilo.events import ShowHand
+from kdm.plugins.kems.events import Call, Exchange, Gesture, ShowTwo, Sweep, SweepAnswer, TeamReady
 from kdm.plugins.kems.rules import GESTURES, HAND, NAME, TABLE_CARDS, team_of
 from kdm.plugins.kems.screen.text import say
 from kdm.plugins.kems.text import CALL_NAMES, gesture_name
@@ -124,6 +125,12 @@ class KemsPlay:
                     self.calls_seen.clear()
                 if effect["kind"] in OWN_ACTIONS and effect["seat"] == self.screen.peer.seat:
                     self.screen.message = ""  # what we sent is done: the log and the panels say it now
+                if (
+                    effect["kind"] == "call_judged"
+                    and effect["call"] == "contre"
+                    and effect["target"] == self.screen.peer.seat
+                ):
+                    self._accused(int(effect["seat"]))
         if self.screen.over:
             self.menu_open = self.choosing_target = self.signs_open = False  # the ranking shows now
         view, part = self.screen.view(), self.part()
@@ -132,6 +139,46 @@ class KemsPlay:
         self.offered = True
         if self.first_of_team(view) and not part.signs:
             self.open_signs()
+
+    def _accused(self, caller: int) -> None:
+        """RULES 3.5: a Contre names us. Holding four there is nothing to choose: the hand is shown at
+        once. Otherwise we choose the two cards ``caller`` sees (marked, then Enter), before the table
+        chooses for us."""
+        view, seat = self.screen.view(), self.screen.peer.seat
+        if view is None or seat is None:
+            return
+        held = [(token, face) for token, face in view.hand if face is not None]
+        if len(held) == HAND and len({rank_of(face) for _token, face in held}) == 1:
+            tokens, cards = zip(*held, strict=True)
+            self.screen.peer.act(ShowHand(seat=seat, tokens=tokens, cards=cards))
+            return
+        self.give.clear()
+        self.take.clear()
+        seconds = round(view.options["show_answer_ms"] / 1000)
+        self.screen.message = self.say("choose_two", name=self.screen.name(caller), seconds=seconds)
+
+    def show_two(self) -> bool:
+        """RULES 3.5: show the two marked cards of our hand to the Contre's caller."""
+        seat = self.screen.peer.seat
+        if seat is None:
+            return False
+        if len(self.give) != 2 or self.take:
+            return self.tell("mark_two")
+        tokens = tuple(sorted(self.give))
+        self.give.clear()
+        self.screen.peer.act(ShowTwo(seat=seat, tokens=tokens))
+        return True
+
+    def accused(self) -> bool:
+        """Whether a Contre against this seat waits for its two cards."""
+        view, part = self.screen.view(), self.part()
+        return (
+            view is not None
+            and part is not None
+            and view.phase == "answering"
+            and part.judged is not None
+            and part.judged[2] == view.seat
+        )
 
     # --- exchanges --------------------------------------------------------------------------------
 
@@ -162,6 +209,8 @@ class KemsPlay:
 
     def exchange(self) -> bool:
         """RULES 3.4.2: give the marked hand cards for as many marked table cards."""
+        if self.accused():
+            return self.show_two()
         view, part, seat = self.screen.view(), self.part(), self.screen.peer.seat
         if view is None or part is None or seat is None:
             return self.tell("no_exchange")

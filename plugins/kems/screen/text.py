@@ -55,12 +55,23 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "« Balayage ? »: you said yes; {count} yes",
         "« Balayage ? » : vous avez dit oui ; {count} oui",
     ),
-    "refused_you": ("you refused: exchange now", "vous avez refusé : échangez"),
+    "refused_you": (
+        "you refused: exchange now, or your first card goes",
+        "vous avez refusé : échangez, sinon votre première carte part",
+    ),
     "refused_other": ("{name} refused the sweep: they exchange", "{name} refuse le balayage : il échange"),
     "calls": ("calls: {calls}", "annonces : {calls}"),
     "counts": ("{name}'s call counts: {call}", "l'annonce de {name} compte : {call}"),
     "showing": ("{name} shows their hand", "{name} montre sa main"),
     "answering": ("{name} answers the Contre", "{name} répond au Contre"),
+    "choose_two": (
+        "show {name} two cards: mark 1-4, Enter ({seconds} s, then the table picks)",
+        "deux cartes pour {name} : 1-4, Entrée ({seconds} s, sinon la table choisit)",
+    ),
+    "mark_two": (
+        "mark two cards of your hand (1-4), then Enter",
+        "marquez deux cartes de votre main (1-4), puis Entrée",
+    ),
     "against": ("against {name}", "contre {name}"),
     "winner_team": ("team {team} wins", "l'équipe {team} gagne"),
     # The hand's status line.
