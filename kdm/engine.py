@@ -71,6 +71,9 @@ class Duty:
     ``kind`` is the event kind that fulfils it (``deal``, ``show_hand``, ``draw``, ``announce``,
     ``close``...). ``seat`` is who must act, when known; ``tokens`` and ``cards`` narrow what is asked;
     ``after_ms`` is a timer, counted from when the duty first appeared (``ref`` tells duties apart).
+    With no ``seat`` it is the table's timer (the leader proposes its event on time); with a ``seat``
+    it is that seat's decision with a deadline (the accused's two cards): its player, or its bot, may
+    act until then, and then the seat's own process answers as ``kdm_reveal`` says.
     """
 
     kind: str

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import re
+from typing import cast
 
 import pytest
 from prompt_toolkit.data_structures import Size
@@ -21,16 +22,22 @@ from kdm import cli
 from kdm.cards import JOKER, pretty
 from kdm.engine import SeatView
 from kdm.errors import UsageError
+from kdm.events import Event
 from kdm.kilo import rules as kilo
 from kdm.kilo.calls import GO_CALL
 from kdm.kilo.events import Feint, Slap
+from kdm.kilo.testing import ScriptedKilo
 from kdm.peer import local_time_ms
+from kdm.plugins import seven_in_reserve_screen as reserve_screen
 from kdm.plugins.all_at_once import Go
 from kdm.plugins.all_at_once_screen import next_change_s, seconds_left
+from kdm.plugins.seven_in_reserve import KeepSeven
 from kdm.plugins.spoons import Grab
 from kdm.tui.command import run_play
+from kdm.tui.extension import Screen
 from kdm.tui.panels import LEFT_COLUMN
 from tests.test_tui import Table, play_args, run, table, until
+from tests.test_variants_draws import KINGS_AT_0, SEAT_2_LAST
 
 
 def view_of(t: Table) -> SeatView:
@@ -239,6 +246,43 @@ def test_a_seven_in_reserve_barred_seats_and_jokers_are_shown() -> None:
             assert re.search(r"player3 +JOKER 8♣", text) and re.search(r"player1 +7♥ in reserve", text)
 
     run(scene)
+
+
+def test_a_first_seven_is_offered_for_the_reserve_and_n_counts_it() -> None:
+    """RULES 2.5: the hand's line asks the drawer of a first 7, y keeps it and n counts it (the screen
+    part alone, on a scripted table: which 7 is drawn first comes from a shuffle no test chooses)."""
+    scripted = ScriptedKilo(4, {"reserve_answer_ms": 600_000}, variants=["seven_in_reserve"])
+    scripted.start(pile_top=["7H"])
+    scripted.deal(KINGS_AT_0)
+    scripted.everyone_slaps(0, SEAT_2_LAST)
+    sent: list[Event] = []
+
+    class Seat2:
+        """What the screen part reads of the table screen, for seat 2."""
+
+        seat, lang = 2, "en"
+
+        def view(self) -> SeatView:
+            return scripted.engine.view(2, scripted.deck.knowledge(scripted.state, 2))
+
+        def say(self, key: str, **fields: object) -> str:
+            words = {**reserve_screen.WORDS, **{k: (k, k) for k in ("hint_scores", "hint_help", "hint_quit")}}
+            return words[key][0].format(**fields)
+
+        def act(self, event: Event) -> bool:
+            sent.append(event)
+            return True
+
+    screen = cast(Screen, Seat2())
+    assert reserve_screen.hand_status(screen, screen.view()) == (
+        "class:turn",
+        "keep 7♥ in reserve? y keeps it (0 kg), n counts it (7 kg)",
+    )
+    assert reserve_screen.hints(screen, screen.view(), ["x"])[0] == "y/n keep the 7?"
+    assert not reserve_screen.answer(screen, "o")  # not yes in English
+    assert reserve_screen.answer(screen, "n") and sent == [KeepSeven(seat=2, keep=False)]
+    scripted.act(sent[0])
+    assert reserve_screen.hand_status(screen, screen.view()) is None and scripted.state.scores[2] == 7
 
 
 # --- the whole screen ---------------------------------------------------------------------------------

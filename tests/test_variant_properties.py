@@ -115,8 +115,10 @@ class VariantDriver:
         draw = self.data.draw
         while not self.engine.over and len(self.attempts) < MAX_ATTEMPTS:
             duties = self.engine.awaiting()
-            now = [duty for duty in duties if duty.after_ms is None]
-            timers = [duty for duty in duties if duty.after_ms is not None]
+            # A seat's decision with a deadline (keep a first 7?) is the seat's, answered as when its
+            # time is up; the rest with a time are the table's timers.
+            now = [duty for duty in duties if duty.after_ms is None or duty.seat is not None]
+            timers = [duty for duty in duties if duty.after_ms is not None and duty.seat is None]
             choice = draw(st.sampled_from(["duty"] * 6 + ["bot"] * 6 + ["timer", "junk"]), label="action")
             if now and choice != "junk":
                 duty = now[0]

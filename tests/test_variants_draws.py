@@ -13,6 +13,7 @@ from kdm.cards import JOKER
 from kdm.engine import IllegalAction
 from kdm.errors import OptionError
 from kdm.kilo.testing import ScriptedKilo
+from kdm.plugins.seven_in_reserve import RESERVING, KeepSeven
 
 KINGS_AT_0 = [
     ["KH", "KS", "KD", "KC"],
@@ -24,11 +25,14 @@ KINGS_AT_0 = [
 SEAT_2_LAST = {1: 150.0, 2: 300.0, 3: 200.0}
 
 
-def lose_rounds(table: ScriptedKilo, rounds: int) -> None:
-    """Seat 0 slaps four kings and seat 2 is the slowest, ``rounds`` times."""
+def lose_rounds(table: ScriptedKilo, rounds: int, keep: bool | None = None) -> None:
+    """Seat 0 slaps four kings and seat 2 is the slowest, ``rounds`` times. Asked whether to keep a
+    first 7 in reserve, seat 2 answers ``keep``, or lets its time run out (None)."""
     for _ in range(rounds):
         table.deal(KINGS_AT_0)
         table.everyone_slaps(0, SEAT_2_LAST)
+        if table.state.phase == RESERVING:
+            table.fire("keep_seven") if keep is None else table.act(KeepSeven(seat=2, keep=keep))
 
 
 # --- 2.4 jokers -------------------------------------------------------------------------------------
@@ -81,7 +85,7 @@ def test_rule_2_5_a_first_seven_is_kept_in_reserve_worth_nothing() -> None:
     table.start(pile_top=["7H"])
     lose_rounds(table, 1)
     assert table.kilos(2) == ["7H"] and table.state.scores[2] == 0
-    assert table.last("drew")["reserve"] == "kept"
+    assert table.last("drew")["reserve"] == "offered" and table.last("reserve_answered")["keep"]
     view = table.engine.view(0, table.deck.knowledge(table.state, 0))
     assert view.rules["seven_in_reserve"].seats == (2,)
 
@@ -109,7 +113,7 @@ def test_rule_2_5_a_seven_right_after_a_flush_is_a_first_seven_again() -> None:
     table.start(pile_top=["9D", "7C", "7D"])
     lose_rounds(table, 3)
     assert table.draws == [(2, "9D", False), (2, "7C", True), (2, "7D", False)]
-    assert table.last("drew")["reserve"] == "kept" and table.state.scores[2] == 0
+    assert table.last("drew")["reserve"] == "offered" and table.state.scores[2] == 0
 
 
 def test_rule_2_5_a_seven_drawn_onto_a_reserved_seven_flushes_both() -> None:
@@ -124,6 +128,27 @@ def test_rule_2_5_the_reserve_flush_follows_flush_to_shuffle() -> None:
     table.start(pile_top=["7H", "AS"])
     lose_rounds(table, 2)
     assert table.last("shuffled")["zone"] == "pile" and len(table.pile()) == 36
+
+
+def test_rule_2_5_the_reserve_is_offered_the_table_waits_and_a_seven_not_kept_counts_seven() -> None:
+    """RULES 2.5: the player *may* keep the 7: the table asks and waits (``reserve_answer_ms``); a 7 not
+    kept counts 7 kilos, and the next draw is an ordinary one."""
+    table = ScriptedKilo(4, {"rounds": 3, "reserve_answer_ms": 3000}, variants=["seven_in_reserve"])
+    table.start(pile_top=["7H", "9D"])
+    table.deal(KINGS_AT_0)
+    table.everyone_slaps(0, SEAT_2_LAST)
+    assert table.state.phase == RESERVING
+    (duty,) = table.engine.awaiting()
+    assert (duty.kind, duty.seat, duty.after_ms) == ("keep_seven", 2, 3000)
+    for wrong in (KeepSeven(seat=1, keep=True), KeepSeven(seat=3, keep=False)):
+        with pytest.raises(IllegalAction, match="has no 7 to keep in reserve now"):
+            table.act(wrong)
+    table.act(KeepSeven(seat=2, keep=False))
+    assert table.state.scores[2] == 7 and table.kilos(2) == ["7H"]
+    assert table.last("round_over")["round"] == 1  # the round ended once the answer came
+    assert table.describe_last("reserve_answered") == "seat 2 counts the 7: 7 kilos"
+    lose_rounds(table, 1)
+    assert table.state.scores[2] == 16 and "reserve" not in table.last("drew")
 
 
 def test_rule_2_5_without_the_variant_a_first_seven_counts_seven() -> None:

@@ -60,8 +60,8 @@ def _kilos(scores: list[int], n: SeatNames) -> str:
 
 def _reserve_en(effect: Effect) -> str:
     reserve = effect.get("reserve")
-    if reserve == "kept":
-        return ": a first 7, kept in reserve (0 kilos)"
+    if reserve == "offered":
+        return ": a first 7, kept in reserve unless they count it (0 kilos while kept)"
     if reserve == "flushed":
         return ": « la chasse ! » with the 7 in reserve, both go under the pile"
     return ": « la chasse ! » kilos flushed" if effect["flush"] else ""
@@ -69,8 +69,8 @@ def _reserve_en(effect: Effect) -> str:
 
 def _reserve_fr(effect: Effect) -> str:
     reserve = effect.get("reserve")
-    if reserve == "kept":
-        return " : un premier 7, gardé en réserve (0 kilo)"
+    if reserve == "offered":
+        return " : un premier 7, gardé en réserve à moins de le compter (0 kilo tant qu'il est gardé)"
     if reserve == "flushed":
         return " : « la chasse ! » avec le 7 en réserve, les deux retournent sous le tas"
     return " : « la chasse ! » ses kilos retournent sous le tas" if effect["flush"] else ""
@@ -119,6 +119,9 @@ ENGLISH: dict[str, Line] = {
     "went": lambda e, n: f"{GO_CALL} everyone passes" + _picked(e, "the table picks for", n),
     "grabbed": lambda e, n: f"GRAB! {n[e['seat']]} takes an object" + (" first" if e["opened"] else ""),
     "pile_chosen": lambda e, n: f"{n[e['seat']]} draws from pile {e['pile'] + 1}",  # counted from 1
+    "reserve_answered": lambda e, n: (
+        f"{n[e['seat']]} keeps the 7 in reserve" if e["keep"] else f"{n[e['seat']]} counts the 7: 7 kilos"
+    ),
     "round_over": lambda e, n: f"round {e['round']} over: {_kilos(e['scores'], n)}",
     "game_over": lambda e, n: (
         f"game over: {n.listed(e['winners'])} win{'s' if len(e['winners']) == 1 else ''}; "
@@ -165,6 +168,9 @@ FRENCH: dict[str, Line] = {
     "went": lambda e, n: f"{GO_CALL} tout le monde passe" + _picked(e, "la table choisit pour", n),
     "grabbed": lambda e, n: f"HOP ! {n[e['seat']]} attrape un objet" + (" en premier" if e["opened"] else ""),
     "pile_chosen": lambda e, n: f"{n[e['seat']]} pioche dans le tas {e['pile'] + 1}",
+    "reserve_answered": lambda e, n: (
+        f"{n[e['seat']]} garde le 7 en réserve" if e["keep"] else f"{n[e['seat']]} compte le 7 : 7 kilos"
+    ),
     "round_over": lambda e, n: f"fin de la manche {e['round']} : {_kilos(e['scores'], n)}",
     "game_over": lambda e, n: (
         f"fin de la partie : {n.listed(e['winners'])} "

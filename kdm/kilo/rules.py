@@ -496,7 +496,7 @@ def _judge(engine: Engine, combo: bool) -> list[KiloEffect]:
         "losers": list(losers),
         "reason": "combo" if valid else "no_combo" if window.checkpoint else window.mistake,
     }
-    return [judged, *_after_draw(engine)]
+    return [judged, *after_draw(engine)]
 
 
 def _draw(engine: Engine, event: Event) -> list[KiloEffect]:
@@ -527,7 +527,7 @@ def draw(engine: Engine, event: Draw, zones: tuple[str, ...] | None = None) -> l
     )
     drew = [e for e in effects if e["kind"] == "drew"]
     kilo.draws.extend((e["round"], e["seat"], e["card"], e["flush"]) for e in drew)
-    return [*effects, *_after_draw(engine)]
+    return [*effects, *after_draw(engine)]
 
 
 def _draw_zones(state: TableState) -> list[str]:
@@ -587,14 +587,16 @@ def _shuffle(engine: Engine, event: Event) -> list[KiloEffect]:
     state.phase = "drawing"
     shuffled: Shuffled = {"kind": "shuffled", "zone": zone, "tokens": new, "from_tokens": old,
                           "seed": event.seed}  # fmt: skip
-    return [shuffled, *_after_draw(engine)]
+    return [shuffled, *after_draw(engine)]
 
 
-def _after_draw(engine: Engine) -> list[KiloEffect]:
-    """Ask for the next draw, or finish the window (nothing is drawn from an empty pile)."""
+def after_draw(engine: Engine) -> list[KiloEffect]:
+    """Ask for the next draw, or finish the window (nothing is drawn from an empty pile). A draw that
+    moved the table out of ``drawing`` (a flush to reshuffle, a variant's question to the drawer) holds
+    the rest: whoever moved it sets ``drawing`` again and calls this once it is settled."""
     state = engine.state
     kilo = table(state)
-    if state.phase == "shuffling" or (kilo.losers and _draw_zones(state)):
+    if state.phase != "drawing" or (kilo.losers and _draw_zones(state)):
         return []
     kilo.losers = []
     kilo.windows += 1
