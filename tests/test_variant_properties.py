@@ -36,7 +36,7 @@ from kdm.sim import Simulation
 from kdm.state import canonical
 
 SEEDED = {"start_game": StartGame, "deal": Deal, "shuffle": Shuffle}
-IN_ROUND = ("announcing", "passing", "window", "judging", "drawing", "shuffling")
+IN_ROUND = ("announcing", "passing", "window", "judging", "drawing", "shuffling", "reserving")
 MAX_ATTEMPTS = 250
 
 #: Every variant alone, and combinations a table may have (spoons and piles exclude each other).
