@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bot.add_argument("target", nargs="?", default=None, metavar="HOST:PORT|NAME")
     bot.add_argument("--strategy", choices=STRATEGIES, default="greedy", help="how the bot plays")
-    bot.add_argument("--name", default="", help="the name the bot sits under (default: this machine's)")
+    bot.add_argument("--name", default="", help='the name the bot sits under (default: "bot")')
     network_flags(bot)
     bot.set_defaults(run=run_bot)
 
@@ -271,6 +271,7 @@ def run_bot(args: argparse.Namespace) -> int:
     config = _session_config(args, args.strategy)
     config.quiet = config.quiet or not print_log
     config.keep_identity = False  # a bot that fills a seat never comes back for it
+    config.name = args.name or "bot"  # not the machine's: its owner sits there under that name
     return _run(session.join(config, args.target or ""), args)
 
 

@@ -26,6 +26,7 @@ from kdm.kilo.calls import QUEENS_CALL
 from kdm.kilo.events import Feint, Pass, Slap
 from kdm.kilo.rules import NAME as KILO
 from kdm.kilo.rules import KiloView
+from kdm.names import SeatNames
 from kdm.peer import Peer, local_time_ms
 from kdm.record import FULL, PLAYING, Notice
 from kdm.tui.extension import ScreenPart
@@ -233,12 +234,10 @@ class TableScreen:
         return self.winners is not None
 
     def player_name(self, seat: int) -> str:
-        """Whose seat it is, as people read it: bots by seat number, since they share their machine's
-        name. A player away (a bot stands in) keeps their name here."""
-        seats = self.peer.record.seats
-        if not 0 <= seat < len(seats) or seats[seat].bot:
-            return self.say("bot", seat=seat)
-        return seats[seat].name
+        """Whose seat it is, as the log says it (``kdm.names.SeatNames``: a name two seats share is told
+        apart by the seat number). A player away (a bot stands in) keeps their name here."""
+        names = [seat.name for seat in self.peer.record.seats]
+        return SeatNames.of(names, self.lang)[seat]
 
     def name(self, seat: int, seq: int | None = None) -> str:
         """Who acts for ``seat`` now, or who did when event ``seq`` was applied: the player, or the bot
