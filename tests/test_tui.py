@@ -36,7 +36,8 @@ from kdm.peer import Peer, local_time_ms
 from kdm.testing import run_virtual
 from kdm.tui.app import TableApp
 from kdm.tui.command import add_play_parser, run_play, stderr_to
-from kdm.tui.text import CATALOGUE, say
+from kdm.tui.panels import LEFT_COLUMN
+from kdm.tui.text import CATALOGUE, as_argument, say
 
 DEADLINE_S = 10.0
 
@@ -517,6 +518,13 @@ def test_the_waiting_room_lists_seats_and_adds_a_bot() -> None:
             assert say("fr", "seats_taken", taken=1, total=4) == "places prises : 1 sur 4"  # no "1 places"
             assert "player0 (you) · host" in text and "player1" in text and text.count("free seat") == 2
             assert "others join with: kdm play kitchen" in text and "b add a bot" in text
+            # Issue 13: the panel wraps between words, never inside one ("ta│ken").
+            left = [line[:LEFT_COLUMN] for line in text.splitlines()]
+            rows = [row.strip() for row in left]
+            assert "the game starts when every seat is" in rows and "taken" in rows
+            assert all(len(row.rstrip()) < LEFT_COLUMN for row in left[1:]), left
+            # A table's name with a space is quoted in the command to type.
+            assert as_argument("Ana's table") == '"Ana\'s table"' and as_argument("kitchen") == "kitchen"
             await t.press("b", lambda: bool(added), "a bot asked for")
             await t.shows("a bot is on its way")
             await t.press("q", lambda: t.screen.left, "leaving a table that has not started: no question")

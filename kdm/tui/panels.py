@@ -28,7 +28,7 @@ from kdm.tui.plugin_panels import (
     status_lines,
 )
 from kdm.tui.state import TableScreen
-from kdm.tui.text import packed
+from kdm.tui.text import as_argument, flowed, packed
 
 Fragments = StyleAndTextTuples
 PLAYER_NAME_WIDTH = 14
@@ -124,7 +124,7 @@ def _waiting_table(screen: TableScreen) -> Fragments:
     lines: Fragments = [("", screen.say("starts_when_full") + "\n")]
     addresses = screen.invitation
     if record.name and screen.advertised:
-        lines.append(("class:call", "\n" + screen.say("join_with", address=record.name)))
+        lines.append(("class:call", "\n" + screen.say("join_with", address=as_argument(record.name))))
         if addresses:
             lines.append(("class:dim", "\n" + screen.say("join_by_address", addresses=", ".join(addresses))))
     elif addresses:
@@ -132,7 +132,7 @@ def _waiting_table(screen: TableScreen) -> Fragments:
     table_key = fingerprint(record.host)
     if table_key:
         lines.append(("class:dim", "\n" + screen.say("table_key", fingerprint=table_key)))
-    return lines
+    return flowed(lines, PANEL_TEXT_WIDTH)
 
 
 def table_text(screen: TableScreen) -> Fragments:
@@ -168,7 +168,7 @@ def table_text(screen: TableScreen) -> Fragments:
         lines.append(("class:call", "\n".join(textwrap.wrap(screen.call, PANEL_TEXT_WIDTH)) + "\n"))
     # Last, so that a short panel (ten players) loses it first: the help says it too.
     lines += [("class:dim", line + "\n") for line in legend(screen, view, PANEL_TEXT_WIDTH)]
-    return lines
+    return flowed(lines, PANEL_TEXT_WIDTH)
 
 
 def _result_lines(screen: TableScreen) -> Fragments:

@@ -8,7 +8,10 @@ an unknown language falls back to English; ``packed`` lays short texts out on li
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 LANGUAGES = ("en", "fr")
 
@@ -254,6 +257,29 @@ def packed(words: list[str], width: int) -> list[str]:
         else:
             lines.append(word)
     return lines
+
+
+def flowed(fragments: StyleAndTextTuples, width: int) -> StyleAndTextTuples:
+    """``fragments`` with each of their lines longer than ``width`` wrapped between words, never inside
+    one (a window's own wrapping cuts words: ``ta│ken``). Lines built of several fragments are each
+    fragment's business."""
+    return [
+        (
+            style,
+            "\n".join(
+                line if len(line) <= width else "\n".join(textwrap.wrap(line, width))
+                for line in text.split("\n")
+            ),
+        )
+        for style, text, *_rest in fragments
+    ]
+
+
+def as_argument(text: str) -> str:
+    """``text`` as a person would type it in a shell command: in double quotes when it holds anything
+    but letters, digits and ``.:-_``."""
+    plain = text and all(character.isalnum() or character in ".:-_" for character in text)
+    return text if plain else '"' + text.replace('"', '\\"') + '"'
 
 
 def is_yes(lang: str, key: str) -> bool:
