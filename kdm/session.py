@@ -28,6 +28,7 @@ from kdm.identity import Identity, NodeMemory, SeatMemory, data_root
 from kdm.kept_games import forget_log, prune, remember_game
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change, voting_homes
+from kdm.names import SeatNames
 from kdm.net import chaos
 from kdm.net.addresses import first_reachable, offered_addresses
 from kdm.net.admission import check_pin
@@ -333,16 +334,16 @@ class TableSession:
                 self.error = notice.reason  # our own join (or table) was refused
                 self.done.set()
         elif notice.kind == "seated":
-            self.say(f"{notice.node} takes seat {notice.seat}")
+            self.say(f"{self._seat_name(notice.seat)} ({notice.node}) takes seat {notice.seat}")
             record = peer.record
             if record.starts_the_game(self.node.node_id) and len(record.seats) == record.players:
                 peer.start_game()
         elif notice.kind == "took_over":
-            self.say(f"a bot stands in for seat {notice.seat} ({notice.node})")
+            self.say(f"a bot stands in for seat {notice.seat} ({self._seat_name(notice.seat)})")
         elif notice.kind == "returning":
-            self.say(f"{notice.node} is back for seat {notice.seat}")
+            self.say(f"{self._seat_name(notice.seat)} is back for seat {notice.seat}")
         elif notice.kind == "returned":
-            self.say(f"{notice.node} takes seat {notice.seat} back")
+            self.say(f"{self._seat_name(notice.seat)} ({notice.node}) takes seat {notice.seat} back")
             record = peer.record
             full = len(record.seats) == record.players and not record.started
             if full and mine and record.starts_the_game(self.node.node_id):
@@ -364,6 +365,11 @@ class TableSession:
             # Once the entries being applied are all applied: the seats are the log's, not part of it.
             self._reconcile_soon = True
             asyncio.get_running_loop().call_soon(self._reconcile_membership)
+
+    def _seat_name(self, seat: int | None) -> str:
+        """What the log calls ``seat``'s player (``kdm.names.SeatNames``), not their node's address."""
+        names = [taken.name for taken in self.peer.record.seats]
+        return SeatNames.of(names, self.config.lang)[seat if seat is not None else -1]
 
     def _reconcile_membership(self) -> None:
         """When leading, make the membership follow the seats (``kdm.membership``), one change at a time.

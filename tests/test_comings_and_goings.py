@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 from pathlib import Path
@@ -44,7 +45,8 @@ def test_a_player_whose_process_died_comes_back_to_the_same_seat(tmp_path: Path)
         # node (address, port and key): the same Raft member, with its log and its vote.
         _back, back_out = scene.player(2, "join", scene.contact)
         back = back_out.wait_for(lambda line: line.endswith("takes seat 2 back"), DEADLINE_S)
-        assert back is not None and back.split()[0] == seated.split()[0]
+        node = re.compile(r"\((\S+)\) takes seat")  # "NAME (NODE) takes seat 2 [back]"
+        assert back is not None and node.findall(back) == node.findall(seated) != []
         scene.wait_all()
         assert [process.returncode for process in scene.processes] == [0, 0, -signal.SIGKILL, 0]
     results = [scene.report(seat) for seat in range(3)]
