@@ -1,0 +1,5 @@
+"""Fair dealing (DESIGN §7, issue 14): a deck no peer can read, not even the one that shuffles.
+
+``group`` is the arithmetic (edwards25519 through PyNaCl); ``shuffle`` the two-pass shuffle with a key
+per deck position, the reveals and the audit, as pure functions of the messages the players exchange.
+"""

@@ -1,0 +1,118 @@
+"""The group fair dealing computes in: the prime-order group of edwards25519, through PyNaCl (libsodium).
+
+A card is a point: the hash of its face and the table's id mapped onto the curve (``card_point``), so
+that nobody knows a relation between two cards. A key is a nonzero scalar modulo the group's order.
+Locking a card is multiplying its point by a key (``lock``); since multiplication by scalars commutes,
+the players' keys can be put on and taken off in any order, which is what lets each of them shuffle a
+deck the others cannot read (commutative encryption, DESIGN §7). A key is committed to as its multiple
+of the base point (``commitment``): whoever is later handed the key checks it against that.
+
+Every point that comes from another peer is checked (``valid_point``: on the curve, in the prime-order
+subgroup, not of small order) before it is used: a peer that sends anything else is caught there, not
+in a computation that would quietly go wrong. Scalar multiplication by libsodium refuses to yield the
+identity, which a valid point and a nonzero key never give.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from nacl import bindings
+from nacl.exceptions import RuntimeError as NaclRuntimeError
+
+__all__ = [
+    "POINT_BYTES",
+    "SCALAR_BYTES",
+    "GroupError",
+    "card_point",
+    "commitment",
+    "invert",
+    "is_commitment_of",
+    "lock",
+    "random_key",
+    "unlock",
+    "valid_point",
+]
+
+POINT_BYTES = bindings.crypto_core_ed25519_BYTES
+SCALAR_BYTES = bindings.crypto_core_ed25519_SCALARBYTES
+#: What a card's point hashes besides its face: a card is a different point at every table.
+CARD_DOMAIN = b"kdm fair deck v1\x00"
+
+
+class GroupError(ValueError):
+    """A point or a key that is not one: the peer that sent it is named by whoever catches it."""
+
+
+def card_point(face: str, table: str) -> bytes:
+    """The point that stands for ``face`` at ``table`` (hash to the curve: no one knows its logarithm,
+    nor any relation between two cards' points)."""
+    digest = hashlib.sha512(CARD_DOMAIN + table.encode() + b"\x00" + face.encode()).digest()
+    point: bytes = bindings.crypto_core_ed25519_from_uniform(digest[:32])
+    return point
+
+
+def random_key() -> bytes:
+    """A fresh secret key: a uniform nonzero scalar (64 random bytes reduced modulo the group's order)."""
+    while True:
+        key: bytes = bindings.crypto_core_ed25519_scalar_reduce(secrets.token_bytes(64))
+        if any(key):
+            return key
+
+
+def invert(key: bytes) -> bytes:
+    """The key that takes ``key`` off again (its inverse modulo the group's order)."""
+    _check_key(key)
+    inverse: bytes = bindings.crypto_core_ed25519_scalar_invert(key)
+    return inverse
+
+
+def lock(point: bytes, key: bytes) -> bytes:
+    """``point`` with ``key`` put on (scalar multiplication; keys commute)."""
+    _check_key(key)
+    if not valid_point(point):
+        raise GroupError("not a point of the group")
+    try:
+        locked: bytes = bindings.crypto_scalarmult_ed25519_noclamp(key, point)
+    except NaclRuntimeError:
+        raise GroupError("a key that sends a card to the identity") from None
+    return locked
+
+
+def unlock(point: bytes, key: bytes) -> bytes:
+    """``point`` with ``key`` taken off."""
+    return lock(point, invert(key))
+
+
+def commitment(key: bytes) -> bytes:
+    """What a player publishes for ``key`` before using it: its multiple of the base point, which
+    reveals nothing of the key and binds the player to it."""
+    _check_key(key)
+    committed: bytes = bindings.crypto_scalarmult_ed25519_base_noclamp(key)
+    return committed
+
+
+def is_commitment_of(committed: bytes, key: bytes) -> bool:
+    """Whether ``key`` is the key ``committed`` was published for."""
+    try:
+        return secrets.compare_digest(commitment(key), committed)
+    except GroupError:
+        return False
+
+
+def valid_point(point: bytes) -> bool:
+    """Whether ``point`` is a point of the prime-order group, not of small order (bytes of the right
+    length, on the curve, in the main subgroup)."""
+    return (
+        isinstance(point, bytes)
+        and len(point) == POINT_BYTES
+        and bool(bindings.crypto_core_ed25519_is_valid_point(point))
+    )
+
+
+def _check_key(key: bytes) -> None:
+    if not isinstance(key, bytes) or len(key) != SCALAR_BYTES or not any(key):
+        raise GroupError("not a key: 32 bytes, a nonzero scalar")
+    if bindings.crypto_core_ed25519_scalar_reduce(key + bytes(32)) != key:
+        raise GroupError("not a key: a scalar below the group's order")

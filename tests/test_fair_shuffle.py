@@ -1,0 +1,154 @@
+"""Fair dealing's arithmetic and shuffle (``kdm.fair``, DESIGN §7, issue 14): keys commute, a card is
+read only with every player's key for its position, and the audit names a shuffle that duplicates a
+card, a wrong key and a false face claimed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from kdm.cards import full_deck
+from kdm.fair.group import (
+    GroupError,
+    card_point,
+    commitment,
+    invert,
+    is_commitment_of,
+    lock,
+    random_key,
+    unlock,
+    valid_point,
+)
+from kdm.fair.shuffle import (
+    Cheat,
+    Secrets,
+    audit,
+    check_key,
+    deal_secrets,
+    face_of,
+    open_deck,
+    pass_one,
+    pass_two,
+    reveal,
+)
+
+TABLE = "10.0.0.1:41000~table"
+FACES = full_deck()[:16]
+
+
+def test_keys_commute_and_come_off_in_any_order() -> None:
+    point = card_point("QH", TABLE)
+    a, b = random_key(), random_key()
+    assert valid_point(point) and point != card_point("QS", TABLE) != card_point("QH", "another table")
+    both = lock(lock(point, a), b)
+    assert both == lock(lock(point, b), a) != point
+    assert unlock(unlock(both, a), b) == point
+    assert lock(point, invert(a)) == unlock(point, a)
+    assert is_commitment_of(commitment(a), a) and not is_commitment_of(commitment(a), b)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [b"", bytes(32), b"\xff" * 32, b"\x01" * 31],
+    ids=["empty", "zero", "above the order", "short"],
+)
+def test_what_is_not_a_key_or_a_point_is_refused(bad: bytes) -> None:
+    point = card_point("KS", TABLE)
+    with pytest.raises(GroupError):
+        lock(point, bad)
+    assert not valid_point(bad)
+    identity = (1).to_bytes(32, "little")  # the neutral element: of small order, never a card
+    assert not valid_point(identity)
+    with pytest.raises(GroupError, match="not a point"):
+        lock(identity, random_key())
+
+
+def shuffled(
+    players: int, faces: list[str] = FACES
+) -> tuple[list[Secrets], list[list[bytes]], list[list[bytes]]]:
+    """Every seat's secrets, and the decks each published in passes one and two (an honest table)."""
+    table_secrets = [deal_secrets(len(faces)) for _ in range(players)]
+    deck, first, second = open_deck(faces, TABLE), [], []
+    for secrets in table_secrets:
+        deck = pass_one(deck, secrets)
+        first.append(deck)
+    for secrets in table_secrets:
+        deck = pass_two(deck, secrets)
+        second.append(deck)
+    return table_secrets, first, second
+
+
+def test_a_card_is_read_with_every_players_key_for_its_position_and_not_without() -> None:
+    table_secrets, first, second = shuffled(4)
+    deck = second[-1]
+    read = [
+        face_of(reveal(point, [s.position_keys[j] for s in table_secrets]), FACES, TABLE)
+        for j, point in enumerate(deck)
+    ]
+    assert sorted(read) == sorted(FACES)  # the deck holds every card once
+    assert read != FACES  # and it was shuffled (16 cards: the chance it was not is 1 in 16!)
+    # Without one player's key, a position reads as no card: the holder of the others' keys learns nothing.
+    missing_one = reveal(deck[0], [s.position_keys[0] for s in table_secrets[1:]])
+    assert face_of(missing_one, FACES, TABLE) is None
+    # The decks published along the way are no card either: nobody can read the order.
+    assert all(face_of(point, FACES, TABLE) is None for deck in first + second for point in deck)
+
+
+def test_an_honest_round_passes_the_audit() -> None:
+    table_secrets, first, second = shuffled(3)
+    committed = [s.commitments() for s in table_secrets]
+    deck = second[-1]
+    face = face_of(reveal(deck[5], [s.position_keys[5] for s in table_secrets]), FACES, TABLE)
+    assert face is not None
+    assert audit(FACES, TABLE, first, second, table_secrets, committed, {5: (1, face)}) == []
+
+
+def test_the_audit_names_a_shuffle_that_duplicates_a_card() -> None:
+    table_secrets, first, second = shuffled(3)
+    committed = [s.commitments() for s in table_secrets]
+    forged = list(first[1])
+    forged[3] = forged[4]  # seat 1 keeps a card it likes twice, dropping another
+    assert audit(FACES, TABLE, [first[0], forged, first[2]], second, table_secrets, committed) == [
+        Cheat(1, "its pass one deck holds a card twice")
+    ]
+
+
+def test_the_audit_and_the_reveal_name_a_wrong_key() -> None:
+    table_secrets, first, second = shuffled(3)
+    committed = [s.commitments() for s in table_secrets]
+    handed = random_key()  # seat 2 hands another key than the one it committed to for position 7
+    assert check_key(committed[2][7], handed, seat=2, position=7) == Cheat(
+        2, "handed a key for position 7 that does not match its commitment"
+    )
+    assert check_key(committed[2][7], table_secrets[2].position_keys[7], seat=2, position=7) is None
+    keys = list(table_secrets[2].position_keys)
+    keys[7] = handed
+    lied = [*table_secrets[:2], replace(table_secrets[2], position_keys=tuple(keys))]
+    assert audit(FACES, TABLE, first, second, lied, committed) == [
+        Cheat(2, "its key for position 7 does not match its commitment")
+    ]
+
+
+def test_the_audit_names_a_false_face_claimed() -> None:
+    table_secrets, first, second = shuffled(4)
+    committed = [s.commitments() for s in table_secrets]
+    deck = second[-1]
+    true_face = face_of(reveal(deck[2], [s.position_keys[2] for s in table_secrets]), FACES, TABLE)
+    false_face = next(face for face in FACES if face != true_face)
+    assert audit(FACES, TABLE, first, second, table_secrets, committed, {2: (3, false_face)}) == [
+        Cheat(3, f"claimed {false_face} at position 2, which holds another card")
+    ]
+
+
+def test_the_audit_names_secrets_that_do_not_make_the_published_deck() -> None:
+    table_secrets, first, second = shuffled(3)
+    committed = [s.commitments() for s in table_secrets]
+    other = replace(table_secrets[0], permutation=tuple(reversed(table_secrets[0].permutation)))
+    assert audit(FACES, TABLE, first, second, [other, *table_secrets[1:]], committed) == [
+        Cheat(0, "its pass one deck is not what its keys make (first at position 0)")
+    ]
+    broken = replace(table_secrets[1], permutation=(0,) * len(FACES))
+    assert audit(FACES, TABLE, first, second, [table_secrets[0], broken, table_secrets[2]], committed) == [
+        Cheat(1, "its permutation is not one of the deck's positions")
+    ]
