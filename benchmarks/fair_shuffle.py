@@ -1,0 +1,96 @@
+"""The arithmetic of a fair shuffle and deal (``kdm.fair``), on one core: what the players' laptops
+compute, one after the other, before the first card can be read, with no network in between.
+
+Both passes go around the table in seat order, so a table waits for the sum of every player's work:
+``shuffle_ms`` is that sum for passes one and two over the whole deck (the Kilo de merde deck of 52
+cards, whatever the number of players: the pile is shuffled with the dealt cards). ``deal_ms`` is what
+every player then computes to read their own four cards: checking the other players' keys for each
+against their commitments and taking the keys off. ``audit_ms`` is one peer replaying the whole round at
+its end (``kdm.fair.shuffle.audit``). Also the unit costs: one scalar multiplication, one commitment.
+
+Prints one JSON object per table size, with the median and the spread over ``--runs`` runs.
+
+    python benchmarks/fair_shuffle.py [--players 4 10] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Callable
+
+from kdm.cards import full_deck
+from kdm.fair.group import card_point, commitment, lock, random_key
+from kdm.fair.shuffle import audit, check_key, deal_secrets, face_of, open_deck, pass_one, pass_two, reveal
+
+TABLE = "bench~table"
+HAND = 4
+
+
+def timed(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return (time.perf_counter() - started) * 1000.0
+
+
+def one_table(players: int) -> dict[str, float]:
+    faces = full_deck()
+    table_secrets = [deal_secrets(len(faces)) for _ in range(players)]
+    committed = [secrets.commitments() for secrets in table_secrets]
+    first: list[list[bytes]] = []
+    second: list[list[bytes]] = []
+
+    def shuffle() -> None:
+        deck = open_deck(faces, TABLE)
+        for secrets in table_secrets:
+            deck = pass_one(deck, secrets)
+            first.append(deck)
+        for secrets in table_secrets:
+            deck = pass_two(deck, secrets)
+            second.append(deck)
+
+    shuffle_ms = timed(shuffle)
+    deck = second[-1]
+
+    def deal_one_hand() -> None:  # seat 0 reads positions 0-3: the others' keys checked, all taken off
+        for position in range(HAND):
+            keys = [secrets.position_keys[position] for secrets in table_secrets]
+            for seat in range(1, players):
+                assert check_key(committed[seat][position], keys[seat], seat, position) is None
+            assert face_of(reveal(deck[position], keys), faces, TABLE) is not None
+
+    deal_ms = timed(deal_one_hand)
+    audit_ms = timed(lambda: audit(faces, TABLE, first, second, table_secrets, committed))
+    return {"shuffle_ms": shuffle_ms, "deal_ms": deal_ms, "audit_ms": audit_ms}
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    return {
+        "median": round(statistics.median(values), 2),
+        "min": round(min(values), 2),
+        "max": round(max(values), 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, nargs="+", default=[4, 10])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    point, key = card_point("QH", TABLE), random_key()
+    unit_runs = 200
+    lock_ms = timed(lambda: [lock(point, key) for _ in range(unit_runs)]) / unit_runs
+    commit_ms = timed(lambda: [commitment(key) for _ in range(unit_runs)]) / unit_runs
+    for players in args.players:
+        runs = [one_table(players) for _ in range(args.runs)]
+        figure: dict[str, object] = {"figure": "fair_shuffle", "players": players, "cards": len(full_deck())}
+        for name in ("shuffle_ms", "deal_ms", "audit_ms"):
+            figure[name] = spread([run[name] for run in runs])
+        figure.update(runs=args.runs, lock_ms=round(lock_ms, 4), commitment_ms=round(commit_ms, 4))
+        print(json.dumps(figure), flush=True)
+
+
+if __name__ == "__main__":
+    main()
