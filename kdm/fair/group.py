@@ -30,6 +30,7 @@ __all__ = [
     "invert",
     "is_commitment_of",
     "lock",
+    "product",
     "random_key",
     "unlock",
     "valid_point",
@@ -66,6 +67,15 @@ def invert(key: bytes) -> bytes:
     _check_key(key)
     inverse: bytes = bindings.crypto_core_ed25519_scalar_invert(key)
     return inverse
+
+
+def product(key: bytes, other: bytes) -> bytes:
+    """The key that does what ``key`` then ``other`` do (their product modulo the group's order): one
+    scalar multiplication of a card instead of two."""
+    _check_key(key)
+    _check_key(other)
+    both: bytes = bindings.crypto_core_ed25519_scalar_mul(key, other)
+    return both
 
 
 def lock(point: bytes, key: bytes) -> bytes:

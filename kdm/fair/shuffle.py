@@ -24,7 +24,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from secrets import randbelow
 
-from kdm.fair.group import GroupError, card_point, commitment, is_commitment_of, lock, random_key, unlock
+from kdm.fair.group import (
+    GroupError,
+    card_point,
+    commitment,
+    invert,
+    is_commitment_of,
+    lock,
+    product,
+    random_key,
+    unlock,
+)
 
 __all__ = [
     "Cheat",
@@ -87,18 +97,21 @@ def pass_one(deck: Sequence[bytes], secrets: Secrets) -> list[bytes]:
 
 
 def pass_two(deck: Sequence[bytes], secrets: Secrets) -> list[bytes]:
-    """A player's turn in pass two: at each position, the deck key off and the position's key on."""
-    return [
-        lock(unlock(point, secrets.deck_key), key)
-        for point, key in zip(deck, secrets.position_keys, strict=True)
-    ]
+    """A player's turn in pass two: at each position, the deck key off and the position's key on (in
+    one multiplication, by their product)."""
+    off = invert(secrets.deck_key)
+    return [lock(point, product(off, key)) for point, key in zip(deck, secrets.position_keys, strict=True)]
 
 
 def reveal(point: bytes, keys: Sequence[bytes]) -> bytes:
-    """The card's own point, once every player's key for its position is taken off."""
-    for key in keys:
-        point = unlock(point, key)
-    return point
+    """The card's own point, once every player's key for its position is taken off (in one
+    multiplication, by the inverse of their product)."""
+    if not keys:
+        return point
+    together = keys[0]
+    for key in keys[1:]:
+        together = product(together, key)
+    return unlock(point, together)
 
 
 def face_of(point: bytes, faces: Sequence[str], table: str) -> str | None:
