@@ -152,3 +152,26 @@ def test_the_audit_names_secrets_that_do_not_make_the_published_deck() -> None:
     assert audit(FACES, TABLE, first, second, [table_secrets[0], broken, table_secrets[2]], committed) == [
         Cheat(1, "its permutation is not one of the deck's positions")
     ]
+
+
+def test_a_lie_about_a_passed_card_is_caught_by_the_receiver_and_names_the_passer() -> None:
+    """A private pass A→B: A hands B every key it holds for the card's position, and B reads it alone.
+    A that hands the keys of another position (to pass a card it does not hold) is named by B, who
+    checks each key against its commitment before using it."""
+    table_secrets, _first, second = shuffled(4)
+    committed = [s.commitments() for s in table_secrets]
+    deck, position, other = second[-1], 6, 9
+    # Seat 1 was dealt position 6: it holds every seat's key for it (theirs handed over at the deal).
+    held = [s.position_keys[position] for s in table_secrets]
+    passed_face = face_of(reveal(deck[position], held), FACES, TABLE)
+    checks = [
+        check_key(committed[owner][position], key, seat=1, position=position)
+        for owner, key in enumerate(held)
+    ]
+    assert checks == [None] * 4 and passed_face is not None  # an honest pass: seat 3 reads the card
+    lied = [s.position_keys[other] for s in table_secrets]  # the keys of a card seat 1 never held
+    caught = [
+        check_key(committed[owner][position], key, seat=1, position=position)
+        for owner, key in enumerate(lied)
+    ]
+    assert caught == [Cheat(1, "handed a key for position 6 that does not match its commitment")] * 4
