@@ -20,6 +20,7 @@ from kdm.fair.group import (
     unlock,
     valid_point,
 )
+from kdm.fair.keyring import KeyRing
 from kdm.fair.shuffle import (
     Cheat,
     Secrets,
@@ -175,3 +176,58 @@ def test_a_lie_about_a_passed_card_is_caught_by_the_receiver_and_names_the_passe
         for owner, key in enumerate(lied)
     ]
     assert caught == [Cheat(1, "handed a key for position 6 that does not match its commitment")] * 4
+
+
+# --- one seat's keys (kdm.fair.keyring) ------------------------------------------------------------------
+
+
+def rings(players: int = 4) -> list[KeyRing]:
+    """Each seat's key ring after an honest shuffle."""
+    table_secrets, _first, second = shuffled(players)
+    committed = [s.commitments() for s in table_secrets]
+    return [KeyRing(seat, FACES, TABLE, s, second[-1], committed) for seat, s in enumerate(table_secrets)]
+
+
+def deal(table: list[KeyRing]) -> None:
+    """Seat ``s`` is dealt positions 4s to 4s+3: every other seat hands it its key for each."""
+    for seat, ring in enumerate(table):
+        for position in range(4 * seat, 4 * seat + 4):
+            for other in table:
+                if other.seat != seat:
+                    assert ring.receive(position, {other.seat: other.own_key(position)}, other.seat) is None
+
+
+def test_a_seat_reads_its_dealt_cards_and_nothing_else() -> None:
+    table = rings()
+    deal(table)
+    read = [sorted(ring.read) for ring in table]
+    assert read == [list(range(4 * seat, 4 * seat + 4)) for seat in range(4)]
+    assert sorted(face for ring in table for face in ring.read.values()) == sorted(FACES)
+    assert all(ring.face(15) is None for ring in table[:3])  # seat 3's card, unread by the others
+
+
+def test_a_private_pass_needs_no_one_else_and_a_public_reveal_shows_everyone() -> None:
+    table = rings()
+    deal(table)
+    passed = table[1].face(5)
+    assert passed is not None and table[2].face(5) is None
+    assert table[2].receive(5, table[1].handoff(5), sender=1) is None  # seat 1 passes position 5 to seat 2
+    assert table[2].face(5) == passed
+    for ring in table:  # position 12 shown to the table: every seat publishes its key for it
+        for other in table:
+            assert ring.receive(12, {other.seat: other.own_key(12)}, other.seat) is None
+    assert {ring.face(12) for ring in table} == {table[3].face(12)} != {None}
+
+
+def test_a_ring_refuses_and_names_a_false_key_and_keeps_none_of_the_handoff() -> None:
+    table = rings()
+    deal(table)
+    handed = table[1].handoff(6)
+    handed[0] = table[0].own_key(7)  # seat 0's key, but for another position
+    assert table[2].receive(6, handed, sender=1) == Cheat(
+        1, "handed a key for position 6 that does not match its commitment"
+    )
+    assert table[2].face(6) is None and 6 not in table[2].held
+    assert table[2].receive(99, {}, sender=3) == Cheat(
+        3, "handed keys for position 99, which the deck does not have"
+    )

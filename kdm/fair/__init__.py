@@ -1,5 +1,7 @@
 """Fair dealing (DESIGN §7, issue 14): a deck no peer can read, not even the one that shuffles.
 
 ``group`` is the arithmetic (edwards25519 through PyNaCl); ``shuffle`` the two-pass shuffle with a key
-per deck position, the reveals and the audit, as pure functions of the messages the players exchange.
+per deck position, the reveals and the audit, as pure functions of the messages the players exchange;
+``keyring`` what one seat holds of a shuffle (its keys, the keys it was handed, checked) and so reads.
+Not yet a deck service of the table: ``--deck fair`` comes with the messages that carry these.
 """
