@@ -62,6 +62,8 @@ class Reserve:
 
     kept: dict[int, int] = field(default_factory=dict)
     asked: int | None = None
+    #: The seq of the draw that asked (a 7 flushed to the bottom may come back: its token is no ref).
+    asked_at: int = -1
 
 
 def reserve(state: TableState) -> Reserve:
@@ -106,7 +108,7 @@ def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[DrewWithR
     if rank_of(card) == "7" and in_front == [token]:
         # Kept while the player is asked (0 kilos): the table waits for the answer, or its time.
         kept[seat] = token
-        reserve(state).asked = seat
+        reserve(state).asked, reserve(state).asked_at = seat, state.seq
         kilo.record_kilos(engine, seat, 0)
         state.phase = RESERVING
         return [drew(state, seat, card, "offered")]
@@ -152,7 +154,7 @@ def kdm_awaiting(state: TableState) -> list[Duty] | None:
             seat=asked,
             tokens=(token,),
             after_ms=state.options["reserve_answer_ms"],
-            ref=token,
+            ref=reserve(state).asked_at,
         )
     ]
 
