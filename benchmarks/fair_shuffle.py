@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from kdm.cards import full_deck
 from kdm.fair.group import card_point, commitment, lock, random_key
-from kdm.fair.shuffle import audit, check_key, deal_secrets, face_of, open_deck, pass_one, pass_two, reveal
+from kdm.fair.shuffle import audit, check_key, deal_secrets, face_of, reveal, shuffle_round
 
 TABLE = "bench~table"
 HAND = 4
@@ -39,19 +39,9 @@ def one_table(players: int) -> dict[str, float]:
     faces = full_deck()
     table_secrets = [deal_secrets(len(faces)) for _ in range(players)]
     committed = [secrets.commitments() for secrets in table_secrets]
-    first: list[list[bytes]] = []
-    second: list[list[bytes]] = []
-
-    def shuffle() -> None:
-        deck = open_deck(faces, TABLE)
-        for secrets in table_secrets:
-            deck = pass_one(deck, secrets)
-            first.append(deck)
-        for secrets in table_secrets:
-            deck = pass_two(deck, secrets)
-            second.append(deck)
-
-    shuffle_ms = timed(shuffle)
+    decks: list[tuple[list[list[bytes]], list[list[bytes]]]] = []
+    shuffle_ms = timed(lambda: decks.append(shuffle_round(faces, TABLE, table_secrets)))
+    first, second = decks[0]
     deck = second[-1]
 
     def deal_one_hand() -> None:  # seat 0 reads positions 0-3: the others' keys checked, all taken off

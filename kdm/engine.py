@@ -72,8 +72,8 @@ class Duty:
     ``close``...). ``seat`` is who must act, when known; ``tokens`` and ``cards`` narrow what is asked;
     ``after_ms`` is a timer, counted from when the duty first appeared (``ref`` tells duties apart).
     With no ``seat`` it is the table's timer (the leader proposes its event on time); with a ``seat``
-    it is that seat's decision with a deadline (the accused's two cards): its player, or its bot, may
-    act until then, and then the seat's own process answers as ``kdm_reveal`` says.
+    it is that seat's decision with a deadline (a choice the rules give a seat time for): its player,
+    or its bot, may act until then, and then the seat's own process answers as ``kdm_reveal`` says.
     """
 
     kind: str

@@ -110,6 +110,12 @@ def plugin_from(plugin: ModuleType | object, version: str = "0") -> PluginInfo:
     return PluginInfo(str(name).rsplit(".", 1)[-1], (plugin,), version, False)
 
 
+def _own_impls(info: PluginInfo, hook: str) -> list[Callable[..., Any]]:
+    """``info``'s own implementations of ``hook``, module by module (what one plugin declares or says,
+    told apart from the others', as pluggy's merged calls cannot)."""
+    return [impl for module in info.modules if (impl := getattr(module, hook, None)) is not None]
+
+
 def table_plugins(variants: Sequence[str], installed: Mapping[str, PluginInfo]) -> list[PluginInfo]:
     """The plugins of a table with these variants, in registration order."""
     wanted = _with_requirements(variants, installed)
@@ -220,8 +226,7 @@ class Rules:
         declared: list[TableOption] = []
         seen: dict[str, str] = {}
         for info in self.plugins:
-            impls = [getattr(module, "kdm_table_options", None) for module in info.modules]
-            for option in [option for impl in impls if impl for option in impl()]:
+            for option in [option for impl in _own_impls(info, "kdm_table_options") for option in impl()]:
                 if option.name in seen:
                     raise PluginError(
                         f"option {option.name!r} is declared by both {seen[option.name]} and {info.name}"
@@ -235,8 +240,9 @@ class Rules:
         first, then its house rules. A plugin that says nothing is left out."""
         texts: list[str] = []
         for info in self.plugins:
-            impls = [getattr(module, "kdm_rules_text", None) for module in info.modules]
-            texts += [text.strip() for impl in impls if impl for text in [impl(lang=lang)] if text]
+            texts += [
+                text.strip() for impl in _own_impls(info, "kdm_rules_text") if (text := impl(lang=lang))
+            ]
         return texts
 
     def declares(self, option: str) -> bool:
@@ -249,9 +255,8 @@ class Rules:
         chosen: dict[str, Any] = {}
         by: dict[str, str] = {}
         for info in self.plugins:
-            impls = [getattr(module, "kdm_option_defaults", None) for module in info.modules]
-            for impl in impls:
-                for name, value in ((impl(players=players) or {}) if impl else {}).items():
+            for impl in _own_impls(info, "kdm_option_defaults"):
+                for name, value in (impl(players=players) or {}).items():
                     if given is not None and name in given:
                         continue
                     if name in chosen and chosen[name] != value:

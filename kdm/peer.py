@@ -604,7 +604,7 @@ class Peer:
             )
             agent.paying[agent.counter] = key
         elif duty.seat == agent.seat and duty.after_ms is not None:
-            # The seat's own decision, with a deadline (the accused's two cards, a 7 kept or not): its
+            # The seat's own decision, with a deadline (a choice the rules give a seat time for): its
             # player (a person at the screen, its bot) has until then; then this process answers for
             # the seat as the game says (kdm_reveal), if the table still waits for it.
             key = (duty.kind, duty.ref)

@@ -158,8 +158,8 @@ class ScriptedTable:
 
     def settle(self) -> list[Effect]:
         """Fulfil the duties the table owes now (reveals, draws, shuffles), truthfully, as the drivers
-        do; timers are left alone, and so are a seat's decisions with a deadline (the accused's two
-        cards): ``fire`` answers one as its seat's process does when time is up. A test that wants a
+        do; timers are left alone, and so are a seat's decisions with a deadline (a choice the rules give
+        a seat time for): ``fire`` answers one as its seat's process does when time is up. A test that wants a
         seat to choose otherwise acts with ``settle=False`` and applies the seat's own event."""
         effects: list[Effect] = []
         while True:

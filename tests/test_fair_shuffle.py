@@ -28,10 +28,8 @@ from kdm.fair.shuffle import (
     check_key,
     deal_secrets,
     face_of,
-    open_deck,
-    pass_one,
-    pass_two,
     reveal,
+    shuffle_round,
 )
 
 TABLE = "10.0.0.1:41000~table"
@@ -70,13 +68,7 @@ def shuffled(
 ) -> tuple[list[Secrets], list[list[bytes]], list[list[bytes]]]:
     """Every seat's secrets, and the decks each published in passes one and two (an honest table)."""
     table_secrets = [deal_secrets(len(faces)) for _ in range(players)]
-    deck, first, second = open_deck(faces, TABLE), [], []
-    for secrets in table_secrets:
-        deck = pass_one(deck, secrets)
-        first.append(deck)
-    for secrets in table_secrets:
-        deck = pass_two(deck, secrets)
-        second.append(deck)
+    first, second = shuffle_round(faces, TABLE, table_secrets)
     return table_secrets, first, second
 
 

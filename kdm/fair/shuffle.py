@@ -103,6 +103,21 @@ def pass_two(deck: Sequence[bytes], secrets: Secrets) -> list[bytes]:
     return [lock(point, product(off, key)) for point, key in zip(deck, secrets.position_keys, strict=True)]
 
 
+def shuffle_round(
+    faces: Sequence[str], table: str, secrets: Sequence[Secrets]
+) -> tuple[list[list[bytes]], list[list[bytes]]]:
+    """An honest table's shuffle, every seat's turn in seat order: the decks each published in pass one,
+    and in pass two (the last is the deck cards are dealt from)."""
+    deck, first, second = open_deck(faces, table), [], []
+    for seat_secrets in secrets:
+        deck = pass_one(deck, seat_secrets)
+        first.append(deck)
+    for seat_secrets in secrets:
+        deck = pass_two(deck, seat_secrets)
+        second.append(deck)
+    return first, second
+
+
 def reveal(point: bytes, keys: Sequence[bytes]) -> bytes:
     """The card's own point, once every player's key for its position is taken off (in one
     multiplication, by the inverse of their product)."""

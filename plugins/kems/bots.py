@@ -29,7 +29,7 @@ from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
 from kdm.kilo.events import ShowHand
 from kdm.plugins.kems.events import Call, Exchange, Gesture, ShowTwo, Sweep, SweepAnswer, TeamReady
-from kdm.plugins.kems.rules import GESTURES, HAND, NAME, partner_of, team_of
+from kdm.plugins.kems.rules import GESTURES, HAND, NAME, is_four_of_a_kind, partner_of, team_of
 from kdm.plugins.kems.view import KemsView, Signs
 
 #: A learned gesture must have come before an opponent's confirmed call this often to be trusted...
@@ -398,7 +398,7 @@ def _answer_contre(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> D
     if view.phase != "answering" or table.judged is None or table.judged[2] != view.seat:
         return None
     held = [(token, face) for token, face in view.hand if face is not None]
-    if len(held) == HAND and len({rank_of(face) for _token, face in held}) == 1:
+    if len(held) == HAND and is_four_of_a_kind([face for _token, face in held]):
         tokens, cards = zip(*held, strict=True)
         return Decision(ShowHand(seat=view.seat, tokens=tokens, cards=cards), bot.think_ms() / 4)
     pairs = [

@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kdm.cards import pretty, rank_of
+from kdm.cards import pretty
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.kilo.events import ShowHand
 from kdm.plugins.kems.events import Call, Exchange, Gesture, ShowTwo, Sweep, SweepAnswer, TeamReady
-from kdm.plugins.kems.rules import GESTURES, HAND, NAME, TABLE_CARDS, team_of
+from kdm.plugins.kems.rules import GESTURES, HAND, NAME, TABLE_CARDS, is_four_of_a_kind, team_of
 from kdm.plugins.kems.screen.text import say
 from kdm.plugins.kems.text import CALL_NAMES, gesture_name
 from kdm.plugins.kems.view import KemsView, Signs
@@ -148,7 +148,7 @@ class KemsPlay:
         if view is None or seat is None:
             return
         held = [(token, face) for token, face in view.hand if face is not None]
-        if len(held) == HAND and len({rank_of(face) for _token, face in held}) == 1:
+        if len(held) == HAND and is_four_of_a_kind([face for _token, face in held]):
             tokens, cards = zip(*held, strict=True)
             self.screen.peer.act(ShowHand(seat=seat, tokens=tokens, cards=cards))
             return
