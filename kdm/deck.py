@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kdm.cards import shuffled
 from kdm.effects import Effect, is_shown_privately, is_shuffled
@@ -54,6 +54,23 @@ class PrivateNote:
     sender: int
     to: int
     data: Mapping[str, Any]
+
+
+class Deck(Protocol):
+    """A table's deck service, as its hosts use it: ``OpenDeck`` here, or ``kdm.fair.table.FairDeck``."""
+
+    #: seat → the private notes it sent or received, oldest first.
+    notes: dict[int, list[PrivateNote]]
+
+    def observe(self, effects: Iterable[Effect]) -> None: ...
+
+    def note(self, note: PrivateNote) -> None: ...
+
+    def knowledge(self, state: TableState, seat: int) -> Knowledge: ...
+
+    def fulfil(self, duty: Duty, state: TableState, reveal: Reveal) -> Event | None: ...
+
+    def false_claim(self, engine: Engine, event: Event) -> str | None: ...
 
 
 class OpenDeck:

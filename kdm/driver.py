@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from kdm.agents import Bot, Decision
-from kdm.deck import OpenDeck, PrivateNote
+from kdm.deck import Deck, PrivateNote
 from kdm.effects import Effect
 from kdm.engine import Duty, Engine
 from kdm.events import Event, TimedEvent
@@ -101,7 +101,7 @@ class Plan:
 class TableDriver:
     """One host's driver of one table: time stamps, duties, and the plans of the bots it runs."""
 
-    def __init__(self, engine: Engine, deck: OpenDeck, clock: Clock, bots: Mapping[int, Bot] | None = None):
+    def __init__(self, engine: Engine, deck: Deck, clock: Clock, bots: Mapping[int, Bot] | None = None):
         self.engine = engine
         self.deck = deck
         self.clock = clock

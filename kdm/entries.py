@@ -52,6 +52,8 @@ class Create(Entry):
     options: dict[str, Any]
     plugins: dict[str, str]
     listed: bool = True
+    #: The table's deck service: ``open`` (faces from agreed seeds) or ``fair`` (DESIGN 7).
+    deck: str = "open"
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ class Act(Entry):
 
     TYPE: ClassVar[str] = "event"
     event: dict[str, Any] = field(default_factory=dict)
+    #: With the fair deck, the keys that show the faces the action names (``kdm.fair.table.pack_keys``).
+    keys: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,23 @@ class Takeover(Entry):
     seat: int
     commit: bytes
     box_key: bytes = b""
+
+
+@dataclass(frozen=True)
+class DeckPart(Entry):
+    """Seat ``seat``'s part in the fair deck (``kdm.fair.table``): a ``step`` of shuffle ``shuffle``
+    (``strip``, ``lock`` or ``key``: the deck after its turn, with its commitments for ``key``), its
+    keys for cards shown to the table (``show``: ``tokens`` and ``keys``), or its secrets for the audit
+    (``open``). Points and keys are 32 bytes each, tokens and positions 4, concatenated."""
+
+    TYPE: ClassVar[str] = "deck"
+    seat: int
+    step: str
+    shuffle: int = 0
+    deck: bytes = b""
+    commits: bytes = b""
+    keys: bytes = b""
+    tokens: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -133,7 +154,7 @@ def chat_problem(text: str) -> str:
 
 
 ENTRY_TYPES: dict[str, type[Entry]] = {
-    kind.TYPE: kind for kind in (Create, Join, Start, Reveal, Act, Takeover, Done, Chat)
+    kind.TYPE: kind for kind in (Create, Join, Start, Reveal, Act, Takeover, Done, Chat, DeckPart)
 }
 
 #: Wire names that differ from the field names (kept as they were before entries had types).
@@ -148,12 +169,18 @@ _SIZES: dict[str, tuple[int, ...]] = {
 }
 
 
+#: Fields added after logs were kept, left off the wire at their default: an older entry's bytes (and so
+#: its signature) stay what they were.
+_LATER_FIELDS: frozenset[tuple[type[Entry], str]] = frozenset({(Create, "deck"), (Act, "keys")})
+
+
 def to_wire(entry: Entry) -> dict[str, Any]:
     """``entry`` as the map that goes into the log."""
     fields = {
         _WIRE_NAMES.get((type(entry), f.name), f.name): getattr(entry, f.name)
         for f in dataclasses.fields(entry)
         if f.name != "id"
+        and not ((type(entry), f.name) in _LATER_FIELDS and getattr(entry, f.name) == f.default)
     }
     return {"t": entry.TYPE, "id": [entry.id.node, entry.id.counter], **fields}
 

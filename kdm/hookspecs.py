@@ -169,13 +169,16 @@ def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event
 
 @hookspec(firstresult=True)
 def kdm_claimed_faces(event: Event) -> Mapping[int, str] | None:
-    """The faces a player's own action says its tokens have (cards laid face up and named), token →
-    face, or None when it names none. ``firstresult``.
+    """The faces an event shows the table (cards laid face up and named, a hand turned up, a card
+    drawn), token → face, or None when it names none. ``firstresult``.
 
     With the open deck every peer knows the true faces, so the table refuses an event that claims a
-    false one, the same way on every peer, with its reason (issue 12). An event that fulfils a duty
-    (``kdm_reveal``) is checked without this hook: every peer rebuilds it from the true faces and
-    compares. Kem's answers for ``exchange``; a game whose players name cards answers for its events.
+    false one, the same way on every peer, with its reason (issue 12); an event that fulfils a duty
+    (``kdm_reveal``) is also rebuilt from the true faces and compared. With the fair deck (DESIGN 7) the
+    acting process attaches the keys of every face this names that the table has not seen, and the
+    table checks the faces against them: a face an event shows without answering here is taken on
+    trust until the round's audit. The base game answers for ``show_hand`` and ``draw``, Kem's for its
+    cards laid, turned and shown; a game whose players name cards answers for its events.
     """
     raise NotImplementedError
 

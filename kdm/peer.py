@@ -30,11 +30,12 @@ from nacl.public import Box, PrivateKey, PublicKey
 
 from kdm import entries
 from kdm.agents import Bot, Profile
-from kdm.deck import Knowledge, OpenDeck, PrivateNote
+from kdm.deck import Deck, Knowledge, OpenDeck, PrivateNote
 from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty, SeatView
-from kdm.entries import Act, Chat, Create, Done, Entry, EntryId, Join, Reveal, Start, Takeover
+from kdm.entries import Act, Chat, Create, DeckPart, Done, Entry, EntryId, Join, Reveal, Start, Takeover
 from kdm.events import Event, TimedEvent
+from kdm.fair.table import FairDeck, ToLog, ToSeat, ToTable
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
 from kdm.net.clock import monotonic_ms
@@ -143,9 +144,14 @@ class Peer:
         self.rejoined = False
         self.record = TableRecord(installed, table=table)
         self.record.check_claims = self._check_claims
+        self.record.take_deck_part = self._take_deck_part
+        self.record.show_keys = self._show_keys
         self.agents = [Agent(node.node_id, name or node.node_id, bot, counter=first_counter)]
         self.on_notice = on_notice
-        self.deck = OpenDeck()
+        #: The table's deck: the open one until a table says it is fair (``driver``).
+        self.deck: Deck = OpenDeck()
+        #: How many of the fair deck's findings (cheats named) were told already.
+        self._findings_told = 0
         self.clock = SystemClock(node.agreed_time_ms)
         self._driver: TableDriver | None = None
         self._bots_timer: asyncio.TimerHandle | None = None
@@ -190,8 +196,20 @@ class Peer:
         if engine is None:
             return None
         if self._driver is None or self._driver.engine is not engine:
+            if self.record.deck == "fair" and not isinstance(self.deck, FairDeck):
+                self.deck = FairDeck(self.record.table or self.record.host, self.record.players)
+                self.deck.here = self._seats_here()
             self._driver = TableDriver(engine, self.deck, self.clock, self._bots_by_seat())
         return self._driver
+
+    def _seats_here(self) -> set[int]:
+        """The seats this process acts for now (its player's, a stand-in's)."""
+        seats = self.record.seats
+        return {
+            agent.seat
+            for agent in self.agents
+            if agent.seat is not None and agent.seat < len(seats) and seats[agent.seat].node == agent.identity
+        }
 
     def _bots_by_seat(self) -> dict[int, Bot]:
         """The bots this process runs, by the seat each plays."""
@@ -321,13 +339,25 @@ class Peer:
                 self.node.propose(data)
 
     def create_table(
-        self, table: str, players: int, options: dict[str, Any], rules: Rules, listed: bool = True
+        self,
+        table: str,
+        players: int,
+        options: dict[str, Any],
+        rules: Rules,
+        listed: bool = True,
+        deck: str = "open",
     ) -> None:
         """Propose the table (the host does this once), then take the first seat. A ``listed`` table is
-        advertised on the LAN by its leader."""
+        advertised on the LAN by its leader; its ``deck`` is ``open`` or ``fair`` (DESIGN 7)."""
         self.table = self.table or self.node.node_id  # a table's id is its founder's node id
         self.propose(
-            Create, name=table, players=players, options=options, plugins=rules.versions, listed=listed
+            Create,
+            name=table,
+            players=players,
+            options=options,
+            plugins=rules.versions,
+            listed=listed,
+            deck=deck,
         )
         self.join_table(self.table)
 
@@ -358,8 +388,16 @@ class Peer:
         self.propose(Start)
 
     def act(self, event: Event, agent: Agent | None = None) -> None:
-        """Propose a player action (stamped by the caller when it is timed)."""
-        self.propose(Act, agent, event=self.record.rules.codec.encode(event))
+        """Propose a player action (stamped by the caller when it is timed). With the fair deck, an
+        action that names faces carries the keys that show them (``FairDeck.keys_for``)."""
+        agent = agent or self.me
+        fields: dict[str, Any] = {"event": self.record.rules.codec.encode(event)}
+        if isinstance(self.deck, FairDeck) and agent.seat is not None:
+            claimed = self.record.rules.caller("kdm_claimed_faces")(event=event)
+            keys = self.deck.keys_for(agent.seat, event, claimed)
+            if keys:
+                fields["keys"] = keys
+        self.propose(Act, agent, **fields)
 
     def say(self, text: str) -> None:
         """Say ``text`` to the whole table from this player's seat (the record refuses a line the rules
@@ -468,6 +506,7 @@ class Peer:
         else:
             self._caught_up()
             self._owe_duties()
+            self._deck_work()
         early, self._early_notes = self._early_notes, []
         for sender, note in early:
             self.received_direct(sender, note)
@@ -508,6 +547,7 @@ class Peer:
             assert driver is not None  # an event was applied: there is a table
             concerned = driver.applied(notice.seq, notice.effects)
             if any(effect["kind"] == "game_over" for effect in notice.effects):
+                self._deck_work()  # a fair deck's secrets for the last audits go before the seats' done
                 for agent in self.agents:
                     if agent.seat is not None:
                         self.propose(Done, agent)
@@ -545,6 +585,8 @@ class Peer:
         driver = self.driver
         if driver is not None:  # the bots this process runs change only here
             driver.bots = self._bots_by_seat()
+        if isinstance(self.deck, FairDeck):
+            self.deck.here = self._seats_here()
 
     # --- duties the table owes -------------------------------------------------------------------
 
@@ -650,6 +692,125 @@ class Peer:
         ):
             self.act(self.record.rules.codec.decode({"kind": kind}))
 
+    # --- the fair deck ---------------------------------------------------------------------------
+
+    def _take_deck_part(self, part: DeckPart, seat: int) -> str | None:
+        """A committed part of the fair deck, taken by the deck (the same way on every peer)."""
+        self.driver  # noqa: B018 (the table's deck is made with its driver)
+        if not isinstance(self.deck, FairDeck):
+            return "this table's deck is not fair"
+        return self.deck.committed(part, seat)
+
+    def _show_keys(self, seat: int, keys: bytes) -> str | None:
+        self.driver  # noqa: B018
+        if not isinstance(self.deck, FairDeck):
+            return "this table's deck is not fair"
+        return self.deck.show_keys(seat, keys)
+
+    def _deck_work(self) -> None:
+        """What the fair deck owes from the seats played here: parts for the log, keys for other seats."""
+        deck, engine = self.deck, self.record.engine
+        if not isinstance(deck, FairDeck) or engine is None or not self.record.started or self.behind():
+            return
+        deck.here = self._seats_here()
+        for item in deck.work(engine.state, [] if engine.over else engine.awaiting()):
+            seat = item.seat if isinstance(item, ToLog) else item.sender
+            agent = next((a for a in self.agents if a.seat == seat), None)
+            if agent is None:
+                continue
+            if isinstance(item, ToLog):
+                self.propose(DeckPart, agent, seat=seat, **item.fields)
+            elif isinstance(item, ToSeat):
+                keys = {
+                    str(token): {str(o): k for o, k in owners.items()} for token, owners in item.keys.items()
+                }
+                self._send_deck_message("keys", agent, item.to, keys)
+            else:  # secrets for an audit: once to every other process at the table
+                secrets = {"shuffle": item.shuffle, "keys": item.keys, "order": item.order}
+                reached = {self.node.node_id}
+                for to, taken in enumerate(self.record.seats):
+                    process = taken.node.split("#", 1)[0]
+                    if process not in reached:
+                        reached.add(process)
+                        self._send_deck_message("open", agent, to, secrets)
+        self._tell_findings()
+
+    def _send_deck_message(self, kind: str, agent: Agent, to: int, payload: dict[str, Any]) -> None:
+        """A fair deck's message from ``agent``'s seat to seat ``to`` (keys for cards it may read, or
+        secrets for an audit), sealed to that seat, straight to its process."""
+        seats = self.record.seats
+        if not seats[to].box_key:
+            log.warning("seat %d has no key for private messages: the fair deck cannot reach it", to)
+            return
+        sealed = Box(agent.box, PublicKey(seats[to].box_key)).encrypt(
+            msgpack.packb(payload, use_bin_type=True)
+        )
+        body = {"t": kind, "sender": agent.seat, "to": to, "box": bytes(sealed)}
+        self.node.send_direct(seats[to].node.split("#", 1)[0], msgpack.packb(body, use_bin_type=True))
+
+    def _received_keys(self, sender: str, body: dict[str, Any], data: bytes) -> None:
+        """A fair deck's message from another seat's process to a seat played here (keys, or secrets
+        for an audit: ``_send_deck_message``); dropped, with the reason, when it is not from the process
+        that plays the seat it says, or does not open."""
+        deck = self.deck
+        try:
+            from_seat, to_seat, sealed = body["sender"], body["to"], body["box"]
+            seats = self.record.seats
+            if not all(isinstance(v, int) and v >= 0 for v in (from_seat, to_seat)):
+                raise ValueError("no such seat")
+            agent = next((a for a in self.agents if a.seat == to_seat), None)
+            if not isinstance(deck, FairDeck) or from_seat >= len(seats) or agent is None:
+                if len(self._early_notes) < MAX_EARLY_NOTES:
+                    self._early_notes.append((sender, data))
+                return
+            if seats[from_seat].node.split("#", 1)[0] != sender:
+                raise ValueError(f"it does not play seat {from_seat}")
+            opened = Box(agent.box, PublicKey(seats[from_seat].box_key)).decrypt(sealed)
+            raw = msgpack.unpackb(opened, raw=False, strict_map_key=True)
+            if body["t"] == "open":
+                secrets = ToTable(from_seat, raw["shuffle"], raw["keys"], raw["order"])
+                if not (isinstance(secrets.shuffle, int) and isinstance(secrets.keys + secrets.order, bytes)):
+                    raise ValueError("secrets of the wrong types")
+                keys = {}
+            else:
+                keys = {int(t): {int(o): k for o, k in owners.items()} for t, owners in raw.items()}
+                if not all(isinstance(k, bytes) for owners in keys.values() for k in owners.values()):
+                    raise ValueError("a key is not bytes")
+        except (
+            ValueError,
+            KeyError,
+            TypeError,
+            AttributeError,
+            CryptoError,
+            msgpack.UnpackException,
+        ) as error:
+            log.warning("dropped a fair deck's message from %s: %s", sender, error)
+            return
+        if body["t"] == "open":
+            problem = deck.opened(secrets)
+            if problem:
+                log.warning("dropped seat %d's secrets from %s: %s", from_seat, sender, problem)
+            self._tell_findings()
+            return
+        learnt = deck.received(ToSeat(from_seat, to_seat, keys))
+        self._tell_findings()
+        if learnt:
+            self._owe_duties()
+            self._deck_work()
+            if self.on_notice is not None:
+                self.on_notice(Notice("note", seat=to_seat))
+            self._wake_bots(learnt)
+
+    def _tell_findings(self) -> None:
+        """Say each cheat the fair deck caught, once."""
+        deck = self.deck
+        if not isinstance(deck, FairDeck):
+            return
+        for finding in deck.findings[self._findings_told :]:
+            if self.on_notice is not None:
+                self.on_notice(Notice("cheat", seat=finding.seat, reason=finding.reason))
+        self._findings_told = len(deck.findings)
+
     # --- private notes ---------------------------------------------------------------------------
 
     def send_note(self, note: PrivateNote, agent: Agent | None = None) -> None:
@@ -703,6 +864,9 @@ class Peer:
         hands), sealed with both seats' keys; anything else is dropped."""
         try:
             body = msgpack.unpackb(data, raw=False, strict_map_key=True)
+            if isinstance(body, dict) and body.get("t") in ("keys", "open"):
+                self._received_keys(sender, body, data)
+                return
             from_seat, to_seat, sealed = body["sender"], body["to"], body["box"]
             via = body.get("via", from_seat)
             seats = self.record.seats

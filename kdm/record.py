@@ -38,6 +38,7 @@ from kdm.entries import (
     Act,
     Chat,
     Create,
+    DeckPart,
     Done,
     Entry,
     Join,
@@ -69,6 +70,9 @@ def shuffle_seed(nonces: list[bytes]) -> bytes:
         digest.update(len(nonce).to_bytes(2, "big") + nonce)
     return digest.digest()
 
+
+#: The deck services a table may use (``kdm.deck.OpenDeck``, ``kdm.fair.table.FairDeck``).
+DECKS = ("open", "fair")
 
 #: Why a join was refused (``Notice.code``): the joiner may watch instead (``PLAYING``, ``FULL``), or
 #: ask again once the table's ``create`` is applied (``NO_TABLE_YET``: a join can reach the log first).
@@ -163,6 +167,12 @@ class TableRecord:
     #: Why a player's event claims faces the deck did not deal (None when it does not, or when the
     #: deck cannot tell): the peer's deck, which every peer holds alike (issue 12, checked claims).
     check_claims: Callable[[Event], str | None] | None = None
+    #: The table's deck service: ``open`` or ``fair`` (DESIGN 7), as its ``create`` says.
+    deck: str = "open"
+    #: With the fair deck: why a seat's part (``DeckPart``) is refused, or None when the deck takes it;
+    #: and why the keys an action carries for the faces it names are (``Act.keys``).
+    take_deck_part: Callable[[DeckPart, int], str | None] | None = None
+    show_keys: Callable[[int, bytes], str | None] | None = None
 
     @property
     def rules(self) -> Rules:
@@ -236,8 +246,10 @@ class TableRecord:
         if missing:
             raise PluginError(missing)
         rules = Rules(table_plugins(list(plugins), self.installed))
+        if entry.deck not in DECKS:
+            raise UsageError(f"deck {entry.deck!r}: a table's deck is one of {', '.join(DECKS)}")
         self.engine = Engine(rules, entry.players, dict(entry.options))
-        self.listed = entry.listed
+        self.listed, self.deck = entry.listed, entry.deck
         self.name, self.host, self.players, self.plugins = entry.name, node, entry.players, plugins
         return [Notice("created", node=node)]
 
@@ -373,6 +385,12 @@ class TableRecord:
             raise UsageError(f"{node} cannot act for seat {acting}")
         if isinstance(event, StartGame | Deal | Shuffle):
             raise UsageError("seeds come from reveals, not from one player")
+        if entry.keys:
+            if self.deck != "fair" or self.show_keys is None or acting is None:
+                raise UsageError(f"{node}'s {event.kind} carries keys, which only a fair deck's seat shows")
+            problem = self.show_keys(acting, entry.keys)
+            if problem is not None:
+                raise UsageError(f"{node}'s {event.kind}: {problem}")
         refusal = self.check_claims(event) if self.check_claims is not None else None
         if refusal is not None:
             raise UsageError(f"{node}'s {event.kind}: {refusal}")
@@ -385,6 +403,18 @@ class TableRecord:
         effects = engine.apply(event)
         notices = [Notice("applied", node=node, event=event, effects=tuple(effects), seq=seq)]
         return notices + self._maybe_shuffle()
+
+    def _deck_part(self, entry: DeckPart) -> list[Notice]:
+        """A seat's part in the fair deck: its turn in a shuffle, keys it shows, secrets it opens."""
+        node, seat = entry.id.node, entry.seat
+        if not self.started or self.deck != "fair":
+            raise UsageError("deck parts belong to a fair deck's game")
+        if not (0 <= seat < len(self.seats) and self.seats[seat].node == node):
+            raise UsageError(f"{node} cannot act for seat {seat}")
+        problem = self.take_deck_part(entry, seat) if self.take_deck_part is not None else None
+        if problem is not None:
+            raise UsageError(f"seat {seat}'s {entry.step}: {problem}")
+        return [Notice("deck", node=node, seat=seat, entry=entry.step)]
 
     def _done(self, entry: Done) -> list[Notice]:
         self.done.add(entry.id.node)
@@ -445,4 +475,5 @@ _APPLY: dict[type[Entry], Callable[[TableRecord, Any], list[Notice]]] = {
     Done: TableRecord._done,
     Takeover: TableRecord._takeover,
     Chat: TableRecord._chat,
+    DeckPart: TableRecord._deck_part,
 }

@@ -18,6 +18,7 @@ import msgpack
 
 from kdm.deck import OpenDeck
 from kdm.errors import UsageError
+from kdm.fair.table import FairDeck
 from kdm.manager import installed_plugins
 from kdm.net.storage import read_log_checked
 from kdm.record import Notice, TableRecord
@@ -68,14 +69,38 @@ def read_committed(path: Path) -> tuple[list[bytes], bool]:
 def replayed(
     data: Iterable[bytes], on_notice: Callable[[TableRecord, Notice], None] | None = None
 ) -> TableRecord:
-    """The table the committed entries ``data`` make, applied as every peer applied them: signatures
-    checked from the founder's create on, and the faces a seat claims checked against the open deck
-    (a lie the table refused stays refused, and the digest is the table's). ``on_notice`` is told of
+    """The table the committed entries ``data`` make (``replayed_with_deck``)."""
+    return replayed_with_deck(data, on_notice)[0]
+
+
+def replayed_with_deck(
+    data: Iterable[bytes], on_notice: Callable[[TableRecord, Notice], None] | None = None
+) -> tuple[TableRecord, OpenDeck | FairDeck]:
+    """The table the committed entries ``data`` make, applied as every peer applied them, and its deck:
+    signatures
+    checked from the founder's create on, and the faces a seat claims checked against the table's deck
+    (a lie the table refused stays refused, and the digest is the table's; a fair deck shows the
+    replay only the faces the table was shown). ``on_notice`` is told of
     each notice in order."""
     record = TableRecord(installed_plugins())
-    deck = OpenDeck()
+    deck: OpenDeck | FairDeck = OpenDeck()
+
+    def fair() -> FairDeck | None:
+        """The fair deck of a fair table, made at its creation: it holds no seat's secrets, so the log
+        shows it the faces the table was shown, and nothing else."""
+        nonlocal deck
+        if record.deck == "fair" and not isinstance(deck, FairDeck):
+            deck = FairDeck(record.table or record.host, record.players)
+        return deck if isinstance(deck, FairDeck) else None
+
     record.check_claims = lambda event: (
         None if record.engine is None else deck.false_claim(record.engine, event)
+    )
+    record.take_deck_part = lambda part, seat: (
+        "not a fair table" if (fair_deck := fair()) is None else fair_deck.committed(part, seat)
+    )
+    record.show_keys = lambda seat, keys: (
+        "not a fair table" if (fair_deck := fair()) is None else fair_deck.show_keys(seat, keys)
     )
     for entry in data:
         try:
@@ -89,8 +114,10 @@ def replayed(
             if isinstance(ident, list) and ident and isinstance(ident[0], str):
                 record.table = ident[0]
         for notice in record.apply(decoded):
+            if notice.kind == "created":
+                fair()
             if notice.kind == "applied":
                 deck.observe(notice.effects)  # the faces each shuffle makes, as each peer learns them
             if on_notice is not None:
                 on_notice(record, notice)
-    return record
+    return record, deck

@@ -13,6 +13,7 @@ from kdm.entries import (
     Act,
     Chat,
     Create,
+    DeckPart,
     Done,
     Entry,
     EntryId,
@@ -33,6 +34,9 @@ EXAMPLES: list[Entry] = [
     Start(AUTHOR),
     Reveal(AUTHOR, shuffle=2, nonce=b"nonce", next_commit=bytes(32)),
     Act(AUTHOR, event={"kind": "pass", "seat": 1, "token": 4}),
+    Act(AUTHOR, event={"kind": "show_hand", "seat": 1, "tokens": [4], "cards": ["Q♥"]}, keys=bytes(37)),
+    Create(AUTHOR, name="kitchen", players=4, options={}, plugins={}, deck="fair"),
+    DeckPart(AUTHOR, seat=1, step="key", shuffle=2, deck=bytes(64), commits=bytes(64)),
     Takeover(EntryId("10.0.0.2:41000~ab#3", 1), seat=3, commit=bytes(32), box_key=bytes(32)),
     Done(AUTHOR),
     Chat(AUTHOR, seat=2, text="bien joué"),
@@ -46,6 +50,12 @@ def test_every_entry_survives_the_wire(entry: Entry) -> None:
 
 def test_every_type_has_an_example() -> None:
     assert {entry.TYPE for entry in EXAMPLES} == set(ENTRY_TYPES)
+
+
+def test_fields_added_later_are_left_off_the_wire_at_their_default() -> None:
+    # An older log's entries encode to the bytes they were signed as.
+    assert "deck" not in to_wire(EXAMPLES[0]) and "keys" not in to_wire(EXAMPLES[4])
+    assert to_wire(EXAMPLES[5])["keys"] == bytes(37) and to_wire(EXAMPLES[6])["deck"] == "fair"
 
 
 def test_the_wire_format_is_the_log_s_own() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -330,7 +331,10 @@ def test_a_seat_that_shows_false_faces_is_refused_by_every_peer_and_the_game_goe
         peers = run_virtual(play(4, 3, before_start=cheat))
     assert lies
     assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
-    refusals = caplog.text.count(": it claims faces that are not the ones dealt")
+    # A drawn card or a shown hand names its faces (kdm_claimed_faces): refused for the card it misnames.
+    refusals = caplog.text.count(": it claims faces that are not the ones dealt") + len(
+        re.findall(r": it names card \d+ \S+, but card \d+ is", caplog.text)
+    )
     assert refusals == 4 * len(lies)  # by every peer, the liar's own included
     # A replay of the log refuses the lies too, and ends where the table did: it applied them once.
     assert isinstance(peers[0].node, FakeNode)

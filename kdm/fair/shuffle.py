@@ -21,7 +21,8 @@ that is not the face there, names the player who did it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from secrets import randbelow
 
 from kdm.fair.group import (
@@ -46,6 +47,7 @@ __all__ = [
     "pass_one",
     "pass_two",
     "reveal",
+    "unblinding",
 ]
 
 
@@ -118,6 +120,11 @@ def shuffle_round(
     return first, second
 
 
+def unblinding(secrets: Secrets, blind: bytes) -> bytes:
+    """The key a seat's pass one of a reshuffle puts on: its blind off, its deck key on."""
+    return product(invert(blind), secrets.deck_key)
+
+
 def reveal(point: bytes, keys: Sequence[bytes]) -> bytes:
     """The card's own point, once every player's key for its position is taken off (in one
     multiplication, by the inverse of their product)."""
@@ -131,8 +138,13 @@ def reveal(point: bytes, keys: Sequence[bytes]) -> bytes:
 
 def face_of(point: bytes, faces: Sequence[str], table: str) -> str | None:
     """Which face ``point`` stands for at ``table`` (None: no card of this deck)."""
-    by_point = {card_point(face, table): face for face in faces}
-    return by_point.get(point)
+    return _faces_by_point(tuple(faces), table).get(point)
+
+
+@lru_cache(maxsize=16)
+def _faces_by_point(faces: tuple[str, ...], table: str) -> dict[bytes, str]:
+    """Each face's point at ``table`` (hashed once per deck, not at every card read)."""
+    return {card_point(face, table): face for face in faces}
 
 
 def audit(
@@ -143,21 +155,26 @@ def audit(
     published: Sequence[Secrets],
     committed: Sequence[Sequence[bytes]],
     claimed: Mapping[int, tuple[int, str]] | None = None,
+    start: Sequence[bytes] | None = None,
+    blinds: Sequence[bytes] | None = None,
 ) -> list[Cheat]:
     """Replay a shuffle from its open deck and name whoever cheated, first in seat order.
 
     ``first[i]`` and ``second[i]`` are the decks seat ``i`` published in passes one and two,
     ``committed[i]`` its commitments, ``published[i]`` its secrets as it published them at the end, and
-    ``claimed`` the faces seats claimed for positions (position → (seat, face)). Returns the cheats
-    found (empty: the round was honest)."""
+    ``claimed`` the faces seats claimed for positions (position → (seat, face)). A reshuffle starts from
+    ``start`` (the cards it shuffles, each under every seat's blind) instead of the open deck of
+    ``faces``, and each seat's pass one takes its blind (``blinds[i]``) off as it puts its deck key on.
+    Returns the cheats found (empty: the round was honest)."""
     cheats: list[Cheat] = []
-    size = len(faces)
-    deck = open_deck(faces, table)
+    deck = open_deck(faces, table) if start is None else list(start)
+    size = len(deck)
     for seat, (output, secrets) in enumerate(zip(first, published, strict=True)):
         problem = _secrets_problem(secrets, size)
         if problem:
             return [Cheat(seat, problem)]
-        expected = pass_one(deck, secrets)
+        locking = secrets if blinds is None else replace(secrets, deck_key=unblinding(secrets, blinds[seat]))
+        expected = pass_one(deck, locking)
         if list(output) != expected:
             return [Cheat(seat, _what_differs("pass one", output, expected))]
         deck = expected

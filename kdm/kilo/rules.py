@@ -652,6 +652,16 @@ def kdm_winners(state: TableState) -> list[int]:
 
 
 @hookimpl
+def kdm_claimed_faces(event: Event) -> Mapping[int, str] | None:
+    """The faces a hand turned up and a card drawn show the table."""
+    if isinstance(event, ShowHand):
+        return dict(zip(event.tokens, event.cards, strict=False))
+    if isinstance(event, Draw):
+        return {event.token: event.card}
+    return None
+
+
+@hookimpl
 def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event | None:
     """The base game's reveals, from the faces known here: who holds the queen called for (the
     announce), a hand turned up, a card drawn. None for what is not known here."""

@@ -940,8 +940,12 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
 
 @hookimpl
 def kdm_claimed_faces(event: Event) -> Mapping[int, str] | None:
+    """The cards laid face up and named: given to the table, turned from the talon, shown for a redraw
+    or a call."""
     if isinstance(event, Exchange):
         return dict(zip(event.give, event.cards, strict=False))
+    if isinstance(event, Redraw | Turn | ShowHand):
+        return dict(zip(event.tokens, event.cards, strict=False))
     return None
 
 

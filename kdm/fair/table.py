@@ -1,0 +1,717 @@
+"""The fair deck: the table's deck service when no process may see a face the rules do not show it.
+
+It stands where ``kdm.deck.OpenDeck`` stands (``observe``, ``knowledge``, ``fulfil``, ``false_claim``,
+``note``) and runs DESIGN 7 over the table's log and direct messages, sans-I/O: the peer proposes the
+log entries ``work`` returns (``ToLog``), sends the keys it returns for other seats' processes
+(``ToSeat``, sealed), and feeds back what was committed (``committed``, ``show_keys``) and what arrived
+(``received``). Every process holds two parts:
+
+- **shared**, the same everywhere because it comes from the log alone: each shuffle's passes and
+  commitments, which token lies at which position of which shuffle, the keys seats published for cards
+  shown to the table and so the faces shown, the secrets published for the audit and its findings;
+- **private**, this process's alone: the secrets of the seats it plays and, for each, the keys handed to
+  it (``kdm.fair.keyring.KeyRing``), so the faces of its own cards.
+
+The engine goes on making tokens as it does with the open deck (a ``shuffled`` effect); here each one
+starts a shuffle of the cards it names, every seat's turn in seat order (``lock`` then ``key``; a
+reshuffle of cards already dealt first has each seat swap its key on them for a blind, ``strip``), and the
+token made ``j``-th is the card at position ``j``. Then:
+
+- a token in a seat's hand: every other process hands that seat its keys for it (the one who passed it
+  there hands all it holds: a pass needs no one else);
+- a token a duty awaits that lies in no hand (a card drawn from the pile, the talon's cards turned up):
+  every seat publishes its key in the log, and the face is the table's;
+- a face an action names (a hand shown, cards laid on the table: ``kdm_claimed_faces``): the acting
+  process attaches every key for it to the action, checked before the rules see it;
+- a card shown to one seat (``shown_privately``): the seat that shows it hands over its keys;
+- a shuffle none of whose cards is hidden any more (a round's deal once the next round is dealt; every
+  shuffle when the game is over): every seat publishes its secrets and every process audits it, naming
+  a seat that cheated (a duplicated card, a key that is not the one committed, a face claimed falsely).
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdm.deck import MAX_NOTES, Knowledge, PrivateNote, Reveal
+from kdm.effects import Effect
+from kdm.engine import Duty, Engine
+from kdm.entries import DeckPart
+from kdm.events import Event
+from kdm.fair.group import GroupError, card_point, commitment, invert, lock, product, random_key
+from kdm.fair.keyring import KeyRing
+from kdm.fair.shuffle import (
+    Cheat,
+    Secrets,
+    audit,
+    deal_secrets,
+    face_of,
+    open_deck,
+    pass_one,
+    pass_two,
+    reveal,
+    unblinding,
+)  # fmt: skip
+from kdm.state import TableState
+
+log = logging.getLogger("kdm.fair")
+
+__all__ = ["FairDeck", "Finding", "ToLog", "ToSeat", "ToTable", "pack_keys", "unpack_keys"]
+
+POINT = 32
+#: One handed key on the wire: token (4 bytes), owner seat (1), key (32).
+KEY_RECORD = 4 + 1 + POINT
+FRESH_STEPS = ("lock", "key")
+RESHUFFLE_STEPS = ("strip", "lock", "key")
+
+
+@dataclass(frozen=True)
+class ToLog:
+    """A part seat ``seat`` owes the log (the fields of a ``kdm.entries.DeckPart``)."""
+
+    seat: int
+    fields: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToSeat:
+    """Keys seat ``sender`` hands seat ``to``, straight to its process: token → owner seat → key."""
+
+    sender: int
+    to: int
+    keys: dict[int, dict[int, bytes]]
+
+
+@dataclass(frozen=True)
+class ToTable:
+    """Seat ``sender``'s secrets for the audit of shuffle ``shuffle``, for every other seat's process
+    (sealed to each, never in the log: the log alone shows no face the table was not shown)."""
+
+    sender: int
+    shuffle: int
+    keys: bytes
+    order: bytes
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A cheat the deck caught (``seat`` did ``reason``), for the log and the screen."""
+
+    seat: int
+    reason: str
+
+
+def pack_keys(keys: Mapping[int, Mapping[int, bytes]]) -> bytes:
+    """Keys by token and owner as bytes (``KEY_RECORD`` each), for an action or a direct message."""
+    return b"".join(
+        token.to_bytes(4, "big") + owner.to_bytes(1, "big") + key
+        for token, owners in sorted(keys.items())
+        for owner, key in sorted(owners.items())
+    )
+
+
+def unpack_keys(data: bytes) -> dict[int, dict[int, bytes]]:
+    """The keys ``pack_keys`` packed; ``ValueError`` for bytes that are not such records."""
+    if not isinstance(data, bytes) or len(data) % KEY_RECORD:
+        raise ValueError(f"keys come in records of {KEY_RECORD} bytes")
+    keys: dict[int, dict[int, bytes]] = {}
+    for start in range(0, len(data), KEY_RECORD):
+        record = data[start : start + KEY_RECORD]
+        keys.setdefault(int.from_bytes(record[:4], "big"), {})[record[4]] = record[5:]
+    return keys
+
+
+def _points(data: bytes, count: int, what: str) -> list[bytes]:
+    if len(data) != count * POINT:
+        raise ValueError(f"{what} must be {count} points of {POINT} bytes")
+    return [data[i : i + POINT] for i in range(0, len(data), POINT)]
+
+
+def _ints(values: Iterable[int]) -> bytes:
+    return b"".join(value.to_bytes(4, "big") for value in values)
+
+
+def _unints(data: bytes) -> list[int]:
+    if len(data) % 4:
+        raise ValueError("numbers come in 4 bytes each")
+    return [int.from_bytes(data[i : i + 4], "big") for i in range(0, len(data), 4)]
+
+
+@dataclass
+class _Shuffle:
+    """One shuffle, as the log holds it."""
+
+    index: int
+    #: Position j of the final deck → the token the engine made j-th.
+    tokens: list[int]
+    #: The deck before the first turn: a fresh shuffle's open deck, or the cards a reshuffle takes.
+    start: list[bytes]
+    #: A fresh shuffle's faces, in the open deck's order; a reshuffle's come from its sources.
+    faces: tuple[str, ...] = ()
+    #: A reshuffle: the tokens whose cards it shuffles, in the order of ``start``.
+    sources: tuple[int, ...] = ()
+    decks: dict[str, list[list[bytes]]] = field(default_factory=lambda: {s: [] for s in RESHUFFLE_STEPS})
+    committed: list[list[bytes]] = field(default_factory=list)
+    #: seat → its secrets and blind as it published them for the audit.
+    opened: dict[int, tuple[Secrets, bytes]] = field(default_factory=dict)
+    audited: bool = False
+    #: A turn that could not be taken (a deck that is not one): the shuffle stops here.
+    broken: str = ""
+
+    @property
+    def steps(self) -> tuple[str, ...]:
+        return RESHUFFLE_STEPS if self.sources else FRESH_STEPS
+
+    def turn(self, players: int) -> tuple[str, int] | None:
+        """The step and seat whose turn it is, or None once the shuffle is complete."""
+        for step in self.steps:
+            if len(self.decks[step]) < players:
+                return step, len(self.decks[step])
+        return None
+
+    def current(self) -> list[bytes]:
+        """The deck as the last turn left it."""
+        for step in reversed(self.steps):
+            if self.decks[step]:
+                return self.decks[step][-1]
+        return self.start
+
+
+class FairDeck:
+    """The fair deck of one process at one table (``table``: its id, which cards' points hash)."""
+
+    def __init__(self, table: str, players: int) -> None:
+        self.table = table
+        self.players = players
+        #: The seats this process plays (its peer keeps it up to date).
+        self.here: set[int] = set()
+        self.shuffles: list[_Shuffle] = []
+        #: token → (shuffle, position).
+        self.where: dict[int, tuple[int, int]] = {}
+        #: Every face a shuffle at this table dealt from (a reshuffle's cards are some of them).
+        self.all_faces: list[str] = []
+        #: Faces shown to the table, by token, and the keys seats published for the cards being shown.
+        self.public: dict[int, str] = {}
+        self.shown_keys: dict[int, dict[int, bytes]] = {}
+        #: Faces the audit showed (every card of an audited shuffle).
+        self.audited_faces: dict[int, str] = {}
+        self.findings: list[Finding] = []
+        self.over = False
+        #: Cards shown to one seat alone: (by, to, tokens), and the tokens each seat was shown.
+        self._private_shows: list[tuple[int, int, tuple[int, ...]]] = []
+        self.shown_to: dict[int, set[int]] = {}
+        #: Reveals the table took on one seat's word (a queen called, a hand kept), to check at the audit:
+        #: (seat, the duty, the state then, the event).
+        self._on_trust: list[tuple[int, Duty, TableState, Event]] = []
+        self._reveal: Reveal | None = None
+        # --- private ---
+        self._secrets: dict[tuple[int, int], Secrets] = {}
+        self._blinds: dict[tuple[int, int], bytes] = {}
+        self._rings: dict[tuple[int, int], KeyRing] = {}
+        #: seat here → token → face it read.
+        self.known: dict[int, dict[int, str]] = {}
+        self._served: set[tuple[int, int]] = set()
+        self._owed: set[tuple[Any, ...]] = set()
+        self._early: list[ToSeat] = []
+        self.notes: dict[int, list[PrivateNote]] = {}
+        self._notes_memo: dict[int, dict[Any, Any]] = {}
+
+    # --- what the engine made ----------------------------------------------------------------------
+
+    def observe(self, effects: Iterable[Effect]) -> None:
+        """Start a shuffle for every ``shuffled`` effect; note the cards shown to one seat alone."""
+        for effect in effects:
+            kind = effect["kind"]
+            if kind == "shuffled":
+                self._start_shuffle(effect)
+            elif kind == "shown_privately":
+                tokens = tuple(effect["tokens"])
+                self._private_shows.append((effect["by"], effect["to"], tokens))
+                self.shown_to.setdefault(effect["to"], set()).update(tokens)
+            elif kind == "game_over":
+                self.over = True
+
+    def _start_shuffle(self, effect: Mapping[str, Any]) -> None:
+        index, tokens = len(self.shuffles), list(effect["tokens"])
+        if "pool" in effect:
+            faces = tuple(sorted(effect["pool"]))
+            self.all_faces = sorted(set(self.all_faces) | set(faces))
+            shuffle = _Shuffle(index, tokens, open_deck(faces, self.table), faces=faces)
+        else:
+            sources = tuple(effect["from_tokens"])
+            start = [self.point(token) for token in sources]
+            shuffle = _Shuffle(index, tokens, [p for p in start if p is not None], sources=sources)
+            if len(shuffle.start) != len(sources):
+                shuffle.broken = "it reshuffles cards whose shuffle never ended"
+        self.shuffles.append(shuffle)
+        for position, token in enumerate(tokens):
+            self.where[token] = (index, position)
+            self.public.pop(token, None)
+
+    def point(self, token: int) -> bytes | None:
+        """The card ``token`` stands for, as its shuffle's final deck holds it (None: not dealt yet)."""
+        where = self.where.get(token)
+        if where is None or self.shuffles[where[0]].turn(self.players) is not None:
+            return None
+        return self.shuffles[where[0]].decks["key"][-1][where[1]]
+
+    def dealt(self, token: int) -> bool:
+        """Whether ``token``'s shuffle is complete (its keys can be handed or shown)."""
+        return self.point(token) is not None
+
+    # --- what this process owes -------------------------------------------------------------------
+
+    def work(self, state: TableState, duties: Sequence[Duty]) -> list[ToLog | ToSeat | ToTable]:
+        """What the seats played here owe now: their turns in shuffles, keys for cards in others'
+        hands or shown to one of them, keys for cards the table awaits, secrets for audits."""
+        out: list[ToLog | ToSeat | ToTable] = []
+        out += self._turns()
+        out += self._serve(state)
+        out += self._show(state, duties)
+        out += self._open(state)
+        return out
+
+    def _turns(self) -> list[ToLog]:
+        out: list[ToLog] = []
+        for shuffle in self.shuffles:
+            turn = shuffle.turn(self.players)
+            if turn is None or shuffle.broken or turn[1] not in self.here:
+                continue
+            step, seat = turn
+            key = ("turn", shuffle.index, step, seat)
+            if key in self._owed:
+                continue
+            self._owed.add(key)
+            try:
+                fields = self._take_turn(shuffle, step, seat)
+            except GroupError as error:
+                before = seat - 1 if seat else self.players - 1
+                self._find(Finding(before, f"passed a deck that is not one ({error})"))
+                shuffle.broken = f"seat {before} passed a deck that is not one"
+                continue
+            except KeyError:
+                log.error("seat %d holds no secrets for the cards shuffle %d takes", seat, shuffle.index)
+                continue
+            out.append(ToLog(seat, {"step": step, "shuffle": shuffle.index, **fields}))
+        return out
+
+    def _take_turn(self, shuffle: _Shuffle, step: str, seat: int) -> dict[str, Any]:
+        deck = shuffle.current()
+        mine = (shuffle.index, seat)
+        if step == "strip":
+            blind = self._blinds[mine] = random_key()
+            stripped = []
+            for point, token in zip(deck, shuffle.sources, strict=True):
+                source, position = self.where[token]
+                old = self._secrets[(source, seat)].position_keys[position]
+                stripped.append(lock(point, product(invert(old), blind)))
+            return {"deck": b"".join(stripped)}
+        if step == "lock":
+            secrets = self._secrets[mine] = deal_secrets(len(deck))
+            if shuffle.sources:
+                locking = Secrets(unblinding(secrets, self._blinds[mine]), secrets.permutation, ())
+                return {"deck": b"".join(pass_one(deck, locking))}
+            return {"deck": b"".join(pass_one(deck, secrets))}
+        secrets = self._secrets[mine]
+        return {"deck": b"".join(pass_two(deck, secrets)), "commits": b"".join(secrets.commitments())}
+
+    def _serve(self, state: TableState) -> list[ToSeat]:
+        """Keys for every card in a hand that its seat does not hold yet, and for cards shown to one
+        seat alone by a seat played here."""
+        sending: dict[tuple[int, int], dict[int, dict[int, bytes]]] = {}
+        for seat, hand in enumerate(state.hands):
+            for token in hand:
+                if (token, seat) in self._served or not self.dealt(token):
+                    continue
+                self._served.add((token, seat))
+                for giver in self.here:
+                    if giver != seat:
+                        sending.setdefault((giver, seat), {})[token] = self._keys_of(giver, token)
+        for by, to, tokens in self._private_shows:
+            if by not in self.here:
+                continue
+            for token in tokens:
+                if (token, to) not in self._served and self.dealt(token):
+                    self._served.add((token, to))
+                    sending.setdefault((by, to), {})[token] = self._keys_of(by, token)
+        out: list[ToSeat] = []
+        for (giver, to), keys in sorted(sending.items()):
+            message = ToSeat(giver, to, keys)
+            if to in self.here:
+                self.received(message)  # both seats are played here: no need to send anything
+            else:
+                out.append(message)
+        return out
+
+    def _keys_of(self, seat: int, token: int) -> dict[int, bytes]:
+        """What seat ``seat`` hands over for ``token``: every key it holds when it reads the card (it
+        passes it on), else its own."""
+        shuffle, position = self.where[token]
+        ring = self._ring(shuffle, seat)
+        if ring is None:
+            return {}
+        return ring.handoff(position) if ring.face(position) is not None else {seat: ring.own_key(position)}
+
+    def _show(self, state: TableState, duties: Sequence[Duty]) -> list[ToLog]:
+        """Keys for the cards the table awaits to see that are in nobody's hand (a draw, a turn)."""
+        held = {token for hand in state.hands for token in hand}
+        wanted = [
+            token
+            for duty in duties
+            for token in duty.tokens
+            if token not in held and token not in self.public and self.dealt(token)
+        ]
+        out: list[ToLog] = []
+        for seat in sorted(self.here):
+            tokens = [t for t in dict.fromkeys(wanted) if ("show", t, seat) not in self._owed]
+            keys = []
+            for token in tokens:
+                self._owed.add(("show", token, seat))
+                ring = self._ring(self.where[token][0], seat)
+                if ring is not None:
+                    keys.append(ring.own_key(self.where[token][1]))
+            if keys:
+                out.append(ToLog(seat, {"step": "show", "tokens": _ints(tokens), "keys": b"".join(keys)}))
+        return out
+
+    def _open(self, state: TableState) -> list[ToTable]:
+        """Secrets for the audit of every shuffle none of whose cards is hidden any more."""
+        live = {token for hand in state.hands for token in hand}
+        live.update(token for zone in state.zones.values() for token in zone)
+        out: list[ToTable] = []
+        for shuffle in self.shuffles:
+            if shuffle.turn(self.players) is not None or not self._may_open(shuffle, live):
+                continue
+            for seat in sorted(self.here):
+                key = ("open", shuffle.index, seat)
+                secrets = self._secrets.get((shuffle.index, seat))
+                if key in self._owed or secrets is None:
+                    continue
+                self._owed.add(key)
+                blind = self._blinds.get((shuffle.index, seat), b"")
+                keys = secrets.deck_key + blind + b"".join(secrets.position_keys)
+                opened = ToTable(seat, shuffle.index, keys, _ints(secrets.permutation))
+                self.opened(opened)
+                out.append(opened)
+        return out
+
+    def _may_open(self, shuffle: _Shuffle, live: set[int]) -> bool:
+        if self.over:
+            return True
+        if any(token in live and token not in self.public for token in shuffle.tokens):
+            return False
+        # A reshuffle's audit needs the keys its seats stripped: their shuffles are opened too.
+        sources = {self.where[token][0] for token in shuffle.sources}
+        return all(self._may_open(self.shuffles[index], live) for index in sources)
+
+    # --- what the log said -----------------------------------------------------------------------
+
+    def committed(self, part: DeckPart, seat: int) -> str | None:
+        """Seat ``seat``'s part, committed: taken, or why not (the same on every process: the log's
+        alone)."""
+        step, shuffle, deck, commits, keys, tokens = (
+            part.step, part.shuffle, part.deck, part.commits, part.keys, part.tokens
+        )  # fmt: skip
+        try:
+            if step == "show":
+                return self._shown(seat, dict(zip(_unints(tokens), _points(keys, len(tokens) // 4, "keys"),
+                                                  strict=True)))  # fmt: skip
+            if not 0 <= shuffle < len(self.shuffles) or step not in RESHUFFLE_STEPS:
+                return f"there is no shuffle {shuffle} to {step}"
+            return self._turn_taken(self.shuffles[shuffle], seat, step, deck, commits)
+        except ValueError as error:
+            return str(error)
+
+    def _turn_taken(self, shuffle: _Shuffle, seat: int, step: str, deck: bytes, commits: bytes) -> str | None:
+        if shuffle.turn(self.players) != (step, seat):
+            return f"it is not seat {seat}'s turn to {step} shuffle {shuffle.index}"
+        size = len(shuffle.tokens)
+        shuffle.decks[step].append(_points(deck, size, "a deck"))
+        if step == "key":
+            shuffle.committed.append(_points(commits, size, "commitments"))
+        if shuffle.turn(self.players) is None:
+            for mine in self.here:
+                self._ring(shuffle.index, mine)
+            early, self._early = self._early, []
+            for message in early:
+                self.received(message)
+        return None
+
+    def _shown(self, seat: int, keys: Mapping[int, bytes]) -> str | None:
+        """Seat ``seat``'s keys for cards shown to the table, each checked against its commitment."""
+        for token, key in keys.items():
+            where = self.where.get(token)
+            if where is None or not self.dealt(token):
+                return f"card {token} is not dealt"
+            committed = self.shuffles[where[0]].committed[seat][where[1]]
+            try:
+                if commitment(key) != committed:
+                    raise GroupError("not the key committed")
+            except GroupError:
+                self._find(Finding(seat, f"showed a key for card {token} that is not the one it committed"))
+                return f"seat {seat}'s key for card {token} is not the one it committed"
+            self.shown_keys.setdefault(token, {})[seat] = key
+            self._maybe_public(token)
+        return None
+
+    def show_keys(self, seat: int, data: bytes) -> str | None:
+        """The keys an action of ``seat`` carries for the faces it names (``kdm.entries.Act.keys``),
+        checked before the action is: why they do not show what they should, or None."""
+        try:
+            keys = unpack_keys(data)
+        except ValueError as error:
+            return str(error)
+        for token, owners in keys.items():
+            for owner, key in owners.items():
+                if not 0 <= owner < self.players:
+                    return f"a key of seat {owner}, which the table does not have"
+                problem = self._shown(owner, {token: key})
+                if problem:
+                    return problem
+        return None
+
+    def _maybe_public(self, token: int) -> None:
+        keys = self.shown_keys.get(token, {})
+        if token in self.public or len(keys) < self.players:
+            return
+        point = self.point(token)
+        assert point is not None
+        face = face_of(reveal(point, [keys[s] for s in range(self.players)]), self.all_faces, self.table)
+        if face is None:
+            self._find(Finding(-1, f"card {token} is no card of the deck: a shuffle was false"))
+            return
+        self.public[token] = face
+        del self.shown_keys[token]
+
+    def opened(self, secrets: ToTable) -> str | None:
+        """A seat's secrets for an audit (its own, or sent by its process): kept, and the shuffle
+        audited once every seat's are in; why not, for secrets that cannot be a seat's."""
+        if not 0 <= secrets.shuffle < len(self.shuffles) or not 0 <= secrets.sender < self.players:
+            return f"there is no shuffle {secrets.shuffle} or no seat {secrets.sender}"
+        shuffle = self.shuffles[secrets.shuffle]
+        if shuffle.turn(self.players) is not None or secrets.sender in shuffle.opened:
+            return f"shuffle {secrets.shuffle} is not open to seat {secrets.sender}'s secrets"
+        try:
+            return self._opened(shuffle, secrets.sender, secrets.keys, secrets.order)
+        except ValueError as error:
+            return str(error)
+
+    def _opened(self, shuffle: _Shuffle, seat: int, keys: bytes, order: bytes) -> str | None:
+        size = len(shuffle.tokens)
+        blind = POINT if shuffle.sources else 0
+        scalars = _points(keys, 1 + size + (1 if blind else 0), "the secrets")
+        secrets = Secrets(scalars[0], tuple(_unints(order)), tuple(scalars[1 + (1 if blind else 0) :]))
+        shuffle.opened[seat] = (secrets, scalars[1] if blind else b"")
+        for each in self.shuffles:  # a reshuffle is audited once the shuffles it took cards from are
+            sources = {self.where[token][0] for token in each.sources}
+            ready = [each, *(self.shuffles[index] for index in sources)]
+            if not each.audited and all(len(s.opened) == self.players for s in ready):
+                self._audit(each)
+        return None
+
+    # --- the audit --------------------------------------------------------------------------------
+
+    def _audit(self, shuffle: _Shuffle) -> None:
+        shuffle.audited = True
+        published = [shuffle.opened[seat][0] for seat in range(self.players)]
+        start = shuffle.start
+        blinds: list[bytes] | None = None
+        if shuffle.sources:
+            blinds = [shuffle.opened[seat][1] for seat in range(self.players)]
+            cheat = self._audit_strips(shuffle, blinds)
+            if cheat is not None:
+                self._find(Finding(cheat.seat, f"in shuffle {shuffle.index}: {cheat.reason}"))
+                return
+            start = shuffle.decks["strip"][-1]
+        claimed = {
+            position: (-1, self.public[token])
+            for position, token in enumerate(shuffle.tokens)
+            if token in self.public
+        }
+        cheats = audit(self.all_faces if shuffle.sources else shuffle.faces, self.table,
+                       shuffle.decks["lock"], shuffle.decks["key"], published, shuffle.committed, claimed,
+                       start=start if shuffle.sources else None, blinds=blinds)  # fmt: skip
+        for cheat in cheats:
+            self._find(Finding(cheat.seat, f"in shuffle {shuffle.index}: {cheat.reason}"))
+        if cheats:
+            return
+        for position, token in enumerate(shuffle.tokens):
+            keys = [published[seat].position_keys[position] for seat in range(self.players)]
+            face = face_of(reveal(shuffle.decks["key"][-1][position], keys), self.all_faces, self.table)
+            if face is not None:
+                self.audited_faces[token] = face
+        self._check_trusted()
+
+    def _audit_strips(self, shuffle: _Shuffle, blinds: Sequence[bytes]) -> Cheat | None:
+        deck = shuffle.start
+        for seat in range(self.players):
+            expected = []
+            for point, token in zip(deck, shuffle.sources, strict=True):
+                source, position = self.where[token]
+                opened = self.shuffles[source].opened.get(seat)
+                if opened is None:
+                    return None  # its source is not opened yet: nothing to hold against anyone
+                old = opened[0].position_keys[position]
+                expected.append(lock(point, product(invert(old), blinds[seat])))
+            if shuffle.decks["strip"][seat] != expected:
+                return Cheat(seat, "its strip is not what its keys make")
+            deck = expected
+        return None
+
+    def _check_trusted(self) -> None:
+        """The reveals taken on a seat's word, now that the faces they spoke of are known."""
+        faces = {**self.audited_faces, **self.public}
+        waiting = []
+        for seat, duty, state, event in self._on_trust:
+            tokens = {token for hand in state.hands for token in hand} | set(duty.tokens)
+            if not all(token in faces for token in tokens):
+                waiting.append((seat, duty, state, event))
+                continue
+            expected = self._reveal(duty=duty, state=state, faces=faces) if self._reveal else event
+            if expected != event:
+                self._find(Finding(seat, f"its {event.kind} did not say what its cards were"))
+        self._on_trust = waiting
+
+    def _find(self, finding: Finding) -> None:
+        log.warning("fair deck: seat %d %s", finding.seat, finding.reason)
+        self.findings.append(finding)
+
+    # --- keys handed to a seat played here ---------------------------------------------------------
+
+    def received(self, message: ToSeat) -> list[int]:
+        """Keys handed to seat ``message.to`` (played here): kept if they are the committed ones, the
+        sender named if not. Returns the seats that learnt a face."""
+        learnt: set[int] = set()
+        for token, keys in message.keys.items():
+            where = self.where.get(token)
+            if where is None or not self.dealt(token):
+                self._early.append(ToSeat(message.sender, message.to, {token: keys}))
+                del self._early[:-256]
+                continue
+            ring = self._ring(where[0], message.to)
+            if ring is None:
+                continue
+            cheat = ring.receive(where[1], keys, message.sender)
+            if cheat is not None:
+                self._find(Finding(cheat.seat, cheat.reason))
+                continue
+            face = ring.face(where[1])
+            if face is not None:
+                self.known.setdefault(message.to, {})[token] = face
+                learnt.add(message.to)
+        return sorted(learnt)
+
+    def _ring(self, shuffle: int, seat: int) -> KeyRing | None:
+        """Seat ``seat``'s key ring for a complete shuffle, if this process holds its secrets."""
+        ring = self._rings.get((shuffle, seat))
+        secrets = self._secrets.get((shuffle, seat))
+        if ring is None and secrets is not None:
+            done = self.shuffles[shuffle]
+            ring = self._rings[(shuffle, seat)] = KeyRing(
+                seat, self.all_faces, self.table, secrets, done.decks["key"][-1], done.committed
+            )
+        return ring
+
+    # --- the deck's interface -----------------------------------------------------------------------
+
+    def faces_here(self) -> dict[int, str]:
+        """Every face this process may read: the table's, and its seats' own."""
+        faces = dict(self.public)
+        for known in self.known.values():
+            faces.update(known)
+        return faces
+
+    def knowledge(self, state: TableState, seat: int) -> Knowledge:
+        """What ``seat`` knows: the faces of its cards and of cards shown to it alone, its notes."""
+        known, public = self.known.get(seat, {}), self.public
+        faces = {}
+        for token in [*state.hands[seat], *self.shown_to.get(seat, ())]:
+            face = known.get(token) or public.get(token)
+            if face is not None:
+                faces[token] = face
+        notes = self.notes.get(seat)
+        memo = self._notes_memo.setdefault(seat, {})
+        return Knowledge(faces, tuple(notes) if notes else (), memo)
+
+    def note(self, note: PrivateNote) -> None:
+        """Keep a private note, as ``OpenDeck.note`` does."""
+        for seat in {note.sender, note.to}:
+            kept = self.notes.setdefault(seat, [])
+            kept.append(note)
+            del kept[:-MAX_NOTES]
+            self._notes_memo.pop(seat, None)
+
+    def fulfil(self, duty: Duty, state: TableState, reveal: Reveal) -> Event | None:
+        """The event that fulfils a reveal duty from what this process may read, or None while a face
+        it needs is not known here (its keys are on their way, or it is not this process's to know)."""
+        faces = self.faces_here()
+        if not all(token in faces for token in duty.tokens):
+            return None
+        for seat in self.here:
+            if not all(token in faces for token in state.hands[seat]):
+                return None  # a seat played here does not know its hand yet: it would answer blind
+        event: Event | None = reveal(duty=duty, state=state, faces=faces)
+        return event
+
+    def keys_for(self, seat: int, event: Event, claimed: Mapping[int, str] | None) -> bytes:
+        """The keys an action of ``seat`` carries so the table sees the faces it names."""
+        keys = {}
+        for token in claimed or {}:
+            where = self.where.get(token)
+            if token in self.public or where is None:
+                continue
+            ring = self._ring(where[0], seat)
+            if ring is not None and ring.face(where[1]) is not None:
+                keys[token] = ring.handoff(where[1])
+        return pack_keys(keys)
+
+    def false_claim(self, engine: Engine, event: Event) -> str | None:
+        """Why ``event`` shows faces other than the ones dealt, from the faces shown to the table (its
+        own keys came with it, ``show_keys``); a reveal nobody can check yet (a queen called: its holder
+        alone knows the card) is taken on trust and checked at the audit."""
+        rules = engine.rules
+        self._reveal = rules.caller("kdm_reveal")
+        claimed = rules.caller("kdm_claimed_faces")(event=event) or {}
+        for token, face in claimed.items():
+            shown = self.public.get(token)
+            if shown is None:
+                return f"it names card {token} {face} without the keys that show it"
+            if shown != face:
+                return f"it names card {token} {face}, but card {token} is {shown}"
+        seat = getattr(event, "seat", None)
+        duty = next((d for d in engine.awaiting() if d.kind == event.kind and d.seat in (None, seat)), None)
+        if duty is None:
+            return None
+        if duty.tokens and all(token in self.public for token in duty.tokens):
+            expected = self.fulfil_public(duty, engine.state)
+            if expected is not None and expected != event:
+                return "it claims faces that are not the ones dealt"
+            return None
+        if seat is not None:
+            # The state then, without the views' scratch (rebuilt at will, and not copyable).
+            self._on_trust.append(
+                (seat, duty, copy.deepcopy(dataclasses.replace(engine.state, memo={})), event)
+            )
+        return None
+
+    def fulfil_public(self, duty: Duty, state: TableState) -> Event | None:
+        """What the game reveals for ``duty`` from the faces shown to the table alone."""
+        if self._reveal is None:
+            return None
+        event: Event | None = self._reveal(duty=duty, state=state, faces=self.public)
+        return event
+
+    def knows_hand(self, state: TableState, seat: int) -> bool:
+        """Whether ``seat``'s process reads every card of its hand (its keys are all in)."""
+        known = self.known.get(seat, {})
+        return all(token in known or token in self.public for token in state.hands[seat])
+
+
+def point_of_face(face: str, table: str) -> bytes:
+    """The point a face stands for at ``table`` (for tests that look for faces in what a peer holds)."""
+    return card_point(face, table)

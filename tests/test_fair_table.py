@@ -1,0 +1,234 @@
+"""The fair deck at a table (DESIGN 7, issue 14): peers over a fake log deal, pass, draw and audit with
+no process able to read a card the rules did not show it.
+
+``KeyedLog`` is ``tests.test_peer.FakeLog`` that also carries direct messages (the keys a seat hands
+another), and records every one, so a test can look at all a process ever received.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+from nacl.exceptions import CryptoError
+from nacl.public import Box, PublicKey
+
+from kdm.agents import Bot, Profile
+from kdm.entries import Act, DeckPart, decode
+from kdm.fair.shuffle import face_of, reveal
+from kdm.fair.table import FairDeck, unpack_keys
+from kdm.manager import Rules, installed_plugins
+from kdm.peer import Peer
+from kdm.replay import replayed_with_deck
+from kdm.testing import run_virtual
+from tests.test_peer import FakeLog, FakeNode
+
+
+class KeyedNode(FakeNode):
+    """A fake node that also carries direct messages, and keeps a copy of each for the test."""
+
+    def send_direct(self, to: str, data: bytes) -> None:
+        assert isinstance(self.log, KeyedLog)
+        self.log.direct.append((self.node_id, to, data))
+        for peer in self.log.peers:
+            if peer.node.node_id == to:
+                asyncio.get_running_loop().call_soon(peer.received_direct, self.node_id, data)
+
+
+class KeyedLog(FakeLog):
+    def __init__(self) -> None:
+        super().__init__()
+        self.direct: list[tuple[str, str, bytes]] = []
+
+    def node(self, node_id: str) -> KeyedNode:
+        return KeyedNode(self, node_id)
+
+
+def audited(peer: Peer) -> bool:
+    """Whether ``peer``'s deck audited every shuffle (the last ones once the game is over)."""
+    return isinstance(peer.deck, FairDeck) and all(shuffle.audited for shuffle in peer.deck.shuffles)
+
+
+async def until(condition: Callable[[], bool], what: str, timeout_s: float = 30.0) -> None:
+    """Wait (on the test's virtual clock) until ``condition`` holds."""
+    for _ in range(int(timeout_s * 1000)):
+        if condition():
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def fair_game(
+    players: int = 4,
+    options: dict[str, Any] | None = None,
+    variants: tuple[str, ...] = (),
+    watch: Callable[[list[Peer]], None] | None = None,
+    log_out: list[KeyedLog] | None = None,
+) -> tuple[KeyedLog, list[Peer]]:
+    """A whole game of bot peers at a fair table; ``watch`` looks at the peers after every notice
+    (``log_out`` gets the log as soon as there is one)."""
+    log = KeyedLog()
+    if log_out is not None:
+        log_out.append(log)
+    installed = installed_plugins()
+    peers = []
+    for i in range(players):
+        bot = Bot(i, "greedy", seed=b"fair-test")
+        bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
+        peers.append(Peer(log.node(f"n{i}"), installed, bot=bot))
+    log.peers, log.leader = peers, "n0"
+    if watch is not None:
+        for peer in peers:
+            peer.on_notice = lambda _notice: watch(peers)
+    for peer in peers:
+        peer.start(takeover_after_s=None)
+    table_options = {"rounds": 2, "slap_timeout_ms": 200, **(options or {})}
+    peers[0].create_table("kitchen", players, table_options, Rules.for_table(list(variants)), deck="fair")
+    await asyncio.sleep(0)
+    for peer in peers[1:]:
+        peer.join_table()
+    while len(peers[0].record.seats) < players:
+        await asyncio.sleep(0.001)
+    peers[0].start_game()
+    await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=120)
+    await until(lambda: all(audited(peer) for peer in peers), "every shuffle audited")
+    for peer in peers:
+        await peer.stop()
+    return log, peers
+
+
+def test_bot_peers_play_a_fair_game_to_the_same_digest_and_the_audits_find_nobody() -> None:
+    _log, peers = run_virtual(fair_game())
+    digests = {peer.record.engine.digest() for peer in peers}  # type: ignore[union-attr]
+    assert len(digests) == 1
+    engine = peers[0].record.engine
+    assert engine is not None and engine.over and engine.state.round == 2
+    for peer in peers:
+        assert isinstance(peer.deck, FairDeck)
+        assert peer.deck.findings == []
+        assert all(shuffle.audited for shuffle in peer.deck.shuffles)
+
+
+def keys_held(peer: Peer, log: KeyedLog, committed: int) -> dict[int, dict[int, bytes]]:
+    """Every key ``peer``'s process holds, by token and owner seat, found anywhere it could look: its
+    seats' own secrets and key rings, every direct message sent to it (opened with its seats' keys),
+    and the first ``committed`` entries of the log (keys shown to the table, keys actions carried)."""
+    deck = peer.deck
+    assert isinstance(deck, FairDeck)
+    found: dict[int, dict[int, bytes]] = {}
+    for (shuffle, seat), secrets in deck._secrets.items():
+        for position, key in enumerate(secrets.position_keys):
+            found.setdefault(deck.shuffles[shuffle].tokens[position], {})[seat] = key
+    for (shuffle, _seat), ring in deck._rings.items():
+        for position, owners in ring.held.items():
+            found.setdefault(deck.shuffles[shuffle].tokens[position], {}).update(owners)
+    seats = peer.record.seats
+    for _sender, to, data in log.direct:
+        if to != peer.node.node_id:
+            continue
+        body = msgpack.unpackb(data)
+        if body.get("t") != "keys":
+            continue
+        for agent in peer.agents:
+            try:
+                opened = Box(agent.box, PublicKey(seats[body["sender"]].box_key)).decrypt(body["box"])
+            except CryptoError:
+                continue
+            for token, owners in msgpack.unpackb(opened, strict_map_key=False).items():
+                found.setdefault(int(token), {}).update({int(o): k for o, k in owners.items()})
+    for data in log.entries[:committed]:
+        entry = decode(data)
+        if isinstance(entry, DeckPart) and entry.step == "show":
+            tokens = [int.from_bytes(entry.tokens[i : i + 4], "big") for i in range(0, len(entry.tokens), 4)]
+            for index, token in enumerate(tokens):
+                found.setdefault(token, {})[entry.seat] = entry.keys[32 * index : 32 * index + 32]
+        if isinstance(entry, Act) and entry.keys:
+            for token, owners in unpack_keys(entry.keys).items():
+                found.setdefault(token, {}).update(owners)
+    return found
+
+
+def readable(deck: FairDeck, keys: dict[int, dict[int, bytes]]) -> dict[int, str]:
+    """The faces these keys read: every token for which there is a key of every seat."""
+    faces = {}
+    for token, owners in keys.items():
+        point = deck.point(token)
+        if point is None or len(owners) < deck.players:
+            continue
+        face = face_of(reveal(point, [owners[s] for s in range(deck.players)]), deck.all_faces, deck.table)
+        assert face is not None
+        faces[token] = face
+    return faces
+
+
+def test_no_process_holds_the_means_to_read_a_card_the_rules_did_not_show_its_seat() -> None:
+    """The knowledge test (issue 14): at the end of round 1, before its audit, each process gathers every
+    key it holds (its secrets, its key rings, every message it received, the whole log so far) and reads
+    all it can; it reads its own cards (those it was dealt or passed), the cards shown to the table, and
+    nothing else: not another player's hand, not the pile."""
+    held: dict[int, set[int]] = {seat: set() for seat in range(4)}
+    seen: dict[int, tuple[dict[int, str], set[int], int]] = {}
+    hidden: set[int] = set()
+    box: list[KeyedLog] = []
+
+    def watch(peers: list[Peer]) -> None:
+        for peer in peers:
+            engine, seat, deck = peer.record.engine, peer.seat, peer.deck
+            if engine is None or seat is None or not isinstance(deck, FairDeck):
+                continue
+            if engine.state.round == 1:
+                held[seat].update(engine.state.hands[seat])
+            elif engine.state.round == 2 and seat not in seen and box:
+                log = box[0]
+                faces = readable(deck, keys_held(peer, log, len(log.entries)))
+                shown = set(deck.public) | set(engine.state.faces) | deck.shown_to.get(seat, set())
+                seen[seat] = (faces, held[seat] | shown, len(deck.where))
+                hidden.update(t for t in deck.where if t not in shown)
+
+    run_virtual(fair_game(watch=watch, log_out=box))
+    assert sorted(seen) == [0, 1, 2, 3]
+    for seat, (faces, allowed, _made) in seen.items():
+        assert set(faces) <= allowed, f"seat {seat} can read {sorted(set(faces) - allowed)}"
+        assert held[seat] & set(faces), "it reads its own cards"
+    assert hidden, "some cards were never shown to anyone but their holder"
+
+
+def test_the_log_of_a_fair_game_read_alone_names_no_card_the_table_was_not_shown() -> None:
+    """The log file alone (issue 14): replayed, it makes the table's digest, and its fair deck (no
+    seat's secrets) reads only the cards shown to the table; no other card's name is anywhere in its
+    bytes, though the audits ran (their secrets went to the players, not to the log)."""
+    log, peers = run_virtual(fair_game())
+    shown: set[str] = set()
+
+    def gather(_record: Any, notice: Any) -> None:
+        for effect in notice.effects:  # what the table is told: every face in it was shown to all
+            if effect["kind"] != "shuffled":  # but the cards a shuffle takes (which is which is hidden)
+                shown.update(value for value in _strings(effect) if value in all_faces)
+
+    table_deck = peers[0].deck
+    assert isinstance(table_deck, FairDeck)
+    all_faces = set(table_deck.all_faces)
+    record, replay_deck = replayed_with_deck(log.entries, gather)
+    assert record.engine is not None and peers[0].record.engine is not None
+    assert record.engine.digest() == peers[0].record.engine.digest()
+    assert isinstance(replay_deck, FairDeck)
+    assert set(replay_deck.public.values()) <= shown
+    # Every text in the log (keys and points are bytes, where a card's name could appear by chance).
+    texts = {text for data in log.entries for text in _strings(msgpack.unpackb(data, strict_map_key=False))}
+    assert texts & all_faces <= shown
+    never_shown = all_faces - shown
+    assert never_shown, "some cards were never shown to the table"
+    # The players' decks did read them: at the audits, every card of every shuffle.
+    assert never_shown <= set(table_deck.audited_faces.values())
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, list | tuple):
+        return [s for item in value for s in _strings(item)]
+    return []
