@@ -16,12 +16,14 @@ from nacl.exceptions import CryptoError
 from nacl.public import Box, PublicKey
 
 from kdm.agents import Bot, Profile
-from kdm.entries import Act, DeckPart, decode
+from kdm.engine import Duty
+from kdm.entries import Act, DeckPart, EntryId, decode
 from kdm.fair.shuffle import face_of, reveal
-from kdm.fair.table import FairDeck, unpack_keys
+from kdm.fair.table import FairDeck, ToLog, ToSeat, ToTable, unpack_keys
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer
 from kdm.replay import replayed_with_deck
+from kdm.state import TableState
 from kdm.testing import run_virtual
 from tests.test_peer import FakeLog, FakeNode
 
@@ -84,7 +86,7 @@ async def fair_game(
             peer.on_notice = lambda _notice: watch(peers)
     for peer in peers:
         peer.start(takeover_after_s=None)
-    table_options = {"rounds": 2, "slap_timeout_ms": 200, **(options or {})}
+    table_options = {"rounds": 2, "slap_timeout_ms": 200} if options is None else options
     peers[0].create_table("kitchen", players, table_options, Rules.for_table(list(variants)), deck="fair")
     await asyncio.sleep(0)
     for peer in peers[1:]:
@@ -232,3 +234,120 @@ def _strings(value: Any) -> list[str]:
     if isinstance(value, list | tuple):
         return [s for item in value for s in _strings(item)]
     return []
+
+
+class DeckTable:
+    """Four seats' fair decks without a network: what one returns goes to the others at once (parts
+    to every deck in one order, as the log would; keys to their seat; secrets to all)."""
+
+    def __init__(self, players: int = 4) -> None:
+        self.decks = [FairDeck("table", players) for _ in range(players)]
+        for seat, deck in enumerate(self.decks):
+            deck.here = {seat}
+        self.state = TableState(players=players, options={})
+        self.counter = 0
+        #: A seat's turn rewritten before it reaches the log (a cheat), by (step, seat).
+        self.tamper: dict[tuple[str, int], Callable[[list[bytes]], list[bytes]]] = {}
+
+    def made(self, effect: dict[str, Any]) -> None:
+        for deck in self.decks:
+            deck.observe([effect])  # type: ignore[list-item]
+
+    def settle(self, duties: tuple[Duty, ...] = ()) -> None:
+        """Every deck does what it owes until none owes anything."""
+        busy = True
+        while busy:
+            busy = False
+            for deck in self.decks:
+                for item in deck.work(self.state, duties):
+                    busy = True
+                    self.deliver(item)
+
+    def deliver(self, item: ToLog | ToSeat | ToTable) -> None:
+        if isinstance(item, ToSeat):
+            self.decks[item.to].received(item)
+        elif isinstance(item, ToTable):
+            for deck in self.decks:
+                if item.sender not in deck.here:
+                    deck.opened(item)
+        else:
+            fields = dict(item.fields)
+            tamper = self.tamper.get((fields["step"], item.seat))
+            if tamper is not None:
+                points = [fields["deck"][i : i + 32] for i in range(0, len(fields["deck"]), 32)]
+                fields["deck"] = b"".join(tamper(points))
+            self.counter += 1
+            part = DeckPart(EntryId("n", self.counter), seat=item.seat, **fields)
+            for deck in self.decks:
+                assert deck.committed(part, item.seat) is None
+
+    def faces(self, seat: int) -> dict[int, str]:
+        return self.decks[seat].knowledge(self.state, seat).faces
+
+
+PILE = ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H"]
+
+
+def dealt_pile(table: DeckTable) -> list[int]:
+    """A fresh shuffle of ``PILE`` into the pile, settled; seat 0 is dealt the top two cards."""
+    tokens = list(range(len(PILE)))
+    table.state.zones["pile"] = list(tokens)
+    table.made({"kind": "shuffled", "zone": "pile", "tokens": tokens, "pool": PILE, "seed": b""})
+    table.settle()
+    table.state.hands[0] = [table.state.zones["pile"].pop(), table.state.zones["pile"].pop()]
+    table.settle()
+    return tokens
+
+
+def test_a_reshuffle_takes_hidden_and_shown_cards_and_keeps_them_hidden_until_shown() -> None:
+    """A reshuffle (a flush with flush_to=shuffle, the Kem's bin becoming the talon) takes cards dealt
+    by an earlier shuffle, some never shown: each seat first swaps its keys on them for a blind, then
+    the two passes; after it, a card drawn is shown with every seat's key, a card dealt is read by its
+    seat alone, and the audit at the end finds nobody."""
+    table = DeckTable()
+    dealt_pile(table)
+    assert set(table.faces(0).values()) <= set(PILE) and len(table.faces(0)) == 2
+    assert table.faces(1) == {}
+    top = table.state.zones["pile"][-1]
+    table.settle((Duty("draw", seat=1, tokens=(top,)),))  # shown to the table
+    drawn = table.decks[1].public[top]
+    assert all(deck.public[top] == drawn for deck in table.decks)
+    table.state.zones["kilos"] = [table.state.zones["pile"].pop()]
+    old = table.state.zones["pile"] + table.state.zones.pop("kilos")  # flushed under the pile
+    new = list(range(100, 100 + len(old)))
+    table.state.zones["pile"] = list(new)
+    table.made({"kind": "shuffled", "zone": "pile", "tokens": new, "from_tokens": old, "seed": b""})
+    table.settle()
+    assert all(not deck.shuffles[1].broken and deck.shuffles[1].turn(4) is None for deck in table.decks)
+    assert all(token not in deck.public for deck in table.decks for token in new)
+    table.state.hands[2] = [table.state.zones["pile"].pop()]
+    table.settle((Duty("draw", seat=3, tokens=(table.state.zones["pile"][-1],)),))
+    in_hand = table.faces(2)
+    assert len(in_hand) == 1 and set(in_hand.values()) <= set(PILE) - set(table.faces(0).values())
+    assert all(table.state.hands[2][0] not in table.faces(seat) for seat in (0, 1, 3))
+    shown = table.decks[0].public[table.state.zones["pile"][-1]]
+    assert shown in set(PILE) - set(table.faces(0).values()) - set(in_hand.values())
+    for deck in table.decks:
+        deck.over = True
+    table.settle()
+    for deck in table.decks:
+        assert deck.findings == [] and all(shuffle.audited for shuffle in deck.shuffles)
+        reshuffled = [deck.audited_faces[token] for token in new]
+        assert sorted(reshuffled) == sorted(deck.audited_faces[token] for token in old)
+
+
+def test_the_audit_names_a_seat_whose_reshuffle_strip_swapped_a_card() -> None:
+    table = DeckTable()
+    dealt_pile(table)
+    old = table.state.zones["pile"]
+    new = list(range(100, 100 + len(old)))
+    table.state.zones["pile"] = new
+    table.tamper[("strip", 2)] = lambda points: [points[0], *points][: len(points)]
+    table.made({"kind": "shuffled", "zone": "pile", "tokens": new, "from_tokens": old, "seed": b""})
+    table.settle()
+    for deck in table.decks:
+        deck.over = True
+    table.settle()
+    for deck in table.decks:
+        assert [finding.seat for finding in deck.findings] == [2]
+        assert "strip" in deck.findings[0].reason
