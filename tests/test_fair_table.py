@@ -8,23 +8,29 @@ another), and records every one, so a test can look at all a process ever receiv
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
 import msgpack
+import pytest
 from nacl.exceptions import CryptoError
 from nacl.public import Box, PublicKey
 
 from kdm.agents import Bot, Profile
 from kdm.engine import Duty
 from kdm.entries import Act, DeckPart, EntryId, decode
+from kdm.events import Event
 from kdm.fair.shuffle import face_of, reveal
 from kdm.fair.table import FairDeck, ToLog, ToSeat, ToTable, unpack_keys
+from kdm.kilo.events import Announce
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer
 from kdm.replay import replayed_with_deck
 from kdm.state import TableState
 from kdm.testing import run_virtual
+from tests.modified_clients import falsified
 from tests.test_peer import FakeLog, FakeNode
 
 
@@ -68,6 +74,7 @@ async def fair_game(
     variants: tuple[str, ...] = (),
     watch: Callable[[list[Peer]], None] | None = None,
     log_out: list[KeyedLog] | None = None,
+    before_start: Callable[[list[Peer]], None] | None = None,
 ) -> tuple[KeyedLog, list[Peer]]:
     """A whole game of bot peers at a fair table; ``watch`` looks at the peers after every notice
     (``log_out`` gets the log as soon as there is one)."""
@@ -93,6 +100,8 @@ async def fair_game(
         peer.join_table()
     while len(peers[0].record.seats) < players:
         await asyncio.sleep(0.001)
+    if before_start is not None:
+        before_start(peers)
     peers[0].start_game()
     await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=120)
     await until(lambda: all(audited(peer) for peer in peers), "every shuffle audited")
@@ -351,3 +360,65 @@ def test_the_audit_names_a_seat_whose_reshuffle_strip_swapped_a_card() -> None:
     for deck in table.decks:
         assert [finding.seat for finding in deck.findings] == [2]
         assert "strip" in deck.findings[0].reason
+
+
+def test_a_seat_that_shows_false_faces_at_a_fair_table_is_refused_by_every_peer(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A false face claimed in a reveal: each process lies once, at the first card it shows (a card
+    drawn under another name, a hand shown as four aces). Its keys show the true faces, so every peer
+    refuses the lie with the card's true face, and the game goes on to one digest."""
+    lies: list[Event] = []
+
+    def cheat(peers: list[Peer]) -> None:
+        for peer in peers:
+            driver = peer.driver
+            assert driver is not None
+            honest, lied = driver.fulfil, []
+
+            def lying(
+                duty: Duty, honest: Any = honest, lied: list[Event] = lied, peer: Peer = peer
+            ) -> Event | None:
+                event = honest(duty)
+                lie = None if lied or getattr(event, "seat", None) != peer.seat else falsified(event)
+                if lie is None or isinstance(lie, Announce):  # a queen not called is the rules' to refuse
+                    return event
+                lied.append(lie)
+                lies.append(lie)
+                return lie
+
+            driver.fulfil = lying  # type: ignore[method-assign]
+
+    with caplog.at_level(logging.INFO, logger="kdm.peer"):
+        _log, peers = run_virtual(fair_game(before_start=cheat))
+    assert lies
+    assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
+    refusals = re.findall(r": it names card \d+ \S+, but card \d+ is", caplog.text)
+    assert len(refusals) == 4 * len(lies)  # by every peer, the liar's own included
+
+
+def test_the_audit_names_a_seat_whose_shuffle_duplicates_a_card() -> None:
+    table = DeckTable()
+    table.tamper[("lock", 1)] = lambda points: [points[0], *points][: len(points)]
+    dealt_pile(table)
+    for deck in table.decks:
+        deck.over = True
+    table.settle()
+    for deck in table.decks:
+        assert [(finding.seat, finding.reason) for finding in deck.findings] == [
+            (1, "in shuffle 0: its pass one deck holds a card twice")
+        ]
+
+
+def test_a_false_key_handed_for_a_card_names_the_seat_that_handed_it() -> None:
+    """A wrong key, and a lie about a passed card (the keys of another card, handed as this one's):
+    the receiver checks each key against its owner's commitment, keeps none and names the sender."""
+    table = DeckTable()
+    dealt_pile(table)
+    mine, other = table.state.hands[0]
+    keys = table.decks[0]._keys_of(0, other)  # every key of a card seat 0 reads
+    assert table.decks[1].received(ToSeat(0, 1, {mine: keys})) == []  # handed as another card's keys
+    wrong = {3: bytes([5]) + bytes(31)}
+    assert table.decks[1].received(ToSeat(3, 1, {mine: wrong})) == []
+    assert [finding.seat for finding in table.decks[1].findings] == [0, 3]
+    assert table.faces(1) == {}
