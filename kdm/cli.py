@@ -27,8 +27,9 @@ from kdm.identity import data_root
 from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.plugins_command import add_plugins_parser
+from kdm.record import DECKS
 from kdm.session import SessionConfig, default_interface
-from kdm.settings import NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, keep_games, your_names
+from kdm.settings import DECK_HELP, NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, keep_games, your_names
 from kdm.sim import Simulation
 from kdm.tui.command import add_play_parser
 
@@ -106,6 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--bots", type=int, default=0, help="start this many bot peers to fill seats")
     host.add_argument("--as-bot", choices=STRATEGIES, default=None, help="let a bot play this seat")
     host.add_argument("--no-advertise", action="store_true", help="do not announce the table on the LAN")
+    host.add_argument("--deck", choices=DECKS, default=None, help=DECK_HELP)
     host.add_argument("--no-bell", action="store_true", help=NO_BELL_HELP)
     network_flags(host)
     host.set_defaults(run=run_host)
@@ -165,6 +167,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     selfplay.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE", help="a table option (repeatable)"
+    )
+    selfplay.add_argument(
+        "--deck",
+        choices=DECKS,
+        default="open",
+        help="the table's deck: fair (no peer reads a hidden card) or open",
     )
     selfplay.add_argument("--json", action="store_true", help="print one JSON summary")
     selfplay.add_argument("--timeout", type=float, default=300.0, help=argparse.SUPPRESS)
@@ -241,6 +249,7 @@ def run_host(args: argparse.Namespace) -> int:
     config = _session_config(args, args.as_bot)
     config.name, config.table = your_names(args.name, args.table, args.data_dir)
     config.advertise = not args.no_advertise
+    config.deck = args.deck
     if args.bots < 0:
         raise UsageError(f"--bots {args.bots} is not a number of bots: give 0 or more")
     if args.bots >= args.players:
@@ -307,6 +316,7 @@ def run_selfplay(args: argparse.Namespace) -> int:
         options=parse_assignments(args.option),
         chaos_kinds=parse_kinds(args.chaos) if args.chaos else (),
         keep=args.keep,
+        deck=args.deck,
     )
     if args.json:
         print(json.dumps(result))

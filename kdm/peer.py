@@ -197,7 +197,7 @@ class Peer:
             return None
         if self._driver is None or self._driver.engine is not engine:
             if self.record.deck == "fair" and not isinstance(self.deck, FairDeck):
-                self.deck = FairDeck(self.record.table or self.record.host, self.record.players)
+                self.deck = FairDeck(self.record.table or self.record.host, self.record.players, monotonic_ms)
                 self.deck.here = self._seats_here()
             self._driver = TableDriver(engine, self.deck, self.clock, self._bots_by_seat())
         return self._driver

@@ -41,6 +41,7 @@ from kdm.faults import Fault, FaultPlan, Planned, check_commits, longest_stall, 
 from kdm.manager import Rules
 from kdm.net import chaos
 from kdm.net.storage import read_log
+from kdm.record import DECKS
 from kdm.session import percentile
 
 LOOPBACK = "127.0.0.1"
@@ -117,6 +118,7 @@ def selfplay(
     options: Mapping[str, str] | None = None,
     chaos_kinds: Sequence[str] = (),
     keep: Path | None = None,
+    deck: str = "open",
 ) -> dict[str, Any]:
     """Play one game between ``peers`` bot processes and summarise it; with ``chaos_kinds``, under faults.
 
@@ -135,6 +137,9 @@ def selfplay(
     rules.resolve(peers, dict(given))  # one clear line for a bad count or option, before any process
     table_flags = [flag for name, value in given.items() for flag in ("--option", f"{name}={value}")]
     table_flags += [flag for name in variants for flag in ("--variant", name)]
+    if deck not in DECKS:
+        raise UsageError(f"deck {deck!r}: give one of {', '.join(DECKS)}")
+    table_flags += ["--deck", deck]
     if keep is not None:
         if keep.exists() and (not keep.is_dir() or any(keep.iterdir())):
             raise UsageError(f"--keep {keep}: give a new or empty directory")
@@ -353,7 +358,7 @@ class _Game:
             return False
         via = contacts[(peer.index + peer.restarts) % len(contacts)]
         if peer.argv[0] == "host":  # the founder comes back as the join its `kdm host` would make
-            drop = {"--players", "--option", "--variant", "--table"}
+            drop = {"--players", "--option", "--variant", "--table", "--deck"}
             argv = ["join", f"{LOOPBACK}:{via.port}", *_without(peer.argv[1:], drop, {"--no-advertise"})]
         else:
             argv = ["join", f"{LOOPBACK}:{via.port}", *peer.argv[2:]]
@@ -384,7 +389,8 @@ class _Game:
             "digests": [report["digest"] for report in reports],
             "commit_latency_ms": {"p50": percentile(latencies, 50), "p99": percentile(latencies, 99)},
             "slap_windows": reports[0]["slap_windows"],
-            "deck": "open",
+            "deck": ",".join(sorted({report.get("deck", "open") for report in reports})),
+            "cheats": sorted({cheat for report in reports for cheat in report.get("cheats", [])}),
             "lost_commits": check.lost,
             "journaled_commits": check.journaled,
             "divergent_logs": check.divergent,

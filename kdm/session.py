@@ -24,6 +24,7 @@ from kdm import __version__
 from kdm.agents import Bot
 from kdm.cards import derive_seed
 from kdm.errors import PinRefused, UsageError
+from kdm.fair.table import FairDeck
 from kdm.identity import Identity, NodeMemory, SeatMemory, data_root
 from kdm.kept_games import forget_log, prune, remember_game
 from kdm.manager import Rules, installed_plugins
@@ -106,6 +107,13 @@ class SessionConfig:
     #: The table's PIN (``kdm.net.admission``): a table founded with one admits only joiners that prove
     #: it; a joiner proves it. None: the table has none, or this process does not know it.
     pin: str | None = field(default_factory=lambda: os.environ.get(PIN_ENV) or None)
+    #: The deck of a table this process founds (``fair`` or ``open``, DESIGN 7); None: fair when its
+    #: seat is a person's, open when a bot founds it (``kdm selfplay``, a bot-only table).
+    deck: str | None = None
+
+    def table_deck(self) -> str:
+        """The deck of a table this process founds."""
+        return self.deck or ("open" if self.bot else "fair")
 
 
 async def host(
@@ -150,7 +158,9 @@ async def host(
     try:
         while not node.is_leader:
             await asyncio.sleep(0.01)
-        session.peer.create_table(table, players, options, rules, listed=config.advertise)
+        session.peer.create_table(
+            table, players, options, rules, listed=config.advertise, deck=config.table_deck()
+        )
         for index in range(bots):
             seed = config.seed * 100 + index + 1
             helpers.append(
@@ -474,6 +484,18 @@ class TableSession:
             "latencies_ms": self.peer.latencies_ms,
             "slap_windows": self.windows,
             "dropped": self.node.dropped,
+            "deck": record.deck,
+            **self._fair_report(),
+        }
+
+    def _fair_report(self) -> dict[str, Any]:
+        """With the fair deck: the cheats it named, and what it measured (``kdm.fair.table.Timings``)."""
+        deck = self.peer.deck
+        if not isinstance(deck, FairDeck):
+            return {}
+        return {
+            "cheats": [f"seat {finding.seat} {finding.reason}" for finding in deck.findings],
+            "fair_ms": deck.timings.measured,
         }
 
     def summary(self) -> dict[str, Any]:
@@ -481,6 +503,7 @@ class TableSession:
         events, rejoined), the commit latencies summed up."""
         report = self.report()
         latencies = sorted(report.pop("latencies_ms"))
+        report.pop("fair_ms", None)
         latency = {"p50": percentile(latencies, 50), "p99": percentile(latencies, 99)}
         return {**report, "commit_latency_ms": latency}
 

@@ -36,6 +36,10 @@ log = logging.getLogger("kdm.settings")
 SETTINGS_FILE = "settings.json"
 YOUR_NAME_HELP = "your name at the table (default: the one you gave last time, else this machine's)"
 NO_BELL_HELP = "no terminal bell when someone slaps or a call is made"
+DECK_HELP = (
+    "the deck of a table you host: fair (no process, not even the shuffler's, reads a card it was not"
+    " shown; the default with people) or open (faces from agreed seeds; the default for bots)"
+)
 TABLE_NAME_HELP = (
     'the name of a table you create, on the LAN (default: the one you gave last time, else "NAME\'s table")'
 )

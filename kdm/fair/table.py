@@ -34,7 +34,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -185,9 +185,11 @@ class _Shuffle:
 class FairDeck:
     """The fair deck of one process at one table (``table``: its id, which cards' points hash)."""
 
-    def __init__(self, table: str, players: int) -> None:
+    def __init__(self, table: str, players: int, clock: Callable[[], float] | None = None) -> None:
         self.table = table
         self.players = players
+        #: What this process measures of the deck (``Timings``), on ``clock`` (ms); nothing without one.
+        self.timings = Timings(clock)
         #: The seats this process plays (its peer keeps it up to date).
         self.here: set[int] = set()
         self.shuffles: list[_Shuffle] = []
@@ -249,6 +251,7 @@ class FairDeck:
             if len(shuffle.start) != len(sources):
                 shuffle.broken = "it reshuffles cards whose shuffle never ended"
         self.shuffles.append(shuffle)
+        self.timings.start(("shuffle", index))
         for position, token in enumerate(tokens):
             self.where[token] = (index, position)
             self.public.pop(token, None)
@@ -269,6 +272,7 @@ class FairDeck:
     def work(self, state: TableState, duties: Sequence[Duty]) -> list[ToLog | ToSeat | ToTable]:
         """What the seats played here owe now: their turns in shuffles, keys for cards in others'
         hands or shown to one of them, keys for cards the table awaits, secrets for audits."""
+        self.timings.watch(self, state)
         out: list[ToLog | ToSeat | ToTable] = []
         out += self._turns()
         out += self._serve(state)
@@ -366,6 +370,8 @@ class FairDeck:
             for token in duty.tokens
             if token not in held and token not in self.public and self.dealt(token)
         ]
+        for token in wanted:
+            self.timings.start(("public", token))
         out: list[ToLog] = []
         for seat in sorted(self.here):
             tokens = [t for t in dict.fromkeys(wanted) if ("show", t, seat) not in self._owed]
@@ -487,6 +493,7 @@ class FairDeck:
             return
         self.public[token] = face
         del self.shown_keys[token]
+        self.timings.stop(("public", token), "public_draw_ms")
 
     def opened(self, secrets: ToTable) -> str | None:
         """A seat's secrets for an audit (its own, or sent by its process): kept, and the shuffle
@@ -517,6 +524,13 @@ class FairDeck:
     # --- the audit --------------------------------------------------------------------------------
 
     def _audit(self, shuffle: _Shuffle) -> None:
+        self.timings.start(("audit", shuffle.index))
+        try:
+            self._audit_shuffle(shuffle)
+        finally:
+            self.timings.stop(("audit", shuffle.index), "audit_ms")
+
+    def _audit_shuffle(self, shuffle: _Shuffle) -> None:
         shuffle.audited = True
         published = [shuffle.opened[seat][0] for seat in range(self.players)]
         start = shuffle.start
@@ -604,6 +618,7 @@ class FairDeck:
             if face is not None:
                 self.known.setdefault(message.to, {})[token] = face
                 learnt.add(message.to)
+                self.timings.stop(("pass", token), "private_pass_ms")
         return sorted(learnt)
 
     def _ring(self, shuffle: int, seat: int) -> KeyRing | None:
@@ -710,6 +725,55 @@ class FairDeck:
         """Whether ``seat``'s process reads every card of its hand (its keys are all in)."""
         known = self.known.get(seat, {})
         return all(token in known or token in self.public for token in state.hands[seat])
+
+
+class Timings:
+    """What one process measures of its fair deck, in ms on its clock, for the README's figures
+    (``benchmarks/fair_table.py``): from a shuffle's start to its seat's hand read (``shuffle_deal_ms``),
+    from a card passed into a seat's hand to its face read there (``private_pass_ms``), from a card
+    awaited face up to its face shown (``public_draw_ms``), and each audit's computing (``audit_ms``)."""
+
+    def __init__(self, clock: Callable[[], float] | None) -> None:
+        self.clock = clock
+        self.measured: dict[str, list[float]] = {}
+        self._since: dict[tuple[str, int], float] = {}
+        #: Each seat's hand as last looked at, and the shuffles whose deal it read.
+        self._hands: dict[int, set[int]] = {}
+        self._dealt: set[int] = set()
+
+    def start(self, what: tuple[str, int]) -> None:
+        if self.clock is not None:
+            self._since.setdefault(what, self.clock())
+
+    def stop(self, what: tuple[str, int], figure: str) -> None:
+        since = self._since.pop(what, None)
+        if since is not None and self.clock is not None:
+            self.measured.setdefault(figure, []).append(self.clock() - since)
+
+    def watch(self, deck: FairDeck, state: TableState) -> None:
+        """Note the cards that came into the hands of seats played here since the last look (passed:
+        timed until read), and the deals whose hand is now read whole (timed from their shuffle's
+        start)."""
+        if self.clock is None:
+            return
+        for seat in deck.here:
+            hand, before = set(state.hands[seat]), self._hands.get(seat)
+            known = deck.known.get(seat, {})
+            for token in hand - (before or set()):
+                if (
+                    before is not None
+                    and deck.dealt(token)
+                    and token not in known
+                    and token not in deck.public
+                ):
+                    self.start(("pass", token))
+            self._hands[seat] = hand
+            shuffles = {deck.where[token][0] for token in hand if token in deck.where}
+            if len(shuffles) == 1 and all(token in known for token in hand):
+                (index,) = shuffles
+                if index not in self._dealt and deck.shuffles[index].faces:
+                    self._dealt.add(index)
+                    self.stop(("shuffle", index), "shuffle_deal_ms")
 
 
 def point_of_face(face: str, table: str) -> bytes:

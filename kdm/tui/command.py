@@ -28,8 +28,9 @@ from kdm import session
 from kdm.errors import PinRefused, TableError, UsageError
 from kdm.manager import Rules
 from kdm.options import parse_assignments
+from kdm.record import DECKS
 from kdm.session import SessionConfig
-from kdm.settings import NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, remember_table, your_names
+from kdm.settings import DECK_HELP, NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, remember_table, your_names
 from kdm.tui.app import TableUI
 from kdm.tui.lobby import Create, Join
 from kdm.tui.lobby_app import run_lobby
@@ -74,6 +75,7 @@ def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help="a rule plugin for a table you host (repeatable)",
     )
     play.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the table (en, fr)")
+    play.add_argument("--deck", choices=DECKS, default=None, help=DECK_HELP)
     play.add_argument(
         "--interface",
         default=None,
@@ -125,6 +127,7 @@ def run_play(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is not a port number: give 1 to 65535, or 0 for any free one")
     config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang, port=args.port)
     config.bell = not args.no_bell
+    config.deck = args.deck
     config.name, config.table = your_names(args.name, args.table, args.data_dir)
     config.pin = pin
     if args.interface:

@@ -1,0 +1,82 @@
+"""The fair deck at a real table: bot peers as separate processes on 127.0.0.1 (``kdm selfplay --deck
+fair``), each measuring what its deck waits for (``kdm.fair.table.Timings``), on its own clock:
+
+- ``shuffle_deal_ms``: from a round's shuffle starting (the deal applied) to the seat reading its whole
+  hand: every seat's two passes in turn through the log, then every other process's keys for its cards;
+- ``private_pass_ms``: from a card passed into a seat's hand (the pass applied there) to its face read:
+  the added latency of a private pass (with the open deck a face is known at once);
+- ``public_draw_ms``: from a card awaited face up (a draw from the pile) to its face shown, every seat's
+  key in the log: the added latency of a public draw;
+- ``audit_ms``: one process checking one shuffle once its secrets are in (done after the round).
+
+Each figure is summed up over every peer and every run (median, 90th percentile, min, max, count), per
+table size. Prints one JSON object per table size.
+
+    python benchmarks/fair_table.py [--peers 4 10] [--runs 3] [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+from pathlib import Path
+
+from kdm.selfplay import selfplay
+
+FIGURES = ("shuffle_deal_ms", "private_pass_ms", "public_draw_ms", "audit_ms")
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    if not ordered:
+        return {"count": 0}
+    return {
+        "median": round(statistics.median(ordered), 1),
+        "p90": round(ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))], 1),
+        "min": round(ordered[0], 1),
+        "max": round(ordered[-1], 1),
+        "count": len(ordered),
+    }
+
+
+def one_size(peers: int, runs: int, rounds: int) -> dict[str, object]:
+    measured: dict[str, list[float]] = {figure: [] for figure in FIGURES}
+    seconds, cheats = [], []
+    for run in range(runs):
+        with tempfile.TemporaryDirectory(prefix="kdm-fair-bench-") as scratch:
+            keep = Path(scratch) / "game"
+            result = selfplay(peers, rounds, seed=run, deck="fair", keep=keep)
+            if len(set(result["digests"])) != 1 or result.get("unfinished"):
+                raise SystemExit(f"the {peers}-peer table did not agree: {result}")
+            seconds.append(result["seconds"])
+            cheats += result["cheats"]
+            for report in sorted(keep.glob("peer*.json")):
+                for figure, values in json.loads(report.read_text()).get("fair_ms", {}).items():
+                    measured.setdefault(figure, []).extend(values)
+    return {
+        "figure": "fair_table",
+        "peers": peers,
+        "runs": runs,
+        "rounds": rounds,
+        "cheats": cheats,
+        "game_s": spread(seconds),
+        **{figure: spread(values) for figure, values in measured.items()},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--peers", type=int, nargs="+", default=[4, 10])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    os.environ.setdefault("KDM_INTERFACE", "127.0.0.1")
+    for peers in args.peers:
+        print(json.dumps(one_size(peers, args.runs, args.rounds)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
