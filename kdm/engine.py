@@ -7,6 +7,8 @@ what any event *means* belongs to the plugins behind ``Rules``.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -141,6 +143,17 @@ class Engine:
             raise IllegalAction(f"no rule of this table handles {event.kind!r} events")
         self.state.seq += 1
         return effects
+
+    def snapshot(self) -> TableState:
+        """A copy of the state as it is (without the views' scratch), to go back to (``restore``)."""
+        return copy.deepcopy(dataclasses.replace(self.state, memo={}))
+
+    def restore(self, snapshot: TableState) -> None:
+        """Go back to ``snapshot`` (a round voided): the table is as it was then, but event numbers and
+        tokens go on from where they are, so that no event and no card is numbered twice."""
+        state = copy.deepcopy(snapshot)
+        state.seq, state.next_token = self.state.seq, self.state.next_token
+        self.state = state
 
     def awaiting(self) -> list[Duty]:
         """What the table waits for from outside the players, now."""

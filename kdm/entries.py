@@ -105,6 +105,8 @@ class Takeover(Entry):
     seat: int
     commit: bytes
     box_key: bytes = b""
+    #: Why, when the player is not simply gone (a seat that withheld its keys from a fair deck).
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -171,7 +173,9 @@ _SIZES: dict[str, tuple[int, ...]] = {
 
 #: Fields added after logs were kept, left off the wire at their default: an older entry's bytes (and so
 #: its signature) stay what they were.
-_LATER_FIELDS: frozenset[tuple[type[Entry], str]] = frozenset({(Create, "deck"), (Act, "keys")})
+_LATER_FIELDS: frozenset[tuple[type[Entry], str]] = frozenset(
+    {(Create, "deck"), (Act, "keys"), (Takeover, "why")}
+)
 
 
 def to_wire(entry: Entry) -> dict[str, Any]:

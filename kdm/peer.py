@@ -50,6 +50,9 @@ MAX_EARLY_NOTES = 16
 #: Short, so that a seat that must act stands still at most 2 s (checked every quarter of it, plus the
 #: stand-in's quick think): a player whose Wi-Fi only hiccuped gets the seat back as soon as heard.
 TAKEOVER_AFTER_S = 1.2
+#: How long a fair table waits for a seat's turn in a shuffle or its key for a card shown before it
+#: takes the seat as withheld: a laptop's turn takes a few tens of ms, a slow Wi-Fi's a second.
+KEY_TIMEOUT_S = 10.0
 #: How far from the leader's clock a press's agreed time may be when it reaches the leader: a trip over
 #: a poor Wi-Fi and the error of the clock estimate, with room to spare. A press further off is forged.
 T_SYNC_BOUND_MS = 1000.0
@@ -152,6 +155,9 @@ class Peer:
         self.deck: Deck = OpenDeck()
         #: How many of the fair deck's findings (cheats named) were told already.
         self._findings_told = 0
+        #: How long the leader lets the fair deck wait on a seat's part before a bot takes the seat.
+        self.key_timeout_s = KEY_TIMEOUT_S
+        self._withheld_since: dict[int, float] = {}
         self.clock = SystemClock(node.agreed_time_ms)
         self._driver: TableDriver | None = None
         self._bots_timer: asyncio.TimerHandle | None = None
@@ -405,20 +411,26 @@ class Peer:
         if self.seat is not None:
             self.propose(Chat, seat=self.seat, text=text)
 
-    def take_over(self, seat: int, bot: Bot, name: str = "") -> None:
-        """Play ``seat`` from here with ``bot``: its player's process is gone."""
+    def take_over(self, seat: int, bot: Bot, name: str = "", why: str = "") -> None:
+        """Play ``seat`` from here with ``bot``: its player's process is gone (or, ``why``, it withheld
+        its keys from the fair deck)."""
         identity = f"{self.node.node_id}#{seat}"
         agent = self._agent(identity)
         if agent is not None and (agent.seat is not None or agent.asking):
             return
-        log.warning("seat %d (%s) is silent: a bot plays it from here", seat, name or "?")
+        log.warning("seat %d (%s) %s: a bot plays it from here", seat, name or "?", why or "is silent")
         if agent is None:
             # Kept after the player comes back: its entry counter must go on if it stands in again.
             agent = Agent(identity, f"bot for seat {seat}", bot, counter=self.first_counter)
             self.agents.append(agent)
         agent.bot, agent.asking = bot, True
         self.propose(
-            Takeover, agent, seat=seat, commit=agent.fresh_commitment(), box_key=bytes(agent.box.public_key)
+            Takeover,
+            agent,
+            seat=seat,
+            commit=agent.fresh_commitment(),
+            box_key=bytes(agent.box.public_key),
+            why=why,
         )
 
     async def _watch_seats(self, after_s: float) -> None:
@@ -464,6 +476,25 @@ class Peer:
             if process != self.node.node_id and self.node.silent_ms(process) > after_s * 1000:
                 stand_in = Bot(seat, "greedy", seed=self.node.node_id.encode(), profile=STAND_IN)
                 self.take_over(seat, stand_in, owner.name)
+        self._look_for_withheld_keys(now)
+
+    def _look_for_withheld_keys(self, now: float) -> None:
+        """While leading a fair table: a seat the deck has waited on for ``key_timeout_s`` (a turn in a
+        shuffle, a key for a card shown) withholds its keys, and a bot plays it from here (the round it
+        held up is played again: ``kdm.record``)."""
+        engine, deck = self.record.engine, self.deck
+        if not isinstance(deck, FairDeck) or engine is None or engine.over:
+            self._withheld_since.clear()
+            return
+        waiting = deck.waiting_on(engine.state, engine.awaiting()) - self._seats_here()
+        self._withheld_since = {seat: self._withheld_since.get(seat, now) for seat in waiting}
+        for seat, since in self._withheld_since.items():
+            owner = self.record.seats[seat]
+            if now - since > self.key_timeout_s * 1000 and owner.node.split("#", 1)[0] != self.node.node_id:
+                stand_in = Bot(seat, "greedy", seed=self.node.node_id.encode(), profile=STAND_IN)
+                self.take_over(
+                    seat, stand_in, owner.name, why=f"withheld its keys for {self.key_timeout_s:g} s"
+                )
 
     def _forget_takeovers(self) -> None:
         """A takeover asked for while leading is not retried once another process leads: this one may
@@ -539,6 +570,15 @@ class Peer:
                 mine.asking = False
                 if mine.bot is not None and mine.seat is not None:
                     self._wake_bots([mine.seat])  # the table moved on: think again
+        elif notice.kind == "voided":
+            log.warning("%s", notice.reason)
+            engine = self.record.engine
+            if isinstance(self.deck, FairDeck) and engine is not None:
+                self.deck.here = self._seats_here()
+                self.deck.voided(engine.state)
+            if self.driver is not None:
+                for seat in list(self.driver.plans):
+                    self.driver.cancel(seat)
         elif notice.kind == "created" and self._join_when_created:
             self._join_when_created = False
             self.join_table()
@@ -562,7 +602,7 @@ class Peer:
             self.on_notice(notice)
         if notice.kind == "applied":
             self._wake_bots(concerned)
-        elif notice.kind in ("started", "took_over", "returned"):
+        elif notice.kind in ("started", "took_over", "returned", "voided"):
             self._wake_bots()
 
     def _seat_changed_hands(self, seat: int, now: Agent | None) -> None:

@@ -54,6 +54,7 @@ from kdm.events import SEEDED_BY_KIND, Deal, Event, Shuffle, StartGame
 from kdm.identity import claim_is_valid
 from kdm.manager import PluginInfo, Rules, table_plugins
 from kdm.net.keys import verify_key_of
+from kdm.state import TableState
 
 SEEDED_DUTIES = SEEDED_BY_KIND
 
@@ -173,6 +174,11 @@ class TableRecord:
     #: and why the keys an action carries for the faces it names are (``Act.keys``).
     take_deck_part: Callable[[DeckPart, int], str | None] | None = None
     show_keys: Callable[[int, bytes], str | None] | None = None
+    #: Seats taken from a player who withheld their keys from a fair deck: a bot plays them to the end.
+    barred: set[int] = field(default_factory=set)
+    #: At a fair table, the state just before the round being played was dealt: a seat that changes
+    #: hands takes its keys away with its process, and the round is played again from there.
+    round_start: TableState | None = None
 
     @property
     def rules(self) -> Rules:
@@ -262,6 +268,8 @@ class TableRecord:
             raise UsageError(f"{node} does not hold the key it claims a seat for")
         name, bot = entry.name or node, entry.bot
         held = self.seat_held_by(player)
+        if held is not None and held in self.barred:
+            raise UsageError(f"seat {held} withheld its keys from the deck: a bot plays it to the end")
         if held is not None:
             return self._come_back(held, Return(node, name, commit, box_key))
         if self.seat_of(node) is not None:
@@ -300,7 +308,22 @@ class TableRecord:
             )
             self._restart_reveals()
             notices.append(Notice("returned", node=back.node, seat=seat, previous=previous.node))
+            notices += self._void(seat, "its player is back, and the keys of its stand-in left with it")
         return notices
+
+    def _void(self, seat: int, why: str) -> list[Notice]:
+        """Seat ``seat`` changed hands at a fair table: the keys it held for the shuffles so far left with
+        the process that played it, so a round in play is voided and played again from its deal
+        (DESIGN 7); the deck deals again every card it can no longer read (``voided`` notice)."""
+        engine = self.engine
+        if self.deck != "fair" or not self.started or engine is None or engine.over:
+            return []
+        replayed = self.round_start is not None
+        if self.round_start is not None:
+            engine.restore(self.round_start)
+            self.round_start = None
+        said = f"seat {seat} changed hands ({why})" + (": the round is played again" if replayed else "")
+        return [Notice("voided", seat=seat, reason=said)]
 
     def _restart_reveals(self) -> None:
         if self.reveals:
@@ -373,7 +396,10 @@ class TableRecord:
             self.seats[seat], node=node, commitment=commit, box_key=box_key
         )
         self._restart_reveals()
-        return [Notice("took_over", node=node, seat=seat)]
+        if entry.why:
+            self.barred.add(seat)
+        took = Notice("took_over", node=node, seat=seat, reason=entry.why)
+        return [took, *self._void(seat, entry.why or "its player's process is gone")]
 
     def _event(self, entry: Act) -> list[Notice]:
         node = entry.id.node
@@ -400,7 +426,13 @@ class TableRecord:
         engine = self.engine
         assert engine is not None
         seq = engine.state.seq
+        before = engine.snapshot() if self.deck == "fair" and not node else None  # a seeded event: a deal?
         effects = engine.apply(event)
+        if self.deck == "fair":
+            if before is not None and any(effect["kind"] == "dealt" for effect in effects):
+                self.round_start = before
+            elif any(duty.kind == Deal.kind for duty in engine.awaiting()):
+                self.round_start = None  # the round is over: nothing to play again
         notices = [Notice("applied", node=node, event=event, effects=tuple(effects), seq=seq)]
         return notices + self._maybe_shuffle()
 

@@ -116,6 +116,8 @@ def replayed_with_deck(
         for notice in record.apply(decoded):
             if notice.kind == "created":
                 fair()
+            if notice.kind == "voided" and isinstance(deck, FairDeck) and record.engine is not None:
+                deck.voided(record.engine.state)
             if notice.kind == "applied":
                 deck.observe(notice.effects)  # the faces each shuffle makes, as each peer learns them
             if on_notice is not None:

@@ -75,9 +75,13 @@ async def fair_game(
     watch: Callable[[list[Peer]], None] | None = None,
     log_out: list[KeyedLog] | None = None,
     before_start: Callable[[list[Peer]], None] | None = None,
+    kill: Callable[[list[Peer]], Peer | None] | None = None,
+    takeover_after_s: float | None = None,
 ) -> tuple[KeyedLog, list[Peer]]:
     """A whole game of bot peers at a fair table; ``watch`` looks at the peers after every notice
-    (``log_out`` gets the log as soon as there is one)."""
+    (``log_out`` gets the log as soon as there is one). ``kill`` looks at them every millisecond of the
+    game and names a peer whose process dies then, if any (its seat is taken over); the survivors
+    are returned."""
     log = KeyedLog()
     if log_out is not None:
         log_out.append(log)
@@ -92,7 +96,7 @@ async def fair_game(
         for peer in peers:
             peer.on_notice = lambda _notice: watch(peers)
     for peer in peers:
-        peer.start(takeover_after_s=None)
+        peer.start(takeover_after_s=0.2 if kill is not None else takeover_after_s)
     table_options = {"rounds": 2, "slap_timeout_ms": 200} if options is None else options
     peers[0].create_table("kitchen", players, table_options, Rules.for_table(list(variants)), deck="fair")
     await asyncio.sleep(0)
@@ -103,8 +107,16 @@ async def fair_game(
     if before_start is not None:
         before_start(peers)
     peers[0].start_game()
+    while kill is not None and (victim := kill(peers)) is None:
+        await asyncio.sleep(0.001)
+    if kill is not None:
+        log.gone.add(victim.node.node_id)
+        await victim.stop()
+        peers = [peer for peer in peers if peer is not victim]
+        log.leader = peers[0].node.node_id
     await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=120)
-    await until(lambda: all(audited(peer) for peer in peers), "every shuffle audited")
+    if kill is None and takeover_after_s is None:  # (a seat's keys gone with its process: never audited)
+        await until(lambda: all(audited(peer) for peer in peers), "every shuffle audited")
     for peer in peers:
         await peer.stop()
     return log, peers
@@ -422,3 +434,52 @@ def test_a_false_key_handed_for_a_card_names_the_seat_that_handed_it() -> None:
     assert table.decks[1].received(ToSeat(3, 1, {mine: wrong})) == []
     assert [finding.seat for finding in table.decks[1].findings] == [0, 3]
     assert table.faces(1) == {}
+
+
+def test_a_player_gone_mid_round_takes_its_keys_away_and_the_round_is_played_again() -> None:
+    """Seat 2's process dies once round 2 is under way: the keys it held for the round's deal and for the
+    pile are gone with it. The table takes the seat over (the rule for an absent player: a bot plays
+    it), voids the round, deals the pile's hidden cards again by a fresh shuffle, and plays round 2
+    again from its deal with the stand-in's new keys, to the end."""
+    voided: list[str] = []
+
+    def second_round(peers: list[Peer]) -> Peer | None:
+        engine = peers[2].record.engine
+        if engine is None or engine.state.round < 2 or engine.state.phase != "passing":
+            return None
+        peers[0].on_notice = lambda notice: voided.append(notice.reason) if notice.kind == "voided" else None
+        return peers[2]
+
+    log, survivors = run_virtual(fair_game(kill=second_round))
+    assert len({peer.record.engine.digest() for peer in survivors}) == 1  # type: ignore[union-attr]
+    engine = survivors[0].record.engine
+    assert engine is not None and engine.over and engine.state.round == 2
+    assert survivors[0].record.seats[2].node == "n0#2"
+    assert voided and voided[0].startswith("seat 2 changed hands") and "played again" in voided[0]
+    deck = survivors[0].deck
+    assert isinstance(deck, FairDeck) and deck.findings == []
+    replay = replayed_with_deck(log.entries)[0].engine
+    assert replay is not None and replay.digest() == engine.digest()
+
+
+def test_a_seat_that_withholds_its_turn_is_named_and_a_bot_plays_it_to_the_end() -> None:
+    """Seat 3's process stays up but never takes its turn in round 2's shuffle. The leader, after the
+    table has waited ``key_timeout_s`` on it, takes the seat over saying why; the round is played again
+    with the stand-in, and the player may not take the seat back."""
+    said: list[str] = []
+
+    def withhold(peers: list[Peer]) -> None:
+        for peer in peers:
+            peer.key_timeout_s = 0.5
+        peers[0].on_notice = lambda notice: said.append(notice.reason) if notice.kind == "took_over" else None
+        deck = peers[3].driver and peers[3].deck
+        assert isinstance(deck, FairDeck)
+        honest = deck._turns
+        deck._turns = lambda: [] if len(deck.shuffles) > 2 else honest()  # type: ignore[method-assign]
+
+    _log, peers = run_virtual(fair_game(before_start=withhold, takeover_after_s=60.0))
+    assert said == ["withheld its keys for 0.5 s"]
+    record = peers[0].record
+    assert record.seats[3].node == "n0#3" and record.barred == {3}
+    assert record.engine is not None and record.engine.over and record.engine.state.round == 2
+    assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]

@@ -34,6 +34,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -631,6 +632,87 @@ class FairDeck:
                 seat, self.all_faces, self.table, secrets, done.decks["key"][-1], done.committed
             )
         return ring
+
+    # --- a seat that changed hands ---------------------------------------------------------------
+
+    def waiting_on(self, state: TableState, duties: Sequence[Duty]) -> set[int]:
+        """The seats whose part in the log the table waits for: a turn in a shuffle, a key for a card
+        awaited face up. (A seat that withholds one past a timeout is taken over: ``kdm.peer``.)"""
+        seats = set()
+        for shuffle in self.shuffles:
+            turn = shuffle.turn(self.players)
+            if turn is not None and not shuffle.broken:
+                seats.add(turn[1])
+        held = {token for hand in state.hands for token in hand}
+        for duty in duties:
+            for token in duty.tokens:
+                if token not in held and token not in self.public and self.dealt(token):
+                    seats.update(set(range(self.players)) - set(self.shown_keys.get(token, {})))
+        return seats
+
+    def voided(self, state: TableState) -> None:
+        """A seat changed hands (``kdm.record``: its keys left with the process that played it), and the
+        round, if one was in play, went back to its deal. Every shuffle still under way is dropped, and
+        every card lying on the table (not in a hand: hands are dealt again) whose face can no longer
+        be read is dealt again by a fresh shuffle of the same tokens: the faces behind them are the
+        cards their shuffle took, less those of its other cards, which the table saw."""
+        for shuffle in self.shuffles:
+            if shuffle.turn(self.players) is not None:
+                shuffle.broken = shuffle.broken or "voided"
+        self._on_trust = []
+        held = {token for hand in state.hands for token in hand}
+        lying = [token for zone in state.zones.values() for token in zone if token not in held]
+        lost: dict[int, list[int]] = {}
+        for token in lying:
+            where = self.where.get(token)
+            if where is not None and token not in state.faces and not self.shuffles[where[0]].audited:
+                lost.setdefault(where[0], []).append(token)
+        for index, tokens in sorted(lost.items()):
+            faces = self._faces_behind(self.shuffles[index], set(tokens))
+            if faces is None:
+                log.info("shuffle %d: its cards cannot be told apart again; they are not dealt again", index)
+                continue
+            for token in tokens:
+                self.public.pop(token, None)
+                self.shown_keys.pop(token, None)
+                for known in self.known.values():
+                    known.pop(token, None)
+                self._served = {(t, seat) for t, seat in self._served if t != token}
+            self._start_shuffle({"tokens": tokens, "pool": faces})
+
+    def _faces_behind(self, shuffle: _Shuffle, tokens: set[int]) -> list[str] | None:
+        """The faces behind ``tokens`` of ``shuffle``: the cards it took less those of its other
+        tokens, when every one of those is known; None when one is not."""
+        cards = self._cards_of(shuffle)
+        if cards is None:
+            return None
+        left = Counter(cards)
+        for token in shuffle.tokens:
+            if token in tokens:
+                continue
+            face = self.public.get(token) or self.audited_faces.get(token)
+            if face is None or not left[face]:
+                return None
+            left[face] -= 1
+        return sorted(left.elements())
+
+    def _cards_of(self, shuffle: _Shuffle) -> list[str] | None:
+        """The faces a shuffle took: a fresh one's pool; a reshuffle's, those of its sources."""
+        if not shuffle.sources:
+            return list(shuffle.faces)
+        cards, hidden = [], {}
+        for token in shuffle.sources:
+            face = self.public.get(token) or self.audited_faces.get(token)
+            if face is not None:
+                cards.append(face)
+            else:
+                hidden.setdefault(self.where[token][0], set()).add(token)
+        for index, tokens in hidden.items():
+            behind = self._faces_behind(self.shuffles[index], tokens)
+            if behind is None:
+                return None
+            cards += behind
+        return cards
 
     # --- the deck's interface -----------------------------------------------------------------------
 
