@@ -349,7 +349,11 @@ class TableSession:
             if record.starts_the_game(self.node.node_id) and len(record.seats) == record.players:
                 peer.start_game()
         elif notice.kind == "took_over":
-            self.say(f"a bot stands in for seat {notice.seat} ({self._seat_name(notice.seat)})")
+            why = f": {notice.reason}" if notice.reason else ""
+            self.say(f"a bot stands in for seat {notice.seat} ({self._seat_name(notice.seat)}){why}")
+        elif notice.kind in ("voided", "cheat"):
+            self.say(f"fair deck: {notice.reason}" if notice.kind == "voided" else
+                     f"fair deck: seat {notice.seat} {notice.reason}")  # fmt: skip
         elif notice.kind == "returning":
             self.say(f"{self._seat_name(notice.seat)} is back for seat {notice.seat}")
         elif notice.kind == "returned":

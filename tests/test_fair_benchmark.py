@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,3 +28,22 @@ def test_fair_shuffle_prints_a_figure_per_table_size() -> None:
         for name in ("shuffle_ms", "deal_ms", "audit_ms"):
             assert 0 < figure[name]["min"] <= figure[name]["median"] <= figure[name]["max"]
         assert figure["lock_ms"] > 0 and figure["commitment_ms"] > 0
+
+
+TABLE_SCRIPT = SCRIPT.parent / "fair_table.py"
+
+
+def test_fair_table_prints_the_figures_a_fair_table_measured() -> None:
+    done = subprocess.run(
+        [sys.executable, str(TABLE_SCRIPT), "--peers", "3", "--runs", "1", "--rounds", "1"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, "KDM_INTERFACE": "127.0.0.1"},
+    )
+    assert done.returncode == 0, done.stderr
+    (figure,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert (figure["figure"], figure["peers"], figure["runs"], figure["cheats"]) == ("fair_table", 3, 1, [])
+    for name in ("shuffle_deal_ms", "audit_ms"):
+        assert figure[name]["count"] > 0
+        assert 0 < figure[name]["min"] <= figure[name]["median"] <= figure[name]["max"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from nacl import bindings
 
 from kdm.cards import full_deck
 from kdm.fair.group import (
@@ -61,6 +62,16 @@ def test_what_is_not_a_key_or_a_point_is_refused(bad: bytes) -> None:
     assert not valid_point(identity)
     with pytest.raises(GroupError, match="not a point"):
         lock(identity, random_key())
+
+
+def test_a_point_on_the_curve_outside_the_cards_group_is_refused() -> None:
+    """A card plus a point of order 2 is on the curve but outside the prime-order group: a peer that
+    passes one (to learn something from what becomes of it) is refused at the first multiplication."""
+    order_two = bytes([0xEC] + [0xFF] * 30 + [0x7F])
+    outside = bindings.crypto_core_ed25519_add(card_point("KS", TABLE), order_two)
+    assert not valid_point(outside)
+    with pytest.raises(GroupError, match="not a point"):
+        lock(outside, random_key())
 
 
 def shuffled(

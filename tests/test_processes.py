@@ -54,6 +54,34 @@ def test_selfplay_plays_kems_to_its_target_and_the_peers_agree() -> None:
     assert len(result["digests"]) == 4 and len(set(result["digests"])) == 1
 
 
+@pytest.mark.parametrize(
+    "game",
+    [
+        ["--rounds", "2"],
+        ["--variant", "kems", "--option", "target=1", "--option", "sweep_after_ms=300"],
+        [
+            "--rounds",
+            "2",
+            "--variant",
+            "seven_in_reserve",
+            "--variant",
+            "piles",
+            "--option",
+            "flush_to=shuffle",
+        ],
+    ],
+    ids=["base", "kems", "variants"],
+)
+def test_selfplay_with_the_fair_deck_agrees_and_its_audits_name_nobody(game: list[str]) -> None:
+    """``kdm selfplay --deck fair`` (contract): the same game, every card dealt, passed and shown through
+    the fair deck between real processes: one digest, and every audit finds nobody."""
+    done = run_kdm("selfplay", "--deck", "fair", "--peers", "4", *game, "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["deck"] == "fair" and result["cheats"] == []
+    assert len(result["digests"]) == 4 and len(set(result["digests"])) == 1
+
+
 def test_selfplay_refuses_a_kems_table_of_five_in_one_line() -> None:
     done = run_kdm("selfplay", "--peers", "5", "--variant", "kems")
     assert done.returncode == 2

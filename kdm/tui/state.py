@@ -289,7 +289,14 @@ class TableScreen:
         elif notice.kind == "took_over" and notice.seat is not None:
             self._note_acting(notice.seat)
             name, stand_in = self.player_name(notice.seat), self.name(notice.seat)
-            self._add("error", self.say("took_over", name=name, bot=stand_in))
+            self._add(
+                "error", self.say("withheld" if notice.reason else "took_over", name=name, bot=stand_in)
+            )
+        elif notice.kind == "voided" and notice.seat is not None:
+            self._add("error", self.say("voided", name=self.player_name(notice.seat)))
+        elif notice.kind == "cheat":
+            name = self.player_name(notice.seat) if notice.seat is not None and notice.seat >= 0 else "?"
+            self._add("error", self.say("cheat", name=name, reason=notice.reason))
         elif notice.kind == "returning" and notice.seat is not None:
             self._add("info", self.say("returning", name=self.player_name(notice.seat)))
         elif notice.kind == "returned" and notice.seat is not None:

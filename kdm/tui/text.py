@@ -57,6 +57,15 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{name} is away: {bot} plays for them until they are back",
         "{name} est parti : {bot} joue à sa place jusqu'à son retour",
     ),
+    "withheld": (
+        "{name} held the deck up: {bot} plays for them to the end",
+        "{name} a bloqué le paquet : {bot} joue à sa place jusqu'à la fin",
+    ),
+    "voided": (
+        "{name}'s keys left with their laptop: the round is dealt again",
+        "les clés de {name} sont parties avec son ordinateur : la donne est refaite",
+    ),
+    "cheat": ("the deck caught {name}: {reason}", "le paquet a pris {name} en faute : {reason}"),
     "returning": (
         "{name} is back, and takes their seat at the next pause",
         "{name} est de retour, et reprend sa place à la prochaine pause",
