@@ -56,6 +56,21 @@ class PrivateNote:
     data: Mapping[str, Any]
 
 
+def reveal_duty(engine: Engine, event: Event) -> Duty | None:
+    """The reveal duty ``event`` fulfils, if any: one the game answers from the faces alone. Not a seat's
+    decision with a deadline (a refuser's exchange, a 7 kept or not): what the seat chooses is its own,
+    and only the faces it names are checked (``kdm_claimed_faces``)."""
+    seat = getattr(event, "seat", None)
+    return next(
+        (
+            duty
+            for duty in engine.awaiting()
+            if duty.kind == event.kind and duty.seat in (None, seat) and duty.after_ms is None
+        ),
+        None,
+    )
+
+
 class Deck(Protocol):
     """A table's deck service, as its hosts use it: ``OpenDeck`` here, or ``kdm.fair.table.FairDeck``."""
 
@@ -144,8 +159,7 @@ class OpenDeck:
         for token, face in claimed.items():
             if known.get(token, face) != face:
                 return f"it names card {token} {face}, but card {token} is {known[token]}"
-        seat = getattr(event, "seat", None)
-        duty = next((d for d in engine.awaiting() if d.kind == event.kind and d.seat in (None, seat)), None)
+        duty = reveal_duty(engine, event)
         if duty is None:
             return None  # not a reveal: the rules judge it
         expected = self.fulfil(duty, engine.state, rules.caller("kdm_reveal"))

@@ -19,6 +19,7 @@ from nacl.exceptions import CryptoError
 from nacl.public import Box, PublicKey
 
 from kdm.agents import Bot, Profile
+from kdm.deck import OpenDeck
 from kdm.engine import Duty
 from kdm.entries import Act, DeckPart, EntryId, decode
 from kdm.events import Event
@@ -483,3 +484,36 @@ def test_a_seat_that_withholds_its_turn_is_named_and_a_bot_plays_it_to_the_end()
     assert record.seats[3].node == "n0#3" and record.barred == {3}
     assert record.engine is not None and record.engine.over and record.engine.state.round == 2
     assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
+
+
+class _Rules:
+    """Rules that name no face and reveal what ``revealed`` says (for a deck's check of one event)."""
+
+    def __init__(self, revealed: Event) -> None:
+        self.revealed = revealed
+
+    def caller(self, name: str) -> Callable[..., Any]:
+        return (lambda **_: None) if name == "kdm_claimed_faces" else (lambda **_: self.revealed)
+
+
+class _Engine:
+    def __init__(self, duty: Duty, revealed: Event) -> None:
+        self.rules, self.state, self.duty = _Rules(revealed), TableState(players=4, options={}), duty
+
+    def awaiting(self) -> list[Duty]:
+        return [self.duty]
+
+
+@pytest.mark.parametrize("deck", [OpenDeck(), FairDeck("table", 4)], ids=["open", "fair"])
+def test_a_seats_own_decision_is_not_held_against_what_the_table_would_have_chosen(deck: Any) -> None:
+    """A seat's decision with a deadline (RULES 2.5: the 7 kept or not) is the seat's: a 'no' is no
+    false claim because the table, answering for a silent seat, would have said 'yes'. A reveal the
+    table answers from the faces alone is still checked."""
+    from plugins.seven_in_reserve import KeepSeven
+
+    asked = Duty("keep_seven", seat=1, tokens=(5,), after_ms=1000.0, ref=3)
+    engine = _Engine(asked, revealed=KeepSeven(seat=1, keep=True))
+    assert deck.false_claim(engine, KeepSeven(seat=1, keep=False)) is None
+    if isinstance(deck, OpenDeck):
+        shown = Duty("keep_seven", seat=1, tokens=(5,))  # the same, were it the table's to answer
+        assert deck.false_claim(_Engine(shown, KeepSeven(1, True)), KeepSeven(1, False)) is not None

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm.deck import MAX_NOTES, Knowledge, PrivateNote, Reveal
+from kdm.deck import MAX_NOTES, Knowledge, PrivateNote, Reveal, reveal_duty
 from kdm.effects import Effect
 from kdm.engine import Duty, Engine
 from kdm.entries import DeckPart
@@ -781,7 +781,7 @@ class FairDeck:
             if shown != face:
                 return f"it names card {token} {face}, but card {token} is {shown}"
         seat = getattr(event, "seat", None)
-        duty = next((d for d in engine.awaiting() if d.kind == event.kind and d.seat in (None, seat)), None)
+        duty = reveal_duty(engine, event)
         if duty is None:
             return None
         if duty.tokens and all(token in self.public for token in duty.tokens):
