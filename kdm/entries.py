@@ -124,6 +124,9 @@ class DeckPart(Entry):
     commits: bytes = b""
     keys: bytes = b""
     tokens: bytes = b""
+    #: A turn's: the hash of the deck it was taken on (``kdm.fair.table.deck_hash``), so that a turn
+    #: taken on a deck handed straight from the seat before counts only if the log holds that deck.
+    after: bytes = b""
 
 
 @dataclass(frozen=True)

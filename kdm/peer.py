@@ -35,7 +35,7 @@ from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty, SeatView
 from kdm.entries import Act, Chat, Create, DeckPart, Done, Entry, EntryId, Join, Reveal, Start, Takeover
 from kdm.events import Event, TimedEvent
-from kdm.fair.table import FairDeck, ToLog, ToSeat, ToTable
+from kdm.fair.table import FairDeck, ToLog, ToNext, ToSeat, ToTable
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
 from kdm.net.clock import monotonic_ms
@@ -760,6 +760,18 @@ class Peer:
                 continue
             if isinstance(item, ToLog):
                 self.propose(DeckPart, agent, seat=seat, **item.fields)
+            elif isinstance(item, ToNext):  # public (the log gets it too): no need to seal it
+                body = {
+                    "t": "part",
+                    "sender": seat,
+                    "to": item.to,
+                    "shuffle": item.shuffle,
+                    "step": item.step,
+                    "deck": item.deck,
+                    "after": item.after,
+                }
+                to = self.record.seats[item.to].node.split("#", 1)[0]
+                self.node.send_direct(to, msgpack.packb(body, use_bin_type=True))
             elif isinstance(item, ToSeat):
                 keys = {
                     str(token): {str(o): k for o, k in owners.items()} for token, owners in item.keys.items()
@@ -841,6 +853,33 @@ class Peer:
                 self.on_notice(Notice("note", seat=to_seat))
             self._wake_bots(learnt)
 
+    def _received_turn(self, sender: str, body: dict[str, Any]) -> None:
+        """A turn in a shuffle handed straight here by the seat before (``ToNext``): our seat takes its
+        turn on it at once. Dropped, with the reason, if its sender does not play that seat."""
+        deck, seats = self.deck, self.record.seats
+        try:
+            turn = ToNext(
+                body["sender"], body["to"], body["shuffle"], body["step"], body["deck"], body["after"]
+            )
+            if not (isinstance(turn.sender, int) and 0 <= turn.sender < len(seats)):
+                raise ValueError("no such seat")
+            if seats[turn.sender].node.split("#", 1)[0] != sender:
+                raise ValueError(f"it does not play seat {turn.sender}")
+            if not (isinstance(turn.shuffle, int) and isinstance(turn.step, str)):
+                raise ValueError("a turn of the wrong types")
+            if not (isinstance(turn.deck, bytes) and isinstance(turn.after, bytes)):
+                raise ValueError("a turn of the wrong types")
+        except (KeyError, ValueError) as error:
+            log.warning("dropped a turn from %s: %s", sender, error)
+            return
+        if not isinstance(deck, FairDeck):
+            return
+        problem = deck.ahead(turn)
+        if problem is not None:
+            log.info("a turn from %s waits for the log: %s", sender, problem)
+            return
+        self._deck_work()
+
     def _tell_findings(self) -> None:
         """Say each cheat the fair deck caught, once."""
         deck = self.deck
@@ -906,6 +945,9 @@ class Peer:
             body = msgpack.unpackb(data, raw=False, strict_map_key=True)
             if isinstance(body, dict) and body.get("t") in ("keys", "open"):
                 self._received_keys(sender, body, data)
+                return
+            if isinstance(body, dict) and body.get("t") == "part":
+                self._received_turn(sender, body)
                 return
             from_seat, to_seat, sealed = body["sender"], body["to"], body["box"]
             via = body.get("via", from_seat)

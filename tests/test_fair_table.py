@@ -8,6 +8,7 @@ another), and records every one, so a test can look at all a process ever receiv
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from kdm.engine import Duty
 from kdm.entries import Act, DeckPart, EntryId, decode
 from kdm.events import Event
 from kdm.fair.shuffle import face_of, reveal
-from kdm.fair.table import FairDeck, ToLog, ToSeat, ToTable, unpack_keys
+from kdm.fair.table import FairDeck, ToLog, ToNext, ToSeat, ToTable, unpack_keys
 from kdm.kilo.events import Announce
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer
@@ -270,13 +271,16 @@ class DeckTable:
         self.counter = 0
         #: A seat's turn rewritten before it reaches the log (a cheat), by (step, seat).
         self.tamper: dict[tuple[str, int], Callable[[list[bytes]], list[bytes]]] = {}
+        #: Turns on their way to the log while the seats hand them on straight (None: the log is quick).
+        self.held_back: list[ToLog] | None = None
 
     def made(self, effect: dict[str, Any]) -> None:
         for deck in self.decks:
             deck.observe([effect])  # type: ignore[list-item]
 
     def settle(self, duties: tuple[Duty, ...] = ()) -> None:
-        """Every deck does what it owes until none owes anything."""
+        """Every deck does what it owes until none owes anything (with ``held_back``, the turns reach
+        the log only when nothing else moves, the latest first)."""
         busy = True
         while busy:
             busy = False
@@ -284,27 +288,44 @@ class DeckTable:
                 for item in deck.work(self.state, duties):
                     busy = True
                     self.deliver(item)
+            if not busy and self.held_back:
+                busy, late = True, self.held_back[::-1]
+                self.held_back = []
+                for part in late:
+                    self.commit(part)
 
-    def deliver(self, item: ToLog | ToSeat | ToTable) -> None:
+    def deliver(self, item: ToLog | ToNext | ToSeat | ToTable) -> None:
         if isinstance(item, ToSeat):
             self.decks[item.to].received(item)
         elif isinstance(item, ToTable):
             for deck in self.decks:
                 if item.sender not in deck.here:
                     deck.opened(item)
+        elif isinstance(item, ToNext):
+            tamper = self.tamper.get((item.step, item.sender))
+            deck = item.deck if tamper is None else b"".join(tamper(_split(item.deck)))
+            assert self.decks[item.to].ahead(dataclasses.replace(item, deck=deck)) is None
+        elif self.held_back is not None and item.fields["step"] in ("lock", "key", "strip"):
+            self.held_back.append(item)
         else:
-            fields = dict(item.fields)
-            tamper = self.tamper.get((fields["step"], item.seat))
-            if tamper is not None:
-                points = [fields["deck"][i : i + 32] for i in range(0, len(fields["deck"]), 32)]
-                fields["deck"] = b"".join(tamper(points))
-            self.counter += 1
-            part = DeckPart(EntryId("n", self.counter), seat=item.seat, **fields)
-            for deck in self.decks:
-                assert deck.committed(part, item.seat) is None
+            self.commit(item)
+
+    def commit(self, item: ToLog) -> None:
+        fields = dict(item.fields)
+        tamper = self.tamper.get((fields["step"], item.seat))
+        if tamper is not None:
+            fields["deck"] = b"".join(tamper(_split(fields["deck"])))
+        self.counter += 1
+        part = DeckPart(EntryId("n", self.counter), seat=item.seat, **fields)
+        for deck in self.decks:
+            assert deck.committed(part, item.seat) is None
 
     def faces(self, seat: int) -> dict[int, str]:
         return self.decks[seat].knowledge(self.state, seat).faces
+
+
+def _split(deck: bytes) -> list[bytes]:
+    return [deck[i : i + 32] for i in range(0, len(deck), 32)]
 
 
 PILE = ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H"]
@@ -517,3 +538,36 @@ def test_a_seats_own_decision_is_not_held_against_what_the_table_would_have_chos
     if isinstance(deck, OpenDeck):
         shown = Duty("keep_seven", seat=1, tokens=(5,))  # the same, were it the table's to answer
         assert deck.false_claim(_Engine(shown, KeepSeven(1, True)), KeepSeven(1, False)) is not None
+
+
+def test_turns_handed_straight_on_do_not_wait_for_the_log_and_may_reach_it_in_any_order() -> None:
+    """Each seat hands its turn straight to the next (``ToNext``) and takes its own on it at once: the
+    whole shuffle is taken before the log has any of it. The log then gets the turns latest first: it
+    keeps each until the one before it is in, and takes them all, each checked against the deck it
+    was taken on; the cards read as they do with a quick log."""
+    table = DeckTable()
+    table.held_back = []
+    dealt_pile(table)
+    shuffle = table.decks[0].shuffles[0]
+    assert shuffle.turn(4) is None and not shuffle.waiting
+    assert len(table.faces(0)) == 2 and set(table.faces(0).values()) <= set(PILE)
+    top = table.state.zones["pile"][-1]
+    table.settle((Duty("draw", seat=1, tokens=(top,)),))
+    assert len({deck.public[top] for deck in table.decks}) == 1
+    for deck in table.decks:
+        deck.over = True
+    table.settle()
+    assert all(deck.findings == [] for deck in table.decks)
+
+
+def test_a_turn_taken_on_a_deck_the_log_does_not_hold_is_refused() -> None:
+    table = DeckTable()
+    tokens = list(range(len(PILE)))
+    table.made({"kind": "shuffled", "zone": "pile", "tokens": tokens, "pool": PILE, "seed": b""})
+    deck = table.decks[0]
+    (first,) = [item for item in deck.work(table.state, ()) if isinstance(item, ToLog)]
+    table.commit(first)
+    second = next(item for item in table.decks[1].work(table.state, ()) if isinstance(item, ToLog))
+    forged = DeckPart(EntryId("n", 99), seat=1, **{**second.fields, "after": bytes(32)})
+    assert deck.committed(forged, 1) == "seat 1's lock was taken on a deck the log does not hold"
+    assert deck.committed(DeckPart(EntryId("n", 98), seat=1, **second.fields), 1) is None

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -62,7 +63,17 @@ from kdm.state import TableState
 
 log = logging.getLogger("kdm.fair")
 
-__all__ = ["FairDeck", "Finding", "ToLog", "ToSeat", "ToTable", "pack_keys", "unpack_keys"]
+__all__ = [
+    "FairDeck",
+    "Finding",
+    "ToLog",
+    "ToNext",
+    "ToSeat",
+    "ToTable",
+    "deck_hash",
+    "pack_keys",
+    "unpack_keys",
+]
 
 POINT = 32
 #: One handed key on the wire: token (4 bytes), owner seat (1), key (32).
@@ -86,6 +97,19 @@ class ToSeat:
     sender: int
     to: int
     keys: dict[int, dict[int, bytes]]
+
+
+@dataclass(frozen=True)
+class ToNext:
+    """Seat ``sender``'s turn in a shuffle, handed straight to the process of seat ``to``, whose turn
+    comes next: it takes its own on it at once, without waiting for the log (which gets both)."""
+
+    sender: int
+    to: int
+    shuffle: int
+    step: str
+    deck: bytes
+    after: bytes
 
 
 @dataclass(frozen=True)
@@ -127,6 +151,11 @@ def unpack_keys(data: bytes) -> dict[int, dict[int, bytes]]:
     return keys
 
 
+def deck_hash(deck: Sequence[bytes]) -> bytes:
+    """What a turn names the deck it was taken on by."""
+    return hashlib.sha256(b"kdm deck\x00" + b"".join(deck)).digest()
+
+
 def _points(data: bytes, count: int, what: str) -> list[bytes]:
     if len(data) != count * POINT:
         raise ValueError(f"{what} must be {count} points of {POINT} bytes")
@@ -163,6 +192,9 @@ class _Shuffle:
     audited: bool = False
     #: A turn that could not be taken (a deck that is not one): the shuffle stops here.
     broken: str = ""
+    #: Turns the log holds ahead of their time (taken on a deck handed straight from the seat before,
+    #: and committed first): (step, seat) → deck, commitments, the hash of the deck it was taken on.
+    waiting: dict[tuple[str, int], tuple[bytes, bytes, bytes]] = field(default_factory=dict)
 
     @property
     def steps(self) -> tuple[str, ...]:
@@ -174,6 +206,17 @@ class _Shuffle:
             if len(self.decks[step]) < players:
                 return step, len(self.decks[step])
         return None
+
+    def order(self, step: str, seat: int, players: int) -> int:
+        """Where a turn comes in the shuffle, from 0."""
+        return self.steps.index(step) * players + seat
+
+    def turn_after(self, step: str, seat: int, players: int) -> tuple[str, int] | None:
+        """The turn that follows ``(step, seat)``, or None after the last."""
+        if seat + 1 < players:
+            return step, seat + 1
+        following = self.steps.index(step) + 1
+        return (self.steps[following], 0) if following < len(self.steps) else None
 
     def current(self) -> list[bytes]:
         """The deck as the last turn left it."""
@@ -219,6 +262,8 @@ class FairDeck:
         #: seat here → token → face it read.
         self.known: dict[int, dict[int, str]] = {}
         self._served: set[tuple[int, int]] = set()
+        #: Turns handed straight here, or taken here: (shuffle, step, seat) → deck, hash of its input.
+        self._ahead: dict[tuple[int, str, int], tuple[list[bytes], bytes]] = {}
         self._owed: set[tuple[Any, ...]] = set()
         self._early: list[ToSeat] = []
         self.notes: dict[int, list[PrivateNote]] = {}
@@ -270,43 +315,86 @@ class FairDeck:
 
     # --- what this process owes -------------------------------------------------------------------
 
-    def work(self, state: TableState, duties: Sequence[Duty]) -> list[ToLog | ToSeat | ToTable]:
+    def work(self, state: TableState, duties: Sequence[Duty]) -> list[ToLog | ToNext | ToSeat | ToTable]:
         """What the seats played here owe now: their turns in shuffles, keys for cards in others'
         hands or shown to one of them, keys for cards the table awaits, secrets for audits."""
         self.timings.watch(self, state)
-        out: list[ToLog | ToSeat | ToTable] = []
+        out: list[ToLog | ToNext | ToSeat | ToTable] = []
         out += self._turns()
         out += self._serve(state)
         out += self._show(state, duties)
         out += self._open(state)
         return out
 
-    def _turns(self) -> list[ToLog]:
-        out: list[ToLog] = []
+    def _turns(self) -> list[ToLog | ToNext]:
+        """The turns of seats played here that have come: on the deck the log holds, or on one the
+        seat before handed straight here (``ahead``), which saves waiting for the log at every turn."""
+        out: list[ToLog | ToNext] = []
         for shuffle in self.shuffles:
-            turn = shuffle.turn(self.players)
-            if turn is None or shuffle.broken or turn[1] not in self.here:
-                continue
-            step, seat = turn
-            key = ("turn", shuffle.index, step, seat)
-            if key in self._owed:
-                continue
-            self._owed.add(key)
-            try:
-                fields = self._take_turn(shuffle, step, seat)
-            except GroupError as error:
-                before = seat - 1 if seat else self.players - 1
-                self._find(Finding(before, f"passed a deck that is not one ({error})"))
-                shuffle.broken = f"seat {before} passed a deck that is not one"
-                continue
-            except KeyError:
-                log.error("seat %d holds no secrets for the cards shuffle %d takes", seat, shuffle.index)
-                continue
-            out.append(ToLog(seat, {"step": step, "shuffle": shuffle.index, **fields}))
+            while not shuffle.broken:
+                taken = self._next_turn(shuffle)
+                if not taken:
+                    break
+                out += taken
         return out
 
-    def _take_turn(self, shuffle: _Shuffle, step: str, seat: int) -> dict[str, Any]:
-        deck = shuffle.current()
+    def _next_turn(self, shuffle: _Shuffle) -> list[ToLog | ToNext]:
+        """The next turn of a seat played here, if it has come: every turn before it is in the log or
+        was handed here (or taken here), each on the deck the one before it made."""
+        turn, deck = shuffle.turn(self.players), shuffle.current()
+        while turn is not None and (
+            turn[1] not in self.here or ("turn", shuffle.index, *turn, deck_hash(deck)) in self._owed
+        ):
+            handed = self._ahead.get((shuffle.index, *turn))
+            if handed is None or handed[1] != deck_hash(deck):
+                return []
+            deck, turn = handed[0], shuffle.turn_after(*turn, self.players)
+        if turn is None:
+            return []
+        step, seat = turn
+        # Owed once per deck: taken on a deck the log turns out not to hold, it is taken again on the
+        # log's (its first part is refused: ``_append_turn``).
+        self._owed.add(("turn", shuffle.index, step, seat, deck_hash(deck)))
+        try:
+            fields = self._take_turn(shuffle, step, seat, deck)
+        except GroupError as error:
+            before = seat - 1 if seat else self.players - 1
+            self._find(Finding(before, f"passed a deck that is not one ({error})"))
+            shuffle.broken = f"seat {before} passed a deck that is not one"
+            return []
+        except KeyError:
+            log.error("seat %d holds no secrets for the cards shuffle %d takes", seat, shuffle.index)
+            return []
+        after = deck_hash(deck)
+        out: list[ToLog | ToNext] = [
+            ToLog(seat, {"step": step, "shuffle": shuffle.index, "after": after, **fields})
+        ]
+        points = _points(fields["deck"], len(deck), "a deck")
+        self._ahead[(shuffle.index, step, seat)] = (points, after)  # for this process's next seat, if any
+        following = shuffle.turn_after(step, seat, self.players)
+        if following is not None and following[1] not in self.here:
+            out.append(ToNext(seat, following[1], shuffle.index, step, fields["deck"], after))
+        return out
+
+    def ahead(self, message: ToNext) -> str | None:
+        """A turn the seat before handed straight to a seat played here: kept until the log has it,
+        to take our turn on at once. Why not, for a turn that cannot be one."""
+        if not 0 <= message.shuffle < len(self.shuffles):
+            return f"there is no shuffle {message.shuffle} yet"
+        shuffle = self.shuffles[message.shuffle]
+        if (
+            message.step not in shuffle.steps
+            or shuffle.turn_after(message.step, message.sender, self.players) is None
+        ):
+            return f"no turn of seat {message.sender} hands a deck on in {message.step}"
+        try:
+            points = _points(message.deck, len(shuffle.tokens), "a deck")
+        except ValueError as error:
+            return str(error)
+        self._ahead[(message.shuffle, message.step, message.sender)] = (points, message.after)
+        return None
+
+    def _take_turn(self, shuffle: _Shuffle, step: str, seat: int, deck: list[bytes]) -> dict[str, Any]:
         mine = (shuffle.index, seat)
         if step == "strip":
             blind = self._blinds[mine] = random_key()
@@ -421,8 +509,8 @@ class FairDeck:
     def committed(self, part: DeckPart, seat: int) -> str | None:
         """Seat ``seat``'s part, committed: taken, or why not (the same on every process: the log's
         alone)."""
-        step, shuffle, deck, commits, keys, tokens = (
-            part.step, part.shuffle, part.deck, part.commits, part.keys, part.tokens
+        step, shuffle, deck, commits, keys, tokens, after = (
+            part.step, part.shuffle, part.deck, part.commits, part.keys, part.tokens, part.after
         )  # fmt: skip
         try:
             if step == "show":
@@ -430,13 +518,43 @@ class FairDeck:
                                                   strict=True)))  # fmt: skip
             if not 0 <= shuffle < len(self.shuffles) or step not in RESHUFFLE_STEPS:
                 return f"there is no shuffle {shuffle} to {step}"
-            return self._turn_taken(self.shuffles[shuffle], seat, step, deck, commits)
+            return self._turn_taken(self.shuffles[shuffle], seat, step, deck, commits, after)
         except ValueError as error:
             return str(error)
 
-    def _turn_taken(self, shuffle: _Shuffle, seat: int, step: str, deck: bytes, commits: bytes) -> str | None:
-        if shuffle.turn(self.players) != (step, seat):
-            return f"it is not seat {seat}'s turn to {step} shuffle {shuffle.index}"
+    def _turn_taken(
+        self, shuffle: _Shuffle, seat: int, step: str, deck: bytes, commits: bytes, after: bytes
+    ) -> str | None:
+        """A turn in the log: taken if it is the one the shuffle waits for and was taken on the deck the
+        log holds; kept for later if a turn before it is still to come (it was taken on a deck handed
+        straight from the seat before, and reached the log first)."""
+        size = len(shuffle.tokens)
+        _points(deck, size, "a deck")
+        if step == "key":
+            _points(commits, size, "commitments")
+        turn = shuffle.turn(self.players)
+        if turn != (step, seat):
+            later = turn is not None and shuffle.order(step, seat, self.players) > shuffle.order(
+                *turn, self.players
+            )
+            if not later or (step, seat) in shuffle.waiting:
+                return f"it is not seat {seat}'s turn to {step} shuffle {shuffle.index}"
+            shuffle.waiting[(step, seat)] = (deck, commits, after)
+            return None
+        problem = self._append_turn(shuffle, step, seat, deck, commits, after)
+        while problem is None and (turn := shuffle.turn(self.players)) in shuffle.waiting:
+            assert turn is not None
+            waited = shuffle.waiting.pop(turn)
+            late = self._append_turn(shuffle, *turn, *waited)
+            if late is not None:
+                log.info("shuffle %d: %s", shuffle.index, late)  # its seat takes it again on this deck
+        return problem
+
+    def _append_turn(
+        self, shuffle: _Shuffle, step: str, seat: int, deck: bytes, commits: bytes, after: bytes
+    ) -> str | None:
+        if after and after != deck_hash(shuffle.current()):
+            return f"seat {seat}'s {step} was taken on a deck the log does not hold"
         size = len(shuffle.tokens)
         shuffle.decks[step].append(_points(deck, size, "a deck"))
         if step == "key":
