@@ -560,6 +560,8 @@ class FairDeck:
         if step == "key":
             shuffle.committed.append(_points(commits, size, "commitments"))
         if shuffle.turn(self.players) is None:
+            for handed in [key for key in self._ahead if key[0] == shuffle.index]:
+                del self._ahead[handed]  # the log holds every turn now
             for mine in self.here:
                 self._ring(shuffle.index, mine)
             early, self._early = self._early, []
