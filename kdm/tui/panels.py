@@ -132,6 +132,7 @@ def _waiting_table(screen: TableScreen) -> Fragments:
     table_key = fingerprint(record.host)
     if table_key:
         lines.append(("class:dim", "\n" + screen.say("table_key", fingerprint=table_key)))
+    lines.append(("class:dim", "\n" + screen.say("fair_deck" if record.deck == "fair" else "open_deck")))
     return flowed(lines, PANEL_TEXT_WIDTH)
 
 

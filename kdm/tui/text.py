@@ -135,6 +135,14 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "host": ("host", "hôte"),
     "join_with": ("others join with: kdm play {address}", "les autres viennent par : kdm play {address}"),
     "join_by_address": ("or by address: {addresses}", "ou par adresse : {addresses}"),
+    "fair_deck": (
+        "fair deck: nobody's laptop can read a card it was not shown",
+        "paquet équitable : nul ne peut lire une carte qu'on ne lui a pas montrée",
+    ),
+    "open_deck": (
+        "open deck: every laptop at the table could read every card",
+        "paquet ouvert : chaque ordinateur de la table pourrait lire toutes les cartes",
+    ),
     "table_key": (
         "table key {fingerprint}: the same on every screen at this table",
         "clé de la table {fingerprint} : la même sur chaque écran de cette table",
