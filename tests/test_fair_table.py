@@ -571,3 +571,28 @@ def test_a_turn_taken_on_a_deck_the_log_does_not_hold_is_refused() -> None:
     forged = DeckPart(EntryId("n", 99), seat=1, **{**second.fields, "after": bytes(32)})
     assert deck.committed(forged, 1) == "seat 1's lock was taken on a deck the log does not hold"
     assert deck.committed(DeckPart(EntryId("n", 98), seat=1, **second.fields), 1) is None
+
+
+@pytest.mark.parametrize(
+    ("variants", "options"),
+    [
+        (("kems",), {"target": 2, "sweep_after_ms": 2000, "call_window_ms": 300}),
+        (("spoons",), None),
+        (("piles",), None),
+        (("jokers",), None),
+        (("seven_in_reserve",), None),
+        (("marathon",), None),
+        (("all_at_once",), None),
+        (("classic",), None),
+    ],
+    ids=lambda value: value[0] if isinstance(value, tuple) else "",
+)
+def test_every_game_and_variant_plays_to_its_end_with_the_fair_deck(
+    variants: tuple[str, ...], options: dict[str, Any] | None
+) -> None:
+    _log, peers = run_virtual(fair_game(options=options, variants=variants))
+    assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
+    assert all(peer.record.engine is not None and peer.record.engine.over for peer in peers)
+    for peer in peers:
+        assert isinstance(peer.deck, FairDeck) and peer.deck.findings == []
+        assert all(shuffle.audited for shuffle in peer.deck.shuffles)
