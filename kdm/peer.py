@@ -770,8 +770,8 @@ class Peer:
                     "deck": item.deck,
                     "after": item.after,
                 }
-                to = self.record.seats[item.to].node.split("#", 1)[0]
-                self.node.send_direct(to, msgpack.packb(body, use_bin_type=True))
+                process = self.record.seats[item.to].node.split("#", 1)[0]
+                self.node.send_direct(process, msgpack.packb(body, use_bin_type=True))
             elif isinstance(item, ToSeat):
                 keys = {
                     str(token): {str(o): k for o, k in owners.items()} for token, owners in item.keys.items()
@@ -780,11 +780,11 @@ class Peer:
             else:  # secrets for an audit: once to every other process at the table
                 secrets = {"shuffle": item.shuffle, "keys": item.keys, "order": item.order}
                 reached = {self.node.node_id}
-                for to, taken in enumerate(self.record.seats):
+                for seat_to, taken in enumerate(self.record.seats):
                     process = taken.node.split("#", 1)[0]
                     if process not in reached:
                         reached.add(process)
-                        self._send_deck_message("open", agent, to, secrets)
+                        self._send_deck_message("open", agent, seat_to, secrets)
         self._tell_findings()
 
     def _send_deck_message(self, kind: str, agent: Agent, to: int, payload: dict[str, Any]) -> None:

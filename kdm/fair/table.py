@@ -820,7 +820,8 @@ class FairDeck:
         """The faces a shuffle took: a fresh one's pool; a reshuffle's, those of its sources."""
         if not shuffle.sources:
             return list(shuffle.faces)
-        cards, hidden = [], {}
+        cards: list[str] = []
+        hidden: dict[int, set[int]] = {}
         for token in shuffle.sources:
             face = self.public.get(token) or self.audited_faces.get(token)
             if face is not None:
