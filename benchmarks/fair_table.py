@@ -7,7 +7,9 @@ fair``), each measuring what its deck waits for (``kdm.fair.table.Timings``), on
   the added latency of a private pass (with the open deck a face is known at once);
 - ``public_draw_ms``: from a card awaited face up (a draw from the pile) to its face shown, every seat's
   key in the log: the added latency of a public draw;
-- ``audit_ms``: one process checking one shuffle once its secrets are in (done after the round).
+- ``audit_ms``: one process checking one shuffle once its secrets are in (done after the round);
+- ``turn_ms``: one seat's turn in a shuffle, the computing alone (a deal waits for 2 × peers of them in
+  a row, plus the hops between them).
 
 Each figure is summed up over every peer and every run (median, 90th percentile, min, max, count), per
 table size. Prints one JSON object per table size.
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from kdm.selfplay import selfplay
 
-FIGURES = ("shuffle_deal_ms", "private_pass_ms", "public_draw_ms", "audit_ms")
+FIGURES = ("shuffle_deal_ms", "private_pass_ms", "public_draw_ms", "audit_ms", "turn_ms")
 
 
 def spread(values: list[float]) -> dict[str, float]:

@@ -355,8 +355,10 @@ class FairDeck:
         # Owed once per deck: taken on a deck the log turns out not to hold, it is taken again on the
         # log's (its first part is refused: ``_append_turn``).
         self._owed.add(("turn", shuffle.index, step, seat, deck_hash(deck)))
+        self.timings.start(("turn", shuffle.index))
         try:
             fields = self._take_turn(shuffle, step, seat, deck)
+            self.timings.stop(("turn", shuffle.index), "turn_ms")
         except GroupError as error:
             before = seat - 1 if seat else self.players - 1
             self._find(Finding(before, f"passed a deck that is not one ({error})"))
@@ -934,7 +936,8 @@ class Timings:
     """What one process measures of its fair deck, in ms on its clock, for the README's figures
     (``benchmarks/fair_table.py``): from a shuffle's start to its seat's hand read (``shuffle_deal_ms``),
     from a card passed into a seat's hand to its face read there (``private_pass_ms``), from a card
-    awaited face up to its face shown (``public_draw_ms``), and each audit's computing (``audit_ms``)."""
+    awaited face up to its face shown (``public_draw_ms``), each audit's computing (``audit_ms``), and
+    each turn in a shuffle (``turn_ms``: the computing alone; the rest of a deal is waiting)."""
 
     def __init__(self, clock: Callable[[], float] | None) -> None:
         self.clock = clock
