@@ -46,6 +46,8 @@ log = logging.getLogger("kdm.peer")
 RETRY_S = 0.25
 #: Private notes that arrive before this process has applied the entries they depend on, kept to retry.
 MAX_EARLY_NOTES = 16
+#: What ``Peer._unsealed`` says of a message it cannot read yet.
+_EARLY = object()
 #: A seated player's process silent this long is gone: the leader's process plays the seat instead.
 #: Short, so that a seat that must act stands still at most 2 s (checked every quarter of it, plus the
 #: stand-in's quick think): a player whose Wi-Fi only hiccuped gets the seat back as soon as heard.
@@ -806,19 +808,12 @@ class Peer:
         that plays the seat it says, or does not open."""
         deck = self.deck
         try:
-            from_seat, to_seat, sealed = body["sender"], body["to"], body["box"]
-            seats = self.record.seats
+            from_seat, to_seat = body["sender"], body["to"]
             if not all(isinstance(v, int) and v >= 0 for v in (from_seat, to_seat)):
                 raise ValueError("no such seat")
-            agent = next((a for a in self.agents if a.seat == to_seat), None)
-            if not isinstance(deck, FairDeck) or from_seat >= len(seats) or agent is None:
-                if len(self._early_notes) < MAX_EARLY_NOTES:
-                    self._early_notes.append((sender, data))
+            raw = self._unsealed(sender, data, from_seat, to_seat, body["box"])
+            if raw is _EARLY or not isinstance(deck, FairDeck):
                 return
-            if seats[from_seat].node.split("#", 1)[0] != sender:
-                raise ValueError(f"it does not play seat {from_seat}")
-            opened = Box(agent.box, PublicKey(seats[from_seat].box_key)).decrypt(sealed)
-            raw = msgpack.unpackb(opened, raw=False, strict_map_key=True)
             if body["t"] == "open":
                 secrets = ToTable(from_seat, raw["shuffle"], raw["keys"], raw["order"])
                 if not (isinstance(secrets.shuffle, int) and isinstance(secrets.keys + secrets.order, bytes)):
@@ -957,23 +952,38 @@ class Peer:
             if via not in (from_seat, to_seat) or from_seat == to_seat:
                 raise ValueError(f"seat {via} is not a party to a note from {from_seat} to {to_seat}")
             reader = to_seat if via == from_seat else from_seat
-            agent = next((a for a in self.agents if a.seat == reader), None)
-            if max(from_seat, to_seat) >= len(seats) or agent is None:
-                # The sender may have applied more of the log than we have: try again after the next
-                # committed entry (a few at most, so a flood cannot grow without bound).
-                if len(self._early_notes) < MAX_EARLY_NOTES:
-                    self._early_notes.append((sender, data))
+            if max(from_seat, to_seat) >= len(seats):
+                self._try_again_later(sender, data)
                 return
-            if seats[via].node.split("#", 1)[0] != sender:
-                raise ValueError(f"it does not play seat {via}")
-            opened = Box(agent.box, PublicKey(seats[via].box_key)).decrypt(sealed)
-            note_data = msgpack.unpackb(opened, raw=False, strict_map_key=True)
+            note_data = self._unsealed(sender, data, via, reader, sealed)
+            if note_data is _EARLY:
+                return
             if not isinstance(note_data, dict):
                 raise ValueError("the note is not a map")
         except (ValueError, KeyError, TypeError, CryptoError, msgpack.UnpackException) as error:
             log.warning("dropped a direct message from %s: %s", sender, error)
             return
         self._keep_note(PrivateNote(from_seat, to_seat, note_data))
+
+    def _unsealed(self, sender: str, data: bytes, writer: int, reader: int, sealed: Any) -> Any:
+        """What a direct message sealed by seat ``writer``'s process for seat ``reader`` says, unpacked;
+        ``_EARLY`` when this process cannot tell yet (kept to try again); ``ValueError`` or
+        ``CryptoError`` when ``sender`` does not play ``writer`` or it was not sealed for ``reader``."""
+        seats = self.record.seats
+        agent = next((a for a in self.agents if a.seat == reader), None)
+        if writer >= len(seats) or agent is None:
+            self._try_again_later(sender, data)
+            return _EARLY
+        if seats[writer].node.split("#", 1)[0] != sender:
+            raise ValueError(f"it does not play seat {writer}")
+        opened = Box(agent.box, PublicKey(seats[writer].box_key)).decrypt(sealed)
+        return msgpack.unpackb(opened, raw=False, strict_map_key=True)
+
+    def _try_again_later(self, sender: str, data: bytes) -> None:
+        """The sender may have applied more of the log than we have: try again after the next committed
+        entry (a few at most, so a flood cannot grow without bound)."""
+        if len(self._early_notes) < MAX_EARLY_NOTES:
+            self._early_notes.append((sender, data))
 
     def _keep_note(self, note: PrivateNote) -> None:
         driver = self.driver

@@ -99,6 +99,32 @@ def falsified(event: Event | None) -> Event | None:
     return None
 
 
+def lying_once(peers: list[Peer], lies: list[Event], spare: tuple[type[Event], ...] = ()) -> None:
+    """Each peer's process lies once, at the first reveal it proposes for its own seat (``falsified``),
+    and is honest after; its lie goes to ``lies``. A lie of a ``spare`` kind is not told."""
+    for peer in peers:
+        driver = peer.driver
+        assert driver is not None
+        honest, lied = driver.fulfil, []
+
+        def lying(
+            duty: Duty,
+            honest: Callable[[Duty], Event | None] = honest,
+            lied: list[Event] = lied,
+            peer: Peer = peer,
+        ) -> Event | None:
+            event = honest(duty)
+            ours = getattr(event, "seat", None) == peer.seat  # what this process proposes
+            lie = None if lied or not ours else falsified(event)
+            if lie is None or isinstance(lie, spare):
+                return event
+            lied.append(lie)
+            lies.append(lie)
+            return lie
+
+        driver.fulfil = lying  # type: ignore[method-assign]
+
+
 async def until(condition: Callable[[], bool]) -> None:
     while not condition():
         await asyncio.sleep(0.05)  # a client waiting for its moment, not a test synchronisation

@@ -17,7 +17,6 @@ import pytest
 
 from kdm import entries
 from kdm.agents import Bot, Profile
-from kdm.engine import Duty
 from kdm.entries import Act, Chat, EntryId, Takeover
 from kdm.events import Event
 from kdm.identity import Identity
@@ -27,7 +26,7 @@ from kdm.peer import CHAT_BURST, CHAT_WINDOW_MS, CLOCK_SETTLE_MS, Peer, local_ti
 from kdm.record import TableRecord, commitment
 from kdm.replay import replayed
 from kdm.testing import run_virtual
-from tests.modified_clients import falsified
+from tests.modified_clients import lying_once
 
 
 class FakeLog:
@@ -303,32 +302,8 @@ def test_a_seat_that_shows_false_faces_is_refused_by_every_peer_and_the_game_goe
     draws or shows a card it was not dealt is refused the same way everywhere, and plays on honestly.
     Every process lies once, at the first card it reveals (someone calls a queen in the first round)."""
     lies: list[Event] = []
-
-    def cheat(peers: list[Peer]) -> None:
-        for peer in peers:
-            driver = peer.driver
-            assert driver is not None
-            honest, lied = driver.fulfil, []
-
-            def lying(
-                duty: Duty,
-                honest: Callable[[Duty], Event | None] = honest,
-                lied: list[Event] = lied,
-                peer=peer,
-            ) -> Event | None:
-                event = honest(duty)
-                ours = getattr(event, "seat", None) == peer.seat  # what this process proposes
-                lie = None if lied or not ours else falsified(event)
-                if lie is None:
-                    return event
-                lied.append(lie)
-                lies.append(lie)
-                return lie
-
-            driver.fulfil = lying  # type: ignore[method-assign]
-
     with caplog.at_level(logging.INFO, logger="kdm.peer"):
-        peers = run_virtual(play(4, 3, before_start=cheat))
+        peers = run_virtual(play(4, 3, before_start=lambda peers: lying_once(peers, lies)))
     assert lies
     assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
     # A drawn card or a shown hand names its faces (kdm_claimed_faces): refused for the card it misnames.
