@@ -580,3 +580,43 @@ def test_every_game_and_variant_plays_to_its_end_with_the_fair_deck(
     for peer in peers:
         assert isinstance(peer.deck, FairDeck) and peer.deck.findings == []
         assert all(shuffle.audited for shuffle in peer.deck.shuffles)
+
+
+def test_a_queen_called_by_a_seat_that_does_not_hold_it_is_named_by_the_audit() -> None:
+    """A reveal the table takes on a seat's word: who holds the queen of hearts shows no card, so
+    nobody can check the call when it is made. The processes of seats 0 and 1 each call it once though
+    their seat does not hold it (one of them does not, in the first round); the round goes on, and when
+    its cards are audited every process names the seats that lied, and no other."""
+    lies: list[Event] = []
+
+    def lie_about_the_queen(peers: list[Peer]) -> None:
+        for liar in (0, 1):
+            driver = peers[liar].driver
+            assert driver is not None
+            honest, lied = driver.fulfil, []
+
+            def calling(
+                duty: Duty,
+                honest: Callable[[Duty], Event | None] = honest,
+                lied: list[Event] = lied,
+                liar: int = liar,
+            ) -> Event | None:
+                event = honest(duty)
+                if duty.kind == "announce" and event is None and not lied:
+                    event = Announce(seat=liar, card=duty.cards[0])
+                    lied.append(event)
+                    lies.append(event)
+                return event
+
+            driver.fulfil = calling  # type: ignore[method-assign]
+
+    _log, peers = run_virtual(fair_game(before_start=lie_about_the_queen))
+    liars = sorted({lie.seat for lie in lies if isinstance(lie, Announce)})
+    assert liars
+    for peer in peers:
+        assert isinstance(peer.deck, FairDeck)
+        named = sorted({finding.seat for finding in peer.deck.findings})
+        assert named == liars, peer.deck.findings
+        assert all(
+            finding.reason == "its announce did not say what its cards were" for finding in peer.deck.findings
+        )
