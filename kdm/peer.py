@@ -17,6 +17,7 @@ the seat again, and the stand-in stops once the record gives it back.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import secrets
@@ -35,7 +36,7 @@ from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty, SeatView
 from kdm.entries import Act, Chat, Create, DeckPart, Done, Entry, EntryId, Join, Reveal, Start, Takeover
 from kdm.events import Event, TimedEvent
-from kdm.fair.table import FairDeck, ToLog, ToNext, ToSeat, ToTable
+from kdm.fair.table import FairDeck, Reseal, ToLog, ToNext, ToSeat, ToTable
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
 from kdm.net.clock import monotonic_ms
@@ -454,6 +455,7 @@ class Peer:
         heartbeats; the seat of the leader it followed, which it heard to the end, is taken as soon as
         that one is silent past ``after_s``, so that a dead leader's seat waits no longer than any
         other)."""
+        self._deck_work()  # keys that never came are asked for after a while, the table quiet or not
         if not self.node.is_leader:
             self._leading_since = self._led_since = None
             self._forget_takeovers()
@@ -739,9 +741,31 @@ class Peer:
     def _take_deck_part(self, part: DeckPart, seat: int) -> str | None:
         """A committed part of the fair deck, taken by the deck (the same way on every peer)."""
         self.driver  # noqa: B018 (the table's deck is made with its driver)
-        if not isinstance(self.deck, FairDeck):
+        deck = self.deck
+        if not isinstance(deck, FairDeck):
             return "this table's deck is not fair"
-        return self.deck.committed(part, seat)
+        answers: list[tuple[int, int, bytes]] = []
+        if part.step == "sealed":
+            with contextlib.suppress(ValueError):  # the deck says why it refuses them
+                answers = deck.sealed_for(seat, part.tokens, part.keys)
+        problem = deck.committed(part, seat)
+        if problem is None:
+            for token, asker, sealed in answers:
+                self._open_sealed_key(seat, asker, token, sealed)
+        return problem
+
+    def _open_sealed_key(self, owner: int, asker: int, token: int, sealed: bytes) -> None:
+        """A key seat ``owner`` gave in the log, sealed to seat ``asker``: read if ``asker`` is played
+        here (``FairDeck.received`` checks it, and names ``owner`` if it is false)."""
+        agent = next((a for a in self.agents if a.seat == asker), None)
+        seats, deck = self.record.seats, self.deck
+        if agent is None or not isinstance(deck, FairDeck):
+            return
+        try:
+            key = Box(agent.box, PublicKey(seats[owner].box_key)).decrypt(sealed)
+        except CryptoError:
+            key = b""  # not sealed for us: as false as a wrong key
+        deck.received(ToSeat(owner, asker, {token: {owner: key}}))
 
     def _show_keys(self, seat: int, keys: bytes) -> str | None:
         self.driver  # noqa: B018
@@ -755,7 +779,7 @@ class Peer:
         if not isinstance(deck, FairDeck) or engine is None or not self.record.started or self.behind():
             return
         deck.here = self._seats_here()
-        for item in deck.work(engine.state, [] if engine.over else engine.awaiting()):
+        for item in deck.work(engine.state, [] if engine.over else engine.awaiting(), monotonic_ms()):
             seat = item.seat if isinstance(item, ToLog) else item.sender
             agent = next((a for a in self.agents if a.seat == seat), None)
             if agent is None:
@@ -774,6 +798,12 @@ class Peer:
                 }
                 process = self.record.seats[item.to].node.split("#", 1)[0]
                 self.node.send_direct(process, msgpack.packb(body, use_bin_type=True))
+            elif isinstance(item, Reseal):  # keys asked for in the log: given there, sealed to the asker
+                box = Box(agent.box, PublicKey(self.record.seats[item.to].box_key))
+                pairs = [number for token in sorted(item.keys) for number in (token, item.to)]
+                sealed = b"".join(bytes(box.encrypt(item.keys[token])) for token in sorted(item.keys))
+                tokens = b"".join(number.to_bytes(4, "big") for number in pairs)
+                self.propose(DeckPart, agent, seat=seat, step="sealed", tokens=tokens, keys=sealed)
             elif isinstance(item, ToSeat):
                 keys = {
                     str(token): {str(o): k for o, k in owners.items()} for token, owners in item.keys.items()

@@ -25,7 +25,7 @@ from kdm.engine import Duty
 from kdm.entries import Act, DeckPart, EntryId, decode
 from kdm.events import Event
 from kdm.fair.shuffle import face_of, reveal
-from kdm.fair.table import FairDeck, ToLog, ToNext, ToSeat, ToTable, unpack_keys
+from kdm.fair.table import ASK_AFTER_MS, FairDeck, Reseal, ToLog, ToNext, ToSeat, ToTable, unpack_keys
 from kdm.kilo.events import Announce
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer
@@ -274,19 +274,22 @@ class DeckTable:
         self.tamper: dict[tuple[str, int], Callable[[list[bytes]], list[bytes]]] = {}
         #: Turns on their way to the log while the seats hand them on straight (None: the log is quick).
         self.held_back: list[ToLog] | None = None
+        self.log: list[DeckPart] = []
+        #: (giver, receiver): keys one seat's process never sends another.
+        self.withheld: set[tuple[int, int]] = set()
 
     def made(self, effect: dict[str, Any]) -> None:
         for deck in self.decks:
             deck.observe([effect])  # type: ignore[list-item]
 
-    def settle(self, duties: tuple[Duty, ...] = ()) -> None:
+    def settle(self, duties: tuple[Duty, ...] = (), now_ms: float | None = None) -> None:
         """Every deck does what it owes until none owes anything (with ``held_back``, the turns reach
         the log only when nothing else moves, the latest first)."""
         busy = True
         while busy:
             busy = False
             for deck in self.decks:
-                for item in deck.work(self.state, duties):
+                for item in deck.work(self.state, duties, now_ms):
                     busy = True
                     self.deliver(item)
             if not busy and self.held_back:
@@ -295,9 +298,18 @@ class DeckTable:
                 for part in late:
                     self.commit(part)
 
-    def deliver(self, item: ToLog | ToNext | ToSeat | ToTable) -> None:
+    def deliver(self, item: ToLog | ToNext | ToSeat | ToTable | Reseal) -> None:
         if isinstance(item, ToSeat):
-            self.decks[item.to].received(item)
+            if (item.sender, item.to) not in self.withheld:
+                self.decks[item.to].received(item)
+        elif isinstance(item, Reseal):  # what a peer does: seals each key to the asker, in the log
+            pairs = b"".join(t.to_bytes(4, "big") + item.to.to_bytes(4, "big") for t in sorted(item.keys))
+            self.commit(
+                ToLog(item.sender, {"step": "sealed", "tokens": pairs, "keys": bytes(72 * len(item.keys))})
+            )
+            self.decks[item.to].received(
+                ToSeat(item.sender, item.to, {t: {item.sender: k} for t, k in item.keys.items()})
+            )
         elif isinstance(item, ToTable):
             for deck in self.decks:
                 if item.sender not in deck.here:
@@ -320,6 +332,7 @@ class DeckTable:
         part = DeckPart(EntryId("n", self.counter), seat=item.seat, **fields)
         for deck in self.decks:
             assert deck.committed(part, item.seat) is None
+        self.log.append(part)
 
     def faces(self, seat: int) -> dict[int, str]:
         return self.decks[seat].knowledge(self.state, seat).faces
@@ -620,3 +633,87 @@ def test_a_queen_called_by_a_seat_that_does_not_hold_it_is_named_by_the_audit() 
         assert all(
             finding.reason == "its announce did not say what its cards were" for finding in peer.deck.findings
         )
+
+
+def test_keys_that_never_come_are_asked_for_in_the_log_and_given_there_sealed() -> None:
+    """Seat 3's process does not send seat 1 its keys for seat 1's cards. After ``ASK_AFTER_MS`` seat 1
+    asks in the log; the table waits on seat 3 (``waiting_on``) until it gives them there, sealed to
+    seat 1; seat 1 reads its cards, and nobody else learns anything."""
+    table = DeckTable()
+    table.withheld.add((3, 1))
+    dealt_pile(table)
+    table.state.hands[1] = [table.state.zones["pile"].pop(), table.state.zones["pile"].pop()]
+    table.settle(now_ms=0.0)
+    assert table.faces(1) == {} and all(deck.waiting_on(table.state, ()) == set() for deck in table.decks)
+    table.settle(now_ms=ASK_AFTER_MS - 1)
+    assert not any(part.step == "missing" for part in table.log)
+    table.withheld.clear()  # (the keys it sends from now on would come; these were lost)
+    table.settle(now_ms=ASK_AFTER_MS)
+    asked = [part for part in table.log if part.step == "missing"]
+    sealed = [part for part in table.log if part.step == "sealed"]
+    assert [(part.seat, len(part.tokens) // 8) for part in asked] == [(1, 2)]
+    assert [(part.seat, len(part.tokens) // 8) for part in sealed] == [(3, 2)]
+    assert len(table.faces(1)) == 2 and all(not deck.asked for deck in table.decks)
+
+
+def test_a_seat_that_owes_a_key_asked_for_in_the_log_is_waited_on() -> None:
+    table = DeckTable()
+    table.withheld.add((3, 1))
+    dealt_pile(table)
+    table.state.hands[1] = [table.state.zones["pile"].pop()]
+    table.decks[3]._answer = lambda: []  # type: ignore[method-assign]
+    table.settle(now_ms=0.0)
+    table.settle(now_ms=ASK_AFTER_MS)
+    assert all(deck.waiting_on(table.state, ()) == {3} for deck in table.decks)
+    assert table.faces(1) == {}
+
+
+def test_a_seat_that_never_gives_a_seat_its_keys_is_taken_over_and_the_round_dealt_again() -> None:
+    """Seat 3's process never sends seat 1 its keys, and does not give them when seat 1 asks in the
+    log. Seat 1's player waits for their cards (they have no bot). The leader takes seat 3 over once the
+    table has waited on it ``key_timeout_s``, saying why; the round is dealt again, and seat 1 reads
+    its new hand."""
+
+    async def scene() -> tuple[list[str], list[Peer]]:
+        log = KeyedLog()
+        installed = installed_plugins()
+        peers = []
+        for i in range(4):
+            bot = None if i == 1 else Bot(i, "greedy", seed=b"fair-test")
+            if bot is not None:
+                bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
+            peers.append(Peer(log.node(f"n{i}"), installed, bot=bot))
+        log.peers, log.leader = peers, "n0"
+        said: list[str] = []
+        peers[0].on_notice = lambda notice: said.append(notice.reason) if notice.kind == "took_over" else None
+        for peer in peers:
+            peer.key_timeout_s = 0.5
+            peer.start(takeover_after_s=2.0)
+        options = {"rounds": 2, "slap_timeout_ms": 200}
+        peers[0].create_table("kitchen", 4, options, Rules.for_table(), deck="fair")
+        await asyncio.sleep(0)
+        for peer in peers[1:]:
+            peer.join_table()
+        await until(lambda: len(peers[0].record.seats) == 4, "four seats")
+        deck = peers[3].driver and peers[3].deck
+        assert isinstance(deck, FairDeck)
+        serve = deck._serve
+        deck._serve = lambda state: [m for m in serve(state) if m.to != 1]  # type: ignore[method-assign]
+        deck._answer = lambda: []  # type: ignore[method-assign]
+        peers[0].start_game()
+        await until(lambda: said != [], "a bot for seat 3", timeout_s=60.0)
+
+        def reads_its_hand() -> bool:
+            engine, seat_deck = peers[1].record.engine, peers[1].deck
+            assert engine is not None and isinstance(seat_deck, FairDeck)
+            hand = engine.state.hands[1]
+            return bool(hand) and all(token in seat_deck.known.get(1, {}) for token in hand)
+
+        await until(reads_its_hand, "seat 1 reading its new hand", timeout_s=60.0)
+        for peer in peers:
+            await peer.stop()
+        return said, peers
+
+    said, peers = run_virtual(scene())
+    assert said == ["withheld its keys for 0.5 s"]
+    assert peers[0].record.seats[3].node == "n0#3" and peers[0].record.barred == {3}

@@ -66,6 +66,7 @@ log = logging.getLogger("kdm.fair")
 __all__ = [
     "FairDeck",
     "Finding",
+    "Reseal",
     "ToLog",
     "ToNext",
     "ToSeat",
@@ -110,6 +111,23 @@ class ToNext:
     step: str
     deck: bytes
     after: bytes
+
+
+@dataclass(frozen=True)
+class Reseal:
+    """Keys seat ``sender`` was asked for in the log (its seat ``to`` says they never came): to seal to
+    that seat and put in the log (``sealed``), so the table sees they were given. token → key."""
+
+    sender: int
+    to: int
+    keys: dict[int, bytes]
+
+
+#: How long a seat waits for a key of a card in its hand before it asks for it in the log (ms): keys
+#: come in milliseconds; this is a process that does not send them.
+ASK_AFTER_MS = 3000.0
+#: A key sealed for one seat, as the log holds it (PyNaCl ``Box``: nonce, key, tag).
+SEALED_KEY = 24 + POINT + 16
 
 
 @dataclass(frozen=True)
@@ -262,6 +280,10 @@ class FairDeck:
         #: seat here → token → face it read.
         self.known: dict[int, dict[int, str]] = {}
         self._served: set[tuple[int, int]] = set()
+        #: Keys the log asks a seat for, (token, owner) → the seat that asked (shared); and since when a
+        #: seat played here has missed the key of a card in its hand (private, on the process's clock).
+        self.asked: dict[tuple[int, int], int] = {}
+        self._missing_since: dict[tuple[int, int], float] = {}
         #: Turns handed straight here, or taken here: (shuffle, step, seat) → deck, hash of its input.
         self._ahead: dict[tuple[int, str, int], tuple[list[bytes], bytes]] = {}
         self._owed: set[tuple[Any, ...]] = set()
@@ -315,16 +337,77 @@ class FairDeck:
 
     # --- what this process owes -------------------------------------------------------------------
 
-    def work(self, state: TableState, duties: Sequence[Duty]) -> list[ToLog | ToNext | ToSeat | ToTable]:
+    def work(
+        self, state: TableState, duties: Sequence[Duty], now_ms: float | None = None
+    ) -> list[ToLog | ToNext | ToSeat | ToTable | Reseal]:
         """What the seats played here owe now: their turns in shuffles, keys for cards in others'
-        hands or shown to one of them, keys for cards the table awaits, secrets for audits."""
+        hands or shown to one of them, keys for cards the table awaits, secrets for audits; and, at
+        ``now_ms`` (the process's clock), asks in the log for keys of its own cards that never came,
+        and the keys others asked it for."""
         self.timings.watch(self, state)
-        out: list[ToLog | ToNext | ToSeat | ToTable] = []
+        out: list[ToLog | ToNext | ToSeat | ToTable | Reseal] = []
         out += self._turns()
         out += self._serve(state)
         out += self._show(state, duties)
         out += self._open(state)
+        if now_ms is not None:
+            out += self._ask(state, now_ms)
+        out += self._answer()
         return out
+
+    def _ask(self, state: TableState, now_ms: float) -> list[ToLog]:
+        """Ask in the log for the keys of cards in a hand played here that have not come in
+        ``ASK_AFTER_MS``: the seats asked must give them there (``sealed``), or be taken as withholding."""
+        out: list[ToLog] = []
+        for seat in sorted(self.here):
+            wanted: list[int] = []
+            for token in state.hands[seat]:
+                where = self.where.get(token)
+                if where is None or not self.dealt(token) or token in self.public:
+                    continue
+                ring = self._ring(where[0], seat)
+                if ring is None or ring.face(where[1]) is not None:
+                    self._missing_since.pop((token, seat), None)
+                    continue
+                since = self._missing_since.setdefault((token, seat), now_ms)
+                if now_ms - since < ASK_AFTER_MS:
+                    continue
+                held = ring.handoff(where[1])
+                for owner in range(self.players):
+                    if owner not in held and ("ask", token, owner, seat) not in self._owed:
+                        self._owed.add(("ask", token, owner, seat))
+                        wanted += [token, owner]
+            if wanted:
+                out.append(ToLog(seat, {"step": "missing", "tokens": _ints(wanted)}))
+        return out
+
+    def _answer(self) -> list[Reseal]:
+        """The keys the log asks seats played here for, to seal to the seat that asked."""
+        answers: dict[tuple[int, int], dict[int, bytes]] = {}
+        for (token, owner), asker in sorted(self.asked.items()):
+            if owner not in self.here or ("sealed", token, owner, asker) in self._owed:
+                continue
+            ring = self._ring(self.where[token][0], owner)
+            if ring is None:
+                continue
+            self._owed.add(("sealed", token, owner, asker))
+            answers.setdefault((owner, asker), {})[token] = ring.own_key(self.where[token][1])
+        return [Reseal(owner, asker, keys) for (owner, asker), keys in sorted(answers.items())]
+
+    def sealed_for(self, seat: int, tokens: bytes, sealed: bytes) -> list[tuple[int, int, bytes]]:
+        """The keys a ``sealed`` part of ``seat`` carries, as (token, the seat they are for, sealed
+        key), once checked to be answers to what the log asked it."""
+        pairs = _unints(tokens)
+        if len(pairs) % 2 or len(sealed) != SEALED_KEY * (len(pairs) // 2):
+            raise ValueError("sealed keys come as (token, seat) pairs with a sealed key each")
+        found = []
+        for index in range(0, len(pairs), 2):
+            token, asker = pairs[index], pairs[index + 1]
+            if self.asked.get((token, seat)) != asker:
+                raise ValueError(f"nobody asked seat {seat} for its key of card {token}")
+            start = SEALED_KEY * (index // 2)
+            found.append((token, asker, sealed[start : start + SEALED_KEY]))
+        return found
 
     def _turns(self) -> list[ToLog | ToNext]:
         """The turns of seats played here that have come: on the deck the log holds, or on one the
@@ -518,6 +601,12 @@ class FairDeck:
             if step == "show":
                 return self._shown(seat, dict(zip(_unints(tokens), _points(keys, len(tokens) // 4, "keys"),
                                                   strict=True)))  # fmt: skip
+            if step == "missing":
+                return self._asked_for(seat, _unints(tokens))
+            if step == "sealed":
+                for token, _asker, _key in self.sealed_for(seat, tokens, keys):
+                    del self.asked[(token, seat)]
+                return None
             if not 0 <= shuffle < len(self.shuffles) or step not in RESHUFFLE_STEPS:
                 return f"there is no shuffle {shuffle} to {step}"
             return self._turn_taken(self.shuffles[shuffle], seat, step, deck, commits, after)
@@ -569,6 +658,18 @@ class FairDeck:
             early, self._early = self._early, []
             for message in early:
                 self.received(message)
+        return None
+
+    def _asked_for(self, seat: int, pairs: list[int]) -> str | None:
+        """Seat ``seat`` says the keys of these (token, owner) pairs never came: each owner now owes its
+        key in the log, sealed to it (``sealed``); the table waits on it (``waiting_on``)."""
+        if len(pairs) % 2:
+            return "asked keys come as (token, seat) pairs"
+        for index in range(0, len(pairs), 2):
+            token, owner = pairs[index], pairs[index + 1]
+            if not self.dealt(token) or not 0 <= owner < self.players or owner == seat:
+                return f"seat {seat} asks for a key of card {token} that seat {owner} does not owe it"
+            self.asked.setdefault((token, owner), seat)
         return None
 
     def _shown(self, seat: int, keys: Mapping[int, bytes]) -> str | None:
@@ -770,6 +871,8 @@ class FairDeck:
             for token in duty.tokens:
                 if token not in held and token not in self.public and self.dealt(token):
                     seats.update(set(range(self.players)) - set(self.shown_keys.get(token, {})))
+        live = held | {token for zone in state.zones.values() for token in zone}
+        seats.update(owner for (token, owner) in self.asked if token in live)
         return seats
 
     def voided(self, state: TableState) -> None:
@@ -782,6 +885,8 @@ class FairDeck:
             if shuffle.turn(self.players) is not None:
                 shuffle.broken = shuffle.broken or "voided"
         self._on_trust = []
+        self.asked.clear()  # keys of the round played again, or lost with a process: nobody owes them
+        self._missing_since.clear()
         held = {token for hand in state.hands for token in hand}
         lying = [token for zone in state.zones.values() for token in zone if token not in held]
         lost: dict[int, list[int]] = {}
