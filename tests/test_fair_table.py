@@ -25,7 +25,17 @@ from kdm.engine import Duty
 from kdm.entries import Act, DeckPart, EntryId, decode
 from kdm.events import Event
 from kdm.fair.shuffle import face_of, reveal
-from kdm.fair.table import ASK_AFTER_MS, FairDeck, Reseal, ToLog, ToNext, ToSeat, ToTable, unpack_keys
+from kdm.fair.table import (
+    ASK_AFTER_MS,
+    FairDeck,
+    Reseal,
+    ToLog,
+    ToNext,
+    ToSeat,
+    ToTable,
+    pack_keys,
+    unpack_keys,
+)
 from kdm.kilo.events import Announce
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer
@@ -337,6 +347,16 @@ class DeckTable:
     def faces(self, seat: int) -> dict[int, str]:
         return self.decks[seat].knowledge(self.state, seat).faces
 
+    def draw(self, seat: int, token: int) -> None:
+        """Seat ``seat`` draws ``token`` face up: the others hand it their keys, it reads the card first,
+        and its draw carries every key (``Act.keys``), which shows the card to the whole table."""
+        self.settle((Duty("draw", seat=seat, tokens=(token,)),))
+        drawer = self.decks[seat]
+        assert token in drawer.known.get(seat, {}) and all(token not in deck.public for deck in self.decks)
+        keys = pack_keys({token: drawer._keys_of(seat, token)})
+        for deck in self.decks:
+            assert deck.show_keys(seat, keys) is None
+
 
 def _split(deck: bytes) -> list[bytes]:
     return [deck[i : i + 32] for i in range(0, len(deck), 32)]
@@ -366,7 +386,7 @@ def test_a_reshuffle_takes_hidden_and_shown_cards_and_keeps_them_hidden_until_sh
     assert set(table.faces(0).values()) <= set(PILE) and len(table.faces(0)) == 2
     assert table.faces(1) == {}
     top = table.state.zones["pile"][-1]
-    table.settle((Duty("draw", seat=1, tokens=(top,)),))  # shown to the table
+    table.draw(1, top)  # shown to the table
     drawn = table.decks[1].public[top]
     assert all(deck.public[top] == drawn for deck in table.decks)
     table.state.zones["kilos"] = [table.state.zones["pile"].pop()]
@@ -378,7 +398,7 @@ def test_a_reshuffle_takes_hidden_and_shown_cards_and_keeps_them_hidden_until_sh
     assert all(not deck.shuffles[1].broken and deck.shuffles[1].turn(4) is None for deck in table.decks)
     assert all(token not in deck.public for deck in table.decks for token in new)
     table.state.hands[2] = [table.state.zones["pile"].pop()]
-    table.settle((Duty("draw", seat=3, tokens=(table.state.zones["pile"][-1],)),))
+    table.draw(3, table.state.zones["pile"][-1])
     in_hand = table.faces(2)
     assert len(in_hand) == 1 and set(in_hand.values()) <= set(PILE) - set(table.faces(0).values())
     assert all(table.state.hands[2][0] not in table.faces(seat) for seat in (0, 1, 3))
@@ -546,7 +566,7 @@ def test_turns_handed_straight_on_do_not_wait_for_the_log_and_may_reach_it_in_an
     assert shuffle.turn(4) is None and not shuffle.waiting
     assert len(table.faces(0)) == 2 and set(table.faces(0).values()) <= set(PILE)
     top = table.state.zones["pile"][-1]
-    table.settle((Duty("draw", seat=1, tokens=(top,)),))
+    table.draw(1, top)
     assert len({deck.public[top] for deck in table.decks}) == 1
     for deck in table.decks:
         deck.over = True

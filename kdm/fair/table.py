@@ -351,17 +351,19 @@ class FairDeck:
         out += self._show(state, duties)
         out += self._open(state)
         if now_ms is not None:
-            out += self._ask(state, now_ms)
+            out += self._ask(state, duties, now_ms)
         out += self._answer()
         return out
 
-    def _ask(self, state: TableState, now_ms: float) -> list[ToLog]:
-        """Ask in the log for the keys of cards in a hand played here that have not come in
-        ``ASK_AFTER_MS``: the seats asked must give them there (``sealed``), or be taken as withholding."""
+    def _ask(self, state: TableState, duties: Sequence[Duty], now_ms: float) -> list[ToLog]:
+        """Ask in the log for the keys of cards in a hand played here, or that a seat played here is to
+        show, that have not come in ``ASK_AFTER_MS``: the seats asked must give them there
+        (``sealed``), or be taken as withholding."""
         out: list[ToLog] = []
         for seat in sorted(self.here):
             wanted: list[int] = []
-            for token in state.hands[seat]:
+            showing = [token for duty in duties if duty.seat == seat for token in duty.tokens]
+            for token in dict.fromkeys([*state.hands[seat], *showing]):
                 where = self.where.get(token)
                 if where is None or not self.dealt(token) or token in self.public:
                     continue
@@ -535,18 +537,33 @@ class FairDeck:
             return {}
         return ring.handoff(position) if ring.face(position) is not None else {seat: ring.own_key(position)}
 
-    def _show(self, state: TableState, duties: Sequence[Duty]) -> list[ToLog]:
-        """Keys for the cards the table awaits to see that are in nobody's hand (a draw, a turn)."""
+    def _show(self, state: TableState, duties: Sequence[Duty]) -> list[ToLog | ToSeat]:
+        """Keys for the cards the table awaits to see that are in nobody's hand (a draw, a turn): to
+        the seat whose event shows them, which reads them first and carries every key in that event
+        (one commit); for a duty of nobody's in particular, in the log."""
         held = {token for hand in state.hands for token in hand}
-        wanted = [
-            token
-            for duty in duties
-            for token in duty.tokens
-            if token not in held and token not in self.public and self.dealt(token)
-        ]
-        for token in wanted:
-            self.timings.start(("public", token))
-        out: list[ToLog] = []
+        out: list[ToLog | ToSeat] = []
+        wanted: list[int] = []
+        handing: dict[tuple[int, int], dict[int, dict[int, bytes]]] = {}
+        for duty in duties:
+            for token in duty.tokens:
+                if token in held or token in self.public or not self.dealt(token):
+                    continue
+                self.timings.start(("public", token))
+                if duty.seat is None:
+                    wanted.append(token)
+                    continue
+                if (token, duty.seat) in self._served:
+                    continue
+                self._served.add((token, duty.seat))
+                for giver in self.here - {duty.seat}:
+                    handing.setdefault((giver, duty.seat), {})[token] = self._keys_of(giver, token)
+        for (giver, to), given in sorted(handing.items()):
+            message = ToSeat(giver, to, given)
+            if to in self.here:
+                self.received(message)
+            else:
+                out.append(message)
         for seat in sorted(self.here):
             tokens = [t for t in dict.fromkeys(wanted) if ("show", t, seat) not in self._owed]
             keys = []
@@ -869,7 +886,7 @@ class FairDeck:
         held = {token for hand in state.hands for token in hand}
         for duty in duties:
             for token in duty.tokens:
-                if token not in held and token not in self.public and self.dealt(token):
+                if duty.seat is None and token not in held and token not in self.public and self.dealt(token):
                     seats.update(set(range(self.players)) - set(self.shown_keys.get(token, {})))
         live = held | {token for zone in state.zones.values() for token in zone}
         seats.update(owner for (token, owner) in self.asked if token in live)
