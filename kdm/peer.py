@@ -1,4 +1,4 @@
-"""One table membership: the consensus node, the table record, the open deck and the seats played here.
+"""One table membership: the consensus node, the table record, the table's deck and the seats played here.
 
 The peer is the only place where the rules meet the network (DESIGN 1): it turns intents into
 proposals, replays committed entries through one ``TableRecord`` per process, owes the table its duties

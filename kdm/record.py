@@ -15,7 +15,10 @@ counter: a retried proposal committed twice is judged once, applied or refused):
   once every seat has revealed, the seed is ``H(nonces in seat order)`` and the record applies the
   seeded event the engine awaits (DESIGN 5.5: no single peer chooses a shuffle);
 - ``event``: a player's action (an engine event), accepted only from the node seated where it acts;
-- ``takeover``: a seated node's process plays a gone player's seat with a bot until the player is back;
+- ``takeover``: a seated node's process plays a gone player's seat with a bot until the player is back
+  (at a fair table a seat that changes hands voids the round in play: its keys left with its process);
+- ``deck``: a seat's part in a fair deck (``kdm.fair.table``): a turn in a shuffle, keys shown, keys
+  asked for or given, which the deck takes or refuses the same way on every peer;
 - ``done``: a node saw the game end.
 
 At a table whose id carries a key, every entry must be signed by the node it says wrote it

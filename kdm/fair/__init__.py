@@ -2,6 +2,6 @@
 
 ``group`` is the arithmetic (edwards25519 through PyNaCl); ``shuffle`` the two-pass shuffle with a key
 per deck position, the reveals and the audit, as pure functions of the messages the players exchange;
-``keyring`` what one seat holds of a shuffle (its keys, the keys it was handed, checked) and so reads.
-Not yet a deck service of the table: ``--deck fair`` comes with the messages that carry these.
+``keyring`` what one seat holds of a shuffle (its keys, the keys it was handed, checked) and so reads;
+``table`` the deck service of a fair table (``--deck fair``), over the log and direct messages.
 """

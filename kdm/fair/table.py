@@ -45,7 +45,7 @@ from kdm.effects import Effect
 from kdm.engine import Duty, Engine
 from kdm.entries import DeckPart
 from kdm.events import Event
-from kdm.fair.group import GroupError, card_point, commitment, invert, lock, product, random_key
+from kdm.fair.group import GroupError, commitment, invert, lock, product, random_key
 from kdm.fair.keyring import KeyRing
 from kdm.fair.shuffle import (
     Cheat,
@@ -1048,11 +1048,6 @@ class FairDeck:
         event: Event | None = self._reveal(duty=duty, state=state, faces=self.public)
         return event
 
-    def knows_hand(self, state: TableState, seat: int) -> bool:
-        """Whether ``seat``'s process reads every card of its hand (its keys are all in)."""
-        known = self.known.get(seat, {})
-        return all(token in known or token in self.public for token in state.hands[seat])
-
 
 class Timings:
     """What one process measures of its fair deck, in ms on its clock, for the README's figures
@@ -1102,8 +1097,3 @@ class Timings:
                 if index not in self._dealt and deck.shuffles[index].faces:
                     self._dealt.add(index)
                     self.stop(("shuffle", index), "shuffle_deal_ms")
-
-
-def point_of_face(face: str, table: str) -> bytes:
-    """The point a face stands for at ``table`` (for tests that look for faces in what a peer holds)."""
-    return card_point(face, table)
