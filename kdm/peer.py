@@ -589,6 +589,8 @@ class Peer:
         elif notice.kind == "applied":
             driver = self.driver
             assert driver is not None  # an event was applied: there is a table
+            if isinstance(self.deck, FairDeck) and notice.event is not None:
+                self.deck.applied(notice.event, notice.seq)
             concerned = driver.applied(notice.seq, notice.effects)
             if any(effect["kind"] == "game_over" for effect in notice.effects):
                 self._deck_work()  # a fair deck's secrets for the last audits go before the seats' done

@@ -119,6 +119,8 @@ def replayed_with_deck(
             if notice.kind == "voided" and isinstance(deck, FairDeck) and record.engine is not None:
                 deck.voided(record.engine.state)
             if notice.kind == "applied":
+                if isinstance(deck, FairDeck) and notice.event is not None:
+                    deck.applied(notice.event, notice.seq)
                 deck.observe(notice.effects)  # the faces each shuffle makes, as each peer learns them
             if on_notice is not None:
                 on_notice(record, notice)

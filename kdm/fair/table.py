@@ -272,6 +272,8 @@ class FairDeck:
         #: Reveals the table took on one seat's word (a queen called, a hand kept), to check at the audit:
         #: (seat, the duty, the state then, the event).
         self._on_trust: list[tuple[int, Duty, TableState, Event]] = []
+        #: The reveal last checked on trust, until the rules take it (``applied``).
+        self._trusting: tuple[int, Duty, TableState, Event] | None = None
         self._reveal: Reveal | None = None
         # --- private ---
         self._secrets: dict[tuple[int, int], Secrets] = {}
@@ -901,7 +903,7 @@ class FairDeck:
         for shuffle in self.shuffles:
             if shuffle.turn(self.players) is not None:
                 shuffle.broken = shuffle.broken or "voided"
-        self._on_trust = []
+        self._on_trust, self._trusting = [], None
         self.asked.clear()  # keys of the round played again, or lost with a process: nobody owes them
         self._missing_since.clear()
         held = {token for hand in state.hands for token in hand}
@@ -1035,11 +1037,18 @@ class FairDeck:
                 return "it claims faces that are not the ones dealt"
             return None
         if seat is not None:
-            # The state then, without the views' scratch (rebuilt at will, and not copyable).
-            self._on_trust.append(
-                (seat, duty, copy.deepcopy(dataclasses.replace(engine.state, memo={})), event)
-            )
+            # Kept for the audit once the rules take it (``applied``): a reveal they refuse (too late, the
+            # queen called already) harmed nobody. The state then, without the views' scratch.
+            state = copy.deepcopy(dataclasses.replace(engine.state, memo={}))
+            self._trusting = (seat, duty, state, event)
         return None
+
+    def applied(self, event: Event, seq: int) -> None:
+        """The rules took ``event`` as event ``seq``: a reveal taken on its seat's word is kept for the
+        audit."""
+        trusting, self._trusting = self._trusting, None
+        if trusting is not None and trusting[3] == event and trusting[2].seq == seq:
+            self._on_trust.append(trusting)
 
     def fulfil_public(self, duty: Duty, state: TableState) -> Event | None:
         """What the game reveals for ``duty`` from the faces shown to the table alone."""
