@@ -113,8 +113,10 @@ class Takeover(Entry):
 class DeckPart(Entry):
     """Seat ``seat``'s part in the fair deck (``kdm.fair.table``): a ``step`` of shuffle ``shuffle``
     (``strip``, ``lock`` or ``key``: the deck after its turn, with its commitments for ``key``), its
-    keys for cards shown to the table (``show``: ``tokens`` and ``keys``), or its secrets for the audit
-    (``open``). Points and keys are 32 bytes each, tokens and positions 4, concatenated."""
+    keys for cards shown to the table (``show``: ``tokens`` and ``keys``), the keys it asks for
+    (``missing``: (token, owner) pairs in ``tokens``), or keys it was asked for (``sealed``: (token,
+    asker) pairs, each key sealed to its asker). Points and keys are 32 bytes each, numbers 4,
+    concatenated."""
 
     TYPE: ClassVar[str] = "deck"
     seat: int

@@ -36,7 +36,17 @@ from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty, SeatView
 from kdm.entries import Act, Chat, Create, DeckPart, Done, Entry, EntryId, Join, Reveal, Start, Takeover
 from kdm.events import Event, TimedEvent
-from kdm.fair.table import FairDeck, Reseal, ToLog, ToNext, ToSeat, ToTable
+from kdm.fair.table import (
+    FairDeck,
+    Reseal,
+    ToLog,
+    ToNext,
+    ToSeat,
+    ToTable,
+    deck_of_table,
+    pack_keys,
+    unpack_keys,
+)
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
 from kdm.net.clock import monotonic_ms
@@ -154,7 +164,7 @@ class Peer:
         self.record.show_keys = self._show_keys
         self.agents = [Agent(node.node_id, name or node.node_id, bot, counter=first_counter)]
         self.on_notice = on_notice
-        #: The table's deck: the open one until a table says it is fair (``driver``).
+        #: The table's deck: the one its ``create`` says (``deck_of_table``), open until then.
         self.deck: Deck = OpenDeck()
         #: How many of the fair deck's findings (cheats named) were told already.
         self._findings_told = 0
@@ -205,9 +215,6 @@ class Peer:
         if engine is None:
             return None
         if self._driver is None or self._driver.engine is not engine:
-            if self.record.deck == "fair" and not isinstance(self.deck, FairDeck):
-                self.deck = FairDeck(self.record.table or self.record.host, self.record.players, monotonic_ms)
-                self.deck.here = self._seats_here()
             self._driver = TableDriver(engine, self.deck, self.clock, self._bots_by_seat())
         return self._driver
 
@@ -403,7 +410,7 @@ class Peer:
         fields: dict[str, Any] = {"event": self.record.rules.codec.encode(event)}
         if isinstance(self.deck, FairDeck) and agent.seat is not None:
             claimed = self.record.rules.caller("kdm_claimed_faces")(event=event)
-            keys = self.deck.keys_for(agent.seat, event, claimed)
+            keys = self.deck.keys_for(agent.seat, claimed)
             if keys:
                 fields["keys"] = keys
         self.propose(Act, agent, **fields)
@@ -472,7 +479,7 @@ class Peer:
             return
         settling = now - self._leading_since < after_s * 1000
         for seat, owner in enumerate(record.seats):
-            process = owner.node.split("#", 1)[0]
+            process = owner.process
             if settling and process != getattr(self.node, "followed", None):
                 continue  # but the leader it followed: it heard that one, and knows how long it is silent
             if engine.over and owner.node in record.done:
@@ -494,7 +501,7 @@ class Peer:
         self._withheld_since = {seat: self._withheld_since.get(seat, now) for seat in waiting}
         for seat, since in self._withheld_since.items():
             owner = self.record.seats[seat]
-            if now - since > self.key_timeout_s * 1000 and owner.node.split("#", 1)[0] != self.node.node_id:
+            if now - since > self.key_timeout_s * 1000 and owner.process != self.node.node_id:
                 stand_in = Bot(seat, "greedy", seed=self.node.node_id.encode(), profile=STAND_IN)
                 self.take_over(
                     seat, stand_in, owner.name, why=f"withheld its keys for {self.key_timeout_s:g} s"
@@ -551,6 +558,8 @@ class Peer:
 
     def _handle(self, notice: Notice) -> None:
         mine = self._agent(notice.node)
+        if notice.kind == "created":
+            self.deck = deck_of_table(self.record, monotonic_ms)
         if notice.kind in ("seated", "took_over", "returned") and notice.seat is not None:
             self._seat_changed_hands(notice.seat, mine)
             engine = self.record.engine
@@ -742,7 +751,6 @@ class Peer:
 
     def _take_deck_part(self, part: DeckPart, seat: int) -> str | None:
         """A committed part of the fair deck, taken by the deck (the same way on every peer)."""
-        self.driver  # noqa: B018 (the table's deck is made with its driver)
         deck = self.deck
         if not isinstance(deck, FairDeck):
             return "this table's deck is not fair"
@@ -770,7 +778,6 @@ class Peer:
         deck.received(ToSeat(owner, asker, {token: {owner: key}}))
 
     def _show_keys(self, seat: int, keys: bytes) -> str | None:
-        self.driver  # noqa: B018
         if not isinstance(self.deck, FairDeck):
             return "this table's deck is not fair"
         return self.deck.show_keys(seat, keys)
@@ -798,24 +805,19 @@ class Peer:
                     "deck": item.deck,
                     "after": item.after,
                 }
-                process = self.record.seats[item.to].node.split("#", 1)[0]
+                process = self.record.seats[item.to].process
                 self.node.send_direct(process, msgpack.packb(body, use_bin_type=True))
             elif isinstance(item, Reseal):  # keys asked for in the log: given there, sealed to the asker
                 box = Box(agent.box, PublicKey(self.record.seats[item.to].box_key))
-                pairs = [number for token in sorted(item.keys) for number in (token, item.to)]
-                sealed = b"".join(bytes(box.encrypt(item.keys[token])) for token in sorted(item.keys))
-                tokens = b"".join(number.to_bytes(4, "big") for number in pairs)
-                self.propose(DeckPart, agent, seat=seat, step="sealed", tokens=tokens, keys=sealed)
+                sealed = deck.sealed_part(item, box.encrypt)
+                self.propose(DeckPart, agent, seat=seat, **sealed)
             elif isinstance(item, ToSeat):
-                keys = {
-                    str(token): {str(o): k for o, k in owners.items()} for token, owners in item.keys.items()
-                }
-                self._send_deck_message("keys", agent, item.to, keys)
+                self._send_deck_message("keys", agent, item.to, {"keys": pack_keys(item.keys)})
             else:  # secrets for an audit: once to every other process at the table
                 secrets = {"shuffle": item.shuffle, "keys": item.keys, "order": item.order}
                 reached = {self.node.node_id}
                 for seat_to, taken in enumerate(self.record.seats):
-                    process = taken.node.split("#", 1)[0]
+                    process = taken.process
                     if process not in reached:
                         reached.add(process)
                         self._send_deck_message("open", agent, seat_to, secrets)
@@ -832,7 +834,7 @@ class Peer:
             msgpack.packb(payload, use_bin_type=True)
         )
         body = {"t": kind, "sender": agent.seat, "to": to, "box": bytes(sealed)}
-        self.node.send_direct(seats[to].node.split("#", 1)[0], msgpack.packb(body, use_bin_type=True))
+        self.node.send_direct(seats[to].process, msgpack.packb(body, use_bin_type=True))
 
     def _received_keys(self, sender: str, body: dict[str, Any], data: bytes) -> None:
         """A fair deck's message from another seat's process to a seat played here (keys, or secrets
@@ -852,9 +854,7 @@ class Peer:
                     raise ValueError("secrets of the wrong types")
                 keys = {}
             else:
-                keys = {int(t): {int(o): k for o, k in owners.items()} for t, owners in raw.items()}
-                if not all(isinstance(k, bytes) for owners in keys.values() for k in owners.values()):
-                    raise ValueError("a key is not bytes")
+                keys = unpack_keys(raw["keys"])
         except (
             ValueError,
             KeyError,
@@ -890,7 +890,7 @@ class Peer:
             )
             if not (isinstance(turn.sender, int) and 0 <= turn.sender < len(seats)):
                 raise ValueError("no such seat")
-            if seats[turn.sender].node.split("#", 1)[0] != sender:
+            if seats[turn.sender].process != sender:
                 raise ValueError(f"it does not play seat {turn.sender}")
             if not (isinstance(turn.shuffle, int) and isinstance(turn.step, str)):
                 raise ValueError("a turn of the wrong types")
@@ -937,7 +937,7 @@ class Peer:
     def _send_sealed(self, note: PrivateNote, agent: Agent, to_seat: int) -> None:
         """``note``, between ``agent``'s seat and ``to_seat``, sealed from one to the other."""
         seats = self.record.seats
-        process = seats[to_seat].node.split("#", 1)[0]
+        process = seats[to_seat].process
         if process == self.node.node_id:
             return  # kept here already: this process plays both seats
         if not seats[to_seat].box_key:
@@ -1006,7 +1006,7 @@ class Peer:
         if writer >= len(seats) or agent is None:
             self._try_again_later(sender, data)
             return _EARLY
-        if seats[writer].node.split("#", 1)[0] != sender:
+        if seats[writer].process != sender:
             raise ValueError(f"it does not play seat {writer}")
         opened = Box(agent.box, PublicKey(seats[writer].box_key)).decrypt(sealed)
         return msgpack.unpackb(opened, raw=False, strict_map_key=True)

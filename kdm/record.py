@@ -125,6 +125,11 @@ class Seat:
         self.home = self.home or self.node
 
     @property
+    def process(self) -> str:
+        """The node of the process that acts for the seat (a stand-in's ``node#seat`` names it)."""
+        return self.node.split("#", 1)[0]
+
+    @property
     def away(self) -> bool:
         """Whether a bot stands in for the player, whose process is gone or lost."""
         return self.node != self.home
@@ -179,8 +184,8 @@ class TableRecord:
     show_keys: Callable[[int, bytes], str | None] | None = None
     #: Seats taken from a player who withheld their keys from a fair deck: a bot plays them to the end.
     barred: set[int] = field(default_factory=set)
-    #: At a fair table, the state just before the round being played was dealt: a seat that changes
-    #: hands takes its keys away with its process, and the round is played again from there.
+    #: At a fair table, the state just before the last round was dealt: a seat that changes hands while
+    #: that round is in play takes its keys away with its process, and the round is played from there.
     round_start: TableState | None = None
 
     @property
@@ -321,10 +326,11 @@ class TableRecord:
         engine = self.engine
         if self.deck != "fair" or not self.started or engine is None or engine.over:
             return []
-        replayed = self.round_start is not None
-        if self.round_start is not None:
-            engine.restore(self.round_start)
-            self.round_start = None
+        # A round is in play unless the table awaits its next deal (the last round's start is stale then).
+        start, self.round_start = self.round_start, None
+        replayed = start is not None and not any(d.kind == Deal.kind for d in engine.awaiting())
+        if start is not None and replayed:
+            engine.restore(start)
         said = f"seat {seat} changed hands ({why})" + (": the round is played again" if replayed else "")
         return [Notice("voided", seat=seat, reason=said)]
 
@@ -385,7 +391,7 @@ class TableRecord:
         process = node.split("#", 1)[0]
         if not self.started or self.engine is None:
             raise UsageError("seats are taken over only once the game has started")
-        if not 0 <= seat < len(self.seats) or self.seats[seat].node.split("#", 1)[0] == process:
+        if not 0 <= seat < len(self.seats) or self.seats[seat].process == process:
             raise UsageError(f"{node} cannot take over seat {seat}")
         if self.engine.over and self.seats[seat].node in self.done:
             # Over, a seat is taken only to say its done for a player gone before they could.
@@ -431,11 +437,8 @@ class TableRecord:
         seq = engine.state.seq
         before = engine.snapshot() if self.deck == "fair" and not node else None  # a seeded event: a deal?
         effects = engine.apply(event)
-        if self.deck == "fair":
-            if before is not None and any(effect["kind"] == "dealt" for effect in effects):
-                self.round_start = before
-            elif any(duty.kind == Deal.kind for duty in engine.awaiting()):
-                self.round_start = None  # the round is over: nothing to play again
+        if before is not None and any(effect["kind"] == "dealt" for effect in effects):
+            self.round_start = before
         notices = [Notice("applied", node=node, event=event, effects=tuple(effects), seq=seq)]
         return notices + self._maybe_shuffle()
 

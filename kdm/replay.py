@@ -18,7 +18,7 @@ import msgpack
 
 from kdm.deck import OpenDeck
 from kdm.errors import UsageError
-from kdm.fair.table import FairDeck
+from kdm.fair.table import FairDeck, deck_of_table
 from kdm.manager import installed_plugins
 from kdm.net.storage import read_log_checked
 from kdm.record import Notice, TableRecord
@@ -77,20 +77,16 @@ def replayed_with_deck(
     data: Iterable[bytes], on_notice: Callable[[TableRecord, Notice], None] | None = None
 ) -> tuple[TableRecord, OpenDeck | FairDeck]:
     """The table the committed entries ``data`` make, applied as every peer applied them, and its deck:
-    signatures
-    checked from the founder's create on, and the faces a seat claims checked against the table's deck
-    (a lie the table refused stays refused, and the digest is the table's; a fair deck shows the
-    replay only the faces the table was shown). ``on_notice`` is told of
-    each notice in order."""
+    signatures checked from the founder's create on, and the faces a seat claims checked against the
+    table's deck (a lie the table refused stays refused, and the digest is the table's; a fair deck
+    shows the replay only the faces the table was shown). ``on_notice`` is told of each notice in
+    order."""
     record = TableRecord(installed_plugins())
     deck: OpenDeck | FairDeck = OpenDeck()
 
     def fair() -> FairDeck | None:
-        """The fair deck of a fair table, made at its creation: it holds no seat's secrets, so the log
-        shows it the faces the table was shown, and nothing else."""
-        nonlocal deck
-        if record.deck == "fair" and not isinstance(deck, FairDeck):
-            deck = FairDeck(record.table or record.host, record.players)
+        """A fair table's deck (``deck_of_table``): it holds no seat's secrets, so the log shows it the
+        faces the table was shown, and nothing else."""
         return deck if isinstance(deck, FairDeck) else None
 
     record.check_claims = lambda event: (
@@ -115,7 +111,7 @@ def replayed_with_deck(
                 record.table = ident[0]
         for notice in record.apply(decoded):
             if notice.kind == "created":
-                fair()
+                deck = deck_of_table(record)
             if notice.kind == "voided" and isinstance(deck, FairDeck) and record.engine is not None:
                 deck.voided(record.engine.state)
             if notice.kind == "applied":

@@ -19,7 +19,6 @@ import pytest
 from nacl.exceptions import CryptoError
 from nacl.public import Box, PublicKey
 
-from kdm.agents import Bot, Profile
 from kdm.deck import OpenDeck
 from kdm.engine import Duty, Engine
 from kdm.entries import Act, DeckPart, EntryId, decode
@@ -37,13 +36,13 @@ from kdm.fair.table import (
     unpack_keys,
 )
 from kdm.kilo.events import Announce
-from kdm.manager import Rules, installed_plugins
+from kdm.manager import Rules
 from kdm.peer import Peer
 from kdm.replay import replayed_with_deck
 from kdm.state import TableState
 from kdm.testing import run_virtual
 from tests.modified_clients import lying_once
-from tests.test_peer import FakeLog, FakeNode
+from tests.test_peer import FakeLog, FakeNode, bot_peers
 
 
 class KeyedNode(FakeNode):
@@ -98,13 +97,7 @@ async def fair_game(
     log = KeyedLog()
     if log_out is not None:
         log_out.append(log)
-    installed = installed_plugins()
-    peers = []
-    for i in range(players):
-        bot = Bot(i, "greedy", seed=b"fair-test")
-        bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
-        peers.append(Peer(log.node(f"n{i}"), installed, bot=bot))
-    log.peers, log.leader = peers, "n0"
+    peers = bot_peers(log, players, b"fair-test")
     if watch is not None:
         for peer in peers:
             peer.on_notice = lambda _notice: watch(peers)
@@ -172,8 +165,8 @@ def keys_held(peer: Peer, log: KeyedLog, committed: int) -> dict[int, dict[int, 
                 opened = Box(agent.box, PublicKey(seats[body["sender"]].box_key)).decrypt(body["box"])
             except CryptoError:
                 continue
-            for token, owners in msgpack.unpackb(opened, strict_map_key=False).items():
-                found.setdefault(int(token), {}).update({int(o): k for o, k in owners.items()})
+            for token, owners in unpack_keys(msgpack.unpackb(opened)["keys"]).items():
+                found.setdefault(token, {}).update(owners)
     for data in log.entries[:committed]:
         entry = decode(data)
         if isinstance(entry, DeckPart) and entry.step == "show":
@@ -707,14 +700,7 @@ def test_a_seat_that_never_gives_a_seat_its_keys_is_taken_over_and_the_round_dea
 
     async def scene() -> tuple[list[str], list[Peer]]:
         log = KeyedLog()
-        installed = installed_plugins()
-        peers = []
-        for i in range(4):
-            bot = None if i == 1 else Bot(i, "greedy", seed=b"fair-test")
-            if bot is not None:
-                bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
-            peers.append(Peer(log.node(f"n{i}"), installed, bot=bot))
-        log.peers, log.leader = peers, "n0"
+        peers = bot_peers(log, 4, b"fair-test", people=(1,))  # seat 1: a person, who waits
         said: list[str] = []
         peers[0].on_notice = lambda notice: said.append(notice.reason) if notice.kind == "took_over" else None
         for peer in peers:

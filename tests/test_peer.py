@@ -99,6 +99,25 @@ class FakeNode:
         return 0.0 if node_id in {p.node.node_id for p in self.log.peers} - self.log.gone else 1e9
 
 
+def quick_bot(seat: int, seed: bytes) -> Bot:
+    """A greedy bot quick enough for a whole game on real asyncio timers, its slaps still quicker than
+    its passes, as with people (or a combo is never slapped in time)."""
+    bot = Bot(seat, "greedy", seed=seed)
+    bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
+    return bot
+
+
+def bot_peers(log: FakeLog, players: int, seed: bytes, people: tuple[int, ...] = ()) -> list[Peer]:
+    """A peer per seat on ``log``, each with a quick bot but at the seats of ``people``; ``n0`` leads."""
+    installed = installed_plugins()
+    peers = [
+        Peer(log.node(f"n{i}"), installed, bot=None if i in people else quick_bot(i, seed))
+        for i in range(players)
+    ]
+    log.peers, log.leader = peers, "n0"
+    return peers
+
+
 async def seat_everyone(peers: list[Peer], options: dict[str, Any], table: str = "") -> None:
     """The first peer creates « kitchen » with ``options`` (the base game), the others join it (at
     ``table``, its id, when given: a claim with the player's key), until every seat is taken."""
@@ -131,16 +150,7 @@ async def play(
     """A whole game between bot peers; ``kill`` names a seat whose process dies in round 2;
     ``before_start`` sees the peers once every seat is taken."""
     log = FakeLog()
-    installed = installed_plugins()
-    peers = []
-    for i in range(players):
-        bot = Bot(i, "greedy", seed=b"peer-test")
-        # Fast bots: the game's timing is real here (asyncio timers), so keep it short, but slaps
-        # must stay quicker than passes, as with people, or a combo is never slapped in time.
-        bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
-        peers.append(Peer(log.node(f"n{i}"), installed, bot=bot))
-    log.peers = peers
-    log.leader = "n0"
+    peers = bot_peers(log, players, b"peer-test")
     for peer in peers:
         peer.start(takeover_after_s=0.2)
     await seat_everyone(peers, {"rounds": rounds, "slap_timeout_ms": 200})
@@ -373,13 +383,7 @@ def test_a_player_cut_off_gets_their_seat_back_when_they_hear_the_table_again() 
 
     async def scene() -> list[Peer]:
         log = FakeLog()
-        installed = installed_plugins()
-        peers = []
-        for i in range(4):
-            bot = Bot(i, "greedy", seed=b"peer-test")
-            bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
-            peers.append(Peer(log.node(f"n{i}"), installed, bot=bot))
-        log.peers, log.leader = peers, "n0"
+        peers = bot_peers(log, 4, b"peer-test")
         for peer in peers:
             peer.start(takeover_after_s=0.2)
         await seat_everyone(peers, {"rounds": 3, "slap_timeout_ms": 200}, table="n0")
@@ -612,11 +616,10 @@ def game_over_scene(comes_back: bool) -> tuple[list[Peer], Peer | None]:
         log = FakeLog()
         installed = installed_plugins()
         keys = [Identity.ephemeral() for _ in range(4)]
-        peers = []
-        for i in range(4):
-            bot = Bot(i, "greedy", seed=b"peer-test")
-            bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
-            peers.append(Peer(log.node(f"n{i}"), installed, bot=bot, identity=keys[i]))
+        peers = [
+            Peer(log.node(f"n{i}"), installed, bot=quick_bot(i, b"peer-test"), identity=keys[i])
+            for i in range(4)
+        ]
         log.peers, log.leader = peers, "n0"
         for peer in peers:
             peer.start(takeover_after_s=0.2)
@@ -697,10 +700,8 @@ def test_a_new_leader_takes_no_seat_from_the_followers_it_never_heard_as_a_follo
         installed = installed_plugins()
         peers = []
         for i in range(4):
-            bot = Bot(i, "greedy", seed=b"peer-test")
-            bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
             node = FreshLeaderNode(log, f"n{i}") if i == 1 else log.node(f"n{i}")
-            peers.append(Peer(node, installed, bot=bot))
+            peers.append(Peer(node, installed, bot=quick_bot(i, b"peer-test")))
         log.peers, log.leader = peers, "n0"
         for peer in peers:
             peer.start(takeover_after_s=0.2)
@@ -726,12 +727,7 @@ def test_a_process_catching_up_acts_on_no_past_state_and_asks_its_seat_back_once
 
     async def scene() -> tuple[int, int, str]:
         log = FakeLog()
-        peers = []
-        for i in range(3):
-            bot = Bot(i, "greedy", seed=b"catch-up")
-            bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
-            peers.append(Peer(log.node(f"n{i}"), installed_plugins(), bot=bot))
-        log.peers, log.leader = peers, "n0"
+        peers = bot_peers(log, 3, b"catch-up")
         for peer in peers:
             peer.start(takeover_after_s=None)
         await seat_everyone(peers, {"rounds": 3, "slap_timeout_ms": 200}, table="n0")

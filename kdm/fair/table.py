@@ -2,15 +2,17 @@
 
 It stands where ``kdm.deck.OpenDeck`` stands (``observe``, ``knowledge``, ``fulfil``, ``false_claim``,
 ``note``) and runs DESIGN 7 over the table's log and direct messages, sans-I/O: the peer proposes the
-log entries ``work`` returns (``ToLog``), sends the keys it returns for other seats' processes
-(``ToSeat``, sealed), and feeds back what was committed (``committed``, ``show_keys``) and what arrived
-(``received``). Every process holds two parts:
+log entries ``work`` returns (``ToLog``), sends what it returns for other seats' processes (``ToNext``
+turns, ``ToSeat`` keys and ``ToTable`` secrets, the last two sealed; ``Reseal`` keys it seals into the
+log), and feeds back what was committed (``committed``, ``show_keys``, ``applied``) and what arrived
+(``ahead``, ``received``, ``opened``). Every process holds two parts:
 
-- **shared**, the same everywhere because it comes from the log alone: each shuffle's passes and
-  commitments, which token lies at which position of which shuffle, the keys seats published for cards
-  shown to the table and so the faces shown, the secrets published for the audit and its findings;
+- **shared**, the same everywhere because it comes from the log alone: each shuffle's turns and
+  commitments, which token lies at which position of which shuffle, the keys shown for cards the table
+  saw and so their faces, the keys asked for in the log;
 - **private**, this process's alone: the secrets of the seats it plays and, for each, the keys handed to
-  it (``kdm.fair.keyring.KeyRing``), so the faces of its own cards.
+  it (``kdm.fair.keyring.KeyRing``), so the faces of its own cards; the secrets others sent for the
+  audits, and what the audits found.
 
 The engine goes on making tokens as it does with the open deck (a ``shuffled`` effect); here each one
 starts a shuffle of the cards it names, every seat's turn in seat order (``lock`` then ``key``; a
@@ -20,19 +22,20 @@ token made ``j``-th is the card at position ``j``. Then:
 - a token in a seat's hand: every other process hands that seat its keys for it (the one who passed it
   there hands all it holds: a pass needs no one else);
 - a token a duty awaits that lies in no hand (a card drawn from the pile, the talon's cards turned up):
-  every seat publishes its key in the log, and the face is the table's;
+  every process hands its key to the seat the duty names, whose event carries them all (a duty of
+  nobody's in particular: every seat shows its key in the log);
 - a face an action names (a hand shown, cards laid on the table: ``kdm_claimed_faces``): the acting
   process attaches every key for it to the action, checked before the rules see it;
 - a card shown to one seat (``shown_privately``): the seat that shows it hands over its keys;
 - a shuffle none of whose cards is hidden any more (a round's deal once the next round is dealt; every
-  shuffle when the game is over): every seat publishes its secrets and every process audits it, naming
-  a seat that cheated (a duplicated card, a key that is not the one committed, a face claimed falsely).
+  shuffle when the game is over): every seat sends every other process its secrets (never through the
+  log) and each audits it, naming a seat that cheated (a duplicated card, a key that is not the one
+  committed, a face claimed falsely, a reveal taken on its word that was false);
+- a key that does not come within ``ASK_AFTER_MS``: asked for in the log, and owed there, sealed.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import hashlib
 import logging
 from collections import Counter
@@ -40,12 +43,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm.deck import MAX_NOTES, Knowledge, PrivateNote, Reveal, reveal_duty
+from kdm.deck import MAX_NOTES, Knowledge, OpenDeck, PrivateNote, Reveal, reveal_duty
 from kdm.effects import Effect
 from kdm.engine import Duty, Engine
 from kdm.entries import DeckPart
 from kdm.events import Event
-from kdm.fair.group import GroupError, commitment, invert, lock, product, random_key
+from kdm.fair.group import POINT_BYTES, GroupError, commitment, invert, lock, product, random_key
 from kdm.fair.keyring import KeyRing
 from kdm.fair.shuffle import (
     Cheat,
@@ -59,6 +62,7 @@ from kdm.fair.shuffle import (
     reveal,
     unblinding,
 )  # fmt: skip
+from kdm.record import TableRecord
 from kdm.state import TableState
 
 log = logging.getLogger("kdm.fair")
@@ -72,11 +76,12 @@ __all__ = [
     "ToSeat",
     "ToTable",
     "deck_hash",
+    "deck_of_table",
     "pack_keys",
     "unpack_keys",
 ]
 
-POINT = 32
+POINT = POINT_BYTES
 #: One handed key on the wire: token (4 bytes), owner seat (1), key (32).
 KEY_RECORD = 4 + 1 + POINT
 FRESH_STEPS = ("lock", "key")
@@ -398,6 +403,16 @@ class FairDeck:
             answers.setdefault((owner, asker), {})[token] = ring.own_key(self.where[token][1])
         return [Reseal(owner, asker, keys) for (owner, asker), keys in sorted(answers.items())]
 
+    def sealed_part(self, reseal: Reseal, seal: Callable[[bytes], bytes]) -> dict[str, Any]:
+        """The fields of the ``sealed`` part that gives what ``reseal`` asks, each key sealed by ``seal``
+        (to the asker): what ``sealed_for`` reads."""
+        tokens = sorted(reseal.keys)
+        return {
+            "step": "sealed",
+            "tokens": _ints(number for token in tokens for number in (token, reseal.to)),
+            "keys": b"".join(seal(reseal.keys[token]) for token in tokens),
+        }
+
     def sealed_for(self, seat: int, tokens: bytes, sealed: bytes) -> list[tuple[int, int, bytes]]:
         """The keys a ``sealed`` part of ``seat`` carries, as (token, the seat they are for, sealed
         key), once checked to be answers to what the log asked it."""
@@ -521,11 +536,15 @@ class FairDeck:
                 if (token, to) not in self._served and self.dealt(token):
                     self._served.add((token, to))
                     sending.setdefault((by, to), {})[token] = self._keys_of(by, token)
+        return self._hand_over(sending)
+
+    def _hand_over(self, sending: Mapping[tuple[int, int], dict[int, dict[int, bytes]]]) -> list[ToSeat]:
+        """The keys to hand, by (giver, receiver): to send, or kept here when both seats are played here."""
         out: list[ToSeat] = []
         for (giver, to), keys in sorted(sending.items()):
             message = ToSeat(giver, to, keys)
             if to in self.here:
-                self.received(message)  # both seats are played here: no need to send anything
+                self.received(message)  # no need to send anything
             else:
                 out.append(message)
         return out
@@ -544,7 +563,6 @@ class FairDeck:
         the seat whose event shows them, which reads them first and carries every key in that event
         (one commit); for a duty of nobody's in particular, in the log."""
         held = {token for hand in state.hands for token in hand}
-        out: list[ToLog | ToSeat] = []
         wanted: list[int] = []
         handing: dict[tuple[int, int], dict[int, dict[int, bytes]]] = {}
         for duty in duties:
@@ -560,12 +578,7 @@ class FairDeck:
                 self._served.add((token, duty.seat))
                 for giver in self.here - {duty.seat}:
                     handing.setdefault((giver, duty.seat), {})[token] = self._keys_of(giver, token)
-        for (giver, to), given in sorted(handing.items()):
-            message = ToSeat(giver, to, given)
-            if to in self.here:
-                self.received(message)
-            else:
-                out.append(message)
+        out: list[ToLog | ToSeat] = [*self._hand_over(handing)]
         for seat in sorted(self.here):
             tokens = [t for t in dict.fromkeys(wanted) if ("show", t, seat) not in self._owed]
             keys = []
@@ -584,6 +597,8 @@ class FairDeck:
         live.update(token for zone in state.zones.values() for token in zone)
         out: list[ToTable] = []
         for shuffle in self.shuffles:
+            if all(("open", shuffle.index, seat) in self._owed for seat in self.here):
+                continue  # opened already by every seat here (most shuffles, most of the time)
             if shuffle.turn(self.players) is not None or not self._may_open(shuffle, live):
                 continue
             for seat in sorted(self.here):
@@ -1002,7 +1017,7 @@ class FairDeck:
         event: Event | None = reveal(duty=duty, state=state, faces=faces)
         return event
 
-    def keys_for(self, seat: int, event: Event, claimed: Mapping[int, str] | None) -> bytes:
+    def keys_for(self, seat: int, claimed: Mapping[int, str] | None) -> bytes:
         """The keys an action of ``seat`` carries so the table sees the faces it names."""
         keys = {}
         for token in claimed or {}:
@@ -1038,9 +1053,8 @@ class FairDeck:
             return None
         if seat is not None:
             # Kept for the audit once the rules take it (``applied``): a reveal they refuse (too late, the
-            # queen called already) harmed nobody. The state then, without the views' scratch.
-            state = copy.deepcopy(dataclasses.replace(engine.state, memo={}))
-            self._trusting = (seat, duty, state, event)
+            # queen called already) harmed nobody.
+            self._trusting = (seat, duty, engine.snapshot(), event)
         return None
 
     def applied(self, event: Event, seq: int) -> None:
@@ -1056,6 +1070,14 @@ class FairDeck:
             return None
         event: Event | None = self._reveal(duty=duty, state=state, faces=self.public)
         return event
+
+
+def deck_of_table(record: TableRecord, clock: Callable[[], float] | None = None) -> OpenDeck | FairDeck:
+    """The deck service the table ``record`` was created with (``Create.deck``): its fair deck (keyed
+    by the table's id, timed on ``clock``), or the open one."""
+    if record.deck == "fair":
+        return FairDeck(record.table or record.host, record.players, clock)
+    return OpenDeck()
 
 
 class Timings:

@@ -270,7 +270,7 @@ class TableScreen:
 
     def is_lost(self, seat: int) -> bool:
         seats = self.peer.record.seats
-        return 0 <= seat < len(seats) and seats[seat].node.split("#", 1)[0] in self.lost
+        return 0 <= seat < len(seats) and seats[seat].process in self.lost
 
     # --- following the table ----------------------------------------------------------------------
 
@@ -409,7 +409,7 @@ class TableScreen:
         leader = getattr(node, "leader", None)
         changed = False
         for seat, owner in enumerate(record.seats):
-            process = owner.node.split("#", 1)[0]
+            process = owner.process
             if process == node.node_id or not (node.is_leader or process == leader):
                 continue
             silent = node.silent_ms(process) > LOST_AFTER_MS
