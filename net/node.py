@@ -454,6 +454,9 @@ class Node:
             except ValueError as error:  # times no clock gives (not finite, received before sent)
                 self._drop("a pong", sender, str(error))
                 return
+            if not self.clock.answers_a_ping(sample.sent):  # one queued for a killed process, say
+                self._drop("a pong", sender, "it answers no ping this process sent to this leader")
+                return
             self.clock.add(sample)
         elif envelope.kind == "direct":
             self._direct(sender, body["data"])
@@ -562,7 +565,9 @@ class Node:
     def _ping(self) -> None:
         leader = self.raft.leader
         if leader is not None and leader != self.node_id:
-            self._send(leader, "ping", {"sent": monotonic_ms()})
+            sent = monotonic_ms()
+            self.clock.pinged(sent)
+            self._send(leader, "ping", {"sent": sent})
 
     # --- plumbing --------------------------------------------------------------------------------
 
