@@ -259,6 +259,7 @@ class TableSession:
         node.on_commit = self.peer.committed
         node.on_direct = self.peer.received_direct
         node.screen_proposal = self.peer.screen_proposal
+        node.holds_a_seat = lambda node_id: any(seat.home == node_id for seat in self.peer.record.seats)
         node.on_leader = lambda leader: self.say(f"leader: {leader}" if leader else "no leader")
         node.on_refused = self._refused
         self.players = players

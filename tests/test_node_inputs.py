@@ -377,3 +377,36 @@ def test_a_pong_queued_for_a_killed_process_does_not_set_the_clock_of_the_next(
     sent = node.clock._awaited[-1]
     node._receive(leader, node_codec(TABLE).encode(leader, "pong", {"sent": sent, "time": sent}))
     assert node.clock.offset_ms is not None and abs(node.clock.offset_ms) < 1_000.0
+
+
+def test_a_seated_players_process_retired_while_away_is_a_learner_again_at_its_first_word() -> None:
+    """A player's kdm killed and started again as the same node still thinks it votes (nobody tells a
+    node it was retired while a bot held its seat): its messages to the leader were dropped as a
+    stranger's until it noticed the silence, 2 s on, and said hello, with the PIN asked again. Its id
+    names its key, so its first message proves it holds its seat: a learner at once, no PIN asked.
+    Someone who holds no seat stays out."""
+
+    async def scene() -> None:
+        context = zmq.asyncio.Context()
+        transport = await listen("127.0.0.1")
+        node = Node(transport, TABLE, MemoryStorage(), voters=(transport.node_id,), pin="4821")
+        await node.start()
+        try:
+            player = Stranger(context, "127.0.0.1:9", node)
+            stranger = Stranger(context, "127.0.0.1:10", node)
+            other = Stranger(context, "127.0.0.1:11", node)  # back as the lobby brings it: a hello
+            node.holds_a_seat = lambda node_id: node_id in (player.identity, other.identity)
+            await stranger.send("ping", {"sent": 1.0})
+            await stranger.send("hello", {"node": stranger.identity})
+            await player.send("ping", {"sent": 1.0})
+            await until(lambda: player.identity in node.raft.learners, "the player a learner again")
+            await other.send("hello", {"node": other.identity})  # no PIN offered
+            await until(lambda: other.identity in node.raft.learners, "the other player a learner again")
+            assert stranger.identity not in node.members
+            for socket in (player, stranger, other):
+                socket.close()
+        finally:
+            await node.stop()
+        context.term()
+
+    run(scene)
