@@ -1087,8 +1087,9 @@ class Peer:
         if self.behind():
             self._put_off = True  # a takeover of long ago, replayed: asked once caught up, if still so
             return
-        if self._joining in self._pending:
-            return  # the join this process started with is on its way: it takes the seat back
+        back = self.record.returning.get(seat)
+        if self._joining in self._pending or (back is not None and back.node == self.me.identity):
+            return  # the join this process started with is on its way, or the seat is ours at the next pause
         log.warning("a bot stood in for this player at seat %d: taking it back", seat)
         self.join_table()
 
