@@ -59,6 +59,14 @@ _LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+(~.*)?")
 MEMBERSHIP_EVERY_S = 1.0
 #: How often a member checks whether it should advertise the table (it leads) or stop (it no longer does).
 ADVERTISE_EVERY_S = 0.5
+#: Once the game is over here, how long the leader stays for members still behind that it hears from
+#: (a player's kdm started again near the end, a laptop that slept), so that they learn the end too.
+STRAGGLERS_WAIT_S = 5.0
+#: A member that hears none of the others for this long while awake (a sleep is not counted) before it
+#: has seen the game's end: the table ended, or is gone, without it. It says so and stops.
+ALONE_GIVE_UP_S = 20.0
+#: How often it looks, and how long since a member was last heard counts as silence.
+ALONE_EVERY_S, SILENT_S = 1.0, 2.0
 
 #: A user interface: runs beside the game on the session's loop; returns when the player leaves.
 UI = Callable[["TableSession"], Coroutine[Any, Any, None]]
@@ -461,6 +469,7 @@ class TableSession:
             waiting.add(loop.create_task(self.ui(self)))  # the player leaves when they choose
         else:
             waiting.add(loop.create_task(self.peer.finished.wait()))
+            waiting.add(loop.create_task(self._give_up_when_alone()))  # a person may quit instead
         finished, pending = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()
@@ -469,11 +478,59 @@ class TableSession:
         if self.error is not None:
             raise (PinRefused if self.pin_refused else UsageError)(self.error)
         engine = self.peer.record.engine
+        if engine is not None and engine.over:
+            await self._serve_stragglers()
         if self.seat_memory is not None and engine is not None and engine.over:
             self.seat_memory.forget(self.peer.table)
         if self.config.report is not None:
             self.config.report.write_text(json.dumps(self.report()))
         return self.summary()
+
+    def _others_heard(self) -> bool:
+        """Whether another member of the table was heard from lately."""
+        node = self.node
+        return any(
+            node.silent_ms(member) < SILENT_S * 1000 for member in node.members if member != node.node_id
+        )
+
+    async def _give_up_when_alone(self) -> None:
+        """Until the game's end is seen here: when none of the other members has been heard for
+        ``ALONE_GIVE_UP_S`` of this process's awake time, the table ended or went away without it (a
+        peer that fell behind as everyone left once waited for ever, saying "no leader"): it says why
+        and stops. Time spent stopped (a sleeping laptop) is not counted: after it, the others are
+        given the same time to answer again."""
+        loop = asyncio.get_running_loop()
+        alone_s, looked = 0.0, loop.time()
+        while True:
+            await asyncio.sleep(ALONE_EVERY_S)
+            now = loop.time()
+            slept, looked = now - looked, now
+            engine = self.peer.record.engine
+            if (engine is not None and engine.over) or self._others_heard() or not self.node.members:
+                alone_s = 0.0
+            elif slept < 2 * ALONE_EVERY_S:
+                alone_s += slept
+            if alone_s >= ALONE_GIVE_UP_S:
+                seen = (
+                    f"round {engine.state.round}"
+                    if engine is not None and self.peer.record.started
+                    else "its start"
+                )
+                self.error = (
+                    f"no other member of table '{self.peer.record.name or self.peer.table}' has answered for "
+                    f"{ALONE_GIVE_UP_S:.0f} s: it ended or went away without this laptop (seen up to {seen})"
+                )
+                self.done.set()
+                return
+
+    async def _serve_stragglers(self) -> None:
+        """The game is over here. While this process leads, it stays (``STRAGGLERS_WAIT_S`` at most)
+        until every member it hears from holds the whole log: one that fell behind as the table ended
+        learns the end from it, and exits with the game's digest, instead of waiting alone."""
+        node, loop = self.node, asyncio.get_running_loop()
+        deadline = loop.time() + STRAGGLERS_WAIT_S
+        while node.is_leader and members_behind(node) and loop.time() < deadline:
+            await asyncio.sleep(0.05)  # the heartbeats carry the log to them meanwhile
 
     def report(self) -> dict[str, Any]:
         record = self.peer.record
@@ -652,6 +709,19 @@ async def _tables_for(target: str, interface: str | None) -> list[TableAd]:
         return browser.tables()
     finally:
         await browser.close()
+
+
+def members_behind(node: Node) -> list[str]:
+    """As leader, the other members heard from lately (``SILENT_S``) that do not hold the whole
+    committed log yet."""
+    raft = node.raft
+    return [
+        member
+        for member in node.members
+        if member != node.node_id
+        and node.silent_ms(member) < SILENT_S * 1000
+        and raft.match_index(member) < raft.commit_index
+    ]
 
 
 def spawn_bot(

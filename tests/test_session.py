@@ -112,3 +112,19 @@ def test_a_process_started_again_listens_as_the_node_it_was_even_on_the_port_the
 
     was, given, now = asyncio.run(scene())
     assert given != was and now == was
+
+
+def test_the_leader_stays_for_the_members_it_hears_that_are_behind_at_the_end() -> None:
+    """A peer that fell behind as the table ended (its kdm started again near the end) learns the end
+    from the leader, which stays for it: the members it hears from that do not hold the whole log. Not
+    for one gone silent (it would wait for nobody), nor for those up to date."""
+    from types import SimpleNamespace
+
+    match = {"me": 40, "up to date": 40, "behind": 31, "gone": 12}
+    node = SimpleNamespace(
+        node_id="me",
+        members=tuple(match),
+        silent_ms=lambda member: 60_000.0 if member == "gone" else 100.0,
+        raft=SimpleNamespace(commit_index=40, match_index=match.__getitem__),
+    )
+    assert session.members_behind(node) == ["behind"]  # type: ignore[arg-type]
