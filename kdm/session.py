@@ -193,7 +193,10 @@ async def join(
     by its own end of that route, the address the table can reach it at. The key is the one the member
     that answers must hold: every byte to and from it is encrypted to that key.
     """
-    contacts = [parse_contact(address) for address in addresses or await _resolve(target, config.interface)]
+    held = _held_tables(config, target) if not addresses else []
+    contacts = [
+        parse_contact(address) for address in addresses or await _resolve(target, config.interface, held)
+    ]
     candidates = [(host, port) for host, port, _key in contacts]
     reached = await first_reachable(candidates)
     tried = ", ".join(f"{host}:{port}" for host, port in candidates)
@@ -647,10 +650,11 @@ def _storage(config: SessionConfig, table: str, node_id: str) -> FileStorage:
     return FileStorage(root / "tables" / f"{safe}.log")
 
 
-async def _resolve(target: str, interface: str | None) -> list[str]:
+async def _resolve(target: str, interface: str | None, held: Sequence[str] = ()) -> list[str]:
     """Where to try the table (``HOST:PORT~KEY`` each): ``target`` itself when it is one; when it is
     ``HOST:PORT`` alone, with the key the node there says it has (``kdm.net.introducer``); else every
-    address of the table named ``target`` on the LAN (the only table there when ``target`` is empty)."""
+    address of the table named ``target`` on the LAN (the only table there when ``target`` is empty),
+    the one of ``held`` (ids of tables where this player holds a seat) when it is among them."""
     try:
         host, port, key = parse_contact(target)
     except ValueError as error:
@@ -665,8 +669,11 @@ async def _resolve(target: str, interface: str | None) -> list[str]:
         key = node_id.rpartition("~")[2]
         log.info("the node at %s has the key %s (trusted on first use)", target.strip(), fingerprint(node_id))
         return [f"{target.strip()}~{key}"]
-    tables = await _tables_for(target, interface)
+    tables = await _tables_for(target, interface, held)
     named = [ad for ad in tables if ad.name == target or (not target and len(tables) == 1)]
+    ours = [ad for ad in named if ad.table_id in held and ad.state != "over"]
+    if len(ours) == 1:
+        return list(ours[0].contacts)  # the player's own table, known by its id: no namesake matters
     if len(named) == 1:
         return list(named[0].contacts)
     if named:
@@ -680,14 +687,20 @@ async def _resolve(target: str, interface: str | None) -> list[str]:
     raise UsageError(f"{wanted} found on the LAN (tables seen: {seen}); name one, or give HOST:PORT~KEY")
 
 
+def _held_tables(config: SessionConfig, name: str) -> list[str]:
+    """The ids of the tables named ``name`` at which this player holds a seat (``SeatMemory``)."""
+    if not config.keep_identity or not name:
+        return []
+    return [table for table, seat in SeatMemory(config.data_dir).held().items() if seat["name"] == name]
+
+
 async def _held_table_named(config: SessionConfig, name: str) -> TableAd | None:
     """The table named ``name`` on the LAN at which this player holds a seat, if it still plays."""
     memory = SeatMemory(config.data_dir)
-    held = memory.held() if config.keep_identity and config.advertise else {}
-    named = [table for table, seat in held.items() if seat["name"] == name]
+    named = _held_tables(config, name) if config.advertise else []
     if not named:
         return None  # the usual case: nothing to look for, no time spent listening
-    tables = await _tables_for(name, config.interface)
+    tables = await _tables_for(name, config.interface, named)
     ours = next((ad for ad in tables if ad.table_id in named and ad.state != "over"), None)
     if ours is None:
         for table in named:
@@ -695,16 +708,18 @@ async def _held_table_named(config: SessionConfig, name: str) -> TableAd | None:
     return ours
 
 
-async def _tables_for(target: str, interface: str | None) -> list[TableAd]:
+async def _tables_for(target: str, interface: str | None, held: Sequence[str] = ()) -> list[TableAd]:
     """The tables on the LAN, as soon as one is named ``target`` (and a moment more, for another of that
-    name to answer too: responders answer a query within a few hundred ms), else after the whole
-    window; with no name, after the whole window (there must be exactly one table)."""
+    name to answer too: responders answer a query within a few hundred ms; none when it is one of
+    ``held``, a table where this player holds a seat, known by its id), else after the whole window;
+    with no name, after the whole window (there must be exactly one table)."""
     if not target:
         return await find_tables(LISTEN_S, interface)
     browser = TableBrowser()
     await browser.start(interface)
     try:
-        if await browser.wait_for(lambda ad: ad.name == target, LISTEN_FOR_NAME_S) is not None:
+        found = await browser.wait_for(lambda ad: ad.name == target, LISTEN_FOR_NAME_S)
+        if found is not None and not (found.table_id in held and found.state != "over"):
             await asyncio.sleep(SAME_NAME_GRACE_S)
         return browser.tables()
     finally:
