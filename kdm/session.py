@@ -489,15 +489,19 @@ class TableSession:
             self.config.report.write_text(json.dumps(self.report()))
         return self.summary()
 
-    def _others_heard(self) -> bool:
-        """Whether another member of the table was heard from lately."""
+    def _alone(self) -> bool:
+        """Whether this process is a member of a table with other members, none of them heard lately
+        (a founder waiting alone for its first joiner is not: nobody else belongs yet)."""
         node = self.node
-        return any(
-            node.silent_ms(member) < SILENT_S * 1000 for member in node.members if member != node.node_id
+        others = [member for member in node.members if member != node.node_id]
+        return (
+            bool(others)
+            and node.node_id in node.members
+            and all(node.silent_ms(member) >= SILENT_S * 1000 for member in others)
         )
 
     async def _give_up_when_alone(self) -> None:
-        """Until the game's end is seen here: when none of the other members has been heard for
+        """While the game is under way here: when none of the other members has been heard for
         ``ALONE_GIVE_UP_S`` of this process's awake time, the table ended or went away without it (a
         peer that fell behind as everyone left once waited for ever, saying "no leader"): it says why
         and stops. Time spent stopped (a sleeping laptop) is not counted: after it, the others are
@@ -509,16 +513,12 @@ class TableSession:
             now = loop.time()
             slept, looked = now - looked, now
             engine = self.peer.record.engine
-            if (engine is not None and engine.over) or self._others_heard() or not self.node.members:
-                alone_s = 0.0
+            if not self.peer.record.started or (engine is not None and engine.over) or not self._alone():
+                alone_s = 0.0  # in the waiting room, players come and go: only a game under way ends
             elif slept < 2 * ALONE_EVERY_S:
                 alone_s += slept
             if alone_s >= ALONE_GIVE_UP_S:
-                seen = (
-                    f"round {engine.state.round}"
-                    if engine is not None and self.peer.record.started
-                    else "its start"
-                )
+                seen = f"round {engine.state.round}" if engine is not None else "its start"
                 self.error = (
                     f"no other member of table '{self.peer.record.name or self.peer.table}' has answered for "
                     f"{ALONE_GIVE_UP_S:.0f} s: it ended or went away without this laptop (seen up to {seen})"
