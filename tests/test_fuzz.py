@@ -662,6 +662,10 @@ async def wait_until(condition: Callable[[], bool], what: str, timeout_s: float 
         await asyncio.sleep(0.01)
 
 
+#: How long one stranger's send may wait for the node to read (it takes microseconds when it reads).
+SEND_DEADLINE_S = 20.0
+
+
 def zmq_fuzz(inputs: int, seed: int) -> dict[str, int]:
     """A founder over zmq takes ``inputs`` messages from strangers: CURVE clients with keys of their own
     (ids with their key, with another's, with none), clients without CURVE, and raw TCP bytes. The
@@ -704,7 +708,9 @@ def zmq_fuzz(inputs: int, seed: int) -> dict[str, int]:
                 plain = context.socket(zmq.DEALER)
                 plain.setsockopt(zmq.LINGER, 0)
                 plain.connect(transport.address)
-                await plain.send_multipart([b"127.0.0.1:1~x", pack({"v": PROTOCOL_VERSION})])
+                await asyncio.wait_for(
+                    plain.send_multipart([b"127.0.0.1:1~x", pack({"v": PROTOCOL_VERSION})]), SEND_DEADLINE_S
+                )
                 plain.close(linger=0)
             elif pick < 0.04:  # raw bytes at the port: a zmq greeting cut short, or noise
                 _reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -721,7 +727,8 @@ def zmq_fuzz(inputs: int, seed: int) -> dict[str, int]:
                 sender = f"{name}~{token}" if rng.random() < 0.9 else f"{name}~{rng.choice(TOKENS)}"
                 data, _raw = envelope_bytes(rng, sender, node.node_id, node.raft.term, 2)
                 frames = [sender.encode(), data] if rng.random() < 0.95 else [data]
-                await client.send_multipart(frames)
+                # Bounded: a send that cannot go out (the node stopped reading) fails the test, not CI.
+                await asyncio.wait_for(client.send_multipart(frames), SEND_DEADLINE_S)
                 sent_frames += 1
             if index % 200 == 0:
                 await asyncio.sleep(0)  # let the node read
@@ -741,7 +748,8 @@ def zmq_fuzz(inputs: int, seed: int) -> dict[str, int]:
         for client, _token in clients:
             client.close(linger=0)
         await node.stop()
-        context.term()
+        # destroy, not term: term waits for ever on a socket whose close has not gone through yet.
+        context.destroy(linger=0)
         for hold in held:
             hold.close()
         return stats
