@@ -20,6 +20,7 @@ from prompt_toolkit.widgets import Frame
 from kdm.identity import SeatMemory
 from kdm.net.discovery import TableBrowser
 from kdm.session import SessionConfig
+from kdm.tui.keys import answer_escape_at_once
 from kdm.tui.layout import table_style
 from kdm.tui.lobby import Create, Join, LobbyState
 
@@ -48,16 +49,7 @@ async def run_lobby(
         config.lang, config.table, dict(options or {}), variants, message=message, held=held,
         ask_pin=ask_pin,
     )  # fmt: skip
-    app: Application[None] = Application(
-        layout=lobby_layout(state),
-        key_bindings=lobby_bindings(state),
-        style=table_style(),
-        color_depth=ColorDepth.from_env,
-        full_screen=True,
-        input=input,
-        output=output,
-    )
-    state.on_change = app.invalidate
+    app = lobby_application(state, input, output)
     browser = TableBrowser(on_change=lambda: state.set_tables(browser.tables()))
     if browse:
         try:
@@ -69,6 +61,22 @@ async def run_lobby(
     finally:
         await browser.close()
     return state.choice
+
+
+def lobby_application(state: LobbyState, input: Input | None, output: Output | None) -> Application[None]:
+    """The lobby's full-screen application, redrawn whenever ``state`` changes."""
+    app: Application[None] = Application(
+        layout=lobby_layout(state),
+        key_bindings=lobby_bindings(state),
+        style=table_style(),
+        color_depth=ColorDepth.from_env,
+        full_screen=True,
+        input=input,
+        output=output,
+    )
+    answer_escape_at_once(app)
+    state.on_change = app.invalidate
+    return app
 
 
 def lobby_layout(state: LobbyState) -> Layout:

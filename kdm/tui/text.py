@@ -135,6 +135,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "host": ("host", "hôte"),
     "join_with": ("others join with: kdm play {address}", "les autres viennent par : kdm play {address}"),
     "join_by_address": ("or by address: {addresses}", "ou par adresse : {addresses}"),
+    "local_only": (
+        "this table is on this machine only: no one else can join it",
+        "table sur cette machine seulement : personne d'autre ne peut la rejoindre",
+    ),
+    "pin_to_tell": ("PIN to give your friends: {pin}", "code à donner à vos amis : {pin}"),
     "fair_deck": (
         "fair deck: nobody's laptop can read a card it was not shown",
         "paquet équitable : nul ne peut lire une carte qu'on ne lui a pas montrée",
