@@ -241,7 +241,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "field_game": ("game", "jeu"),
     "field_players": ("players", "joueurs"),
     "field_bots": ("bots", "robots"),
-    "field_pin": ("PIN (4-12 digits, empty: none)", "code (4 à 12 chiffres, vide : aucun)"),
+    "field_player": ("your name", "votre nom"),
+    "field_pin": ("PIN", "code"),
+    "field_pin_help": (
+        "4 to 12 digits that joiners must type; empty: anyone may join",
+        "4 à 12 chiffres à taper pour entrer ; vide : tout le monde entre",
+    ),
     "bad_pin": ("a PIN is 4 to 12 digits", "un code fait 4 à 12 chiffres"),
     "pin_prompt": ("PIN of {table}: ", "code de {table} : "),
     "pin_footer": (
