@@ -1,15 +1,17 @@
 """The issue « A first evening that works », on the table screen: the waiting room says where others join
-only when they can (not at a loopback address), shows its founder the PIN to give out, and Esc acts at
-once (headless, in the scenes of ``test_tui``)."""
+only when they can (not at a loopback address), shows its founder the PIN to give out, Esc acts at
+once, and a French table writes French (headless, in the scenes of ``test_tui``)."""
 
 from __future__ import annotations
 
 from prompt_toolkit.input import create_pipe_input
 
+from kdm.kilo.events import Slap
+from kdm.peer import local_time_ms
 from kdm.tui.keys import ESCAPE_WAIT_S
 from kdm.tui.lobby import LobbyState
 from kdm.tui.lobby_app import lobby_application
-from tests.test_tui import Screen80x24, run, table
+from tests.test_tui import Screen80x24, run, table, until
 
 
 def test_a_table_on_loopback_invites_no_one_and_says_it_is_local_only() -> None:
@@ -69,3 +71,18 @@ def test_esc_acts_within_fifty_ms_at_the_table_and_in_the_lobby() -> None:
     with create_pipe_input() as pipe:
         lobby = lobby_application(LobbyState("en", "kitchen"), pipe, Screen80x24())
         assert lobby.ttimeoutlen == ESCAPE_WAIT_S and lobby.timeoutlen == ESCAPE_WAIT_S
+
+
+def test_a_french_table_says_the_round_is_over_with_a_space_before_the_colon() -> None:
+    async def scene() -> None:
+        async with table(lang="fr") as t:
+            await t.others_pass_until_my_turn()
+            await t.press(" ", lambda: len(t.log.events("slap", seat=0)) == 1, "our slap proposed")
+            opener = t.state.rules["kilo"].window.opened_by
+            await until(lambda: opener in t.screen.painted, "the opener painted")
+            for seat in (1, 2, 3):
+                await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 * seat))
+            await t.shows("fin de la manche 1 : player")  # whoever drew, and what it weighed
+            assert "manche 1:" not in t.text()
+
+    run(scene)

@@ -225,7 +225,7 @@ def _result_lines(screen: TableScreen) -> Fragments:
             if kilos != (before[seat] if before else 0)
         ]
         lines.append(("class:round", screen.say("round_over", round=result.round)))
-        lines.append(("", (": " + ", ".join(gains)) if gains else ""))
+        lines.append(("", screen.say("round_gains", gains=", ".join(gains)) if gains else ""))
     return lines
 
 

@@ -97,6 +97,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "flushed": ("{name}: « la chasse ! »", "{name} : « la chasse ! »"),
     "nothing_drawn": ("the pile is empty: nothing drawn", "le tas est vide : rien à piocher"),
     "round_over": ("round {round} over", "fin de la manche {round}"),
+    "round_gains": (": {gains}", " : {gains}"),
     "kilos": ("{kilos} kg", "{kilos} kg"),
     "scores": ("Scores", "Scores"),
     "scores_round": ("round", "manche"),
@@ -191,6 +192,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "said": ("{name}: {text}", "{name} : {text}"),
     "log_newer": ("↓ {count} newer lines: PgDn", "↓ {count} lignes plus récentes : PgDn"),
+    "log_newer_one": ("↓ 1 newer line: PgDn", "↓ 1 ligne plus récente : PgDn"),
     "quit_title": ("Leave the table?", "Quitter la table ?"),
     "quit_ask": (
         "The game goes on without you. Leave? (y/n, q again leaves)",
