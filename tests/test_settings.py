@@ -1,4 +1,5 @@
-"""Your name and your table's name: as given, remembered, and the defaults (``kdm.settings``)."""
+"""Your name, your table's name and your language: as given, remembered, and the defaults
+(``kdm.settings``)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from kdm.settings import (
     your_language,
     your_names,
 )
+from kdm.tui import command
 
 
 def test_with_nothing_given_you_are_the_machine_and_your_table_is_yours(tmp_path: Path) -> None:
@@ -129,3 +131,24 @@ def test_host_speaks_the_locales_language_until_lang_is_given_and_then_keeps_it(
     assert seen == {"lang": "en", "table": "Zoé's table"}
     assert main(argv) == 0  # the choice is kept over the locale
     assert seen["lang"] == "en"
+
+
+def test_play_speaks_the_locales_language_and_keeps_a_lang_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def at_table(config: session.SessionConfig, _start: Any) -> int:
+        seen.append((config.lang, config.table))
+        return 0
+
+    monkeypatch.setattr(command, "require_terminal", lambda: None)
+    monkeypatch.setattr(command, "run_at_table", at_table)
+    for variable in ("LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    argv = ["play", "--bots", "3", "--name", "Ana", "--data-dir", str(tmp_path)]
+    assert main(argv) == 0 and seen[-1] == ("fr", "la table d'Ana")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    assert main([*argv, "--lang", "fr"]) == 0 and main(argv) == 0
+    assert seen[-2:] == [("fr", "la table d'Ana"), ("fr", "la table d'Ana")]  # kept over the locale
