@@ -300,9 +300,8 @@ class LobbyState:
                 value = kept.get(f"option:{option.name}", option.parse(given))
             except KdmError:
                 value = option.default
-            field = Field(f"option:{option.name}", option.label(self.lang), value, option)
-            field.help = option.described(self.lang)
-            self.fields.append(field)
+            label, described = option.label(self.lang), option.described(self.lang)
+            self.fields.append(Field(f"option:{option.name}", label, value, option, described))
 
     def change(self, direction: int) -> None:
         """←/→ on the chosen field."""
