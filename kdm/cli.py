@@ -29,9 +29,18 @@ from kdm.options import parse_assignments
 from kdm.plugins_command import add_plugins_parser
 from kdm.record import DECKS
 from kdm.session import SessionConfig, default_interface
-from kdm.settings import DECK_HELP, NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, keep_games, your_names
+from kdm.settings import (
+    DECK_HELP,
+    NO_BELL_HELP,
+    TABLE_NAME_HELP,
+    YOUR_NAME_HELP,
+    keep_games,
+    your_language,
+    your_names,
+)
 from kdm.sim import Simulation
 from kdm.tui.command import add_play_parser
+from kdm.tui.text import LANGUAGES
 
 USAGE_ERROR = 2
 
@@ -86,7 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
         command.add_argument("--report", type=Path, default=None, help=argparse.SUPPRESS)
         command.add_argument("--data-dir", type=Path, default=None, help=argparse.SUPPRESS)
-        command.add_argument("--lang", choices=("en", "fr"), default="en", help="language of the game log")
+        command.add_argument(
+            "--lang",
+            choices=LANGUAGES,
+            default=None,
+            help="language of the game log (default: as last chosen)",
+        )
         command.add_argument(
             "--pin",
             default=None,
@@ -229,7 +243,7 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
     if args.json and not args.headless:
         raise UsageError("--json prints a summary instead of the table: add --headless")
     config = SessionConfig(
-        bot=bot, seed=args.seed, report=args.report, data_dir=args.data_dir, lang=args.lang
+        bot=bot, seed=args.seed, report=args.report, data_dir=args.data_dir, lang=args.lang or "en"
     )
     if args.interface:
         config.interface = args.interface
@@ -247,7 +261,8 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
 def run_host(args: argparse.Namespace) -> int:
     options: dict[str, Any] = parse_assignments(args.option)
     config = _session_config(args, args.as_bot)
-    config.name, config.table = your_names(args.name, args.table, args.data_dir)
+    config.lang = your_language(args.lang, LANGUAGES, args.data_dir)
+    config.name, config.table = your_names(args.name, args.table, args.data_dir, config.lang)
     config.advertise = not args.no_advertise
     config.deck = args.deck
     if args.bots < 0:
@@ -267,7 +282,8 @@ def run_host(args: argparse.Namespace) -> int:
 
 def run_join(args: argparse.Namespace) -> int:
     config = _session_config(args, args.as_bot)
-    config.name, config.table = your_names(args.name, "", args.data_dir)
+    config.lang = your_language(args.lang, LANGUAGES, args.data_dir)
+    config.name, config.table = your_names(args.name, "", args.data_dir, config.lang)
     if not args.headless:
         from kdm.tui.command import run_at_table
 

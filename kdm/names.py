@@ -3,6 +3,7 @@
 The core hands a ``SeatNames`` to ``kdm_describe`` so that every game's log speaks of people, not
 numbers ("Alice passes to Bob"), and says a list of them as a sentence does ("Alice, Bob and Carol").
 Two players with one name are told apart by their seat, so a line never means two people at once.
+``counted`` says a number of things with the noun in the right number ("1 round", « 1 manche »).
 """
 
 from __future__ import annotations
@@ -13,6 +14,12 @@ from dataclasses import dataclass
 #: A seat nobody has named yet (a table read from old records, a scripted test, a sim without names).
 UNNAMED = {"en": "seat {seat}", "fr": "la place {seat}"}
 AND = {"en": " and ", "fr": " et "}
+
+
+def counted(count: int, lang: str, one: str, many: str) -> str:
+    """``count`` and its noun: singular for 1 in English, for 0 and 1 in French (« 0 manche »)."""
+    singular = abs(count) < 2 if lang == "fr" else abs(count) == 1
+    return f"{count} {one if singular else many}"
 
 
 @dataclass(frozen=True)

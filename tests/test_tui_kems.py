@@ -524,3 +524,14 @@ def test_an_accused_who_does_not_choose_has_the_table_choose_when_the_time_is_up
             assert rank_of(faces[first]) != rank_of(faces[second])
 
     run(scene)
+
+
+def test_a_spoken_line_at_a_french_table_has_a_space_before_its_colon() -> None:
+    async def scene() -> None:
+        async with kems_table(lang="fr") as t:
+            t.peers[1].say("bonne chance")
+            await until(lambda: t.peers[0].record.chat == [(1, "bonne chance")], "said before the game")
+            await agree_sign(t)
+            await t.shows("player1 : « bonne chance »")
+
+    run(scene)

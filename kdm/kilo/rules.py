@@ -26,7 +26,7 @@ from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
 from kdm.hookspecs import hookimpl
 from kdm.kilo.effects import Announced, Drew, HandShown, Judged, KiloEffect, Passed, PassingStarted, Slapped
 from kdm.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, ShowHand, Slap
-from kdm.options import TableOption
+from kdm.options import OptionWords, TableOption
 from kdm.state import TableState
 
 NAME = "kilo"
@@ -137,19 +137,35 @@ def kdm_table_options() -> list[TableOption]:
     return [
         TableOption("direction", str, "toward-queen-of-spades",
                     "passing direction: toward the Queen of spades' holder (ties go left), or fixed",
-                    choices=("toward-queen-of-spades", "left", "right")),
-        TableOption("suit_combos", bool, True, "four cards of one suit are a combo too"),
+                    choices=("toward-queen-of-spades", "left", "right"),
+                    french=OptionWords("sens du passage",
+                                       "vers qui tient la dame de pique (à égalité, à gauche), ou fixe",
+                                       (("toward-queen-of-spades", "vers la dame de pique"),
+                                        ("left", "à gauche"), ("right", "à droite")))),
+        TableOption("suit_combos", bool, True, "four cards of one suit are a combo too",
+                    french=OptionWords("couleurs", "quatre cartes d'une couleur font aussi une combinaison")),
         TableOption("slap_timeout_ms", int, 4000, "a slap window closes this long after it opened",
-                    minimum=100, maximum=60000),
+                    minimum=100, maximum=60000,
+                    french=OptionWords("fin des tapes (ms)",
+                                       "une fenêtre de tapes se ferme ce délai après son ouverture")),
         MIN_REACTION_OPTION,
         TableOption("flush_to", str, "bottom",
                     "where a flush puts the kilos and the 7: under the pile, or shuffled into it",
-                    choices=("bottom", "shuffle")),
+                    choices=("bottom", "shuffle"),
+                    french=OptionWords("la chasse va",
+                                       "où la chasse met les kilos et le 7 : sous le tas, ou mélangés dedans",
+                                       (("bottom", "sous le tas"), ("shuffle", "mélangée au tas")))),
         TableOption("rounds", int, 10, "rounds to play, or 'pile' to play until the pile is empty",
-                    minimum=1, maximum=100000, words=("pile",)),
+                    minimum=1, maximum=100000, words=("pile",),
+                    french=OptionWords("manches",
+                                       "manches à jouer, ou jusqu'au tas vide (rounds=pile)",
+                                       (("pile", "jusqu'au tas vide"),))),
         TableOption("max_rounds", int, 500,
                     "with rounds=pile, stop after this many rounds (3 players can never empty it)",
-                    minimum=1, maximum=100000),
+                    minimum=1, maximum=100000,
+                    french=OptionWords("manches au plus",
+                                       "avec rounds=pile, on s'arrête après tant de manches"
+                                       " (à 3 joueurs, le tas ne se vide jamais)")),
     ]  # fmt: skip
 
 

@@ -27,7 +27,7 @@ from kdm.peer import Peer, local_time_ms
 from kdm.record import Notice
 from kdm.session import TableSession, spawn_bot, stop_process
 from kdm.tui.extension import GameScreen
-from kdm.tui.keys import table_bindings
+from kdm.tui.keys import answer_escape_at_once, table_bindings
 from kdm.tui.layout import build_layout, table_style
 from kdm.tui.state import TableScreen
 
@@ -76,6 +76,7 @@ class TableApp:
             after_render=self._painted,
             max_render_postpone_time=None,
         )
+        answer_escape_at_once(self.application)
 
     def invalidate(self) -> None:
         self.application.invalidate()
@@ -161,6 +162,7 @@ class TableUI:
             self.app.screen.bell = self.app.application.output.bell
         self.app.screen.invitation = session.invitation()
         self.app.screen.advertised = session.config.advertise
+        self.app.screen.pin = session.config.pin or ""
         self.app.screen.watching = session.config.watch
         watching = asyncio.get_running_loop().create_task(self._watch_bots())
         try:

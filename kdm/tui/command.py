@@ -30,7 +30,14 @@ from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.record import DECKS
 from kdm.session import SessionConfig
-from kdm.settings import DECK_HELP, NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, remember_table, your_names
+from kdm.settings import (
+    DECK_HELP,
+    NO_BELL_HELP,
+    TABLE_NAME_HELP,
+    YOUR_NAME_HELP,
+    your_language,
+    your_names,
+)
 from kdm.tui.app import TableUI
 from kdm.tui.lobby import Create, Join
 from kdm.tui.lobby_app import run_lobby
@@ -74,7 +81,12 @@ def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         metavar="NAME",
         help="a rule plugin for a table you host (repeatable)",
     )
-    play.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the table (en, fr)")
+    play.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=None,
+        help="language of the table (en, fr; default: the one you chose last time, else your locale's)",
+    )
     play.add_argument("--deck", choices=DECKS, default=None, help=DECK_HELP)
     play.add_argument(
         "--interface",
@@ -125,10 +137,11 @@ def run_play(args: argparse.Namespace) -> int:
     require_terminal()
     if not 0 <= args.port <= 0xFFFF:
         raise UsageError(f"--port {args.port} is not a port number: give 1 to 65535, or 0 for any free one")
-    config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang, port=args.port)
+    lang = your_language(args.lang, LANGUAGES, args.data_dir)
+    config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=lang, port=args.port)
     config.bell = not args.no_bell
     config.deck = args.deck
-    config.name, config.table = your_names(args.name, args.table, args.data_dir)
+    config.name, config.table = your_names(args.name, args.table, args.data_dir, lang)
     config.pin = pin
     if args.interface:
         config.interface = args.interface
@@ -190,7 +203,8 @@ async def from_the_lobby(
                 await session.join(config, choice.target, ui=ui, addresses=choice.addresses)
             elif isinstance(choice, Create):
                 config.pin = choice.pin or None
-                remember_table(choice.table, config.data_dir)
+                # The names given in the form are kept, as those given with --name and --table are.
+                config.name = your_names(choice.player, choice.table, config.data_dir, config.lang)[0]
                 await session.host(config, choice.table, choice.players, choice.options, choice.variants,
                                    bots=choice.bots, ui=ui)  # fmt: skip
             else:

@@ -14,8 +14,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition, FilterOrBool, to_filter
 from prompt_toolkit.key_binding import (
     DynamicKeyBindings,
@@ -38,12 +39,23 @@ HAND_KEYS = "12345"
 #: An action sent is drawn with its commit. Drawing "sent" at once would hold the loop for a redraw
 #: while the commit's messages wait; the feedback is drawn after this only if the commit is slow.
 FEEDBACK_AFTER_S = 0.05
+#: How long a lone Esc waits before it acts. A terminal sends "\x1b" alone for Esc and "\x1b[C" for
+#: an arrow, so prompt_toolkit waits to tell them apart (0.5 s unless told): an arrow's bytes come in
+#: one write, far within this, and Esc then closes an overlay at once. No binding here is a sequence
+#: of keys, so nothing waits for a second key either.
+ESCAPE_WAIT_S = 0.05
 
 
 #: How many log lines PgUp and PgDn scroll.
 LOG_PAGE = 8
 #: Lines a PgUp or PgDn scrolls the help or the scores by.
 OVERLAY_PAGE = 10
+
+
+def answer_escape_at_once(application: Application[Any]) -> None:
+    """Make a lone Esc act within ``ESCAPE_WAIT_S`` in ``application`` (the table's and the lobby's)."""
+    application.ttimeoutlen = ESCAPE_WAIT_S
+    application.timeoutlen = ESCAPE_WAIT_S
 
 
 def drawn_with_commit(event: KeyPressEvent, sent: bool) -> NotImplementedOrNone:

@@ -9,6 +9,7 @@ house rules add to them is in ``plugin_panels``.
 
 from __future__ import annotations
 
+import ipaddress
 import textwrap
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -122,18 +123,33 @@ def _waiting_table(screen: TableScreen) -> Fragments:
     if screen.peer.seat is None:
         return [("class:dim", screen.say("joining"))]
     lines: Fragments = [("", screen.say("starts_when_full") + "\n")]
-    addresses = screen.invitation
-    if record.name and screen.advertised:
+    addresses = [address for address in screen.invitation if not on_this_machine_only(address)]
+    if screen.invitation and not addresses:
+        # A table bound to loopback (``kdm play --bots 3``): no one on another laptop can reach it.
+        lines.append(("class:dim", "\n" + screen.say("local_only")))
+    elif record.name and screen.advertised:
         lines.append(("class:call", "\n" + screen.say("join_with", address=as_argument(record.name))))
         if addresses:
             lines.append(("class:dim", "\n" + screen.say("join_by_address", addresses=", ".join(addresses))))
     elif addresses:
         lines.append(("class:call", "\n" + screen.say("join_with", address=" | ".join(addresses))))
+    if screen.pin and record.host == screen.peer.node.node_id:
+        # Only the founder knows the PIN to tell (a joiner typed it; a watcher need not see it).
+        lines.append(("class:call", "\n" + screen.say("pin_to_tell", pin=screen.pin)))
     table_key = fingerprint(record.host)
     if table_key:
         lines.append(("class:dim", "\n" + screen.say("table_key", fingerprint=table_key)))
     lines.append(("class:dim", "\n" + screen.say("fair_deck" if record.deck == "fair" else "open_deck")))
     return flowed(lines, PANEL_TEXT_WIDTH)
+
+
+def on_this_machine_only(address: str) -> bool:
+    """Whether ``HOST:PORT`` is a loopback address (127.0.0.1, and 127.0.1.1 of a Debian host name)."""
+    host = address.rpartition(":")[0] or address
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: whoever can resolve it can try it
 
 
 def table_text(screen: TableScreen) -> Fragments:
@@ -209,7 +225,7 @@ def _result_lines(screen: TableScreen) -> Fragments:
             if kilos != (before[seat] if before else 0)
         ]
         lines.append(("class:round", screen.say("round_over", round=result.round)))
-        lines.append(("", (": " + ", ".join(gains)) if gains else ""))
+        lines.append(("", screen.say("round_gains", gains=", ".join(gains)) if gains else ""))
     return lines
 
 

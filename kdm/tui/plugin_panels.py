@@ -123,13 +123,14 @@ def rules_lines(screen: TableScreen, width: int) -> Fragments:
 
 
 def table_options(screen: TableScreen) -> str:
-    """The options this table set away from their defaults, as ``name value`` pairs ("" for none)."""
+    """The options this table set away from their defaults, as ``name value`` pairs in the screen's
+    language ("" for none)."""
     engine = screen.peer.record.engine
     if engine is None:
         return ""
     chosen = engine.state.options
     changed = [
-        f"{option.name} {chosen[option.name]}"
+        f"{option.label(screen.lang)} {option.shown(chosen[option.name], screen.lang)}"
         for option in engine.rules.options()
         if option.name in chosen and chosen[option.name] != option.default
     ]

@@ -142,6 +142,8 @@ class TableScreen:
         #: ``HOST:PORT`` others join this table at, for the waiting room; and whether it is found by name.
         self.invitation: list[str] = []
         self.advertised = False
+        #: The PIN joiners must type, shown in the founder's waiting room ("": the table has none).
+        self.pin = ""
         self._hand: tuple[int, ...] = ()
         self._view: SeatView | None = None
         self._view_key: tuple[int, int, int | None, bool] | None = None

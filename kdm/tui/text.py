@@ -97,6 +97,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "flushed": ("{name}: « la chasse ! »", "{name} : « la chasse ! »"),
     "nothing_drawn": ("the pile is empty: nothing drawn", "le tas est vide : rien à piocher"),
     "round_over": ("round {round} over", "fin de la manche {round}"),
+    "round_gains": (": {gains}", " : {gains}"),
     "kilos": ("{kilos} kg", "{kilos} kg"),
     "scores": ("Scores", "Scores"),
     "scores_round": ("round", "manche"),
@@ -135,6 +136,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "host": ("host", "hôte"),
     "join_with": ("others join with: kdm play {address}", "les autres viennent par : kdm play {address}"),
     "join_by_address": ("or by address: {addresses}", "ou par adresse : {addresses}"),
+    "local_only": (
+        "this table is on this machine only: no one else can join it",
+        "table sur cette machine seulement : personne d'autre ne peut la rejoindre",
+    ),
+    "pin_to_tell": ("PIN to give your friends: {pin}", "code à donner à vos amis : {pin}"),
     "fair_deck": (
         "fair deck: nobody's laptop can read a card it was not shown",
         "paquet équitable : nul ne peut lire une carte qu'on ne lui a pas montrée",
@@ -186,6 +192,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "said": ("{name}: {text}", "{name} : {text}"),
     "log_newer": ("↓ {count} newer lines: PgDn", "↓ {count} lignes plus récentes : PgDn"),
+    "log_newer_one": ("↓ 1 newer line: PgDn", "↓ 1 ligne plus récente : PgDn"),
     "quit_title": ("Leave the table?", "Quitter la table ?"),
     "quit_ask": (
         "The game goes on without you. Leave? (y/n, q again leaves)",
@@ -236,7 +243,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "field_game": ("game", "jeu"),
     "field_players": ("players", "joueurs"),
     "field_bots": ("bots", "robots"),
-    "field_pin": ("PIN (4-12 digits, empty: none)", "code (4 à 12 chiffres, vide : aucun)"),
+    "field_player": ("your name", "votre nom"),
+    "field_pin": ("PIN", "code"),
+    "field_pin_help": (
+        "4 to 12 digits that joiners must type; empty: anyone may join",
+        "4 à 12 chiffres à taper pour entrer ; vide : tout le monde entre",
+    ),
     "bad_pin": ("a PIN is 4 to 12 digits", "un code fait 4 à 12 chiffres"),
     "pin_prompt": ("PIN of {table}: ", "code de {table} : "),
     "pin_footer": (

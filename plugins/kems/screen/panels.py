@@ -228,7 +228,8 @@ def feed_text(play: KemsPlay) -> Fragments:
         if gesture is None:
             if lines:
                 lines.append(("", "\n"))
-            lines.append(("class:call", f"{play.screen.name(seat, seq)}: « {words} »"))
+            spoken = play.screen.say("said", name=play.screen.name(seat, seq), text=f"« {words} »")
+            lines.append(("class:call", spoken))
             continue
         text = f"{play.screen.name(seat, seq)} {play.gesture(gesture)}"
         mine = team_of(seat, view.players) == part.team
