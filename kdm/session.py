@@ -27,7 +27,7 @@ from kdm.cards import derive_seed
 from kdm.errors import PinRefused, UsageError
 from kdm.fair.table import FairDeck
 from kdm.identity import Identity, NodeMemory, SeatMemory, data_root
-from kdm.kept_games import forget_log, prune, remember_game
+from kdm.kept_games import TABLES, forget_log, log_file_name, prune, remember_game
 from kdm.launcher import kdm_command
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change, voting_homes
@@ -600,9 +600,7 @@ def _chaos_if_asked(config: SessionConfig, node: Node) -> None:
 
 
 def _storage(config: SessionConfig, table: str, node_id: str) -> FileStorage:
-    root = data_root(config.data_dir)
-    safe = "".join(c if c.isalnum() or c in "-." else "_" for c in f"{table}--{node_id}")
-    return FileStorage(root / "tables" / f"{safe}.log")
+    return FileStorage(data_root(config.data_dir) / TABLES / log_file_name(table, node_id))
 
 
 async def _resolve(target: str, interface: str | None) -> list[str]:
