@@ -259,3 +259,21 @@ def test_the_walkthrough_runs(page: str, pytester: pytest.Pytester, monkeypatch:
             assert json.loads(ran.stdout.str())["rounds"] >= 1
         if words[1] == "plugins":
             assert plugin in ran.stdout.str() and "ace_kilos" in ran.stdout.str()
+
+
+def test_every_pip_install_the_docs_show_is_the_venvs() -> None:
+    """Another pip (the system's) installs elsewhere and looks for ``kdm>=0.1`` on the package index."""
+    pages = [
+        ROOT / "README.md",
+        ROOT / "CONTRIBUTING.md",
+        *ROOT.glob("docs/*.md"),
+        *ROOT.glob("examples/*/README.md"),
+    ]
+    installs = [
+        (page.relative_to(ROOT), line.strip())
+        for page in pages
+        for line in page.read_text(encoding="utf-8").splitlines()
+        if re.search(r"\bpip install\b", line)
+    ]
+    assert installs, "no page shows how to install a plugin"
+    assert [(page, line) for page, line in installs if not line.startswith(".venv/bin/pip install")] == []
