@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import socket
 import sys
 import time
@@ -25,6 +26,7 @@ from kdm.errors import UsageError
 from kdm.events import Event
 from kdm.identity import data_root
 from kdm.manager import Rules
+from kdm.net.discovery import parse_contact
 from kdm.options import parse_assignments
 from kdm.plugins_command import add_plugins_parser
 from kdm.record import DECKS
@@ -39,7 +41,7 @@ from kdm.settings import (
     your_names,
 )
 from kdm.sim import Simulation
-from kdm.tui.command import add_play_parser
+from kdm.tui.command import TARGET_HELP, add_play_parser
 from kdm.tui.text import LANGUAGES
 
 USAGE_ERROR = 2
@@ -52,10 +54,45 @@ class _Parser(argparse.ArgumentParser):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
 
 
+class _Subcommand(_Parser):
+    """A subcommand's parser: it refuses the arguments it does not know itself, so that the line names
+    the subcommand (``kdm play: error: ...``); argparse leaves them to the top parser, which says ``kdm``."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(
+                f"unrecognized arguments: {' '.join(extras)} ({self.prog} --help lists the ones it takes)"
+            )
+        return parsed, extras
+
+
+#: A target whose host part is an IP address is meant as an address (a table name is rarely one).
+_IP_HOST = re.compile(r"(\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]*\]):.*")
+
+
+def checked_target(target: str | None) -> None:
+    """A table given as ``HOST:PORT[~KEY]`` by an IP address, checked: a mistake in it is one line (the
+    port is not a number, ...) instead of a search of the LAN for a table of that name."""
+    if target and _IP_HOST.fullmatch(target.strip()):
+        try:
+            parse_contact(target)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="kdm", description="Kilo de merde: a serverless LAN card game.")
+    parser = _Parser(
+        prog="kdm",
+        description="Kilo de merde: a serverless LAN card game.",
+        epilog="kdm COMMAND --help says more of each; kdm play --bots 3 plays at once.",
+    )
     parser.add_argument("--version", action="version", version=f"kdm {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(
+        dest="command", title="commands", metavar="COMMAND", parser_class=_Subcommand
+    )
 
     sim = commands.add_parser(
         "sim",
@@ -128,10 +165,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     join = commands.add_parser(
         "join",
-        help="join a table by name, or by its address HOST:PORT~KEY as its screen shows it",
+        help="join a table by name, or by its address HOST:PORT[~KEY] as its screen shows it",
         description="Join a table on the LAN and take a free seat.",
     )
-    join.add_argument("target", metavar="NAME|HOST:PORT~KEY")
+    join.add_argument("target", metavar="TABLE", help=TARGET_HELP)
     join.add_argument("--name", default="", help=YOUR_NAME_HELP)
     join.add_argument("--as-bot", choices=STRATEGIES, default=None, help="let a bot play this seat")
     join.add_argument("--watch", action="store_true", help="watch the table without taking a seat")
@@ -144,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a headless bot peer that takes a seat",
         description="Join a table as a bot (the only table on the LAN if none is named).",
     )
-    bot.add_argument("target", nargs="?", default=None, metavar="HOST:PORT|NAME")
+    bot.add_argument("target", nargs="?", default=None, metavar="TABLE", help=TARGET_HELP)
     bot.add_argument("--strategy", choices=STRATEGIES, default="greedy", help="how the bot plays")
     bot.add_argument("--name", default="", help='the name the bot sits under (default: "bot")')
     network_flags(bot)
@@ -388,9 +425,13 @@ LOG_ENV = "KDM_LOG"
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # a bare `kdm`: what it can do, one line each
+        parser.print_help(sys.stderr)
+        return USAGE_ERROR
     level = os.environ.get(LOG_ENV, "warning").upper()
     logging.basicConfig(level=getattr(logging, level, logging.WARNING), format="%(name)s: %(message)s")
     try:
+        checked_target(getattr(args, "target", None))
         code: int = args.run(args)
         return code
     except UsageError as error:

@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,8 @@ from kdm.cards import derive_seed
 from kdm.errors import PinRefused, UsageError
 from kdm.fair.table import FairDeck
 from kdm.identity import Identity, NodeMemory, SeatMemory, data_root
-from kdm.kept_games import forget_log, prune, remember_game
+from kdm.kept_games import TABLES, forget_log, log_file_name, prune, remember_game
+from kdm.launcher import kdm_command
 from kdm.manager import Rules, installed_plugins
 from kdm.membership import PROMOTE, next_change, voting_homes
 from kdm.names import SeatNames
@@ -57,6 +59,8 @@ SAME_NAME_GRACE_S = 0.3
 _LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+(~.*)?")
 #: How often the leader checks that the membership follows the seats (it also does at every entry).
 MEMBERSHIP_EVERY_S = 1.0
+#: How often a headless host looks whether a bot it started stopped without playing.
+BOT_LIVENESS_S = 0.5
 #: How often a member checks whether it should advertise the table (it leads) or stop (it no longer does).
 ADVERTISE_EVERY_S = 0.5
 
@@ -154,7 +158,6 @@ async def host(
         session.say(f"listening on {contact}{also}")
     await node.start()
     session.peer.start()
-    helpers: list[subprocess.Popen[bytes]] = []
     try:
         while not node.is_leader:
             await asyncio.sleep(0.01)
@@ -163,16 +166,16 @@ async def host(
         )
         for index in range(bots):
             seed = config.seed * 100 + index + 1
-            helpers.append(
-                spawn_bot(contact, config, seed=seed, name=f"bot {index + 1}")
-            )  # not the machine's
+            session.bots.append(start_bot(contact, config, seed=seed, name=f"bot {index + 1}"))
         return await session.play(host=True)
     finally:
         await session.close()
         # After a finished game the bots leave by themselves; after a quit they are stopped at once.
         engine = session.peer.record.engine
         grace = 3.0 if engine is not None and engine.over else 0.5
-        await asyncio.gather(*(asyncio.to_thread(stop_process, process, grace) for process in helpers))
+        await asyncio.gather(*(asyncio.to_thread(stop_process, bot.process, grace) for bot in session.bots))
+        for bot in session.bots:
+            bot.errors.close()
 
 
 async def join(
@@ -271,6 +274,9 @@ class TableSession:
         self._advertising_lock = asyncio.Lock()
         self._advertising: list[asyncio.Task[None]] = []
         self.done = asyncio.Event()
+        #: The bot processes this process started to fill seats (``kdm play --bots N``), watched while
+        #: the game runs: one that stops without playing is told to the player, with its reason.
+        self.bots: list[BotProcess] = []
         self._reconcile_soon = False
         self._answering: asyncio.DatagramTransport | None = None
 
@@ -460,6 +466,7 @@ class TableSession:
             waiting.add(loop.create_task(self.ui(self)))  # the player leaves when they choose
         else:
             waiting.add(loop.create_task(self.peer.finished.wait()))
+            waiting.add(loop.create_task(self._watch_bots()))  # a screen watches them itself
         finished, pending = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()
@@ -473,6 +480,15 @@ class TableSession:
         if self.config.report is not None:
             self.config.report.write_text(json.dumps(self.report()))
         return self.summary()
+
+    async def _watch_bots(self) -> None:
+        """Say why a bot this process started stopped without playing (else the table just waits)."""
+        while True:
+            await asyncio.sleep(BOT_LIVENESS_S)
+            for bot in self.bots:
+                reason = bot.failure()
+                if reason:
+                    self.say(f"{bot.name} could not sit: {reason}")
 
     def report(self) -> dict[str, Any]:
         record = self.peer.record
@@ -584,9 +600,7 @@ def _chaos_if_asked(config: SessionConfig, node: Node) -> None:
 
 
 def _storage(config: SessionConfig, table: str, node_id: str) -> FileStorage:
-    root = data_root(config.data_dir)
-    safe = "".join(c if c.isalnum() or c in "-." else "_" for c in f"{table}--{node_id}")
-    return FileStorage(root / "tables" / f"{safe}.log")
+    return FileStorage(data_root(config.data_dir) / TABLES / log_file_name(table, node_id))
 
 
 async def _resolve(target: str, interface: str | None) -> list[str]:
@@ -653,6 +667,32 @@ async def _tables_for(target: str, interface: str | None) -> list[TableAd]:
         await browser.close()
 
 
+@dataclass
+class BotProcess:
+    """A bot process started on this machine, and where its error output goes."""
+
+    process: subprocess.Popen[bytes]
+    name: str
+    errors: IO[bytes]
+    told: bool = False
+
+    def failure(self) -> str:
+        """Why the bot stopped without playing (its one error line), once; empty otherwise."""
+        if self.told or self.process.poll() in (None, 0):
+            return ""
+        self.told = True
+        self.errors.seek(0)
+        lines = self.errors.read().decode(errors="replace").strip().splitlines()
+        reason = lines[-1] if lines else f"it stopped with status {self.process.returncode}"
+        return reason.split(": error: ", 1)[-1]
+
+
+def start_bot(contact: str, config: SessionConfig, seed: int, name: str) -> BotProcess:
+    """``spawn_bot``, its error output kept to say why it stopped (``BotProcess.failure``)."""
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 (open for the bot's life; its owner closes it)
+    return BotProcess(spawn_bot(contact, config, seed=seed, name=name, errors=errors), name, errors)
+
+
 def spawn_bot(
     contact: str,
     config: SessionConfig,
@@ -666,7 +706,7 @@ def spawn_bot(
 
     ``name`` is the name it sits under; its error output goes to ``errors`` (else to ours), where the
     one line that says why it could not sit can be read back."""
-    argv = [sys.executable, "-m", "kdm", "bot", contact, "--strategy", strategy, "--seed", str(seed)]
+    argv = ["bot", contact, "--strategy", strategy, "--seed", str(seed)]
     if config.interface:
         argv += ["--interface", config.interface]
     if config.data_dir is not None:
@@ -674,7 +714,9 @@ def spawn_bot(
     if name:
         argv += ["--name", name]
     env = {**os.environ, PIN_ENV: config.pin} if config.pin else None  # not in argv: ps shows argv to all
-    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+    return subprocess.Popen(
+        kdm_command(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, env=env
+    )
 
 
 def stop_process(process: subprocess.Popen[bytes], grace_s: float = 3.0) -> None:

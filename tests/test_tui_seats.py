@@ -23,9 +23,9 @@ from kdm.kilo.events import Feint
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
 from kdm.record import Notice
-from kdm.session import SessionConfig
+from kdm.session import BotProcess, SessionConfig
 from kdm.tui import app
-from kdm.tui.app import AddedBot, TableUI
+from kdm.tui.app import TableUI
 from kdm.tui.text import say
 from tests.test_tui import DEADLINE_S, FakeLog, FakeNode, Screen80x24, Table, run, run_real, until
 
@@ -189,7 +189,7 @@ def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:
                     "127.0.0.1:9", SessionConfig(interface="127.0.0.1"), 1, errors=errors
                 )
                 await asyncio.to_thread(failing.wait, DEADLINE_S)
-                bot = AddedBot(failing, "bot 1 of me", errors)
+                bot = BotProcess(failing, "bot 1 of me", errors)
                 assert bot.failure() == "no table answered at 127.0.0.1:9"
                 assert bot.failure() == ""  # said once
 

@@ -261,7 +261,7 @@ def hand_text(play: KemsPlay) -> Fragments:
         ready = len(give) == len(take)
         key = "give_take_enter" if ready else "give_take"
         cards = {
-            "give": pretty_cards((faces[t] or "" for t in give), screen.lang),
+            "give": pretty_cards((faces[t] for t in give), screen.lang),
             "take": pretty_cards((table[t] for t in take), screen.lang),
         }
         status = ("class:turn" if ready else "", play.say(key, **{k: v or "–" for k, v in cards.items()}))
