@@ -49,6 +49,9 @@ log = logging.getLogger("kdm.session")
 INTERFACE_ENV = "KDM_INTERFACE"
 #: The table's PIN, for a process that should not show it in its arguments (the bots a host starts).
 PIN_ENV = "KDM_PIN"
+#: For a bot a player's process starts (``spawn_bot``): that process's node, whose laptop it runs on
+#: and whose vote it shares (``kdm.membership``). Set by ``spawn_bot`` only, read by ``kdm bot`` only.
+LAPTOP_ENV = "KDM_BOT_LAPTOP"
 #: How long to listen for the tables on the LAN; for one named, at most this long.
 LISTEN_S, LISTEN_FOR_NAME_S = 1.5, 3.0
 #: Once the named table answered, how long others of the same name may take to answer too.
@@ -110,6 +113,8 @@ class SessionConfig:
     #: The deck of a table this process founds (``fair`` or ``open``, DESIGN 7); None: fair when its
     #: seat is a person's, open when a bot founds it (``kdm selfplay``, a bot-only table).
     deck: str | None = None
+    #: For a bot a player's process started: that process's node (``LAPTOP_ENV``); "" otherwise.
+    laptop: str = ""
 
     def table_deck(self) -> str:
         """The deck of a table this process founds."""
@@ -164,7 +169,7 @@ async def host(
         for index in range(bots):
             seed = config.seed * 100 + index + 1
             helpers.append(
-                spawn_bot(contact, config, seed=seed, name=f"bot {index + 1}")
+                spawn_bot(contact, config, seed=seed, name=f"bot {index + 1}", laptop=node.node_id)
             )  # not the machine's
         return await session.play(host=True)
     finally:
@@ -256,6 +261,7 @@ class TableSession:
             node, installed_plugins(), name=config.name, bot=bot, on_notice=self._notice, identity=identity,
             first_counter=first_counter,
         )  # fmt: skip
+        self.peer.laptop = config.laptop
         node.on_commit = self.peer.committed
         node.on_direct = self.peer.received_direct
         node.screen_proposal = self.peer.screen_proposal
@@ -660,12 +666,14 @@ def spawn_bot(
     strategy: str = "greedy",
     name: str = "",
     errors: IO[bytes] | None = None,
+    laptop: str = "",
 ) -> subprocess.Popen[bytes]:
     """A ``kdm bot`` process on this machine joining the table this process reaches at ``contact``
     (``HOST:PORT~KEY``); it listens where this process does (``config.interface``, else everywhere).
 
     ``name`` is the name it sits under; its error output goes to ``errors`` (else to ours), where the
-    one line that says why it could not sit can be read back."""
+    one line that says why it could not sit can be read back. ``laptop`` is the node of the player's
+    process that starts it: the bot shares that laptop's one vote (``kdm.membership``)."""
     argv = [sys.executable, "-m", "kdm", "bot", contact, "--strategy", strategy, "--seed", str(seed)]
     if config.interface:
         argv += ["--interface", config.interface]
@@ -674,6 +682,8 @@ def spawn_bot(
     if name:
         argv += ["--name", name]
     env = {**os.environ, PIN_ENV: config.pin} if config.pin else None  # not in argv: ps shows argv to all
+    if laptop:
+        env = {**(env or os.environ), LAPTOP_ENV: laptop}
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, env=env)
 
 

@@ -155,11 +155,14 @@ def test_a_player_refused_a_seat_may_leave_instead() -> None:
 def test_a_bot_added_from_any_screen_runs_here_where_this_process_reaches_the_table(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The bug: a bot asked for by anyone but the founder was bound to the founder's address."""
-    started: list[tuple[str, SessionConfig, str]] = []
+    """The bug: a bot asked for by anyone but the founder was bound to the founder's address. The bot
+    runs on this laptop, whose one vote is this process's: it names this node as its laptop."""
+    started: list[tuple[str, SessionConfig, str, str]] = []
 
-    def spawn(contact: str, config: SessionConfig, seed: int, name: str = "", **_: Any) -> Any:
-        started.append((contact, config, name))
+    def spawn(
+        contact: str, config: SessionConfig, seed: int, name: str = "", laptop: str = "", **_: Any
+    ) -> Any:
+        started.append((contact, config, name, laptop))
         return subprocess.Popen([sys.executable, "-c", "pass"])
 
     monkeypatch.setattr(app, "spawn_bot", spawn)
@@ -169,13 +172,16 @@ def test_a_bot_added_from_any_screen_runs_here_where_this_process_reaches_the_ta
             ui = TableUI()
             ui.app = t.app
             config = SessionConfig(interface=None, name="zoe")
-            joiner = SimpleNamespace(contact="10.0.0.2:41000", config=config)
+            joiner = SimpleNamespace(
+                contact="10.0.0.2:41000", config=config, node=SimpleNamespace(node_id="10.0.0.3:42000~zoe")
+            )
             assert ui._add_bot(joiner)  # type: ignore[arg-type]
             await ui.stop_bots()
 
     run_real(scene)
-    ((contact, config, name),) = started
+    ((contact, config, name, laptop),) = started
     assert contact == "10.0.0.2:41000" and config.interface is None and name == "bot 1 of zoe"
+    assert laptop == "10.0.0.3:42000~zoe"
 
 
 def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:

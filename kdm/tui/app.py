@@ -180,7 +180,9 @@ class TableUI:
         seed = session.config.seed * 100 + 50 + len(self.bots)
         name = f"bot {len(self.bots) + 1} of {session.config.name or 'kdm'}"
         errors = tempfile.TemporaryFile()  # noqa: SIM115 (kept open for the bot's life; closed in stop_bots)
-        process = spawn_bot(session.contact, session.config, seed=seed, name=name, errors=errors)
+        process = spawn_bot(
+            session.contact, session.config, seed=seed, name=name, errors=errors, laptop=session.node.node_id
+        )
         self.bots.append(AddedBot(process, name, errors))
         self.app.screen.own_bots.add(name)
         return True
