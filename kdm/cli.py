@@ -94,6 +94,15 @@ def build_parser() -> argparse.ArgumentParser:
             "(also KDM_PIN)",
         )
 
+    def if_stranded_flag(command: argparse.ArgumentParser) -> None:
+        command.add_argument(
+            "--if-stranded",
+            choices=session.IF_STRANDED,
+            default="wait",
+            help="with --headless, when the table cannot go on without laptops not heard from: wait for "
+            "them (default), or go on without them, bots playing their seats (a screen asks instead)",
+        )
+
     host = commands.add_parser(
         "host",
         help="open a table on this machine and play at it",
@@ -110,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--deck", choices=DECKS, default=None, help=DECK_HELP)
     host.add_argument("--no-bell", action="store_true", help=NO_BELL_HELP)
     network_flags(host)
+    if_stranded_flag(host)
     host.set_defaults(run=run_host)
 
     join = commands.add_parser(
@@ -123,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("--watch", action="store_true", help="watch the table without taking a seat")
     join.add_argument("--no-bell", action="store_true", help=NO_BELL_HELP)
     network_flags(join)
+    if_stranded_flag(join)
     join.set_defaults(run=run_join)
 
     bot = commands.add_parser(
@@ -241,6 +252,7 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
     config.watch = getattr(args, "watch", False)
     config.pin = session.checked_pin(args.pin, config.pin)
     config.bell = not getattr(args, "no_bell", False)
+    config.if_stranded = getattr(args, "if_stranded", "wait")
     return config
 
 

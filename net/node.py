@@ -24,6 +24,11 @@ this? the PIN exchange), ``STRANGER_ANSWERS_PER_S`` a second, and keeps at most
 members only. A leader takes no membership change from another node, and from another node only
 what the application's ``screen_proposal`` lets in. From a node that does not vote no raft message but
 answers to the leader and proposals is taken, and none that would move the term.
+
+Stranded: a voter that hears no leader, nor enough voters to make a quorum, for ``STRANDED_AFTER_MS``
+names the voters it has not heard from (``not_heard_from``); the table cannot commit without them. Only
+a person may decide to go on without them (``go_on_without_them``: a forced reconfiguration, see
+``RaftNode.force_configuration``), never a timer: they may be on a laptop that only sleeps.
 """
 
 from __future__ import annotations
@@ -66,6 +71,9 @@ STRANGER_ANSWERS_PER_S = 50
 CAUGHT_UP_SLACK = 32
 #: Joiners remembered as having proved the table's PIN, until they are members (the oldest forgotten).
 MAX_ADMITTED = 64
+#: A voter that has heard no leader, nor a quorum of voters, for this long is stranded (``not_heard_from``):
+#: past an election or two (0.5 to 1 s each), so a table that only changes leader is never stranded.
+STRANDED_AFTER_MS = 2000.0
 #: What a node id looks like: ``HOST:PORT~KEY`` (the host may be a bracketed IPv6 address; over the
 #: in-memory network of the tests, the token need not be a key).
 NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,64})?")
@@ -376,6 +384,38 @@ class Node:
         if node_id == self.node_id:
             return 0.0
         return monotonic_ms() - self._heard.get(node_id, self._started_ms)
+
+    def not_heard_from(self) -> tuple[str, ...]:
+        """While this node's table cannot commit: the voters not heard from for ``STRANDED_AFTER_MS``,
+        too many for the others to make a quorum (a leader that lost its quorum steps down within an
+        election timeout). () while a leader is heard, or enough voters are, or this node does not vote."""
+        raft, me = self.raft, self.node_id
+        if me not in raft.voters or raft.leader == me:
+            return ()
+        if raft.leader is not None and self.silent_ms(raft.leader) <= STRANDED_AFTER_MS:
+            return ()
+        silent = tuple(
+            voter for voter in raft.voters if voter != me and self.silent_ms(voter) > STRANDED_AFTER_MS
+        )
+        if len(raft.voters) - len(silent) >= len(raft.voters) // 2 + 1:
+            return ()
+        return silent
+
+    def go_on_without_them(self) -> bool:
+        """A person decided that the table goes on without the voters it has not heard from: a forced
+        reconfiguration with the voters this node hears (``RaftNode.force_configuration``), whose
+        leader writes it into the log. False when this node is not stranded (``not_heard_from``)."""
+        gone = self.not_heard_from()
+        if not gone:
+            return False
+        survivors = [voter for voter in self.raft.voters if voter not in gone]
+        forced = self.raft.force_configuration(survivors)
+        if forced:
+            log.warning(
+                "going on without %s, as decided here: with %s", ", ".join(gone), ", ".join(survivors)
+            )
+        self._process()
+        return forced
 
     def agreed_time_ms(self) -> float:
         """Now, on the leader's clock as well as this node can tell (its own when it leads)."""

@@ -294,3 +294,50 @@ def test_a_node_replaying_a_long_log_reads_the_network_between_batches() -> None
 
     seen = asyncio.run(scene())
     assert any(0 < count < total for count in seen)  # the loop ran while the log was half applied
+
+
+def test_a_node_whose_quorum_is_gone_names_who_it_misses_and_goes_on_once_told() -> None:
+    """Two laptops, one vote each: b's dies. Within 3 s a names b as not heard from (and nothing
+    commits); nothing happens by itself; once a's person decides, a leads alone and commits again,
+    what it held first included."""
+
+    async def scene() -> tuple[float, tuple[str, ...], bool, list[bytes], tuple[str, ...]]:
+        network = MemoryNetwork(delay=0.002)
+        a = Node(network.transport("a:1"), "t1", MemoryStorage(), voters=("a:1",), address_of=memory)
+        b = Node(network.transport("b:2"), "t1", MemoryStorage(), voters=("a:1",), address_of=memory)
+        applied: list[bytes] = []
+        a.on_commit = applied.append
+        for node in (a, b):
+            await node.transport.start()
+        await a.start()
+        await b.start(contact="a:1")
+        loop = asyncio.get_running_loop()
+        while "b:2" not in a.raft.learners:
+            await asyncio.sleep(0.01)
+        assert a.promote("b:2")
+        while a.raft.voters != ("a:1", "b:2") or a.raft.commit_index < a.raft.last_index:
+            await asyncio.sleep(0.01)
+        a.propose(b"before")
+        while b"before" not in applied:
+            await asyncio.sleep(0.01)
+        assert not a.not_heard_from() and not a.go_on_without_them()
+        await b.stop()  # laptop b dies
+        died = loop.time()
+        while not a.not_heard_from() and loop.time() < died + 10:
+            await asyncio.sleep(0.05)
+        noticed = loop.time() - died
+        missing = a.not_heard_from()
+        a.propose(b"while stranded")
+        await asyncio.sleep(5)  # virtual time: no timer decides for the person
+        still_stranded = a.not_heard_from() == missing and b"while stranded" not in applied
+        assert a.go_on_without_them()
+        while b"after" not in applied:
+            a.propose(b"after")
+            await asyncio.sleep(0.2)
+        voters = a.raft.voters
+        await a.stop()
+        return noticed, missing, still_stranded, applied, voters
+
+    noticed, missing, still_stranded, applied, voters = run_virtual(scene())
+    assert missing == ("b:2",) and noticed < 3.0 and still_stranded
+    assert applied[0] == b"before" and applied[-1] == b"after" and voters == ("a:1",)

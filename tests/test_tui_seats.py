@@ -200,3 +200,33 @@ def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:
                 assert bot.failure() == ""  # said once
 
     run_real(scene)
+
+
+def test_a_stranded_table_says_who_it_misses_and_goes_on_when_the_player_presses_g() -> None:
+    """The issue "A first evening that works": a screen that changed nothing for 15 s once the other
+    laptop died. Told the table cannot commit (``TableSession._check_stranded``), the screen names the
+    players on the laptops not heard from, in its log and on a line that stays; ``G`` goes on without
+    them (a person decides: the session's forced reconfiguration), and the line goes once the table
+    commits again."""
+    decided: list[bool] = []
+
+    async def scene() -> None:
+        async with keyed_table() as t:
+            t.screen.go_on = lambda: decided.append(True) or True
+            assert not t.screen.go_on_without_them()  # nothing to go on from: the table commits
+            t.screen.show_stranded(["player2", "bot 1 of player2"])
+            await t.shows("no news from player2, bot 1 of player2: G goes on without them (bots play)")
+            said = [line.text for line in t.screen.log]
+            assert (
+                said[-1]
+                == "the table cannot go on without player2, bot 1 of player2: no news from their laptops"
+            )
+            assert not decided  # no timer decides for the player
+            await t.press("G", lambda: bool(decided), "the player's decision")
+            await t.shows("going on without player2, bot 1 of player2: bots play their seats")
+            t.screen.show_stranded([])
+            await until(lambda: "bots play their seats" not in t.text(), "the line gone")
+            assert t.screen.log[-1].text == "the table goes on"
+
+    run(scene)
+    assert decided == [True]

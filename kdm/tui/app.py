@@ -162,6 +162,8 @@ class TableUI:
         self.app.screen.invitation = session.invitation()
         self.app.screen.advertised = session.config.advertise
         self.app.screen.watching = session.config.watch
+        self.app.screen.go_on = session.go_on_without_them
+        session.on_stranded = self.app.screen.show_stranded
         watching = asyncio.get_running_loop().create_task(self._watch_bots())
         try:
             await self.app.run()
