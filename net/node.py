@@ -74,6 +74,9 @@ MAX_ADMITTED = 64
 #: A voter that has heard no leader, nor a quorum of voters, for this long is stranded (``not_heard_from``):
 #: past an election or two (0.5 to 1 s each), so a table that only changes leader is never stranded.
 STRANDED_AFTER_MS = 2000.0
+#: A tick this late means this process itself was stopped (a sleeping laptop, SIGSTOP): everyone looks
+#: silent to it, so it gives the table ``STRANDED_AFTER_MS`` to answer again before it is stranded.
+STALLED_AFTER_MS = 1000.0
 #: What a node id looks like: ``HOST:PORT~KEY`` (the host may be a bracketed IPv6 address; over the
 #: in-memory network of the tests, the token need not be a key).
 NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,64})?")
@@ -270,6 +273,9 @@ class Node:
         self._waiting: list[bytes] = []
         self._heard: dict[str, float] = {}
         self._started_ms = monotonic_ms()
+        #: When this node last started running again: its start, or the end of a stall of its loop.
+        self._awake_since_ms = self._started_ms
+        self._last_tick_ms = self._started_ms
         self._leader: str | None = None
         #: The highest commit index a leader told this node, and the entry it is applying (None between).
         self._leader_commit = 0
@@ -388,9 +394,10 @@ class Node:
     def not_heard_from(self) -> tuple[str, ...]:
         """While this node's table cannot commit: the voters not heard from for ``STRANDED_AFTER_MS``,
         too many for the others to make a quorum (a leader that lost its quorum steps down within an
-        election timeout). () while a leader is heard, or enough voters are, or this node does not vote."""
+        election timeout). () while a leader is heard, or enough voters are, or this node does not vote,
+        or it has run for less than ``STRANDED_AFTER_MS`` since it started or its loop stalled."""
         raft, me = self.raft, self.node_id
-        if me not in raft.voters or raft.leader == me:
+        if me not in raft.voters or raft.leader == me or self.awake_ms() <= STRANDED_AFTER_MS:
             return ()
         if raft.leader is not None and self.silent_ms(raft.leader) <= STRANDED_AFTER_MS:
             return ()
@@ -400,6 +407,11 @@ class Node:
         if len(raft.voters) - len(silent) >= len(raft.voters) // 2 + 1:
             return ()
         return silent
+
+    def awake_ms(self) -> float:
+        """How long this node has run without a stall of its loop (``STALLED_AFTER_MS``) or since it
+        started: a process back from a pause (it was retired meanwhile, maybe) gets its answers first."""
+        return monotonic_ms() - self._awake_since_ms
 
     def go_on_without_them(self) -> bool:
         """A person decided that the table goes on without the voters it has not heard from: a forced
@@ -430,6 +442,10 @@ class Node:
         await every(self.tick_s, self._tick, "a tick")
 
     def _tick(self) -> None:
+        now = monotonic_ms()
+        if now - self._last_tick_ms > STALLED_AFTER_MS:
+            self._awake_since_ms = now
+        self._last_tick_ms = now
         self.raft.tick()
         self._process()
 
