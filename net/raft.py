@@ -35,6 +35,10 @@ configuration is like any other (a majority of its voters). A node that hears a 
 configuration it was campaigning with: the table can commit again, and the log says who votes. Voters
 left out are no longer members; the application adds them back as learners when they return. The
 forced configuration is not saved until that entry is: a node restarted meanwhile has to be told again.
+As with etcd, the decision holds only if the voters left out stay gone or come back one by one: were
+a majority of the old configuration to come back together, before any of them hears of the force
+entry, they would be a quorum of their own (a node left out learns it is no longer a member when it
+says hello to the table again, ``kdm.net.node``).
 
 A leader counts its own copy of an entry toward a commit once it is saved: at once by default (the
 caller saves a `Ready` before acting on it), or, built with ``saves_in_the_background``, only when the
