@@ -394,8 +394,9 @@ class Node:
     def not_heard_from(self) -> tuple[str, ...]:
         """While this node's table cannot commit: the voters not heard from for ``STRANDED_AFTER_MS``,
         too many for the others to make a quorum (a leader that lost its quorum steps down within an
-        election timeout). () while a leader is heard, or enough voters are, or this node does not vote,
-        or it has run for less than ``STRANDED_AFTER_MS`` since it started or its loop stalled."""
+        election timeout; during a forced reconfiguration the quorum is every survivor). () while a
+        leader is heard, or enough voters are, or this node does not vote, or it has run for less than
+        ``STRANDED_AFTER_MS`` since it started or its loop stalled."""
         raft, me = self.raft, self.node_id
         if me not in raft.voters or raft.leader == me or self.awake_ms() <= STRANDED_AFTER_MS:
             return ()
@@ -404,7 +405,7 @@ class Node:
         silent = tuple(
             voter for voter in raft.voters if voter != me and self.silent_ms(voter) > STRANDED_AFTER_MS
         )
-        if len(raft.voters) - len(silent) >= len(raft.voters) // 2 + 1:
+        if len(raft.voters) - len(silent) >= raft.quorum:
             return ()
         return silent
 

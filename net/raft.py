@@ -213,6 +213,12 @@ class RaftNode:
         return self._learners
 
     @property
+    def quorum(self) -> int:
+        """How many voters it takes now to elect a leader or commit an entry: a majority, or every
+        survivor during a forced reconfiguration (until its entry is committed)."""
+        return self._quorum()
+
+    @property
     def forced(self) -> tuple[str, ...] | None:
         """The survivors this node campaigns with after ``force_configuration`` (None: it does not)."""
         return self._forced
@@ -688,7 +694,7 @@ class RaftNode:
 
     def _join_forced(self, message: Message) -> None:
         """A voter of ours asks for our vote in a forced election that names us: the person who decided
-        it speaks for the table, unless we hear a leader (then the request was ignored before here)."""
+        it speaks for the table, unless we have heard a leader lately (the table can commit)."""
         voters = message.voters
         led_lately = self._leader is not None and self._election_elapsed < self._election_timeout
         if led_lately or self.node_id not in voters or message.sender not in self._voters:

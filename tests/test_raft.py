@@ -690,6 +690,7 @@ def test_a_forced_election_needs_every_survivor_and_so_does_its_first_commit() -
     holds it: what any of them knew committed is kept."""
     net = stranded("abcdef", lost="def")
     net.cut.add(frozenset(("a", "c")))
+    assert net["a"].quorum == 4
     assert net["a"].force_configuration(["a", "b", "c"])
     net.deliver()
     net.tick("a", FAST["election_ticks"][0] - 1)
@@ -705,9 +706,11 @@ def test_a_forced_election_needs_every_survivor_and_so_does_its_first_commit() -
     force_index = net["a"].last_index
     assert net["a"].role == "leader" and net["b"].last_index == force_index
     assert net["a"].commit_index < force_index  # a and b are a majority of three, not every survivor
+    assert net["a"].quorum == net["b"].quorum == 3  # what a stranded screen counts (Node.not_heard_from)
     net.tick("a", FAST["heartbeat_ticks"])
     net.deliver()
     assert net["a"].commit_index == force_index == net["c"].last_index
+    assert net["a"].quorum == 2
     net.cut.add(frozenset(("a", "c")))
     net["a"].propose(b"a and b are a quorum now")
     net.deliver()
