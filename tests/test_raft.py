@@ -663,6 +663,25 @@ def test_two_survivors_who_both_decide_elect_one_leader() -> None:
     assert net["a"].commit_index == net["b"].commit_index == net["a"].last_index
 
 
+def test_survivors_who_decide_on_different_survivors_do_not_split() -> None:
+    """a did not hear b and went on alone; b, which did, goes on with a and b. a leads a table of its
+    own; b's forced election needs a, which leads and refuses it: b never leads, and what b holds
+    committed is what a holds (b is no member of a's table until the application adds it back)."""
+    net = stranded("abcd", lost="cd")
+    assert net["a"].force_configuration(["a"])
+    net.collect()
+    assert net["a"].role == "leader" and net["a"].voters == ("a",)
+    assert net["b"].force_configuration(["a", "b"])
+    for _ in range(10 * FAST["election_ticks"][1]):
+        net.run(1)
+        assert net["b"].role != "leader"
+    net["a"].propose(b"a goes on")
+    net.run(5)
+    assert net["a"].role == "leader" and b"a goes on" in data_of(net.applied["a"])
+    b_committed = net["b"].log_entries(1, net["b"].commit_index + 1)
+    assert net["a"].log_entries(1, len(b_committed) + 1) == b_committed
+
+
 def test_the_decision_travels_to_the_survivor_whose_log_is_ahead() -> None:
     """Four laptops, two lost: b holds an entry a lacks (a was cut off from the leader while b took
     it). a's player decides;
