@@ -8,14 +8,12 @@ voting too: with their vote gone, the quorum is the players still there, so a se
 stop the table. Back, under the same node id or a new one, they take their seat back and vote again;
 an old node that no longer plays stops voting. A learner silent for long (a spectator who left) is let go.
 
-One laptop, one vote: the bots a player starts (``b`` in the waiting room, ``kdm play --bots N``, or
-``kdm bot NAME`` beside their own kdm) run on the player's laptop, and a laptop that dies takes all of
-its processes at once. Were each bot a voter, a laptop with a player and a bot would hold two votes of
-three, and its crash would leave the others without a quorum. So such a bot's seat names its ``laptop``
-(the node of the player whose process started it, or who sits at the table from the same data
-directory: ``kdm.session``) and never votes: the laptop's one vote is its player's. A bot on a laptop
-with no player at the table (``kdm bot`` alone, ``kdm selfplay``'s peers, each its own data directory)
-is a laptop of its own and votes like a player.
+One laptop, one vote: the bots a player starts (``b`` in the waiting room, ``kdm play --bots N``) run
+on the player's laptop, and a laptop that dies takes all of its processes at once. Were each bot a
+voter, a laptop with a player and a bot would hold two votes of three, and its crash would leave the
+others without a quorum. So such a bot's seat names its ``laptop`` (the node of the player whose process
+started it) and never votes: the laptop's one vote is its player's. A bot started on its own
+(``kdm bot``, ``kdm selfplay``'s peers) is a laptop of its own and votes like a player.
 
 Pure: `next_change` looks at the record's seats and the consensus membership and says what the leader
 should propose next, one change at a time, as Raft requires.

@@ -50,8 +50,7 @@ INTERFACE_ENV = "KDM_INTERFACE"
 #: The table's PIN, for a process that should not show it in its arguments (the bots a host starts).
 PIN_ENV = "KDM_PIN"
 #: For a bot a player's process starts (``spawn_bot``): that process's node, whose laptop it runs on
-#: and whose vote it shares (``kdm.membership``). Set by ``spawn_bot`` only, read by ``kdm bot`` only;
-#: a ``kdm bot`` started by hand finds its laptop's player in the data directory (``player_node_here``).
+#: and whose vote it shares (``kdm.membership``). Set by ``spawn_bot`` only, read by ``kdm bot`` only.
 LAPTOP_ENV = "KDM_BOT_LAPTOP"
 #: How long to listen for the tables on the LAN; for one named, at most this long.
 LISTEN_S, LISTEN_FOR_NAME_S = 1.5, 3.0
@@ -217,7 +216,6 @@ async def join(
         await transport.close()
         raise UsageError(f"the table at {reached.endpoint} speaks another protocol: {error.reason}") from None
     transport, starts = await _same_node_as_before(config, table, transport, reachable_at)
-    config.laptop = config.laptop or player_node_here(config, table)
     # The table's id is its founder's node id: the configuration every member starts from.
     node = Node(
         transport, table, _storage(config, table, transport.node_id), voters=(table,), seed=config.seed,
@@ -645,19 +643,6 @@ async def _same_node_as_before(
             transport = await _listen(config, reachable_at)
     memory.remember(table, host, parse_contact(transport.node_id)[1], transport.keys.signing, starts)
     return transport, starts
-
-
-def player_node_here(config: SessionConfig, table: str) -> str:
-    """For a bot started by hand on a laptop where a player sits at ``table`` (``kdm bot NAME`` beside
-    ``kdm join NAME``, one data directory): that player's node, whose vote the bot shares
-    (``kdm.membership``); "" for anyone else, or when no player of this data directory is at ``table``."""
-    if config.keep_identity or not config.bot:
-        return ""
-    player = NodeMemory(config.data_dir).get(table)
-    if player is None:
-        return ""
-    host = f"[{player.host}]" if ":" in player.host else player.host
-    return f"{host}:{player.port}~{NodeKeys(player.key).token}"
 
 
 def _chaos_if_asked(config: SessionConfig, node: Node) -> None:

@@ -112,26 +112,3 @@ def test_a_process_started_again_listens_as_the_node_it_was_even_on_the_port_the
 
     was, given, now = asyncio.run(scene())
     assert given != was and now == was
-
-
-def test_a_bot_started_by_hand_beside_a_player_shares_that_players_vote(tmp_path: Path) -> None:
-    """``kdm bot NAME`` on a laptop whose player sits at NAME (one data directory): the bot names the
-    player's node as its laptop (``kdm.membership``: one laptop, one vote), the very id the player's
-    node has; a bot with no player of its data directory at that table, or a player, names none."""
-
-    async def players_node() -> str:
-        keys = new_keys()
-        transport = await listen("127.0.0.1", keys=keys)
-        try:
-            host, port, _token = session.parse_contact(transport.node_id)
-            session.NodeMemory(tmp_path).remember("the-table", host, port, keys.signing, 0)
-            return transport.node_id
-        finally:
-            await transport.close()
-
-    node_id = asyncio.run(players_node())
-    bot = session.SessionConfig(bot="greedy", data_dir=tmp_path, keep_identity=False)
-    assert session.player_node_here(bot, "the-table") == node_id
-    assert session.player_node_here(bot, "another-table") == ""
-    player = session.SessionConfig(bot="greedy", data_dir=tmp_path)
-    assert session.player_node_here(player, "the-table") == ""
