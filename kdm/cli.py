@@ -293,9 +293,8 @@ def run_bot(args: argparse.Namespace) -> int:
     config.quiet = config.quiet or not print_log
     config.keep_identity = False  # a bot that fills a seat never comes back for it
     config.name = args.name or "bot"  # not the machine's: its owner sits there under that name
-    config.laptop = os.environ.get(
-        session.LAPTOP_ENV, ""
-    )  # started by a player's process: its vote is theirs
+    # Started by a player's process (spawn_bot): the laptop's one vote is that player's.
+    config.laptop = os.environ.get(session.LAPTOP_ENV, "")
     return _run(session.join(config, args.target or ""), args)
 
 
