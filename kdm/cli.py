@@ -145,6 +145,15 @@ def build_parser() -> argparse.ArgumentParser:
             "(also KDM_PIN)",
         )
 
+    def if_stranded_flag(command: argparse.ArgumentParser) -> None:
+        command.add_argument(
+            "--if-stranded",
+            choices=session.IF_STRANDED,
+            default="wait",
+            help="with --headless, when the table cannot go on without laptops not heard from: wait for "
+            "them (default), or go on without them, bots playing their seats (a screen asks instead)",
+        )
+
     host = commands.add_parser(
         "host",
         help="open a table on this machine and play at it",
@@ -161,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--deck", choices=DECKS, default=None, help=DECK_HELP)
     host.add_argument("--no-bell", action="store_true", help=NO_BELL_HELP)
     network_flags(host)
+    if_stranded_flag(host)
     host.set_defaults(run=run_host)
 
     join = commands.add_parser(
@@ -174,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("--watch", action="store_true", help="watch the table without taking a seat")
     join.add_argument("--no-bell", action="store_true", help=NO_BELL_HELP)
     network_flags(join)
+    if_stranded_flag(join)
     join.set_defaults(run=run_join)
 
     bot = commands.add_parser(
@@ -292,6 +303,7 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
     config.watch = getattr(args, "watch", False)
     config.pin = session.checked_pin(args.pin, config.pin)
     config.bell = not getattr(args, "no_bell", False)
+    config.if_stranded = getattr(args, "if_stranded", "wait")
     return config
 
 
@@ -334,6 +346,8 @@ def run_bot(args: argparse.Namespace) -> int:
     config.quiet = config.quiet or not print_log
     config.keep_identity = False  # a bot that fills a seat never comes back for it
     config.name = args.name or "bot"  # not the machine's: its owner sits there under that name
+    # Started by a player's process (spawn_bot): the laptop's one vote is that player's.
+    config.laptop = os.environ.get(session.LAPTOP_ENV, "")
     return _run(session.join(config, args.target or ""), args)
 
 

@@ -120,6 +120,9 @@ class Seat:
     player: bytes = b""
     #: The node of the player's own process: ``node`` unless a bot stands in for them.
     home: str = ""
+    #: For a bot a player started on their laptop (``Join.laptop``), that player's node: the laptop's
+    #: one vote is theirs (``kdm.membership``); "" for a seat that is a laptop of its own.
+    laptop: str = ""
 
     def __post_init__(self) -> None:
         self.home = self.home or self.node
@@ -286,7 +289,8 @@ class TableRecord:
             raise _Refused(f"table '{self.name}': the game has already started", PLAYING)
         if len(self.seats) >= self.players:
             raise _Refused(f"table '{self.name}' is full ({self.players} players)", FULL)
-        self.seats.append(Seat(node, name, bot, commit, box_key, player))
+        laptop = entry.laptop if entry.laptop != node else ""
+        self.seats.append(Seat(node, name, bot, commit, box_key, player, laptop=laptop))
         self.joined.add(node)
         return [Notice("seated", node=node, seat=len(self.seats) - 1)]
 
@@ -312,8 +316,9 @@ class TableRecord:
             del self.returning[seat]
             previous = self.seats[seat]
             self.seats[seat] = Seat(
-                back.node, back.name, previous.bot, back.commitment, back.box_key, previous.player
-            )
+                back.node, back.name, previous.bot, back.commitment, back.box_key, previous.player,
+                laptop=previous.laptop,
+            )  # fmt: skip
             self._restart_reveals()
             notices.append(Notice("returned", node=back.node, seat=seat, previous=previous.node))
             notices += self._void(seat, "its player is back, and the keys of its stand-in left with it")

@@ -30,7 +30,7 @@ from kdm.identity import Identity, NodeMemory, SeatMemory, data_root
 from kdm.kept_games import TABLES, forget_log, log_file_name, prune, remember_game
 from kdm.launcher import kdm_command
 from kdm.manager import Rules, installed_plugins
-from kdm.membership import PROMOTE, next_change, voting_homes
+from kdm.membership import PROMOTE, names_on_laptops, next_change, voting_homes
 from kdm.names import SeatNames
 from kdm.net import chaos
 from kdm.net.addresses import first_reachable, offered_addresses
@@ -51,6 +51,9 @@ log = logging.getLogger("kdm.session")
 INTERFACE_ENV = "KDM_INTERFACE"
 #: The table's PIN, for a process that should not show it in its arguments (the bots a host starts).
 PIN_ENV = "KDM_PIN"
+#: For a bot a player's process starts (``spawn_bot``): that process's node, whose laptop it runs on
+#: and whose vote it shares (``kdm.membership``). Set by ``spawn_bot`` only, read by ``kdm bot`` only.
+LAPTOP_ENV = "KDM_BOT_LAPTOP"
 #: How long to listen for the tables on the LAN; for one named, at most this long.
 LISTEN_S, LISTEN_FOR_NAME_S = 1.5, 3.0
 #: Once the named table answered, how long others of the same name may take to answer too.
@@ -63,6 +66,11 @@ MEMBERSHIP_EVERY_S = 1.0
 BOT_LIVENESS_S = 0.5
 #: How often a member checks whether it should advertise the table (it leads) or stop (it no longer does).
 ADVERTISE_EVERY_S = 0.5
+#: How often a voter checks whether its table can still commit (``Node.not_heard_from``).
+STRANDED_EVERY_S = 0.25
+#: What a headless peer does when its table cannot commit (``--if-stranded``, **contract**): wait for the
+#: laptops not heard from, or go on without them (a forced reconfiguration); a screen asks its player.
+IF_STRANDED = ("wait", "go-on")
 
 #: A user interface: runs beside the game on the session's loop; returns when the player leaves.
 UI = Callable[["TableSession"], Coroutine[Any, Any, None]]
@@ -114,6 +122,10 @@ class SessionConfig:
     #: The deck of a table this process founds (``fair`` or ``open``, DESIGN 7); None: fair when its
     #: seat is a person's, open when a bot founds it (``kdm selfplay``, a bot-only table).
     deck: str | None = None
+    #: For a bot a player's process started: that process's node (``LAPTOP_ENV``); "" otherwise.
+    laptop: str = ""
+    #: When the table cannot commit: ``wait`` for the laptops not heard from, or ``go-on`` without them.
+    if_stranded: str = "wait"
 
     def table_deck(self) -> str:
         """The deck of a table this process founds."""
@@ -166,7 +178,9 @@ async def host(
         )
         for index in range(bots):
             seed = config.seed * 100 + index + 1
-            session.bots.append(start_bot(contact, config, seed=seed, name=f"bot {index + 1}"))
+            session.bots.append(
+                start_bot(contact, config, seed=seed, name=f"bot {index + 1}", laptop=node.node_id)
+            )
         return await session.play(host=True)
     finally:
         await session.close()
@@ -259,6 +273,7 @@ class TableSession:
             node, installed_plugins(), name=config.name, bot=bot, on_notice=self._notice, identity=identity,
             first_counter=first_counter,
         )  # fmt: skip
+        self.peer.laptop = config.laptop
         node.on_commit = self.peer.committed
         node.on_direct = self.peer.received_direct
         node.screen_proposal = self.peer.screen_proposal
@@ -277,6 +292,10 @@ class TableSession:
         #: The bot processes this process started to fill seats (``kdm play --bots N``), watched while
         #: the game runs: one that stops without playing is told to the player, with its reason.
         self.bots: list[BotProcess] = []
+        #: While the table cannot commit: the names of the seats on the laptops not heard from.
+        self.stranded: list[str] = []
+        #: Told (with ``stranded``) whenever the table is stranded or commits again: the screen.
+        self.on_stranded: Callable[[list[str]], None] | None = None
         self._reconcile_soon = False
         self._answering: asyncio.DatagramTransport | None = None
 
@@ -413,17 +432,63 @@ class TableSession:
     async def _keep_membership(self) -> None:
         await every(MEMBERSHIP_EVERY_S, self._reconcile_membership, "keeping the table's membership")
 
+    def missing_laptops(self) -> list[str]:
+        """The names of the seats played on the laptops this node has not heard from, while its table
+        cannot commit without them (their node ids when no seat names them yet); [] while it can."""
+        gone = self.node.not_heard_from()
+        return (names_on_laptops(self.peer.record.seats, gone) or list(gone)) if gone else []
+
+    def go_on_without_them(self) -> bool:
+        """The person here decided (a key on the screen, or ``--if-stranded go-on``): the table goes on
+        with the laptops still heard, bots playing the lost seats (``Node.go_on_without_them``)."""
+        missing = self.missing_laptops()
+        if not missing or not self.node.go_on_without_them():
+            return False
+        self.say(f"going on without {', '.join(missing)}: bots play their seats")
+        return True
+
+    def _check_stranded(self) -> None:
+        """Say when the table cannot commit, naming the laptops not heard from, and when it can again;
+        a headless peer answers from ``--if-stranded`` at once, a screen asks its player."""
+        missing = self.missing_laptops()
+        was, self.stranded = self.stranded, missing
+        if missing and not was:
+            self.say(f"stranded: the table cannot go on without {', '.join(missing)} (not heard from)")
+            if self.ui is None and self.config.if_stranded == "wait":
+                self.say("waiting for them to come back (--if-stranded wait)")
+            self._advertising.append(asyncio.get_running_loop().create_task(self._advertise_if_leading()))
+        elif was and not missing:
+            self.say("the table can commit again")
+        if missing != was and self.on_stranded is not None:
+            self.on_stranded(missing)
+        if missing and self.ui is None and self.config.if_stranded == "go-on":
+            self.go_on_without_them()  # again whenever the survivors it went on with lose one more
+
+    async def _watch_stranded(self) -> None:
+        await every(STRANDED_EVERY_S, self._check_stranded, "watching whether the table can commit")
+
+    def _advertises(self) -> bool:
+        """Whether this process advertises the table: as its leader; or, while it cannot commit, as the
+        first of the voters it still hears, so that a returning laptop finds it (``kdm join NAME``)."""
+        node = self.node
+        if node.is_leader:
+            return True
+        gone = node.not_heard_from()
+        heard = [voter for voter in node.raft.voters if voter not in gone]
+        return bool(gone) and min(heard) == node.node_id
+
     async def _keep_advertised(self) -> None:
         await every(ADVERTISE_EVERY_S, self._advertise_if_leading, "advertising the table", first_now=True)
 
     async def _advertise_if_leading(self) -> None:
         """The table's leader advertises it while it is listed: its founder first, and whoever leads once
-        the founder is gone, so that a player can still find it to come back. A member that stops
-        leading says goodbye; the one advertising republishes when seats or state change."""
+        the founder is gone, so that a player can still find it to come back; and a stranded one too
+        (``_advertises``). A member that stops leading says goodbye; the one advertising republishes when
+        seats or state change."""
         async with self._advertising_lock:
             record = self.peer.record
             wanted = (
-                self.node.is_leader and record.engine is not None and record.listed and self.config.advertise
+                self._advertises() and record.engine is not None and record.listed and self.config.advertise
             )
             if wanted and self.advertiser is None:
                 advertiser = Advertiser()
@@ -461,7 +526,13 @@ class TableSession:
         loop = asyncio.get_running_loop()
         membership = loop.create_task(self._keep_membership())
         advertising = loop.create_task(self._keep_advertised())
-        waiting: set[asyncio.Task[Any]] = {loop.create_task(self.done.wait()), membership, advertising}
+        stranded = loop.create_task(self._watch_stranded())
+        waiting: set[asyncio.Task[Any]] = {
+            loop.create_task(self.done.wait()),
+            membership,
+            advertising,
+            stranded,
+        }
         if self.ui is not None:
             waiting.add(loop.create_task(self.ui(self)))  # the player leaves when they choose
         else:
@@ -687,10 +758,11 @@ class BotProcess:
         return reason.split(": error: ", 1)[-1]
 
 
-def start_bot(contact: str, config: SessionConfig, seed: int, name: str) -> BotProcess:
+def start_bot(contact: str, config: SessionConfig, seed: int, name: str, laptop: str = "") -> BotProcess:
     """``spawn_bot``, its error output kept to say why it stopped (``BotProcess.failure``)."""
     errors = tempfile.TemporaryFile()  # noqa: SIM115 (open for the bot's life; its owner closes it)
-    return BotProcess(spawn_bot(contact, config, seed=seed, name=name, errors=errors), name, errors)
+    process = spawn_bot(contact, config, seed=seed, name=name, errors=errors, laptop=laptop)
+    return BotProcess(process, name, errors)
 
 
 def spawn_bot(
@@ -700,12 +772,14 @@ def spawn_bot(
     strategy: str = "greedy",
     name: str = "",
     errors: IO[bytes] | None = None,
+    laptop: str = "",
 ) -> subprocess.Popen[bytes]:
     """A ``kdm bot`` process on this machine joining the table this process reaches at ``contact``
     (``HOST:PORT~KEY``); it listens where this process does (``config.interface``, else everywhere).
 
     ``name`` is the name it sits under; its error output goes to ``errors`` (else to ours), where the
-    one line that says why it could not sit can be read back."""
+    one line that says why it could not sit can be read back. ``laptop`` is the node of the player's
+    process that starts it: the bot shares that laptop's one vote (``kdm.membership``)."""
     argv = ["bot", contact, "--strategy", strategy, "--seed", str(seed)]
     if config.interface:
         argv += ["--interface", config.interface]
@@ -714,6 +788,8 @@ def spawn_bot(
     if name:
         argv += ["--name", name]
     env = {**os.environ, PIN_ENV: config.pin} if config.pin else None  # not in argv: ps shows argv to all
+    if laptop:
+        env = {**(env or os.environ), LAPTOP_ENV: laptop}
     return subprocess.Popen(
         kdm_command(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, env=env
     )

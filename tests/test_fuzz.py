@@ -320,17 +320,19 @@ def raft_body(rng: random.Random, sender: str, to: str, term: int, last_index: i
     new_entries = []
     for offset in range(rng.choice([0, 0, 1, 2, 4])):
         if rng.random() < 0.2:
-            change = ConfChange(
-                rng.choice(CONF_CHANGE_KINDS), rng.choice([sender, to, random_id(rng)]) or "x"
-            )
+            change_kind, node = rng.choice(CONF_CHANGE_KINDS), rng.choice([sender, to, random_id(rng)]) or "x"
+            survivors = tuple(sorted({node, *rng.sample([sender, to], rng.randint(0, 2))}))
+            change = ConfChange(change_kind, node, survivors if change_kind == "force" else ())
             data, kind = change.encode(), "conf"
         else:
             data, kind = rng.randbytes(rng.randrange(40)), "normal"
         new_entries.append(
             Entry(max(log_term, message_term - rng.randrange(2)), log_index + 1 + offset, data, kind)
         )
+    message_kind = rng.choice(MESSAGE_KINDS)
+    forced = message_kind in ("vote", "pre_vote") and rng.random() < 0.3  # a forced election's survivors
     message = Message(
-        kind=rng.choice(MESSAGE_KINDS),
+        kind=message_kind,
         term=message_term,
         sender=sender,
         to=to,
@@ -340,6 +342,7 @@ def raft_body(rng: random.Random, sender: str, to: str, term: int, last_index: i
         commit=max(0, last_index + rng.randrange(-2, 4)),
         reject=rng.random() < 0.3,
         hint=max(0, last_index + rng.randrange(-3, 2)),
+        voters=tuple(sorted({sender, to, *rng.sample([sender, to, random_id(rng)], 1)})) if forced else (),
     )
     body = message_to_dict(message)
     return mutate(rng, body) if rng.random() < 0.3 else body

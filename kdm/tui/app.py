@@ -161,6 +161,8 @@ class TableUI:
         self.app.screen.advertised = session.config.advertise
         self.app.screen.pin = session.config.pin or ""
         self.app.screen.watching = session.config.watch
+        self.app.screen.go_on = session.go_on_without_them
+        session.on_stranded = self.app.screen.show_stranded
         watching = asyncio.get_running_loop().create_task(self._watch_bots(session))
         try:
             await self.app.run()
@@ -179,7 +181,9 @@ class TableUI:
         seed = session.config.seed * 100 + 50 + len(self.bots)
         name = f"bot {len(self.bots) + 1} of {session.config.name or 'kdm'}"
         errors = tempfile.TemporaryFile()  # noqa: SIM115 (kept open for the bot's life; closed in stop_bots)
-        process = spawn_bot(session.contact, session.config, seed=seed, name=name, errors=errors)
+        process = spawn_bot(
+            session.contact, session.config, seed=seed, name=name, errors=errors, laptop=session.node.node_id
+        )
         self.bots.append(BotProcess(process, name, errors))
         self.app.screen.own_bots.add(name)
         return True

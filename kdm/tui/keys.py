@@ -139,7 +139,9 @@ def plugin_bindings(screen: TableScreen) -> Callable[[], KeyBindings]:
 
 def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: FilterOrBool = False) -> None:
     """Add the keys every game's table has to ``bindings``: ``?`` help, ``s`` scores, Esc closes them,
-    Enter leaves once the game is over, ``q`` (or Ctrl-C) asks to leave, and any key answers. While
+    Enter leaves once the game is over, ``q`` (or Ctrl-C) asks to leave, and any key answers; ``G``
+    (a capital, not to be pressed by chance) goes on without the laptops not heard from while the table
+    cannot commit. While
     ``chooser`` holds the letters (a game's own menu), ``s`` and ``q`` are the chooser's."""
     asking = Condition(lambda: screen.asking)
     chatting = Condition(lambda: screen.chat_draft is not None)
@@ -194,6 +196,10 @@ def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: Fi
     def _quit(event: KeyPressEvent) -> None:
         if screen.ask_quit():
             event.app.exit()
+
+    @bindings.add("G", filter=free & Condition(lambda: bool(screen.stranded)))
+    def _go_on(event: KeyPressEvent) -> None:
+        screen.go_on_without_them()
 
     @bindings.add("/", filter=free & ~overlay)
     def _chat(event: KeyPressEvent) -> None:

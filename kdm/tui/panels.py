@@ -283,6 +283,11 @@ def card_fragment(face: str | None, lang: str = "en") -> tuple[str, str]:
 
 
 def message_text(screen: TableScreen) -> Fragments:
+    if screen.stranded:  # stays until the table commits again: the player has a question to answer
+        names = ", ".join(screen.stranded)
+        return [
+            ("class:error", " " + screen.say("going_on" if screen.going_on else "stranded_ask", names=names))
+        ]
     return [("class:message", " " + screen.message)] if screen.message else []
 
 

@@ -137,6 +137,14 @@ class TableScreen:
         self.unpainted: list[int] = []
         self.painted: set[int] = set()
         self.lost: set[str] = set()
+        #: While the table cannot commit: the names of the seats on the laptops not heard from
+        #: (``TableSession.missing_laptops``, told through ``show_stranded``).
+        self.stranded: list[str] = []
+        #: Goes on without them, as this player decides (``TableSession.go_on_without_them``); None
+        #: where nobody may (a screen over a test's fake table).
+        self.go_on: Callable[[], bool] | None = None
+        #: The player decided to go on without ``stranded``: the table is electing among the others.
+        self.going_on = False
         #: Who acted for each seat from which event on: ``seat -> [(seq, name), ...]``.
         self._acting: dict[int, list[tuple[int, str]]] = {}
         #: ``HOST:PORT`` others join this table at, for the waiting room; and whether it is found by name.
@@ -425,6 +433,24 @@ class TableScreen:
                 changed = True
         if changed:
             self.on_change()
+
+    def show_stranded(self, missing: list[str]) -> None:
+        """The table cannot commit without the laptops of ``missing`` (names), or can again ([])."""
+        was, self.stranded = self.stranded, list(missing)
+        self.going_on = self.going_on and bool(missing) and set(missing) <= set(was)
+        if missing and not was:
+            self._add("error", self.say("stranded", names=", ".join(missing)))
+        elif was and not missing:
+            self._add("info", self.say("unstranded"))
+        self.on_change()
+
+    def go_on_without_them(self) -> bool:
+        """The player decides that the table goes on without the laptops not heard from (``G``)."""
+        if not self.stranded or self.go_on is None:
+            return False
+        self.going_on = self.go_on() or self.going_on
+        self.on_change()
+        return True
 
     # --- the player's keys ------------------------------------------------------------------------
 

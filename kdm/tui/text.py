@@ -75,6 +75,19 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "away": ("away", "absent"),
     "peer_lost": ("{name} is not answering", "{name} ne répond plus"),
     "peer_back": ("{name} is back", "{name} est de retour"),
+    "stranded": (
+        "the table cannot go on without {names}: no news from their laptops",
+        "la table est bloquée sans {names} : aucune nouvelle de leur ordinateur",
+    ),
+    "stranded_ask": (
+        "no news from {names}: G goes on without them (bots play), or wait",
+        "aucune nouvelle de {names} : G pour continuer sans eux (robots), ou attendez",
+    ),
+    "going_on": (
+        "going on without {names}: bots play their seats",
+        "on continue sans {names} : des robots jouent pour eux",
+    ),
+    "unstranded": ("the table goes on", "la table continue"),
     "refused": ("refused: {reason}", "refusé : {reason}"),
     "slap_banner": ("✋ SLAP! {name}", "✋ PAF ! {name}"),
     "slap_opens": ("opens a window", "tape le tas"),
