@@ -218,8 +218,10 @@ async def table(
     fewer ``seated`` the screen opens on the waiting room and the game does not start."""
     seated = players if seated is None else seated
     # A test's key press comes within a few ms of the paint, quicker than any person: the table's
-    # minimum reaction time (tested with the rules) would refuse it.
-    chosen = {"rounds": rounds, "slap_timeout_ms": 500, "min_reaction_ms": 0, **(options or {})}
+    # minimum reaction time (tested with the rules) would refuse it. The pauses for people (tested with
+    # the rules and in tests/test_tempo.py) are off unless a test asks for them.
+    chosen = {"rounds": rounds, "slap_timeout_ms": 500, "min_reaction_ms": 0, "checkpoint_ms": 0,
+              "round_pause_ms": 0, **(options or {})}  # fmt: skip
     log, peers = await seated_peers(players, chosen, Rules.for_table(variants), seated)
     scene = Table(log, peers, lang, output or Screen80x24())
     scene.open(0, add_bot)
