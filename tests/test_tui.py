@@ -459,7 +459,7 @@ def test_quit_twice_quits(again: str) -> None:
 def test_french_table() -> None:
     async def scene() -> None:
         async with table(lang="fr") as t:
-            await t.shows("Espace tape")
+            await t.shows("tapez : Espace")  # a checkpoint: a slap may count now
             for face in hand_faces(t):  # the court cards as French players read them: R, D, V
                 assert pretty(face, "fr") in t.text()
             await t.press("q", lambda: t.screen.confirm_quit, "asked")
