@@ -130,8 +130,10 @@ class Bot:
             self.profile = self.timing.at_peoples_pace()
 
     def reaction_ms(self) -> float:
-        low, high = self.timing.reaction_bounds
-        return max(low, min(high, self.rng.gauss(self.timing.reaction_ms, self.timing.reaction_spread_ms)))
+        profile = self.timing
+        low, high = profile.reaction_bounds
+        drawn = self.rng.gauss(profile.reaction_ms, profile.reaction_spread_ms)
+        return max(low, drawn if drawn < high else high)
 
     def think_ms(self) -> float:
         return self.rng.uniform(*self.timing.think_ms)

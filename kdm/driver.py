@@ -221,7 +221,7 @@ class TableDriver:
             self.deck.knowledge,
             self._bot_decide,
         )
-        people = bool(state.people)
+        people = state.people
         for seat in seats:
             bot = bots.get(seat)
             if bot is None:

@@ -333,7 +333,7 @@ def _begin_passing(engine: Engine, kilo: KiloTable) -> PassingStarted:
     state.turn = starter
     state.phase = "passing"
     engine.rules.caller("kdm_passing_started")(state=state)
-    if state.turn is not None:  # passing in turn (not all at once, which has its own GO)
+    if state.turn is not None and state.people:  # passing in turn (all at once has its own GO)
         hold_checkpoint(state, kilo)
     return {"kind": "passing_started", "round": state.round, "starter": starter,
             "direction": "left" if kilo.direction == LEFT else "right"}  # fmt: skip
@@ -380,7 +380,7 @@ def _pass(engine: Engine, event: Event) -> list[KiloEffect]:
     was_checkpoint, kilo.checkpoint = kilo.checkpoint, receiver == kilo.starter
     if was_checkpoint and not kilo.checkpoint:
         kilo.left_checkpoint = state.seq
-    if kilo.checkpoint:
+    if kilo.checkpoint and state.people:
         hold_checkpoint(state, kilo)
     effect: Passed = {"kind": "passed", "seat": event.seat, "to": receiver, "token": event.token,
                       "checkpoint": kilo.checkpoint}  # fmt: skip
@@ -401,6 +401,8 @@ def effective_time(state: TableState, event: TimedEvent) -> float:
 
 def _slap(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, Slap)
+    if event.round:  # a person's press, which names its round
+        check_fresh(engine.state, event.round, event.trigger)
     return slap(engine, event)
 
 
@@ -418,7 +420,6 @@ def slap(engine: Engine, event: TimedEvent) -> list[KiloEffect]:
     elif state.phase != "window" or window is None:
         raise IllegalAction("no slapping now: the window is being judged or the round is over")
     _check_seat(state, event.seat)
-    _check_fresh(state, kilo, event)
     if window is not None and window.slapped(event.seat):
         raise IllegalAction(f"seat {event.seat} has already slapped")
     if window is None and event.seat in kilo.barred:
@@ -444,16 +445,13 @@ def slap(engine: Engine, event: TimedEvent) -> list[KiloEffect]:
     return effects
 
 
-def _check_fresh(state: TableState, kilo: KiloTable, event: TimedEvent) -> None:
-    """A press that names its round (a person's) counts only in that round, and only while what it
-    answers is still open: a late press for a window that has closed is refused, never taken as a
-    false slap of what came next."""
-    made_in = getattr(event, "round", 0)
-    if not made_in:
-        return
+def check_fresh(state: TableState, made_in: int, trigger: int | None) -> None:
+    """A press that names its round (``made_in``: a person's) counts only in that round, and only while
+    what it answers (``trigger``) is still open: a late press for a window that has closed is refused,
+    never taken as a false slap of what came next. A variant's own press may call this too."""
     if made_in != state.round:
         raise IllegalAction(f"this slap was made in round {made_in}, which is over")
-    if event.trigger is not None and event.trigger < kilo.passing_since:
+    if trigger is not None and trigger < table(state).passing_since:
         raise IllegalAction("this slap answered a window that has closed")
 
 

@@ -908,8 +908,7 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
     if phase == "hunt" and not data.sweepable:
         return [Duty("quiet", after_ms=state.options["sweep_after_ms"], ref=data.quiet_since)]
     if phase == "sweep":
-        answering = [seat for seat in range(state.players) if seat != data.sweep_asker]
-        after = answer_ms(state, answering)
+        after = answer_ms(state, [s for s in state.people if s != data.sweep_asker])
         return [Duty("sweep_time", after_ms=after, ref=data.sweep_asked_at)]
     if phase == "refused" and data.refuser is not None:
         # RULES 3.4.3: the refuser's exchange, theirs to choose until sweep_answer_ms; then the first
@@ -949,7 +948,7 @@ def answer_ms(state: TableState, seats: list[int]) -> int:
     """How long ``seats`` have to answer the sweep (``sweep_answer_ms``), at least ``PEOPLE_ANSWER_MS``
     when one of them is a person's (``TableState.people``)."""
     chosen: int = state.options["sweep_answer_ms"]
-    if any(seat in state.people for seat in seats):
+    if state.people and not set(seats).isdisjoint(state.people):
         return max(chosen, PEOPLE_ANSWER_MS)
     return chosen
 
