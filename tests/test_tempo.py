@@ -215,3 +215,19 @@ def test_passing_all_at_once_has_no_hold_of_the_checkpoint_its_go_is_the_pace() 
     )
     table.deal(NO_COMBO)
     assert table.kilo.hold is None and [kind for kind, _after in timers(table)] == ["go"]
+
+
+def test_every_pause_of_a_game_is_a_timer_of_its_own() -> None:
+    """A host starts a table timer once per (kind, ref): a pause whose ref had served before (a round
+    number equal to an earlier hold's seq) would never be proposed, and the table would stall."""
+    table = people_table(KINGS_AT_0, rounds=4)
+    refs = []
+    for _round in range(3):
+        refs += [duty.ref for duty in table.engine.awaiting() if duty.kind == "resume"]
+        table.fire("resume")  # the checkpoint after the deal
+        table.slap(1, at=1000.0)  # a false slap ends the round
+        table.close()
+        refs += [duty.ref for duty in table.engine.awaiting() if duty.kind == "resume"]
+        table.fire("resume")  # the rest after the round
+        table.deal(NO_COMBO)
+    assert len(refs) == 6 and len(set(refs)) == 6

@@ -123,8 +123,8 @@ class KiloTable:
     passing_since: int = 0
     #: Every draw of the game, public as it happened: ``(round, seat, card, flushed)``.
     draws: list[tuple[int, int, str, bool]] = field(default_factory=list)
-    #: At a table of people, the seq at which the checkpoint being held began: no pass until its
-    #: ``Resume`` (None: no hold).
+    #: At a table of people, the seq at which the pause began: the checkpoint being held (no pass
+    #: until its ``Resume``), or the rest after the round (None: no pause).
     hold: int | None = None
 
 
@@ -681,6 +681,7 @@ def _end_round(engine: Engine) -> list[KiloEffect]:
         effects.append({"kind": "game_over", "winners": winners, "scores": list(state.scores)})
     elif state.people and state.options["round_pause_ms"] > 0:
         state.phase = "resting"  # the round's result stays on screen a while: the Resume deals on
+        table(state).hold = state.seq
     else:
         state.phase = "dealing"
     return effects
@@ -693,6 +694,7 @@ def _resume(engine: Engine, event: Event) -> list[KiloEffect]:
     kilo = table(state)
     if state.phase == "resting":
         state.phase = "dealing"
+        kilo.hold = None
         rested: Rested = {"kind": "rested", "round": state.round, "wake": ()}
         return [rested]
     if state.phase != "passing" or kilo.hold is None:
@@ -781,7 +783,8 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
     if phase == "passing" and kilo.hold is not None:
         return [Duty("resume", after_ms=state.options["checkpoint_ms"], ref=kilo.hold)]
     if phase == "resting":
-        return [Duty("resume", after_ms=state.options["round_pause_ms"], ref=state.round)]
+        # Timers are told apart by their refs for the whole game: a seq, never reused, like a hold's.
+        return [Duty("resume", after_ms=state.options["round_pause_ms"], ref=kilo.hold or 0)]
     if phase == "judging":
         first = kilo.ordered[0][0]
         return [Duty("show_hand", seat=first, tokens=tuple(state.hands[first]))]
