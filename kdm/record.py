@@ -331,9 +331,11 @@ class TableRecord:
         engine = self.engine
         if self.deck != "fair" or not self.started or engine is None or engine.over:
             return []
-        # A round is in play unless the table awaits its next deal (the last round's start is stale then).
+        # A round is in play unless the table awaits its next deal, or rests before it with the cards
+        # gathered (a table of people pauses on a round's result): the last round's start is stale then.
         start, self.round_start = self.round_start, None
-        replayed = start is not None and not any(d.kind == Deal.kind for d in engine.awaiting())
+        between = any(d.kind == Deal.kind for d in engine.awaiting()) or not any(engine.state.hands)
+        replayed = start is not None and not between
         if start is not None and replayed:
             engine.restore(start)
         said = f"seat {seat} changed hands ({why})" + (": the round is played again" if replayed else "")
@@ -360,6 +362,9 @@ class TableRecord:
         if len(self.seats) != self.players:
             raise UsageError(f"{len(self.seats)} of {self.players} seats are taken")
         self.started = True
+        assert self.engine is not None
+        # Whether people sit is the log's to say, so every peer paces the game alike (kdm.state).
+        self.engine.state.people = tuple(seat for seat, taken in enumerate(self.seats) if not taken.bot)
         return [Notice("started", node=node)]
 
     def _reveal(self, entry: Reveal) -> list[Notice]:

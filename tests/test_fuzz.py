@@ -851,14 +851,17 @@ def record_state(record: TableRecord) -> tuple[Any, ...]:
 
 
 def started_record() -> TableRecord:
-    """A table of three, created, seated and started, before its first shuffle."""
+    """A table of three bots, created, seated and started, before its first shuffle."""
     installed = installed_plugins()
     record = TableRecord(installed)
     plugins = {"kilo": installed["kilo"].version}
     steps = [{"t": "create", "id": [SEATS[0], 1], "name": "kitchen", "players": 3, "options": RULES_OPTIONS,
               "plugins": plugins}]  # fmt: skip
+    # Bots' seats: the game played into it (``GAME``) is a bots-only game, which a table of people
+    # would pace otherwise (its checkpoints hold before the next pass).
     steps += [
-        {"t": "join", "id": [node, 2], "commit": commitment(NONCES[seat])} for seat, node in enumerate(SEATS)
+        {"t": "join", "id": [node, 2], "commit": commitment(NONCES[seat]), "bot": True}
+        for seat, node in enumerate(SEATS)
     ]
     steps += [{"t": "start", "id": [SEATS[0], 3]}]
     for step in steps:

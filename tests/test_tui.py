@@ -218,8 +218,10 @@ async def table(
     fewer ``seated`` the screen opens on the waiting room and the game does not start."""
     seated = players if seated is None else seated
     # A test's key press comes within a few ms of the paint, quicker than any person: the table's
-    # minimum reaction time (tested with the rules) would refuse it.
-    chosen = {"rounds": rounds, "slap_timeout_ms": 500, "min_reaction_ms": 0, **(options or {})}
+    # minimum reaction time (tested with the rules) would refuse it. The pauses for people (tested with
+    # the rules and in tests/test_tempo.py) are off unless a test asks for them.
+    chosen = {"rounds": rounds, "slap_timeout_ms": 500, "min_reaction_ms": 0, "checkpoint_ms": 0,
+              "round_pause_ms": 0, **(options or {})}  # fmt: skip
     log, peers = await seated_peers(players, chosen, Rules.for_table(variants), seated)
     scene = Table(log, peers, lang, output or Screen80x24())
     scene.open(0, add_bot)
@@ -460,7 +462,7 @@ def test_quit_twice_quits(again: str) -> None:
 def test_french_table() -> None:
     async def scene() -> None:
         async with table(lang="fr") as t:
-            await t.shows("Espace tape")
+            await t.shows("tapez : Espace")  # a checkpoint: a slap may count now
             for face in hand_faces(t):  # the court cards as French players read them: R, D, V
                 assert pretty(face, "fr") in t.text()
             await t.press("q", lambda: t.screen.confirm_quit, "asked")

@@ -478,6 +478,9 @@ class TableScreen:
             return self.tell("no_passing")
         if view.turn != seat:
             return self.tell("not_your_turn")
+        kilo = self.kilo(view)
+        if kilo is not None and kilo.holding:
+            return self.tell("holding")  # the checkpoint holds for people: the table would refuse it
         if self._passing is not None or not view.hand:
             return False
         token, face = view.hand[self.selected]
@@ -499,7 +502,12 @@ class TableScreen:
             return self.tell("barred")
         self._slapping = True
         trigger, rt = self._trigger(kilo, seat, pressed_ms)
-        return self.act(Slap(seat=seat, t_sync=self.on_agreed_clock(pressed_ms), trigger=trigger, rt=rt))
+        if trigger is None and kilo.window_open:
+            # Not painted yet, but pressed for this window all the same: naming it (and the round)
+            # makes a press that arrives after the window closed void, not a false slap of the next.
+            trigger = kilo.window_opened_by
+        t_sync = self.on_agreed_clock(pressed_ms)
+        return self.act(Slap(seat=seat, t_sync=t_sync, trigger=trigger, rt=rt, round=view.round))
 
     def feint(self, pressed_ms: float) -> bool:
         """Feint: the slapping gesture without the slap, timed like one."""

@@ -274,6 +274,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "on": ("on", "oui"),
     "off": ("off", "non"),
     "full": ("full", "complète"),
+    # --- people's pace: what the footer and the hand line say can be done now ---------------------
+    "hint_slap_now": ("slap now: Space", "tapez : Espace"),
+    "slap_now": ("✋ slap now! (Space)", "✋ tapez ! (Espace)"),
+    "combo_slap_now": ("✋ a combo: slap now! (Space)", "✋ une combinaison : tapez ! (Espace)"),
+    "you_slapped": ("you slapped: the others are slapping", "vous avez tapé : les autres tapent"),
+    "holding": ("your turn: pass once the checkpoint is over", "à vous : passez une fois le moment passé"),
+    "next_round_soon": ("the next round is dealt in a moment", "la manche suivante arrive"),
 }
 
 

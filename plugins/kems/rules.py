@@ -969,12 +969,13 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
     if phase == "hunt" and not data.sweepable:
         return [Duty("quiet", after_ms=state.options["sweep_after_ms"], ref=data.quiet_since)]
     if phase == "sweep":
-        return [Duty("sweep_time", after_ms=state.options["sweep_answer_ms"], ref=data.sweep_asked_at)]
+        after = answer_ms(state, [s for s in state.people if s != data.sweep_asker])
+        return [Duty("sweep_time", after_ms=after, ref=data.sweep_asked_at)]
     if phase == "refused" and data.refuser is not None:
         # RULES 3.4.3: the refuser's exchange, theirs to choose until sweep_answer_ms; then the first
         # card of their hand goes for the first table card.
         hand = tuple(state.hands[data.refuser])
-        after = state.options["sweep_answer_ms"]
+        after = answer_ms(state, [data.refuser])
         return [Duty("exchange", seat=data.refuser, tokens=hand, after_ms=after, ref=data.sweep_asked_at)]
     if phase == "calling":
         return [Duty("close", after_ms=state.options["call_window_ms"], ref=data.window_opened_by)]
@@ -997,6 +998,20 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
             )
         ]
     return []
+
+
+#: The least time a person is given to answer « Balayage ? », or to make the exchange a refusal
+#: obliges (issue "A first evening that works": 5 s ran out while a person was still marking cards).
+PEOPLE_ANSWER_MS = 10000
+
+
+def answer_ms(state: TableState, seats: list[int]) -> int:
+    """How long ``seats`` have to answer the sweep (``sweep_answer_ms``), at least ``PEOPLE_ANSWER_MS``
+    when one of them is a person's (``TableState.people``)."""
+    chosen: int = state.options["sweep_answer_ms"]
+    if state.people and not set(seats).isdisjoint(state.people):
+        return max(chosen, PEOPLE_ANSWER_MS)
+    return chosen
 
 
 @hookimpl

@@ -104,7 +104,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "signs_field_presign": ("pre-sign (three of a kind): {gesture}", "pré-signe (brelan) : {gesture}"),
     "none": ("none", "aucun"),
     "scores_team": ("team {team}  {names}", "équipe {team}  {names}"),
-    "scores_deals": ("deal by deal:", "donne par donne :"),
+    "scores_deals": ("points gained, deal by deal:", "points gagnés, donne par donne :"),
     "scores_calls": (
         "{call}: {confirmed} confirmed, {failed} failed",
         "{call} : {confirmed} réussis, {failed} ratés",
