@@ -9,8 +9,9 @@ driver (the peer, the simulation) stamps timed events when the action happens.
 
 from __future__ import annotations
 
+import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kdm.deck import PrivateNote
@@ -19,6 +20,11 @@ from kdm.events import Event
 __all__ = ["STRATEGIES", "Bot", "Decision", "Profile"]
 
 STRATEGIES = ("greedy", "random")
+
+#: At a table where a person sits, bots keep people's pace (issue "A first evening that works"): a
+#: visual reaction takes a person 200-350 ms, choosing a card to pass 0.8-2.5 s.
+PEOPLE_REACTION_MS = (200.0, 350.0)
+PEOPLE_THINK_MS = (800.0, 2500.0)
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,31 @@ class Profile:
     #: and how often a suspicion not yet backed by evidence is acted on (a bluff): people err.
     misread_chance: float = 0.0
     bluff_chance: float = 0.0
+    #: The bounds of one reaction drawn around ``reaction_ms`` (no upper bound among bots).
+    reaction_bounds: tuple[float, float] = (120.0, math.inf)
+
+    def at_peoples_pace(self) -> Profile:
+        """This profile at a table of people: reactions within ``PEOPLE_REACTION_MS`` and thinking within
+        ``PEOPLE_THINK_MS``, the bot keeping its place among bots (quick stays quick, slow stays slow)."""
+        low, high = PEOPLE_REACTION_MS
+        # Where this bot stands among drawn bots (``drawn``: reactions 220-420 ms, thinking from
+        # 200-400 ms to 700-1400 ms), carried over to people's ranges.
+        standing = _clamped((self.reaction_ms - 220.0) / 200.0)
+        spread = (high - low) / 8
+        quickest = _clamped((self.think_ms[0] - 200.0) / 200.0)
+        slowest = _clamped((self.think_ms[1] - 700.0) / 700.0)
+        think_low, think_high = PEOPLE_THINK_MS
+        middle = (think_low + think_high) / 2
+        return replace(
+            self,
+            reaction_ms=low + 2 * spread + standing * (high - low - 4 * spread),
+            reaction_spread_ms=spread,
+            reaction_bounds=PEOPLE_REACTION_MS,
+            think_ms=(
+                think_low + quickest * (middle - think_low) / 2,
+                middle + (0.5 + slowest / 2) * (think_high - middle),
+            ),
+        )
 
     @classmethod
     def drawn(cls, rng: random.Random, slips: random.Random | None = None) -> Profile:
@@ -50,6 +81,10 @@ class Profile:
             misread_chance=slips.uniform(0.0, 0.08),
             bluff_chance=slips.uniform(0.0, 0.04),
         )
+
+
+def _clamped(share: float) -> float:
+    return max(0.0, min(1.0, share))
 
 
 @dataclass(frozen=True)
@@ -73,6 +108,8 @@ class Bot:
     seed: bytes = b""
     profile: Profile | None = None
     memory: dict[str, Any] = field(default_factory=dict)
+    #: Whether the bot plays at people's pace (``pace_for_people``).
+    paced: bool = False
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
@@ -86,8 +123,17 @@ class Bot:
         assert self.profile is not None
         return self.profile
 
+    def pace_for_people(self) -> None:
+        """Play at people's pace from now on (a person sits at the table: ``Profile.at_peoples_pace``)."""
+        if not self.paced:
+            self.paced = True
+            self.profile = self.timing.at_peoples_pace()
+
     def reaction_ms(self) -> float:
-        return max(120.0, self.rng.gauss(self.timing.reaction_ms, self.timing.reaction_spread_ms))
+        profile = self.timing
+        low, high = profile.reaction_bounds
+        drawn = self.rng.gauss(profile.reaction_ms, profile.reaction_spread_ms)
+        return max(low, drawn if drawn < high else high)
 
     def think_ms(self) -> float:
         return self.rng.uniform(*self.timing.think_ms)

@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import socket
 import sys
 import time
@@ -25,13 +26,23 @@ from kdm.errors import UsageError
 from kdm.events import Event
 from kdm.identity import data_root
 from kdm.manager import Rules
+from kdm.net.discovery import parse_contact
 from kdm.options import parse_assignments
 from kdm.plugins_command import add_plugins_parser
 from kdm.record import DECKS
 from kdm.session import SessionConfig, default_interface
-from kdm.settings import DECK_HELP, NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, keep_games, your_names
+from kdm.settings import (
+    DECK_HELP,
+    NO_BELL_HELP,
+    TABLE_NAME_HELP,
+    YOUR_NAME_HELP,
+    keep_games,
+    your_language,
+    your_names,
+)
 from kdm.sim import Simulation
-from kdm.tui.command import add_play_parser
+from kdm.tui.command import TARGET_HELP, add_play_parser
+from kdm.tui.text import LANGUAGES
 
 USAGE_ERROR = 2
 
@@ -43,10 +54,45 @@ class _Parser(argparse.ArgumentParser):
         self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
 
 
+class _Subcommand(_Parser):
+    """A subcommand's parser: it refuses the arguments it does not know itself, so that the line names
+    the subcommand (``kdm play: error: ...``); argparse leaves them to the top parser, which says ``kdm``."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(
+                f"unrecognized arguments: {' '.join(extras)} ({self.prog} --help lists the ones it takes)"
+            )
+        return parsed, extras
+
+
+#: A target whose host part is an IP address is meant as an address (a table name is rarely one).
+_IP_HOST = re.compile(r"(\d{1,3}(\.\d{1,3}){3}|\[[0-9A-Fa-f:.]*\]):.*")
+
+
+def checked_target(target: str | None) -> None:
+    """A table given as ``HOST:PORT[~KEY]`` by an IP address, checked: a mistake in it is one line (the
+    port is not a number, ...) instead of a search of the LAN for a table of that name."""
+    if target and _IP_HOST.fullmatch(target.strip()):
+        try:
+            parse_contact(target)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="kdm", description="Kilo de merde: a serverless LAN card game.")
+    parser = _Parser(
+        prog="kdm",
+        description="Kilo de merde: a serverless LAN card game.",
+        epilog="kdm COMMAND --help says more of each; kdm play --bots 3 plays at once.",
+    )
     parser.add_argument("--version", action="version", version=f"kdm {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    commands = parser.add_subparsers(
+        dest="command", title="commands", metavar="COMMAND", parser_class=_Subcommand
+    )
 
     sim = commands.add_parser(
         "sim",
@@ -86,12 +132,26 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
         command.add_argument("--report", type=Path, default=None, help=argparse.SUPPRESS)
         command.add_argument("--data-dir", type=Path, default=None, help=argparse.SUPPRESS)
-        command.add_argument("--lang", choices=("en", "fr"), default="en", help="language of the game log")
+        command.add_argument(
+            "--lang",
+            choices=LANGUAGES,
+            default=None,
+            help="language of the game log (default: as last chosen)",
+        )
         command.add_argument(
             "--pin",
             default=None,
             help="the table's PIN, 4 to 12 digits: a table hosted with one admits only who proves it "
             "(also KDM_PIN)",
+        )
+
+    def if_stranded_flag(command: argparse.ArgumentParser) -> None:
+        command.add_argument(
+            "--if-stranded",
+            choices=session.IF_STRANDED,
+            default="wait",
+            help="with --headless, when the table cannot go on without laptops not heard from: wait for "
+            "them (default), or go on without them, bots playing their seats (a screen asks instead)",
         )
 
     host = commands.add_parser(
@@ -110,19 +170,21 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--deck", choices=DECKS, default=None, help=DECK_HELP)
     host.add_argument("--no-bell", action="store_true", help=NO_BELL_HELP)
     network_flags(host)
+    if_stranded_flag(host)
     host.set_defaults(run=run_host)
 
     join = commands.add_parser(
         "join",
-        help="join a table by name, or by its address HOST:PORT~KEY as its screen shows it",
+        help="join a table by name, or by its address HOST:PORT[~KEY] as its screen shows it",
         description="Join a table on the LAN and take a free seat.",
     )
-    join.add_argument("target", metavar="NAME|HOST:PORT~KEY")
+    join.add_argument("target", metavar="TABLE", help=TARGET_HELP)
     join.add_argument("--name", default="", help=YOUR_NAME_HELP)
     join.add_argument("--as-bot", choices=STRATEGIES, default=None, help="let a bot play this seat")
     join.add_argument("--watch", action="store_true", help="watch the table without taking a seat")
     join.add_argument("--no-bell", action="store_true", help=NO_BELL_HELP)
     network_flags(join)
+    if_stranded_flag(join)
     join.set_defaults(run=run_join)
 
     bot = commands.add_parser(
@@ -130,7 +192,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a headless bot peer that takes a seat",
         description="Join a table as a bot (the only table on the LAN if none is named).",
     )
-    bot.add_argument("target", nargs="?", default=None, metavar="HOST:PORT|NAME")
+    bot.add_argument("target", nargs="?", default=None, metavar="TABLE", help=TARGET_HELP)
     bot.add_argument("--strategy", choices=STRATEGIES, default="greedy", help="how the bot plays")
     bot.add_argument("--name", default="", help='the name the bot sits under (default: "bot")')
     network_flags(bot)
@@ -229,7 +291,7 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
     if args.json and not args.headless:
         raise UsageError("--json prints a summary instead of the table: add --headless")
     config = SessionConfig(
-        bot=bot, seed=args.seed, report=args.report, data_dir=args.data_dir, lang=args.lang
+        bot=bot, seed=args.seed, report=args.report, data_dir=args.data_dir, lang=args.lang or "en"
     )
     if args.interface:
         config.interface = args.interface
@@ -241,13 +303,15 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
     config.watch = getattr(args, "watch", False)
     config.pin = session.checked_pin(args.pin, config.pin)
     config.bell = not getattr(args, "no_bell", False)
+    config.if_stranded = getattr(args, "if_stranded", "wait")
     return config
 
 
 def run_host(args: argparse.Namespace) -> int:
     options: dict[str, Any] = parse_assignments(args.option)
     config = _session_config(args, args.as_bot)
-    config.name, config.table = your_names(args.name, args.table, args.data_dir)
+    config.lang = your_language(args.lang, LANGUAGES, args.data_dir)
+    config.name, config.table = your_names(args.name, args.table, args.data_dir, config.lang)
     config.advertise = not args.no_advertise
     config.deck = args.deck
     if args.bots < 0:
@@ -267,7 +331,8 @@ def run_host(args: argparse.Namespace) -> int:
 
 def run_join(args: argparse.Namespace) -> int:
     config = _session_config(args, args.as_bot)
-    config.name, config.table = your_names(args.name, "", args.data_dir)
+    config.lang = your_language(args.lang, LANGUAGES, args.data_dir)
+    config.name, config.table = your_names(args.name, "", args.data_dir, config.lang)
     if not args.headless:
         from kdm.tui.command import run_at_table
 
@@ -281,6 +346,8 @@ def run_bot(args: argparse.Namespace) -> int:
     config.quiet = config.quiet or not print_log
     config.keep_identity = False  # a bot that fills a seat never comes back for it
     config.name = args.name or "bot"  # not the machine's: its owner sits there under that name
+    # Started by a player's process (spawn_bot): the laptop's one vote is that player's.
+    config.laptop = os.environ.get(session.LAPTOP_ENV, "")
     return _run(session.join(config, args.target or ""), args)
 
 
@@ -372,9 +439,13 @@ LOG_ENV = "KDM_LOG"
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # a bare `kdm`: what it can do, one line each
+        parser.print_help(sys.stderr)
+        return USAGE_ERROR
     level = os.environ.get(LOG_ENV, "warning").upper()
     logging.basicConfig(level=getattr(logging, level, logging.WARNING), format="%(name)s: %(message)s")
     try:
+        checked_target(getattr(args, "target", None))
         code: int = args.run(args)
         return code
     except UsageError as error:

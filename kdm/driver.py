@@ -11,7 +11,8 @@ for all three and lives here, once:
 - **duties**: the event that fulfils a reveal (built by the game's ``kdm_reveal`` from the faces the deck
   knows here) or a table timer (an event of nothing but its kind). Seeds are the host's business: the
   simulation derives them, peers commit and reveal them;
-- **bots**: each bot seat's plan (a decision and when it is due). After an event, the seats its effects
+- **bots**: each bot seat's plan (a decision and when it is due), at people's pace when a person sits
+  at the table (``TableState.people``, ``Bot.pace_for_people``). After an event, the seats its effects
   concern look again (their ``wake`` hints; every seat when an effect gives none); a bot that still
   wants the same event keeps its original timing, and one the event does not concern keeps its plan.
 
@@ -220,10 +221,13 @@ class TableDriver:
             self.deck.knowledge,
             self._bot_decide,
         )
+        people = state.people
         for seat in seats:
             bot = bots.get(seat)
             if bot is None:
                 continue
+            if people and not bot.paced:
+                bot.pace_for_people()  # a person sits at this table: the bots keep their pace
             view = engine.view(seat, knowledge(state, seat))
             decision: Decision | None = decide(view=view, bot=bot)
             current = plans.get(seat)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from kdm.effects import Effect
 from kdm.errors import KdmError
 from kdm.events import Event, TimedEvent
-from kdm.options import TableOption
+from kdm.options import OptionWords, TableOption
 from kdm.state import TableState
 
 if TYPE_CHECKING:
@@ -42,6 +42,8 @@ class IllegalAction(KdmError):
 MIN_REACTION_OPTION = TableOption(
     "min_reaction_ms", int, 100, "a reaction faster than this is refused: no person is that quick",
     minimum=0, maximum=1000,
+    french=OptionWords("réaction minimale (ms)",
+                       "une réaction plus rapide est refusée : personne n'est si vif"),
 )  # fmt: skip
 
 

@@ -59,7 +59,8 @@ class Create(Entry):
 @dataclass(frozen=True)
 class Join(Entry):
     """A node asks for a seat, committing to its first nonce; with a ``player`` key and its signed
-    ``claim``, the seat is bound to that key (``kdm.identity``)."""
+    ``claim``, the seat is bound to that key (``kdm.identity``). A bot a player started names that
+    player's node as its ``laptop``: it does not vote (``kdm.membership``)."""
 
     TYPE: ClassVar[str] = "join"
     commit: bytes
@@ -68,6 +69,7 @@ class Join(Entry):
     box_key: bytes = b""
     player: bytes = b""
     claim: bytes = b""
+    laptop: str = ""
 
 
 @dataclass(frozen=True)
@@ -179,7 +181,7 @@ _SIZES: dict[str, tuple[int, ...]] = {
 #: Fields added after logs were kept, left off the wire at their default: an older entry's bytes (and so
 #: its signature) stay what they were.
 _LATER_FIELDS: frozenset[tuple[type[Entry], str]] = frozenset(
-    {(Create, "deck"), (Act, "keys"), (Takeover, "why")}
+    {(Create, "deck"), (Act, "keys"), (Takeover, "why"), (Join, "laptop")}
 )
 
 

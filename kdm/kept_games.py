@@ -9,7 +9,8 @@ forgets the oldest finished games past the player's limit (``kdm replay --keep N
 log is the table's, which the players keep.
 
 A log without a card is a game this process left before its end (the player may come back to it);
-it is listed as unfinished, and forgotten once it is older than ``STALE_DAYS``.
+it is listed as unfinished, by its table's name and the name of the player (or bot) whose copy it is,
+as its create and join entries say, and forgotten once it is older than ``STALE_DAYS``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from kdm.entries import Create, Join, decode
 from kdm.errors import UsageError
+from kdm.net.storage import read_log_checked
 from kdm.record import TableRecord
 
 log = logging.getLogger("kdm.kept_games")
@@ -42,6 +45,15 @@ class KeptGame:
     #: When it ended (seconds since the epoch), or when its log was last written for an unfinished one.
     at: float = 0.0
     finished: bool = False
+    #: For an unfinished game: who played from this copy of the log (a bot's name for a bot's copy).
+    player: str = ""
+
+
+def log_file_name(table: str, node: str) -> str:
+    """The name of the log file of ``table`` (the founder's node id) kept by ``node``: ``TABLE--NODE``,
+    with what a file name cannot hold replaced."""
+    safe = "".join(c if c.isalnum() or c in "-." else "_" for c in f"{table}--{node}")
+    return f"{safe}.log"
 
 
 def card_of(log_file: Path) -> Path:
@@ -90,12 +102,12 @@ def _read(log_file: Path) -> KeptGame:
     try:
         card = json.loads(card_of(log_file).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return KeptGame(log_file, at=written)
+        return _unfinished(log_file, written)
     except (OSError, ValueError) as error:
         log.warning("ignored the card beside %s: %s", log_file, error)
-        return KeptGame(log_file, at=written)
+        return _unfinished(log_file, written)
     if not isinstance(card, dict):
-        return KeptGame(log_file, at=written)
+        return _unfinished(log_file, written)
     return KeptGame(
         log_file,
         table=str(card.get("table", "")),
@@ -105,6 +117,32 @@ def _read(log_file: Path) -> KeptGame:
         at=float(card.get("at", written)),
         finished=True,
     )
+
+
+def _unfinished(log_file: Path, written: float) -> KeptGame:
+    """A game left before its end, named by its log: the table's name (its create) and the player whose
+    copy this is (the join of the node the file is named after); unnamed when the log does not say."""
+    try:
+        _hard_state, entries, _found = read_log_checked(log_file)
+    except OSError:
+        return KeptGame(log_file, at=written)
+    table_id = table = player = ""
+    for entry in entries:  # the create comes first, then the joins
+        if entry.kind != "normal" or not entry.data:
+            continue
+        try:
+            decoded = decode(entry.data)
+        except ValueError:
+            continue
+        if isinstance(decoded, Create) and not table_id:
+            table_id, table = decoded.id.node, decoded.name
+        elif (
+            isinstance(decoded, Join)
+            and table_id
+            and log_file.name == log_file_name(table_id, decoded.id.node)
+        ):
+            player = decoded.name
+    return KeptGame(log_file, table=table, at=written, player=player)
 
 
 def prune(root: Path, keep: int, now: float | None = None) -> list[Path]:
@@ -144,7 +182,10 @@ def listing(games: list[KeptGame], keep: int) -> list[str]:
             lines.append(
                 f"{number:>3}  {when}  {game.table}  ({game.game}, {len(game.players)} players): won by {won}"
             )
-        else:
+        elif game.table:
+            whose = f" ({game.player}'s copy)" if game.player else ""
+            lines.append(f"{number:>3}  {when}  {game.table}{whose}: unfinished, left before its end")
+        else:  # a log that does not say which table it is
             lines.append(f"{number:>3}  {when}  unfinished: left before its end  ({game.log.name})")
     lines.append(
         f"kdm replay N plays game N back; the last {keep} finished games are kept (kdm replay --keep N)"

@@ -12,7 +12,8 @@ Registration order (pluggy calls the plugin registered *last* first, so later on
 A plugin that requires others (``KDM_REQUIRES`` in its module: a variant requires its game, the
 ``classic`` preset requires ``marathon`` too) brings them to the table; a preset's option values
 (``kdm_option_defaults``) apply unless the table is given other values. ``KDM_MODULES`` names further
-modules of one plugin (a game's bots, its words), registered after its first.
+modules of one plugin (a game's bots, its words), registered after its first. ``KDM_TITLE`` is a
+plugin's name as people say it (« Kilo de merde », « Kem's »), where screens name its game.
 
 ``KDM_DISABLE_PLUGIN_AUTOLOAD=1`` turns loading third-party entry points off. Every manager runs
 ``check_pending()``, so a misspelled hook is an error at start-up, not a silent no-op.
@@ -70,6 +71,11 @@ class PluginInfo:
     def requires(self) -> tuple[str, ...]:
         """The plugins that come with this one (``KDM_REQUIRES`` in its module)."""
         return tuple(getattr(self.modules[0], "KDM_REQUIRES", ()))
+
+    @property
+    def title(self) -> str:
+        """The name people say (``KDM_TITLE`` in its module: "Kilo de merde"), else the plugin's."""
+        return str(getattr(self.modules[0], "KDM_TITLE", "") or self.name)
 
 
 def installed_plugins() -> dict[str, PluginInfo]:
@@ -137,6 +143,13 @@ def _one_of(modes: Sequence[PluginInfo], chosen: Sequence[PluginInfo]) -> str:
         brought_by = [info.name for info in chosen if mode.name in info.requires]
         said.append(f"{mode.name} (which {', '.join(brought_by)} plays)" if brought_by else mode.name)
     return "choose " + ", or ".join(said)
+
+
+def game_of(name: str, installed: Mapping[str, PluginInfo]) -> str | None:
+    """The game plugin ``name`` plays: itself if it is one, else the one it requires (a variant of the
+    base game says ``KDM_REQUIRES = ("kilo",)``); None when it names none and may go with any game."""
+    games = [wanted for wanted in _with_requirements([name], installed) if installed[wanted].mode]
+    return games[0] if games else None
 
 
 def added_hookspecs(plugins: Iterable[PluginInfo]) -> list[ModuleType]:

@@ -1,4 +1,4 @@
-"""Who votes at a table: the processes of its seated players. Everyone else only reads the log.
+"""Who votes at a table: one process per laptop, its seated player's. Everyone else only reads the log.
 
 Consensus commits what a majority of voters hold, so a voter that goes away for good takes a share of
 the quorum with it. A stranger who knocks (refused: the game has started) and leaves, or a spectator,
@@ -7,6 +7,13 @@ the table record seats it. A player whose seat a bot holds (their process died o
 voting too: with their vote gone, the quorum is the players still there, so a second departure does not
 stop the table. Back, under the same node id or a new one, they take their seat back and vote again;
 an old node that no longer plays stops voting. A learner silent for long (a spectator who left) is let go.
+
+One laptop, one vote: the bots a player starts (``b`` in the waiting room, ``kdm play --bots N``) run
+on the player's laptop, and a laptop that dies takes all of its processes at once. Were each bot a
+voter, a laptop with a player and a bot would hold two votes of three, and its crash would leave the
+others without a quorum. So such a bot's seat names its ``laptop`` (the node of the player whose process
+started it) and never votes: the laptop's one vote is its player's. A bot started on its own
+(``kdm bot``, ``kdm selfplay``'s peers) is a laptop of its own and votes like a player.
 
 Pure: `next_change` looks at the record's seats and the consensus membership and says what the leader
 should propose next, one change at a time, as Raft requires.
@@ -17,7 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
-__all__ = ["LEARNER_GONE_MS", "PROMOTE", "RETIRE", "SeatLike", "next_change", "voting_homes"]
+__all__ = [
+    "LEARNER_GONE_MS", "PROMOTE", "RETIRE", "SeatLike", "laptop_of", "names_on_laptops", "next_change",
+    "voting_homes",
+]  # fmt: skip
 
 PROMOTE, RETIRE = "promote", "retire"
 #: A learner not heard from for this long has left (a spectator who closed the lid stays much longer
@@ -34,10 +44,30 @@ class SeatLike(Protocol):
     @property
     def away(self) -> bool: ...
 
+    @property
+    def laptop(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+def laptop_of(seat: SeatLike) -> str:
+    """The node that holds the vote of the laptop ``seat`` is played on: the player's who started its
+    bot, else the seat's own player's."""
+    return seat.laptop or seat.home
+
 
 def voting_homes(seats: Iterable[SeatLike]) -> list[str]:
-    """The nodes that should vote: the seated players' own processes, but for those a bot stands in for."""
-    return [seat.home for seat in seats if not seat.away]
+    """The nodes that should vote: the seated players' own processes, but for those a bot stands in for
+    and for the bots a player started on their laptop (its vote is the player's)."""
+    return [seat.home for seat in seats if not seat.away and laptop_of(seat) == seat.home]
+
+
+def names_on_laptops(seats: Sequence[SeatLike], nodes: Iterable[str]) -> list[str]:
+    """The names of the seats played on the laptops whose votes ``nodes`` hold, in seat order: what a
+    screen calls those laptops ("not heard from: bob, bot 1 of bob")."""
+    wanted = set(nodes)
+    return [seat.name for seat in seats if laptop_of(seat) in wanted]
 
 
 def next_change(

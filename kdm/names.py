@@ -4,6 +4,7 @@ The core hands a ``SeatNames`` to ``kdm_describe`` so that every game's log spea
 numbers ("Alice passes to Bob"), and says a list of them as a sentence does ("Alice, Bob and Carol").
 Two players with one name are told apart by their seat, so a line never means two people at once,
 and a bot standing in for a player is never called by a seated player's name (``stand_in_name``).
+``counted`` says a number of things with the noun in the right number ("1 round", « 1 manche »).
 """
 
 from __future__ import annotations
@@ -29,6 +30,12 @@ def stand_in_name(seat: int, names: Sequence[str], lang: str = "en") -> str:
         return plain
     player = SeatNames.of(names, lang)[seat]
     return STAND_IN_FOR.get(lang, STAND_IN_FOR["en"]).format(player=player)
+
+
+def counted(count: int, lang: str, one: str, many: str) -> str:
+    """``count`` and its noun: singular for 1 in English, for 0 and 1 in French (« 0 manche »)."""
+    singular = abs(count) < 2 if lang == "fr" else abs(count) == 1
+    return f"{count} {one if singular else many}"
 
 
 @dataclass(frozen=True)

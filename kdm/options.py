@@ -1,7 +1,9 @@
 """Table options: declared by plugins, chosen when a table is created, the same on every peer.
 
 A plugin declares its options with ``kdm_table_options``; this module parses ``NAME=VALUE`` text into
-typed values and says, in one line, what is allowed when a name or a value is wrong.
+typed values and says, in one line, what is allowed when a name or a value is wrong. An option may
+bring its words in French (``OptionWords``): the lobby's form and the table's help show them to a
+French table; ``NAME=VALUE`` is the same in every language.
 """
 
 from __future__ import annotations
@@ -14,12 +16,22 @@ from kdm.errors import OptionError
 
 
 @dataclass(frozen=True)
+class OptionWords:
+    """An option's words in another language than English: a label for its name, its help, and
+    names for its values (``(("bottom", "dessous"), ...)``; a value not named is shown as it is)."""
+
+    label: str
+    help: str
+    values: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class TableOption:
     """One table option.
 
     ``type`` is ``int``, ``bool`` or ``str``. ``choices`` limits a ``str`` option; ``minimum`` and
     ``maximum`` bound an ``int`` option; ``words`` are extra string values an ``int`` option accepts
-    (``rounds=pile``).
+    (``rounds=pile``). ``french`` is how a French table words it (in English, its name and ``help``).
     """
 
     name: str
@@ -31,6 +43,23 @@ class TableOption:
     minimum: int | None = None
     maximum: int | None = None
     words: tuple[str, ...] = field(default=())
+    french: OptionWords | None = None
+
+    def label(self, lang: str) -> str:
+        """What the option is called on screen in ``lang``: its name, or its French label."""
+        return self.french.label if lang == "fr" and self.french is not None else self.name
+
+    def described(self, lang: str) -> str:
+        """The option's help in ``lang`` (English when it brings no French)."""
+        return self.french.help if lang == "fr" and self.french is not None else self.help
+
+    def shown(self, value: Any, lang: str) -> str:
+        """``value`` as a person reads it in ``lang``: on/off (oui/non), or the value's French name."""
+        if isinstance(value, bool):
+            return ("oui" if value else "non") if lang == "fr" else ("on" if value else "off")
+        if lang == "fr" and self.french is not None:
+            return dict(self.french.values).get(str(value), str(value))
+        return str(value)
 
     def allowed(self) -> str:
         """What values are allowed, in words."""

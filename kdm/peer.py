@@ -160,6 +160,9 @@ class Peer:
         self.identity = identity or Identity.ephemeral()
         #: True once this process took its player's seat back (after a restart or a lost network).
         self.rejoined = False
+        #: For a bot a player started on their laptop: that player's node, which its join names (the
+        #: laptop's one vote is the player's: ``kdm.membership``); "" for a laptop of its own.
+        self.laptop = ""
         self.record = TableRecord(installed, table=table)
         self.record.check_claims = self._check_claims
         self.record.take_deck_part = self._take_deck_part
@@ -426,6 +429,7 @@ class Peer:
             bot=me.bot is not None,
             commit=me.fresh_commitment(),
             box_key=bytes(me.box.public_key),
+            laptop=self.laptop,
             **claim,
         )
 

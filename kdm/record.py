@@ -123,6 +123,9 @@ class Seat:
     player: bytes = b""
     #: The node of the player's own process: ``node`` unless a bot stands in for them.
     home: str = ""
+    #: For a bot a player started on their laptop (``Join.laptop``), that player's node: the laptop's
+    #: one vote is theirs (``kdm.membership``); "" for a seat that is a laptop of its own.
+    laptop: str = ""
 
     def __post_init__(self) -> None:
         self.home = self.home or self.node
@@ -289,7 +292,8 @@ class TableRecord:
             raise _Refused(f"table '{self.name}': the game has already started", PLAYING)
         if len(self.seats) >= self.players:
             raise _Refused(f"table '{self.name}' is full ({self.players} players)", FULL)
-        self.seats.append(Seat(node, name, bot, commit, box_key, player))
+        laptop = entry.laptop if entry.laptop != node else ""
+        self.seats.append(Seat(node, name, bot, commit, box_key, player, laptop=laptop))
         self.joined.add(node)
         return [Notice("seated", node=node, seat=len(self.seats) - 1)]
 
@@ -315,8 +319,9 @@ class TableRecord:
             del self.returning[seat]
             previous = self.seats[seat]
             self.seats[seat] = Seat(
-                back.node, back.name, previous.bot, back.commitment, back.box_key, previous.player
-            )
+                back.node, back.name, previous.bot, back.commitment, back.box_key, previous.player,
+                laptop=previous.laptop,
+            )  # fmt: skip
             self._restart_reveals()
             notices.append(Notice("returned", node=back.node, seat=seat, previous=previous.node))
             notices += self._void(seat, "its player is back, and the keys of its stand-in left with it")
@@ -329,9 +334,11 @@ class TableRecord:
         engine = self.engine
         if self.deck != "fair" or not self.started or engine is None or engine.over:
             return []
-        # A round is in play unless the table awaits its next deal (the last round's start is stale then).
+        # A round is in play unless the table awaits its next deal, or rests before it with the cards
+        # gathered (a table of people pauses on a round's result): the last round's start is stale then.
         start, self.round_start = self.round_start, None
-        replayed = start is not None and not any(d.kind == Deal.kind for d in engine.awaiting())
+        between = any(d.kind == Deal.kind for d in engine.awaiting()) or not any(engine.state.hands)
+        replayed = start is not None and not between
         if start is not None and replayed:
             engine.restore(start)
         said = f"seat {seat} changed hands ({why})" + (": the round is played again" if replayed else "")
@@ -358,6 +365,9 @@ class TableRecord:
         if len(self.seats) != self.players:
             raise UsageError(f"{len(self.seats)} of {self.players} seats are taken")
         self.started = True
+        assert self.engine is not None
+        # Whether people sit is the log's to say, so every peer paces the game alike (kdm.state).
+        self.engine.state.people = tuple(seat for seat, taken in enumerate(self.seats) if not taken.bot)
         return [Notice("started", node=node)]
 
     def _reveal(self, entry: Reveal) -> list[Notice]:

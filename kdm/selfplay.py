@@ -28,7 +28,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -38,6 +37,7 @@ from typing import Any
 
 from kdm.errors import UsageError
 from kdm.faults import Fault, FaultPlan, Planned, check_commits, longest_stall, read_journal, send_garbage
+from kdm.launcher import kdm_command
 from kdm.manager import Rules
 from kdm.net import chaos
 from kdm.net.storage import read_log
@@ -205,7 +205,7 @@ class _Game:
         peer.started_at = time.monotonic()
         with peer.out.open("ab") as out:
             peer.process = subprocess.Popen(
-                [sys.executable, "-m", "kdm", *(argv or peer.argv)],
+                kdm_command(argv or peer.argv),
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
             )  # fmt: skip
 

@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +27,10 @@ from kdm.cards import derive_seed
 from kdm.errors import PinRefused, UsageError
 from kdm.fair.table import FairDeck
 from kdm.identity import Identity, NodeMemory, SeatMemory, data_root
-from kdm.kept_games import forget_log, prune, remember_game
+from kdm.kept_games import TABLES, forget_log, log_file_name, prune, remember_game
+from kdm.launcher import kdm_command
 from kdm.manager import Rules, installed_plugins
-from kdm.membership import PROMOTE, next_change, voting_homes
+from kdm.membership import PROMOTE, names_on_laptops, next_change, voting_homes
 from kdm.names import SeatNames
 from kdm.net import chaos
 from kdm.net.addresses import first_reachable, offered_addresses
@@ -49,6 +51,9 @@ log = logging.getLogger("kdm.session")
 INTERFACE_ENV = "KDM_INTERFACE"
 #: The table's PIN, for a process that should not show it in its arguments (the bots a host starts).
 PIN_ENV = "KDM_PIN"
+#: For a bot a player's process starts (``spawn_bot``): that process's node, whose laptop it runs on
+#: and whose vote it shares (``kdm.membership``). Set by ``spawn_bot`` only, read by ``kdm bot`` only.
+LAPTOP_ENV = "KDM_BOT_LAPTOP"
 #: How long to listen for the tables on the LAN; for one named, at most this long.
 LISTEN_S, LISTEN_FOR_NAME_S = 1.5, 3.0
 #: Once the named table answered, how long others of the same name may take to answer too.
@@ -57,6 +62,8 @@ SAME_NAME_GRACE_S = 0.3
 _LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+(~.*)?")
 #: How often the leader checks that the membership follows the seats (it also does at every entry).
 MEMBERSHIP_EVERY_S = 1.0
+#: How often a headless host looks whether a bot it started stopped without playing.
+BOT_LIVENESS_S = 0.5
 #: How often a member checks whether it should advertise the table (it leads) or stop (it no longer does).
 ADVERTISE_EVERY_S = 0.5
 #: Once the game is over here, how long the leader stays for members still behind that it hears from
@@ -67,6 +74,11 @@ STRAGGLERS_WAIT_S = 5.0
 ALONE_GIVE_UP_S = 20.0
 #: How often it looks, and how long since a member was last heard counts as silence.
 ALONE_EVERY_S, SILENT_S = 1.0, 2.0
+#: How often a voter checks whether its table can still commit (``Node.not_heard_from``).
+STRANDED_EVERY_S = 0.25
+#: What a headless peer does when its table cannot commit (``--if-stranded``, **contract**): wait for the
+#: laptops not heard from, or go on without them (a forced reconfiguration); a screen asks its player.
+IF_STRANDED = ("wait", "go-on")
 
 #: A user interface: runs beside the game on the session's loop; returns when the player leaves.
 UI = Callable[["TableSession"], Coroutine[Any, Any, None]]
@@ -118,6 +130,10 @@ class SessionConfig:
     #: The deck of a table this process founds (``fair`` or ``open``, DESIGN 7); None: fair when its
     #: seat is a person's, open when a bot founds it (``kdm selfplay``, a bot-only table).
     deck: str | None = None
+    #: For a bot a player's process started: that process's node (``LAPTOP_ENV``); "" otherwise.
+    laptop: str = ""
+    #: When the table cannot commit: ``wait`` for the laptops not heard from, or ``go-on`` without them.
+    if_stranded: str = "wait"
 
     def table_deck(self) -> str:
         """The deck of a table this process founds."""
@@ -162,7 +178,6 @@ async def host(
         session.say(f"listening on {contact}{also}")
     await node.start()
     session.peer.start()
-    helpers: list[subprocess.Popen[bytes]] = []
     try:
         while not node.is_leader:
             await asyncio.sleep(0.01)
@@ -171,16 +186,18 @@ async def host(
         )
         for index in range(bots):
             seed = config.seed * 100 + index + 1
-            helpers.append(
-                spawn_bot(contact, config, seed=seed, name=f"bot {index + 1}")
-            )  # not the machine's
+            session.bots.append(
+                start_bot(contact, config, seed=seed, name=f"bot {index + 1}", laptop=node.node_id)
+            )
         return await session.play(host=True)
     finally:
         await session.close()
         # After a finished game the bots leave by themselves; after a quit they are stopped at once.
         engine = session.peer.record.engine
         grace = 3.0 if engine is not None and engine.over else 0.5
-        await asyncio.gather(*(asyncio.to_thread(stop_process, process, grace) for process in helpers))
+        await asyncio.gather(*(asyncio.to_thread(stop_process, bot.process, grace) for bot in session.bots))
+        for bot in session.bots:
+            bot.errors.close()
 
 
 async def join(
@@ -267,6 +284,7 @@ class TableSession:
             node, installed_plugins(), name=config.name, bot=bot, on_notice=self._notice, identity=identity,
             first_counter=first_counter,
         )  # fmt: skip
+        self.peer.laptop = config.laptop
         node.on_commit = self.peer.committed
         node.on_direct = self.peer.received_direct
         node.screen_proposal = self.peer.screen_proposal
@@ -283,6 +301,13 @@ class TableSession:
         self._advertising_lock = asyncio.Lock()
         self._advertising: list[asyncio.Task[None]] = []
         self.done = asyncio.Event()
+        #: The bot processes this process started to fill seats (``kdm play --bots N``), watched while
+        #: the game runs: one that stops without playing is told to the player, with its reason.
+        self.bots: list[BotProcess] = []
+        #: While the table cannot commit: the names of the seats on the laptops not heard from.
+        self.stranded: list[str] = []
+        #: Told (with ``stranded``) whenever the table is stranded or commits again: the screen.
+        self.on_stranded: Callable[[list[str]], None] | None = None
         self._reconcile_soon = False
         self._answering: asyncio.DatagramTransport | None = None
 
@@ -419,17 +444,63 @@ class TableSession:
     async def _keep_membership(self) -> None:
         await every(MEMBERSHIP_EVERY_S, self._reconcile_membership, "keeping the table's membership")
 
+    def missing_laptops(self) -> list[str]:
+        """The names of the seats played on the laptops this node has not heard from, while its table
+        cannot commit without them (their node ids when no seat names them yet); [] while it can."""
+        gone = self.node.not_heard_from()
+        return (names_on_laptops(self.peer.record.seats, gone) or list(gone)) if gone else []
+
+    def go_on_without_them(self) -> bool:
+        """The person here decided (a key on the screen, or ``--if-stranded go-on``): the table goes on
+        with the laptops still heard, bots playing the lost seats (``Node.go_on_without_them``)."""
+        missing = self.missing_laptops()
+        if not missing or not self.node.go_on_without_them():
+            return False
+        self.say(f"going on without {', '.join(missing)}: bots play their seats")
+        return True
+
+    def _check_stranded(self) -> None:
+        """Say when the table cannot commit, naming the laptops not heard from, and when it can again;
+        a headless peer answers from ``--if-stranded`` at once, a screen asks its player."""
+        missing = self.missing_laptops()
+        was, self.stranded = self.stranded, missing
+        if missing and not was:
+            self.say(f"stranded: the table cannot go on without {', '.join(missing)} (not heard from)")
+            if self.ui is None and self.config.if_stranded == "wait":
+                self.say("waiting for them to come back (--if-stranded wait)")
+            self._advertising.append(asyncio.get_running_loop().create_task(self._advertise_if_leading()))
+        elif was and not missing:
+            self.say("the table can commit again")
+        if missing != was and self.on_stranded is not None:
+            self.on_stranded(missing)
+        if missing and self.ui is None and self.config.if_stranded == "go-on":
+            self.go_on_without_them()  # again whenever the survivors it went on with lose one more
+
+    async def _watch_stranded(self) -> None:
+        await every(STRANDED_EVERY_S, self._check_stranded, "watching whether the table can commit")
+
+    def _advertises(self) -> bool:
+        """Whether this process advertises the table: as its leader; or, while it cannot commit, as the
+        first of the voters it still hears, so that a returning laptop finds it (``kdm join NAME``)."""
+        node = self.node
+        if node.is_leader:
+            return True
+        gone = node.not_heard_from()
+        heard = [voter for voter in node.raft.voters if voter not in gone]
+        return bool(gone) and min(heard) == node.node_id
+
     async def _keep_advertised(self) -> None:
         await every(ADVERTISE_EVERY_S, self._advertise_if_leading, "advertising the table", first_now=True)
 
     async def _advertise_if_leading(self) -> None:
         """The table's leader advertises it while it is listed: its founder first, and whoever leads once
-        the founder is gone, so that a player can still find it to come back. A member that stops
-        leading says goodbye; the one advertising republishes when seats or state change."""
+        the founder is gone, so that a player can still find it to come back; and a stranded one too
+        (``_advertises``). A member that stops leading says goodbye; the one advertising republishes when
+        seats or state change."""
         async with self._advertising_lock:
             record = self.peer.record
             wanted = (
-                self.node.is_leader and record.engine is not None and record.listed and self.config.advertise
+                self._advertises() and record.engine is not None and record.listed and self.config.advertise
             )
             if wanted and self.advertiser is None:
                 advertiser = Advertiser()
@@ -467,12 +538,19 @@ class TableSession:
         loop = asyncio.get_running_loop()
         membership = loop.create_task(self._keep_membership())
         advertising = loop.create_task(self._keep_advertised())
-        waiting: set[asyncio.Task[Any]] = {loop.create_task(self.done.wait()), membership, advertising}
+        stranded = loop.create_task(self._watch_stranded())
+        waiting: set[asyncio.Task[Any]] = {
+            loop.create_task(self.done.wait()),
+            membership,
+            advertising,
+            stranded,
+        }
         if self.ui is not None:
             waiting.add(loop.create_task(self.ui(self)))  # the player leaves when they choose
         else:
             waiting.add(loop.create_task(self.peer.finished.wait()))
             waiting.add(loop.create_task(self._give_up_when_alone()))  # a person may quit instead
+            waiting.add(loop.create_task(self._watch_bots()))  # a screen watches them itself
         finished, pending = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()
@@ -534,6 +612,14 @@ class TableSession:
         deadline = loop.time() + STRAGGLERS_WAIT_S
         while node.is_leader and members_behind(node) and loop.time() < deadline:
             await asyncio.sleep(0.05)  # the heartbeats carry the log to them meanwhile
+    async def _watch_bots(self) -> None:
+        """Say why a bot this process started stopped without playing (else the table just waits)."""
+        while True:
+            await asyncio.sleep(BOT_LIVENESS_S)
+            for bot in self.bots:
+                reason = bot.failure()
+                if reason:
+                    self.say(f"{bot.name} could not sit: {reason}")
 
     def report(self) -> dict[str, Any]:
         record = self.peer.record
@@ -645,9 +731,7 @@ def _chaos_if_asked(config: SessionConfig, node: Node) -> None:
 
 
 def _storage(config: SessionConfig, table: str, node_id: str) -> FileStorage:
-    root = data_root(config.data_dir)
-    safe = "".join(c if c.isalnum() or c in "-." else "_" for c in f"{table}--{node_id}")
-    return FileStorage(root / "tables" / f"{safe}.log")
+    return FileStorage(data_root(config.data_dir) / TABLES / log_file_name(table, node_id))
 
 
 async def _resolve(target: str, interface: str | None, held: Sequence[str] = ()) -> list[str]:
@@ -739,6 +823,33 @@ def members_behind(node: Node) -> list[str]:
     ]
 
 
+@dataclass
+class BotProcess:
+    """A bot process started on this machine, and where its error output goes."""
+
+    process: subprocess.Popen[bytes]
+    name: str
+    errors: IO[bytes]
+    told: bool = False
+
+    def failure(self) -> str:
+        """Why the bot stopped without playing (its one error line), once; empty otherwise."""
+        if self.told or self.process.poll() in (None, 0):
+            return ""
+        self.told = True
+        self.errors.seek(0)
+        lines = self.errors.read().decode(errors="replace").strip().splitlines()
+        reason = lines[-1] if lines else f"it stopped with status {self.process.returncode}"
+        return reason.split(": error: ", 1)[-1]
+
+
+def start_bot(contact: str, config: SessionConfig, seed: int, name: str, laptop: str = "") -> BotProcess:
+    """``spawn_bot``, its error output kept to say why it stopped (``BotProcess.failure``)."""
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 (open for the bot's life; its owner closes it)
+    process = spawn_bot(contact, config, seed=seed, name=name, errors=errors, laptop=laptop)
+    return BotProcess(process, name, errors)
+
+
 def spawn_bot(
     contact: str,
     config: SessionConfig,
@@ -746,13 +857,15 @@ def spawn_bot(
     strategy: str = "greedy",
     name: str = "",
     errors: IO[bytes] | None = None,
+    laptop: str = "",
 ) -> subprocess.Popen[bytes]:
     """A ``kdm bot`` process on this machine joining the table this process reaches at ``contact``
     (``HOST:PORT~KEY``); it listens where this process does (``config.interface``, else everywhere).
 
     ``name`` is the name it sits under; its error output goes to ``errors`` (else to ours), where the
-    one line that says why it could not sit can be read back."""
-    argv = [sys.executable, "-m", "kdm", "bot", contact, "--strategy", strategy, "--seed", str(seed)]
+    one line that says why it could not sit can be read back. ``laptop`` is the node of the player's
+    process that starts it: the bot shares that laptop's one vote (``kdm.membership``)."""
+    argv = ["bot", contact, "--strategy", strategy, "--seed", str(seed)]
     if config.interface:
         argv += ["--interface", config.interface]
     if config.data_dir is not None:
@@ -760,7 +873,11 @@ def spawn_bot(
     if name:
         argv += ["--name", name]
     env = {**os.environ, PIN_ENV: config.pin} if config.pin else None  # not in argv: ps shows argv to all
-    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+    if laptop:
+        env = {**(env or os.environ), LAPTOP_ENV: laptop}
+    return subprocess.Popen(
+        kdm_command(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, env=env
+    )
 
 
 def stop_process(process: subprocess.Popen[bytes], grace_s: float = 3.0) -> None:

@@ -39,6 +39,10 @@ class TableState:
     scores: list[int] = field(default_factory=list)
     turn: int | None = None
     rules: dict[str, Any] = field(default_factory=dict)
+    #: The seats a person plays (not a bot), as the record seated them when the game started: a game
+    #: paces itself for people when there is one (its pauses are table timers, agreed in the log).
+    #: Empty at a bots-only table, which plays at bots' speed.
+    people: tuple[int, ...] = ()
     #: Scratch for what the views of every seat share (the core's under "", a plugin's public part under
     #: its name), built once per event rather than once per seat: emptied whenever an event is applied,
     #: never digested.

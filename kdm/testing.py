@@ -99,9 +99,12 @@ class ScriptedTable:
         variants: Sequence[str] = (),
         seed: bytes = b"scripted",
         plugins: Sequence[object] = (),
+        people: Sequence[int] = (),
     ) -> None:
         self.rules = Rules.for_table(variants, [plugin_from(plugin) for plugin in plugins])
         self.engine = Engine(self.rules, players, options)
+        #: The seats people play (``TableState.people``, which the record sets when a game starts).
+        self.engine.state.people = tuple(people)
         self.deck = OpenDeck()
         self.clock = FakeClock()
         self.driver = TableDriver(self.engine, self.deck, self.clock)

@@ -24,6 +24,11 @@ this? the PIN exchange), ``STRANGER_ANSWERS_PER_S`` a second, and keeps at most
 members only. A leader takes no membership change from another node, and from another node only
 what the application's ``screen_proposal`` lets in. From a node that does not vote no raft message but
 answers to the leader and proposals is taken, and none that would move the term.
+
+Stranded: a voter that hears no leader, nor enough voters to make a quorum, for ``STRANDED_AFTER_MS``
+names the voters it has not heard from (``not_heard_from``); the table cannot commit without them. Only
+a person may decide to go on without them (``go_on_without_them``: a forced reconfiguration, see
+``RaftNode.force_configuration``), never a timer: they may be on a laptop that only sleeps.
 """
 
 from __future__ import annotations
@@ -66,6 +71,12 @@ STRANGER_ANSWERS_PER_S = 50
 CAUGHT_UP_SLACK = 32
 #: Joiners remembered as having proved the table's PIN, until they are members (the oldest forgotten).
 MAX_ADMITTED = 64
+#: A voter that has heard no leader, nor a quorum of voters, for this long is stranded (``not_heard_from``):
+#: past an election or two (0.5 to 1 s each), so a table that only changes leader is never stranded.
+STRANDED_AFTER_MS = 2000.0
+#: A tick this late means this process itself was stopped (a sleeping laptop, SIGSTOP): everyone looks
+#: silent to it, so it gives the table ``STRANDED_AFTER_MS`` to answer again before it is stranded.
+STALLED_AFTER_MS = 1000.0
 #: What a node id looks like: ``HOST:PORT~KEY`` (the host may be a bracketed IPv6 address; over the
 #: in-memory network of the tests, the token need not be a key).
 NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,64})?")
@@ -266,6 +277,9 @@ class Node:
         self._waiting: list[bytes] = []
         self._heard: dict[str, float] = {}
         self._started_ms = monotonic_ms()
+        #: When this node last started running again: its start, or the end of a stall of its loop.
+        self._awake_since_ms = self._started_ms
+        self._last_tick_ms = self._started_ms
         self._leader: str | None = None
         #: The highest commit index a leader told this node, and the entry it is applying (None between).
         self._leader_commit = 0
@@ -381,6 +395,45 @@ class Node:
             return 0.0
         return monotonic_ms() - self._heard.get(node_id, self._started_ms)
 
+    def not_heard_from(self) -> tuple[str, ...]:
+        """While this node's table cannot commit: the voters not heard from for ``STRANDED_AFTER_MS``,
+        too many for the others to make a quorum (a leader that lost its quorum steps down within an
+        election timeout; during a forced reconfiguration the quorum is every survivor). () while a
+        leader is heard, or enough voters are, or this node does not vote, or it has run for less than
+        ``STRANDED_AFTER_MS`` since it started or its loop stalled."""
+        raft, me = self.raft, self.node_id
+        if me not in raft.voters or raft.leader == me or self.awake_ms() <= STRANDED_AFTER_MS:
+            return ()
+        if raft.leader is not None and self.silent_ms(raft.leader) <= STRANDED_AFTER_MS:
+            return ()
+        silent = tuple(
+            voter for voter in raft.voters if voter != me and self.silent_ms(voter) > STRANDED_AFTER_MS
+        )
+        if len(raft.voters) - len(silent) >= raft.quorum:
+            return ()
+        return silent
+
+    def awake_ms(self) -> float:
+        """How long this node has run without a stall of its loop (``STALLED_AFTER_MS``) or since it
+        started: a process back from a pause (it was retired meanwhile, maybe) gets its answers first."""
+        return monotonic_ms() - self._awake_since_ms
+
+    def go_on_without_them(self) -> bool:
+        """A person decided that the table goes on without the voters it has not heard from: a forced
+        reconfiguration with the voters this node hears (``RaftNode.force_configuration``), whose
+        leader writes it into the log. False when this node is not stranded (``not_heard_from``)."""
+        gone = self.not_heard_from()
+        if not gone:
+            return False
+        survivors = [voter for voter in self.raft.voters if voter not in gone]
+        forced = self.raft.force_configuration(survivors)
+        if forced:
+            log.warning(
+                "going on without %s, as decided here: with %s", ", ".join(gone), ", ".join(survivors)
+            )
+        self._process()
+        return forced
+
     def agreed_time_ms(self) -> float:
         """Now, on the leader's clock as well as this node can tell (its own when it leads)."""
         now = monotonic_ms()
@@ -394,6 +447,10 @@ class Node:
         await every(self.tick_s, self._tick, "a tick")
 
     def _tick(self) -> None:
+        now = monotonic_ms()
+        if now - self._last_tick_ms > STALLED_AFTER_MS:
+            self._awake_since_ms = now
+        self._last_tick_ms = now
         self.raft.tick()
         self._process()
 

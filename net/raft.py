@@ -20,6 +20,26 @@ not known committed, since it may be the only one able to commit it. Learners re
 campaign, and neither their acknowledgements nor their votes count for a quorum (like any node, they
 answer a vote request, for the candidate that already counts them as promoted).
 
+A forced reconfiguration (`force_configuration`, etcd's ``--force-new-cluster`` for a table that lost
+its quorum for good) is a person's decision, never a timer's: a node told to go on with `voters` (the
+voters it still hears, itself among them) takes them as its configuration and campaigns among them at
+once. Its vote requests name them, and a voter they name that has heard no leader lately takes the same
+configuration (the decision travels, so that the survivor whose log is the most up to date can lead).
+Such a forced election needs the vote of every survivor, so the winner's log is at least as up to date
+as each of theirs; its first entry, instead of the no-op, is a ``force`` conf entry naming the survivors,
+and until that entry is committed the quorum is every survivor as well: the entries before it (the
+winner's whole log, committed or not, so nothing committed is lost) are committed only once every
+survivor holds them, and a survivor never takes a log that would overwrite what it knows committed. Two
+survivors that both decide so do not split: their elections are the same one. Once committed, the new
+configuration is like any other (a majority of its voters). A node that hears a leader drops the forced
+configuration it was campaigning with: the table can commit again, and the log says who votes. Voters
+left out are no longer members; the application adds them back as learners when they return. The
+forced configuration is not saved until that entry is: a node restarted meanwhile has to be told again.
+As with etcd, the decision holds only if the voters left out stay gone or come back one by one: were
+a majority of the old configuration to come back together, before any of them hears of the force
+entry, they would be a quorum of their own (a node left out learns it is no longer a member when it
+says hello to the table again, ``kdm.net.node``).
+
 A leader counts its own copy of an entry toward a commit once it is saved: at once by default (the
 caller saves a `Ready` before acting on it), or, built with ``saves_in_the_background``, only when the
 caller says the entries are durable (`saved`): its appends then go out while its own sync runs, and
@@ -141,6 +161,10 @@ class RaftNode:
 
         self._voters, self._learners = self._bootstrap
         self._config_source: tuple[int, int] = (0, 0)  # (index, term) of the conf entry last applied
+        #: The survivors a forced election goes on with, until this node leads or hears a leader.
+        self._forced: tuple[str, ...] | None = None
+        #: Whether the conf entry in effect (``_config_source``) is a ``force`` one.
+        self._config_is_force = False
         self._refresh_config()
 
     # --- what the caller reads ------------------------------------------------------------------------
@@ -188,6 +212,17 @@ class RaftNode:
     def learners(self) -> tuple[str, ...]:
         return self._learners
 
+    @property
+    def quorum(self) -> int:
+        """How many voters it takes now to elect a leader or commit an entry: a majority, or every
+        survivor during a forced reconfiguration (until its entry is committed)."""
+        return self._quorum()
+
+    @property
+    def forced(self) -> tuple[str, ...] | None:
+        """The survivors this node campaigns with after ``force_configuration`` (None: it does not)."""
+        return self._forced
+
     def log_entries(self, start: int = 1, end: int | None = None) -> tuple[Entry, ...]:
         """Entries with start <= index < end (to the last one when end is None), saved or not."""
         return self._log.slice(start, self._log.last_index + 1 if end is None else end)
@@ -210,6 +245,22 @@ class RaftNode:
         if self._state != LEADER and self._promotable():
             self._election_elapsed = 0
             self._campaign(pre=self._pre_vote)
+
+    def force_configuration(self, voters: Iterable[str]) -> bool:
+        """Go on with ``voters`` alone, the other voters dropped, as decided by a person: the voters this
+        node still hears, itself among them, when the others are gone for good and the table cannot
+        commit without them (see the module's docstring). Campaigns at once. False, changing nothing,
+        when this node leads or does not vote, when ``voters`` leaves this node out or names a node that
+        does not vote, or when it would drop nobody."""
+        survivors = tuple(sorted(set(voters)))
+        if self._state == LEADER or self.node_id not in self._voters or self.node_id not in survivors:
+            return False
+        if not set(survivors) < set(self._voters):
+            return False
+        self._take_forced(survivors)
+        self._election_elapsed = 0
+        self._campaign(pre=self._pre_vote)
+        return True
 
     def propose(self, data: bytes) -> bool:
         """Append `data` (leader) or forward it to the leader (follower). False when there is no known
@@ -266,6 +317,7 @@ class RaftNode:
                 self._become_follower(message.term, message.sender)
             self._leader = message.sender
             self._election_elapsed = 0
+            self._drop_forced()
             if message.kind == "app":
                 return self._handle_append(message)
             self._log.commit_to(min(message.commit, self._log.last_index))
@@ -333,9 +385,15 @@ class RaftNode:
         if self.node_id in self._progress:
             self._progress[self.node_id].update(self._log.last_index)
             self._progress[self.node_id].recent_active = True
-        # no change until everything before this term is committed, by committing this no-op
+        # no change until everything before this term is committed, by committing this no-op (or, after
+        # a forced election, the entry that writes the survivors' configuration into the log)
         self._pending_conf_index = self._log.last_index + 1
-        self._append_as_leader([Entry(self._term, self._log.last_index + 1, b"")])
+        first = Entry(self._term, self._log.last_index + 1, b"")
+        if self._forced is not None:
+            change = ConfChange("force", self.node_id, self._forced)
+            first = Entry(self._term, self._log.last_index + 1, change.encode(), "conf")
+            self._forced = None
+        self._append_as_leader([first])
 
     def _promotable(self) -> bool:
         if self.node_id in self._voters:
@@ -373,6 +431,7 @@ class RaftNode:
                         voter,
                         log_index=self._log.last_index,
                         log_term=self._log.last_term,
+                        voters=self._forced or (),
                     )
                 )
 
@@ -392,9 +451,15 @@ class RaftNode:
         return "pending"
 
     def _quorum(self) -> int:
+        if self._forced is not None or (
+            self._config_is_force and self._config_source[0] > self._log.committed
+        ):
+            return len(self._voters)  # every survivor: what any of them knows committed is kept
         return len(self._voters) // 2 + 1
 
     def _answer_vote(self, message: Message) -> None:
+        if message.voters and self._state != LEADER:
+            self._join_forced(message)
         pre = message.kind == "pre_vote"
         can_vote = (
             self._vote == message.sender
@@ -622,13 +687,37 @@ class RaftNode:
 
     # --- membership -----------------------------------------------------------------------------------
 
+    def _take_forced(self, survivors: tuple[str, ...]) -> None:
+        self._forced = survivors
+        self._voters = survivors
+        self._learners = tuple(node for node in self._learners if node not in survivors)
+
+    def _join_forced(self, message: Message) -> None:
+        """A voter of ours asks for our vote in a forced election that names us: the person who decided
+        it speaks for the table, unless we have heard a leader lately (the table can commit)."""
+        voters = message.voters
+        led_lately = self._leader is not None and self._election_elapsed < self._election_timeout
+        if led_lately or self.node_id not in voters or message.sender not in self._voters:
+            return
+        if set(voters) < set(self._voters):
+            self._take_forced(voters)
+
+    def _drop_forced(self) -> None:
+        if self._forced is not None:
+            self._forced = None
+            self._config_source = (-1, -1)  # the log says who votes again
+            self._refresh_config()
+
     def _refresh_config(self) -> None:
-        """Recompute the configuration if the last conf entry of the log changed."""
+        """Recompute the configuration if the last conf entry of the log changed (a forced election's
+        survivors hold until this node leads or hears a leader)."""
         source = self._log.last_conf_entry()
-        if source == self._config_source:
+        if source == self._config_source or self._forced is not None:
             return
         voters, learners = self._log.configuration(self._bootstrap)
         self._voters, self._learners, self._config_source = voters, learners, source
+        change = ConfChange.from_entry(self._log.entry(source[0])) if source[0] else None
+        self._config_is_force = change is not None and change.kind == "force"
         if self._state == LEADER:
             for member in (*voters, *learners):
                 self._progress.setdefault(member, Progress(max(self._log.last_index, 1)))

@@ -15,7 +15,8 @@ Message kinds, in the words of the Raft paper:
 |                  |                  | = the follower's term at `hint`                                   |
 | `heartbeat`      | leader           | commit (never above what the follower is known to hold)           |
 | `heartbeat_resp` | follower         | —                                                                 |
-| `vote`           | candidate        | log_index/log_term = the candidate's last entry                   |
+| `vote`           | candidate        | log_index/log_term = the candidate's last entry; in a forced      |
+|                  |                  | election, voters = the survivors it goes on with                  |
 | `pre_vote`       | pre-candidate    | same, with term = the term it would campaign in                   |
 | `vote_resp`,     | any voter        | reject                                                            |
 | `pre_vote_resp`  |                  |                                                                   |
@@ -41,7 +42,9 @@ MESSAGE_KINDS = (
     "pre_vote_resp",
     "prop",
 )
-CONF_CHANGE_KINDS = ("add_voter", "add_learner", "remove")
+CONF_CHANGE_KINDS = ("add_voter", "add_learner", "remove", "force")
+#: The most voters a forced configuration (``ConfChange`` ``force``, a forced election's ``voters``) names.
+MAX_FORCED_VOTERS = 64
 ROLES = ("follower", "candidate", "pre_candidate", "leader", "learner")
 
 
@@ -68,6 +71,9 @@ class Message:
     commit: int = 0
     reject: bool = False
     hint: int = 0
+    #: For a vote or pre-vote of a forced election (``RaftNode.force_configuration``): the voters it
+    #: goes on with; () for any other message.
+    voters: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,26 +105,44 @@ class Ready:
 @dataclass(frozen=True)
 class ConfChange:
     """One membership change: `add_voter` (a new node or a learner's promotion), `add_learner` (a new
-    non-voting node) or `remove` (a voter or a learner)."""
+    non-voting node), `remove` (a voter or a learner), or `force`: the table goes on with `voters`
+    alone, the other voters dropped (a forced reconfiguration, written by the leader its survivors
+    elected: `node_id` names it; ``RaftNode.force_configuration``)."""
 
     kind: str
     node_id: str
+    voters: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in CONF_CHANGE_KINDS:
             raise ValueError(f"conf change kind {self.kind!r} is not one of {', '.join(CONF_CHANGE_KINDS)}")
         if not isinstance(self.node_id, str) or not self.node_id:
             raise ValueError("conf change needs a non-empty node id")
+        if self.kind != "force":
+            if self.voters:
+                raise ValueError(f"a {self.kind} change names one node, not voters")
+            return
+        problem = forced_voters_problem(self.voters)
+        if problem:
+            raise ValueError(f"force change: {problem}")
+        if self.node_id not in self.voters:
+            raise ValueError("force change: the node that writes it is one of its voters")
 
     def encode(self) -> bytes:
-        return json.dumps({"change": self.kind, "node": self.node_id}, sort_keys=True).encode()
+        fields: dict[str, Any] = {"change": self.kind, "node": self.node_id}
+        if self.kind == "force":
+            fields["voters"] = list(self.voters)
+        return json.dumps(fields, sort_keys=True).encode()
 
     def apply_to(
         self, voters: tuple[str, ...], learners: tuple[str, ...]
     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The (voters, learners) after this change, each sorted."""
         voter_set, learner_set = set(voters), set(learners)
-        if self.kind == "add_voter":
+        if self.kind == "force":
+            voter_set = set(self.voters)
+            learner_set -= voter_set
+        elif self.kind == "add_voter":
             voter_set.add(self.node_id)
             learner_set.discard(self.node_id)
         elif self.kind == "add_learner":
@@ -144,9 +168,25 @@ class ConfChange:
             fields = json.loads(data)
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise ValueError(f"conf change is not JSON: {error}") from error
-        if not isinstance(fields, dict) or set(fields) != {"change", "node"}:
-            raise ValueError("conf change must be an object with keys 'change' and 'node'")
-        return cls(fields["change"], fields["node"])
+        if not isinstance(fields, dict) or set(fields) - {"voters"} != {"change", "node"}:
+            raise ValueError("conf change must be an object with keys 'change' and 'node' (and 'voters')")
+        voters = fields.get("voters", [])
+        if not isinstance(voters, list):
+            raise ValueError("conf change 'voters' must be a list")
+        return cls(fields["change"], fields["node"], tuple(voters))
+
+
+def forced_voters_problem(voters: Any) -> str | None:
+    """What is wrong with the voters of a forced configuration, or None: sorted distinct node ids."""
+    if not isinstance(voters, tuple) or not voters:
+        return "it names no voters"
+    if len(voters) > MAX_FORCED_VOTERS:
+        return f"it names over {MAX_FORCED_VOTERS} voters"
+    if not all(isinstance(voter, str) and voter for voter in voters):
+        return "a voter is not a non-empty string"
+    if list(voters) != sorted(set(voters)):
+        return "its voters are not sorted and distinct"
+    return None
 
 
 def check_message(message: Message, max_entry_bytes: int) -> str | None:
@@ -154,6 +194,12 @@ def check_message(message: Message, max_entry_bytes: int) -> str | None:
     already checked all this for one that came off the wire, except the order of entries."""
     if message.kind not in MESSAGE_KINDS:
         return f"unknown message kind {message.kind!r}"
+    if message.voters:
+        if message.kind not in ("vote", "pre_vote"):
+            return f"a {message.kind} names no voters"
+        problem = forced_voters_problem(message.voters)
+        if problem:
+            return f"forced election: {problem}"
     numbers = (message.term, message.log_index, message.log_term, message.commit, message.hint)
     if any(type(number) is not int or number < 0 for number in numbers):
         return "negative or non-integer field"
@@ -176,8 +222,8 @@ def entry_to_dict(entry: Entry) -> dict[str, Any]:
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:
-    """A dict of plain values (bytes for entry data), ready for msgpack."""
-    return {
+    """A dict of plain values (bytes for entry data), ready for msgpack; ``voters`` only when named."""
+    fields = {
         "kind": message.kind,
         "term": message.term,
         "sender": message.sender,
@@ -189,10 +235,13 @@ def message_to_dict(message: Message) -> dict[str, Any]:
         "reject": message.reject,
         "hint": message.hint,
     }
+    if message.voters:
+        fields["voters"] = list(message.voters)
+    return fields
 
 
 _MESSAGE_INTS = ("term", "log_index", "log_term", "commit", "hint")
-_MESSAGE_KEYS = frozenset((*_MESSAGE_INTS, "kind", "sender", "to", "entries", "reject"))
+_MESSAGE_KEYS = frozenset((*_MESSAGE_INTS, "kind", "sender", "to", "entries", "reject", "voters"))
 
 
 def _count(fields: Mapping[str, Any], key: str, default: int | None = None) -> int:
@@ -243,6 +292,13 @@ def message_from_dict(fields: Any) -> Message:
     reject = fields.get("reject", False)
     if not isinstance(reject, bool):
         raise ValueError(f"'reject' must be a bool, got {reject!r}")
+    voters = fields.get("voters", [])
+    if not isinstance(voters, (list, tuple)):
+        raise ValueError(f"'voters' must be a list, got {type(voters).__name__}")
+    if voters:
+        problem = forced_voters_problem(tuple(voters))
+        if problem or kind not in ("vote", "pre_vote"):
+            raise ValueError(f"'voters' of a {kind}: {problem or 'only a vote or a pre_vote names voters'}")
     return Message(
         kind=kind,
         term=_count(fields, "term"),
@@ -254,4 +310,5 @@ def message_from_dict(fields: Any) -> Message:
         commit=_count(fields, "commit", 0),
         reject=reject,
         hint=_count(fields, "hint", 0),
+        voters=tuple(voters),
     )

@@ -7,6 +7,12 @@ kept) and restarts from what was persisted through `Ready`, pauses (a paused nod
 receives; what is sent to it waits until it resumes), and clock drift (each node ticks at its own rate).
 Nothing here reads a clock or sleeps: time is `Cluster.now`, in ticks.
 
+A forced reconfiguration (`Cluster.force`) is an input like a proposal. Nodes lost for good (`Cluster.lose`:
+crashed, never restarted, their messages dropped) take with them what only they knew: `Invariants.rebase`
+then holds the survivors to what they know (what they commit from then on, and what they knew committed
+already, is checked as before), for the runs where the lost nodes were a majority and may have committed
+entries no survivor holds.
+
 Each node's `Ready` is handled at once after every input, as the driver does: persist, send, apply,
 advance. The applied entries feed a per-node state machine that is a running sha256 over them.
 
@@ -117,7 +123,7 @@ class Invariants:
         self.leaders: dict[int, str] = {}
         self.committed: list[Entry] = []  # the one committed log, as far as any node knows it
         self.commit_terms: list[int] = []  # the term in which each of those was first seen committed
-        self.digests: list[bytes] = []  # state machine digest after applying each index
+        self.digests: dict[int, bytes] = {}  # state machine digest after applying each index
         self.high_water: dict[str, int] = {}  # the highest commit index each node ever had
         self.running_commit: dict[str, tuple[int, int]] = {}  # node -> (incarnation, commit index)
 
@@ -148,6 +154,18 @@ class Invariants:
             elif high_water:
                 self._check_kept(peer.node_id, node, high_water, high_water)
 
+    def rebase(self, peers: Iterable[SimPeer]) -> None:
+        """Forget what nodes outside ``peers`` knew committed: the one committed log becomes what the
+        live ones among ``peers`` hold committed (checked to agree), and is checked from there on."""
+        peers = list(peers)
+        self.committed, self.commit_terms, self.digests = [], [], {}
+        self.high_water = {}
+        for peer in peers:
+            if peer.node is not None:
+                self.high_water[peer.node_id] = peer.node.commit_index
+                for entry in peer.node.log_entries(1, peer.node.commit_index + 1):
+                    self.note_committed(peer.node_id, entry, peer.node.term)
+
     def check_logs(self, peers: Iterable[SimPeer]) -> None:
         """The whole committed prefix of every live node's log; run after restarts and at the end."""
         for peer in peers:
@@ -169,11 +187,9 @@ class Invariants:
         if entry.index != peer.applied_index:
             raise InvariantViolation(f"{peer.node_id} applied index {entry.index} out of order")
         self.note_committed(peer.node_id, entry, term)
-        if entry.index <= len(self.digests):
-            if self.digests[entry.index - 1] != peer.digest:
-                raise InvariantViolation(f"{peer.node_id} state digest differs at index {entry.index}")
-        else:
-            self.digests.append(peer.digest)
+        known = self.digests.setdefault(entry.index, peer.digest)
+        if known != peer.digest:
+            raise InvariantViolation(f"{peer.node_id} state digest differs at index {entry.index}")
 
     def _check_complete(self, node_id: str, node: RaftNode) -> None:
         """Leader completeness, once per term: entries committed in earlier terms are in its log."""
@@ -217,6 +233,8 @@ class Cluster:
         self.drift = drift
         self.now = 0
         self.peers: dict[str, SimPeer] = {}
+        #: Nodes gone for good (`lose`): `heal` does not restart them.
+        self.lost: set[str] = set()
         self.invariants = Invariants() if check else None
         self.drops: Counter[str] = Counter()  # why nodes dropped messages, for debugging
         self.on_apply: Callable[[str, Entry], None] | None = None
@@ -263,6 +281,20 @@ class Cluster:
         self._check()
         return node
 
+    def lose(self, *node_ids: str) -> None:
+        """Nodes gone for good (a laptop that died): crashed, never restarted by `heal`, and whatever is
+        sent to them dropped."""
+        for node_id in node_ids:
+            self.crash(node_id)
+            self.lost.add(node_id)
+
+    def force(self, node_id: str, voters: Iterable[str]) -> bool:
+        """A person at ``node_id`` decides to go on with ``voters`` (``RaftNode.force_configuration``)."""
+        forced = self.node(node_id).force_configuration(voters)
+        self._flush(self.peers[node_id])
+        self._check()
+        return forced
+
     def pause(self, node_id: str, ticks: int) -> None:
         self.peers[node_id].paused_until = self.now + ticks
 
@@ -277,7 +309,7 @@ class Cluster:
         self.network.heal()
         for peer in self.peers.values():
             peer.paused_until = 0
-            if peer.node is None:
+            if peer.node is None and peer.node_id not in self.lost:
                 self.restart(peer.node_id)
 
     # --- queries --------------------------------------------------------------------------------------

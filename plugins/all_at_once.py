@@ -29,7 +29,7 @@ from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
 from kdm.kilo.bots import choose_card, maybe_feint, slap_now
 from kdm.kilo.events import Pass
-from kdm.options import TableOption
+from kdm.options import OptionWords, TableOption
 from kdm.state import TableState
 
 NAME = "all_at_once"
@@ -103,7 +103,11 @@ def kdm_table_options() -> list[TableOption]:
     return [
         TableOption("go_interval_ms", int, STARTER,
                     "with all_at_once, the table calls GO this often; 'starter': the starter calls it",
-                    minimum=1000, maximum=60000, words=(STARTER,)),
+                    minimum=1000, maximum=60000, words=(STARTER,),
+                    french=OptionWords("GO toutes les (ms)",
+                                       "avec all_at_once, la table dit GO à ce rythme ;"
+                                       " « starter » : celui qui commence le dit",
+                                       ((STARTER, "celui qui commence"),))),
     ]  # fmt: skip
 
 

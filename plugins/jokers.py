@@ -11,7 +11,7 @@ from typing import Any
 
 from kdm.cards import JOKER
 from kdm.hookspecs import hookimpl
-from kdm.options import TableOption
+from kdm.options import OptionWords, TableOption
 
 NAME = "jokers"
 KDM_REQUIRES = ("kilo",)  # a variant of the base game
@@ -22,7 +22,9 @@ JOKERS = 2
 def kdm_table_options() -> list[TableOption]:
     return [
         TableOption("joker_kilos", int, 1000, "what a joker weighs (the other value in the rule text is 50)",
-                    minimum=0, maximum=100000),
+                    minimum=0, maximum=100000,
+                    french=OptionWords("kilos du joker",
+                                       "ce que pèse un joker (l'autre valeur du texte des règles est 50)")),
     ]  # fmt: skip
 
 

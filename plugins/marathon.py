@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
-from kdm.options import TableOption
+from kdm.options import OptionWords, TableOption
 from kdm.state import TableState
 
 NAME = "marathon"
@@ -27,7 +27,10 @@ def kdm_table_options() -> list[TableOption]:
     return [
         TableOption("marathon_max_slaps", int, PLAYERS_MINUS_ONE,
                     "a marathon round ends after this many slap windows ('n-1': one fewer than players)",
-                    minimum=1, maximum=1000, words=(PLAYERS_MINUS_ONE,)),
+                    minimum=1, maximum=1000, words=(PLAYERS_MINUS_ONE,),
+                    french=OptionWords("tapes du marathon",
+                                       "une manche marathon finit après tant de fenêtres de tapes"
+                                       " (« n-1 » : un de moins que de joueurs)")),
     ]  # fmt: skip
 
 

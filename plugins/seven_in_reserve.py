@@ -23,7 +23,7 @@ from kdm.events import Event
 from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
 from kdm.kilo.effects import Drew
-from kdm.options import TableOption
+from kdm.options import OptionWords, TableOption
 from kdm.state import TableState
 
 NAME = "seven_in_reserve"
@@ -85,6 +85,10 @@ def kdm_table_options() -> list[TableOption]:
             5000,
             "ms a player has to say whether to keep a first 7 in reserve: the silent keep it",
             minimum=0,
+            french=OptionWords(
+                "réponse pour le 7 (ms)",
+                "ms qu'a un joueur pour dire s'il garde un premier 7 en réserve : qui se tait le garde",
+            ),
         )
     ]
 

@@ -28,7 +28,7 @@ from kdm.hookspecs import hookimpl
 from kdm.kilo import rules as kilo
 from kdm.kilo.effects import KiloEffect, Slapping
 from kdm.kilo.events import Slap
-from kdm.options import TableOption
+from kdm.options import OptionWords, TableOption
 from kdm.state import TableState
 
 NAME = "spoons"
@@ -54,7 +54,10 @@ def kdm_table_options() -> list[TableOption]:
     return [
         TableOption("grab_grace_ms", int, 250,
                     "after the N-1th object is taken, a later-logged but earlier grab still counts this long",
-                    minimum=0, maximum=5000),
+                    minimum=0, maximum=5000,
+                    french=OptionWords("grâce des objets (ms)",
+                                       "une fois le N-1e objet pris, une prise inscrite plus tard"
+                                       " mais faite plus tôt compte encore pendant ce temps")),
     ]  # fmt: skip
 
 

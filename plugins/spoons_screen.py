@@ -25,6 +25,7 @@ WORDS = {
     "valid_grab": ("valid grab by {name}", "prise valable de {name}"),
     "false_grab": ("false grab by {name}", "fausse prise de {name}"),
     "hint_grab": ("Space grab", "Espace attrape"),
+    "hint_grab_now": ("grab now: Space", "attrapez : Espace"),
     "already_grabbed": ("you have already grabbed", "vous avez déjà attrapé"),
     "no_grabbing": ("no grabbing now", "on n'attrape pas maintenant"),
     "spoons_on_table": ("spoons on the table: {count}", "cuillères sur la table : {count}"),
@@ -40,6 +41,7 @@ WORDS = {
 #: lines say it).
 RENAMES: dict[str, str | None] = {
     "hint_slap": "hint_grab",
+    "hint_slap_now": "hint_grab_now",
     "no_slapping": "no_grabbing",
     "already_slapped": "already_grabbed",
     "valid_slap": "valid_grab",

@@ -170,6 +170,14 @@ class NamespaceLan:
         self._processes.append(process)
         return process
 
+    def kill_all(self, i: int) -> None:
+        """Host i dies: kill -9 of every process inside it at once (children included, such as the bots
+        a player's kdm started), as a laptop's crash would."""
+        pids = subprocess.run(["ip", "netns", "pids", self.namespace(i)], capture_output=True, text=True)
+        for pid in pids.stdout.split():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+
     def cut(self, i: int) -> None:
         """Unplug host i's cable at the switch: its address and sockets stay, its packets go nowhere."""
         _ip(f"-n {self.switch} link set {self._port(i)} down")

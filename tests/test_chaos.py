@@ -177,6 +177,7 @@ def test_four_peers_survive_every_kind_of_fault_agreed_and_with_no_commit_lost()
 
 
 @pytest.mark.slow  # only with KDM_SLOW=1 (tests/conftest.py)
+@pytest.mark.timeout(7500)  # the soak runs about 45 minutes; its own selfplay stops at 7200 s
 def test_soak_ten_peers_a_hundred_rounds_under_kill_pause_partition() -> None:
     kinds = ("kill", "pause", "partition")
     result = run_selfplay(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -125,3 +126,82 @@ def test_french_names_the_court_cards_roi_dame_valet() -> None:
     drew = {"kind": "drew", "round": 1, "seat": 2, "card": "QH", "flush": False}
     assert rules.describe(drew, "fr").endswith("pioche D♥")
     assert rules.describe(drew, "en").endswith("draws Q♥")
+
+
+# --- what a newcomer types first (issue "A first evening that works") ---------------------------------
+
+COMMANDS = ["sim", "host", "join", "bot", "tables", "selfplay", "replay", "play", "plugins"]
+
+
+def test_a_bare_kdm_lists_the_commands_one_line_each_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "required" not in captured.err
+    assert captured.err.startswith("usage: kdm [-h] [--version] COMMAND ...")
+    for command in COMMANDS:
+        assert re.search(rf"^    {command} +\w", captured.err, re.MULTILINE), captured.err
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_an_unknown_option_is_refused_by_the_subcommand_it_was_given_to(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    target = ["kitchen"] if command == "join" else []
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, *target, "--nope"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == (
+        f"kdm {command}: error: unrecognized arguments: --nope "
+        f"(kdm {command} --help lists the ones it takes)\n"
+    )
+
+
+def one_error_line(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(list(argv)) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert captured.out == "" and len(lines) == 1, captured.err
+    return lines[0]
+
+
+def test_play_without_a_terminal_names_what_plays_without_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """``kdm play`` takes no --headless: it used to suggest it."""
+    assert one_error_line(capsys, "play", "--bots", "3") == (
+        "kdm play: error: the table needs a terminal; without one, kdm host --headless or kdm join "
+        "--headless prints the game log (add --as-bot greedy for a bot to play your seat)"
+    )
+    assert one_error_line(capsys, "host") == (
+        "kdm host: error: the table needs a terminal; without one, add --headless to print the game log"
+    )
+
+
+def test_spoons_with_piles_is_refused_for_what_it_is_not_for_the_size_bots_made(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert one_error_line(capsys, "play", "--bots", "3", "--variant", "spoons", "--variant", "piles") == (
+        "kdm play: error: spoons and piles both say what a slap is (grab an object, cover a pile): choose one"
+    )
+    assert one_error_line(capsys, "play", "--bots", "99") == (
+        "kdm play: error: --bots 99 makes a table of 100: players must be 3 to 10"
+    )
+
+
+@pytest.mark.parametrize("command", ["join", "play", "bot"])
+def test_an_address_whose_port_is_not_a_number_is_one_line_not_a_search_for_a_name(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    assert one_error_line(
+        capsys, command, "10.1.2.3:notaport", *(["--headless"] if command != "play" else [])
+    ) == (
+        f"kdm {command}: error: 'notaport' in '10.1.2.3:notaport' is not a port number from 1 to 65535 "
+        "(e.g. 192.168.1.20:47000 or [fe80::1]:47000)"
+    )
+
+
+def test_join_says_what_its_table_argument_may_be(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["join", "--help"])
+    assert exit_info.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "[--pin PIN] TABLE " in shown and "~KEY" not in shown.split("positional arguments:")[0]
+    assert "TABLE the table: its name on the LAN, or its address HOST:PORT[~KEY] as its screen shows" in shown

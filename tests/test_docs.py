@@ -259,3 +259,50 @@ def test_the_walkthrough_runs(page: str, pytester: pytest.Pytester, monkeypatch:
             assert json.loads(ran.stdout.str())["rounds"] >= 1
         if words[1] == "plugins":
             assert plugin in ran.stdout.str() and "ace_kilos" in ran.stdout.str()
+
+
+def test_every_pip_install_the_docs_show_is_the_venvs() -> None:
+    """Another pip (the system's) installs elsewhere and looks for ``kdm>=0.1`` on the package index."""
+    pages = [
+        ROOT / "README.md",
+        ROOT / "CONTRIBUTING.md",
+        *ROOT.glob("docs/*.md"),
+        *ROOT.glob("examples/*/README.md"),
+    ]
+    installs = [
+        (page.relative_to(ROOT), line.strip())
+        for page in pages
+        for line in page.read_text(encoding="utf-8").splitlines()
+        if re.search(r"\bpip install\b", line)
+    ]
+    assert installs, "no page shows how to install a plugin"
+    assert [(page, line) for page, line in installs if not line.startswith(".venv/bin/pip install")] == []
+
+
+def test_the_pages_of_a_clone_link_nothing_outside_it() -> None:
+    """The README linked ``../shared/RULES.md``, which a clone does not have."""
+    pages = [
+        ROOT / "README.md",
+        ROOT / "CONTRIBUTING.md",
+        *ROOT.glob("docs/*.md"),
+        *ROOT.glob("examples/*/README.md"),
+    ]
+    broken = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue  # a web address, or a place on the same page
+            path = (page.parent / target.split("#")[0]).resolve()
+            if not path.is_relative_to(ROOT) or not path.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []
+
+
+def test_the_readme_is_a_guide_and_the_dated_figures_are_in_docs_benchmarks() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    figures = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert "](docs/benchmarks.md)" in readme and "](docs/RULES.md)" in readme
+    assert "Measured" not in readme and len(readme) < 32_000
+    for heading in ["## Speed", "### Kem's bot league", "### Network figures", "### Fair dealing",
+                    "### Between laptops", "## Reliability"]:  # fmt: skip
+        assert f"\n{heading}\n" in figures and f"\n{heading}\n" not in readme

@@ -7,7 +7,7 @@ import msgpack
 import pytest
 
 from kdm.events import SEEDED_EVENTS, Deal, EventCodec, Shuffle, StartGame
-from kdm.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, ShowHand, Slap
+from kdm.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, Resume, ShowHand, Slap
 
 SAMPLES = [
     StartGame(seed=b"\x00" * 32),
@@ -17,10 +17,12 @@ SAMPLES = [
     Pass(seat=2, token=17),
     Slap(seat=0, t_sync=1234.5),
     Slap(seat=3, t_sync=1300.0, trigger=41, rt=212.25),
+    Slap(seat=2, t_sync=1400.0, trigger=41, round=3),
     Feint(seat=1, t_sync=99.0),
     Close(),
     ShowHand(seat=0, tokens=(1, 2, 3, 4), cards=("KH", "KS", "KD", "KC")),
     Draw(seat=2, token=9, card="7H"),
+    Resume(),
 ]
 
 

@@ -1066,8 +1066,8 @@ def test_the_kems_log_names_people_and_teams() -> None:
     rules = Rules.for_table(["kems"])
     names = ["Ana", "Bea", "Chloé", "Dan"]
     over = {"kind": "round_over", "round": 3, "scores": [2, -1]}
-    assert rules.describe(over, "en", names) == "end of deal 3: Ana and Chloé +2, Bea and Dan -1"
-    assert rules.describe(over, "fr", names) == "fin de la donne 3 : Ana et Chloé +2, Bea et Dan -1"
+    assert rules.describe(over, "en", names) == "end of deal 3; totals: Ana and Chloé 2, Bea and Dan -1"
+    assert rules.describe(over, "fr", names) == "fin de la donne 3 ; totaux : Ana et Chloé 2, Bea et Dan -1"
     won = {"kind": "game_over", "winners": [1, 3], "team": 1}
     assert rules.describe(won, "en", names) == "Bea and Dan win the game"
     contre = {"kind": "called", "seat": 0, "call": "contre", "target": 3}

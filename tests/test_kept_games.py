@@ -3,14 +3,18 @@ past the player's limit, unfinished ones only once stale, and ``kdm replay N`` n
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
 
+from kdm import session
 from kdm.errors import UsageError
 from kdm.kept_games import STALE_DAYS, TABLES, card_of, chosen_game, kept_games, listing, prune
+from kdm.session import SessionConfig
 from kdm.settings import DEFAULT_KEEP_GAMES, Settings, keep_games
 
 DAY = 86400.0
@@ -78,3 +82,35 @@ def test_the_limit_is_remembered_in_the_settings(tmp_path: Path) -> None:
     assert keep_games(folder=tmp_path) == 3 and Settings.load(tmp_path).keep_games == 3
     (tmp_path / "settings.json").write_text('{"keep_games": -4, "name": "Ana"}', encoding="utf-8")
     assert Settings.load(tmp_path) == Settings(name="Ana")  # a limit below 0 is ignored
+
+
+def test_a_game_left_before_its_end_is_named_by_its_table_and_whose_copy_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bug: the bots' copies of a game quit early were listed by file name
+    ("unfinished: left before its end (127.0.0.1_37101_…log)")."""
+    config = SessionConfig(
+        interface="127.0.0.1", name="Ana", bot="greedy", advertise=False, data_dir=tmp_path
+    )
+
+    async def leave_once_started() -> None:
+        hosting = asyncio.ensure_future(session.host(config, "kitchen", 3, {"rounds": 100}, [], bots=2))
+        said = ""
+        deadline = time.monotonic() + 60
+        try:
+            while "the game starts" not in said:
+                assert time.monotonic() < deadline and not hosting.done(), said
+                await asyncio.sleep(0.05)
+                said += capsys.readouterr().out
+        finally:
+            hosting.cancel()  # the player quits; the bots it started are stopped
+            await asyncio.gather(hosting, return_exceptions=True)
+
+    asyncio.run(leave_once_started())
+    lines = listing(kept_games(tmp_path), keep=20)
+    left = sorted(line.rsplit("  ", 1)[1] for line in lines[:-1])  # after the number and the date
+    assert left == [
+        "kitchen (Ana's copy): unfinished, left before its end",
+        "kitchen (bot 1's copy): unfinished, left before its end",
+        "kitchen (bot 2's copy): unfinished, left before its end",
+    ], lines

@@ -8,6 +8,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import pytest
+
+import kdm.net.node as node_module
 from kdm.agents import Bot, Profile
 from kdm.manager import Rules, installed_plugins
 from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen, node_codec
@@ -294,3 +297,85 @@ def test_a_node_replaying_a_long_log_reads_the_network_between_batches() -> None
 
     seen = asyncio.run(scene())
     assert any(0 < count < total for count in seen)  # the loop ran while the log was half applied
+
+
+async def two_laptops() -> tuple[Node, Node, list[bytes]]:
+    """Two voters over the memory network, a leading; and what a applies."""
+    network = MemoryNetwork(delay=0.002)
+    a = Node(network.transport("a:1"), "t1", MemoryStorage(), voters=("a:1",), address_of=memory)
+    b = Node(network.transport("b:2"), "t1", MemoryStorage(), voters=("a:1",), address_of=memory)
+    applied: list[bytes] = []
+    a.on_commit = applied.append
+    for node in (a, b):
+        await node.transport.start()
+    await a.start()
+    await b.start(contact="a:1")
+    while "b:2" not in a.raft.learners:
+        await asyncio.sleep(0.01)
+    assert a.promote("b:2")
+    while a.raft.voters != ("a:1", "b:2") or a.raft.commit_index < a.raft.last_index:
+        await asyncio.sleep(0.01)
+    return a, b, applied
+
+
+def test_a_node_whose_quorum_is_gone_names_who_it_misses_and_goes_on_once_told() -> None:
+    """Two laptops, one vote each: b's dies. Within 3 s a names b as not heard from (and nothing
+    commits); nothing happens by itself; once a's person decides, a leads alone and commits again,
+    what it held first included."""
+
+    async def scene() -> tuple[float, tuple[str, ...], bool, list[bytes], tuple[str, ...]]:
+        a, b, applied = await two_laptops()
+        loop = asyncio.get_running_loop()
+        a.propose(b"before")
+        while b"before" not in applied:
+            await asyncio.sleep(0.01)
+        assert not a.not_heard_from() and not a.go_on_without_them()
+        await b.stop()  # laptop b dies
+        died = loop.time()
+        while not a.not_heard_from() and loop.time() < died + 10:
+            await asyncio.sleep(0.05)
+        noticed = loop.time() - died
+        missing = a.not_heard_from()
+        a.propose(b"while stranded")
+        await asyncio.sleep(5)  # virtual time: no timer decides for the person
+        still_stranded = a.not_heard_from() == missing and b"while stranded" not in applied
+        assert a.go_on_without_them()
+        while b"after" not in applied:
+            a.propose(b"after")
+            await asyncio.sleep(0.2)
+        voters = a.raft.voters
+        await a.stop()
+        return noticed, missing, still_stranded, applied, voters
+
+    noticed, missing, still_stranded, applied, voters = run_virtual(scene())
+    assert missing == ("b:2",) and noticed < 3.0 and still_stranded
+    assert applied[0] == b"before" and applied[-1] == b"after" and voters == ("a:1",)
+
+
+def test_a_node_back_from_a_pause_gives_the_table_time_to_answer_before_it_is_stranded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process stopped for 30 s (a laptop asleep, SIGSTOP) finds everyone silent when it wakes, and
+    may have been retired meanwhile: it says hello and is let back in within a moment. It is stranded
+    only if the table still does not answer for ``STRANDED_AFTER_MS`` of its own running time: with
+    ``--if-stranded go-on`` it would otherwise go on alone at once, a table of its own."""
+    jump = [0.0]
+    real = node_module.monotonic_ms
+    monkeypatch.setattr(node_module, "monotonic_ms", lambda: real() + jump[0])
+
+    async def scene() -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        a, b, _applied = await two_laptops()
+        await b.stop()
+        while not a.not_heard_from():
+            await asyncio.sleep(0.05)
+        jump[0] = 30_000.0  # a's process was stopped 30 s: its clock jumped, its loop did not run
+        await asyncio.sleep(0.05)
+        woken = a.not_heard_from()
+        await asyncio.sleep(node_module.STRANDED_AFTER_MS / 1000 - 0.5)
+        still_waking = a.not_heard_from()
+        await asyncio.sleep(1.0)
+        stranded = a.not_heard_from()
+        await a.stop()
+        return woken, still_waking, stranded
+
+    assert run_virtual(scene()) == ((), (), ("b:2",))

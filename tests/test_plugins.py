@@ -51,6 +51,7 @@ def test_base_game_is_registered_first_and_alone_by_default() -> None:
     assert rules.names == ["kilo"]
     assert {o.name for o in rules.options()} == {
         "direction", "suit_combos", "slap_timeout_ms", "flush_to", "rounds", "max_rounds", "min_reaction_ms",
+        "checkpoint_ms", "round_pause_ms",
     }  # fmt: skip
     assert all(o.plugin == "kilo" for o in rules.options())
 

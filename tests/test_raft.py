@@ -581,6 +581,175 @@ def test_conf_change_entries_round_trip_and_reject_nonsense() -> None:
         ConfChange.decode(b"\xff")
 
 
+def test_a_force_change_names_sorted_voters_among_them_its_writer() -> None:
+    change = ConfChange("force", "b", ("a", "b"))
+    assert ConfChange.decode(change.encode()) == change
+    assert change.apply_to(("a", "c"), ("b", "x")) == (("a", "b"), ("x",))  # c dropped, b votes
+    for voters in [(), ("b", "a"), ("a", "a", "b"), ("a", "")]:
+        with pytest.raises(ValueError):
+            ConfChange("force", "a", voters)
+    with pytest.raises(ValueError):
+        ConfChange("force", "z", ("a", "b"))  # written by a node it does not keep
+    with pytest.raises(ValueError):
+        ConfChange("remove", "a", ("a",))
+    with pytest.raises(ValueError):
+        ConfChange.decode(b'{"change": "force", "node": "a", "voters": "a"}')
+
+
+# --- forced reconfiguration: a table that lost its quorum goes on when a person says so ----------------
+
+
+def stranded(voters: str, lost: str) -> Net:
+    """A table whose leader ``voters[-1]`` committed a first entry, then lost the voters ``lost`` for
+    good (cut off forever), and waited long enough for everyone left to know no leader."""
+    net = Net(list(voters))
+    net.elect(voters[-1])
+    net[voters[-1]].propose(b"first")
+    net.deliver()
+    for node in lost:
+        net.isolate(node)
+    net.run(3 * FAST["election_ticks"][1])
+    assert all(net[node].role != "leader" for node in voters if node not in lost)
+    return net
+
+
+def test_a_forced_reconfiguration_is_a_voters_and_drops_someone() -> None:
+    net = Net(["a", "b", "c"], ["d"])
+    assert not net["d"].force_configuration(["d"])  # a learner has no vote to go on with
+    assert not net["a"].force_configuration(["b", "c"])  # it leaves its decider out
+    assert not net["a"].force_configuration(["a", "x"])  # x does not vote
+    assert not net["a"].force_configuration(["a", "b", "c"])  # it drops nobody
+    net.elect("a")
+    assert not net["a"].force_configuration(["a"])  # a leader has its quorum
+    assert net["b"].voters == ("a", "b", "c") and net["b"].forced is None
+
+
+def test_the_last_laptop_goes_on_alone_and_keeps_what_the_lost_leader_committed() -> None:
+    """Two laptops, one vote each: the leader b commits an entry with a's copy, and dies before a learns
+    it is committed. a cannot commit alone; once its player says go on, a leads a table of its own and
+    commits that entry, its force entry, and what comes after."""
+    net = Net(["a", "b"])
+    net.elect("b")
+    net["b"].propose(b"committed by b")
+    net.deliver(drop=lambda m: m.kind in ("app", "heartbeat") and m.commit > 1 and m.to == "a")
+    assert net["b"].commit_index == 2 and net["a"].commit_index < 2 and net["a"].last_index == 2
+    net.isolate("b")
+    net.run(3 * FAST["election_ticks"][1])
+    assert net["a"].role != "leader" and net["a"].commit_index < 2  # stranded: nothing commits
+    assert net["a"].force_configuration(["a"])
+    net.collect()
+    assert net["a"].role == "leader" and net["a"].voters == ("a",) and net["a"].commit_index == 3
+    (force,) = [entry for entry in net.applied["a"] if entry.kind == "conf"]
+    assert ConfChange.from_entry(force) == ConfChange("force", "a", ("a",))
+    assert data_of(net.applied["a"])[0] == b"committed by b"
+    net["a"].propose(b"after")
+    net.collect()
+    assert data_of(net.applied["a"])[-1] == b"after"
+    net.restart("a")  # the new configuration is in the log: a restart keeps it
+    assert net["a"].voters == ("a",)
+
+
+def test_two_survivors_who_both_decide_elect_one_leader() -> None:
+    net = stranded("abcd", lost="cd")
+    assert net["a"].force_configuration(["a", "b"]) and net["b"].force_configuration(["a", "b"])
+    for _ in range(20 * FAST["election_ticks"][1]):
+        net.run(1)
+        if any(net[node].role == "leader" for node in "ab"):
+            break
+    leaders = [node for node in "ab" if net[node].role == "leader"]
+    assert len(leaders) == 1
+    net.run(FAST["heartbeat_ticks"] * 2)
+    assert net["a"].voters == net["b"].voters == ("a", "b") and net["a"].forced is net["b"].forced is None
+    assert net["a"].commit_index == net["b"].commit_index == net["a"].last_index
+
+
+def test_survivors_who_decide_on_different_survivors_do_not_split() -> None:
+    """a did not hear b and went on alone; b, which did, goes on with a and b. a leads a table of its
+    own; b's forced election needs a, which leads and refuses it: b never leads, and what b holds
+    committed is what a holds (b is no member of a's table until the application adds it back)."""
+    net = stranded("abcd", lost="cd")
+    assert net["a"].force_configuration(["a"])
+    net.collect()
+    assert net["a"].role == "leader" and net["a"].voters == ("a",)
+    assert net["b"].force_configuration(["a", "b"])
+    for _ in range(10 * FAST["election_ticks"][1]):
+        net.run(1)
+        assert net["b"].role != "leader"
+    net["a"].propose(b"a goes on")
+    net.run(5)
+    assert net["a"].role == "leader" and b"a goes on" in data_of(net.applied["a"])
+    b_committed = net["b"].log_entries(1, net["b"].commit_index + 1)
+    assert net["a"].log_entries(1, len(b_committed) + 1) == b_committed
+
+
+def test_the_decision_travels_to_the_survivor_whose_log_is_ahead() -> None:
+    """Four laptops, two lost: b holds an entry a lacks (a was cut off from the leader while b took
+    it). a's player decides;
+    b refuses a's vote (a's log is behind) but takes the decision, campaigns with it and wins."""
+    net = Net(["a", "b", "c", "d"])
+    net.elect("c")
+    net.cut.add(frozenset(("a", "c")))
+    net["c"].propose(b"only b, c and d")
+    net.deliver()
+    assert net["b"].last_index > net["a"].last_index
+    net.isolate("c"), net.isolate("d")
+    net.run(3 * FAST["election_ticks"][1])
+    assert net["b"].role != "leader"
+    assert net["a"].force_configuration(["a", "b"])
+    net.deliver()
+    assert net["a"].role != "leader" and net["b"].forced == ("a", "b")
+    net.run(3 * FAST["election_ticks"][1])
+    assert net["b"].role == "leader" and net["a"].voters == ("a", "b")
+    assert b"only b, c and d" in data_of(net.applied["a"])
+
+
+def test_a_forced_election_needs_every_survivor_and_so_does_its_first_commit() -> None:
+    """Six voters, three lost: the three left are no quorum of six. A forced election is lost on one
+    refusal, and the force entry (with every entry before it) is committed only once every survivor
+    holds it: what any of them knew committed is kept."""
+    net = stranded("abcdef", lost="def")
+    net.cut.add(frozenset(("a", "c")))
+    assert net["a"].quorum == 4
+    assert net["a"].force_configuration(["a", "b", "c"])
+    net.deliver()
+    net.tick("a", FAST["election_ticks"][0] - 1)
+    net.deliver()
+    assert net["a"].role != "leader"  # b voted, c never answered: no forced leader without it
+    net.cut.discard(frozenset(("a", "c")))
+    to_c = lambda m: m.kind == "app" and m.to == "c"  # noqa: E731
+    for _ in range(3 * FAST["election_ticks"][1]):
+        net.tick("a")
+        net.deliver(drop=to_c)
+        if net["a"].role == "leader":
+            break
+    force_index = net["a"].last_index
+    assert net["a"].role == "leader" and net["b"].last_index == force_index
+    assert net["a"].commit_index < force_index  # a and b are a majority of three, not every survivor
+    assert net["a"].quorum == net["b"].quorum == 3  # what a stranded screen counts (Node.not_heard_from)
+    net.tick("a", FAST["heartbeat_ticks"])
+    net.deliver()
+    assert net["a"].commit_index == force_index == net["c"].last_index
+    assert net["a"].quorum == 2
+    net.cut.add(frozenset(("a", "c")))
+    net["a"].propose(b"a and b are a quorum now")
+    net.deliver()
+    assert net["a"].commit_index == force_index + 1
+
+
+def test_hearing_a_leader_drops_a_forced_configuration() -> None:
+    """a, cut off from b and c, is told to go on with b (which it heard last); b and c still have a
+    leader. Once a hears it, the table can commit again: the log says who votes."""
+    net = Net(["a", "b", "c"])
+    net.elect("c")
+    net.isolate("a")
+    assert net["a"].force_configuration(["a", "b"])
+    net.run(2 * FAST["election_ticks"][1])
+    assert net["a"].role != "leader" and net["b"].voters == ("a", "b", "c")  # b hears c: it ignored a
+    net.heal()
+    net.run(3 * FAST["election_ticks"][1])
+    assert net["a"].forced is None and net["a"].voters == ("a", "b", "c") and net["c"].role == "leader"
+
+
 # --- restarts -----------------------------------------------------------------------------------------
 
 
@@ -637,6 +806,9 @@ def test_message_dict_round_trip() -> None:
     assert {key: type(value).__name__ for key, value in fields.items()}["entries"] == "list"
     minimal = message_from_dict({"kind": "heartbeat_resp", "term": 1, "sender": "a", "to": "b"})
     assert minimal == Message("heartbeat_resp", 1, "a", "b")
+    assert "voters" not in fields  # only a forced election's vote names voters
+    forced = Message("pre_vote", 5, "a", "b", log_index=3, log_term=2, voters=("a", "b"))
+    assert message_from_dict(message_to_dict(forced)) == forced
 
 
 @pytest.mark.parametrize(
@@ -655,6 +827,9 @@ def test_message_dict_round_trip() -> None:
         {"entries": [{"term": 1, "index": 1, "data": b"", "extra": 0}]},
         {"entries": [[1, 1, b""]]},
         {"surprise": 1},
+        {"voters": ["a", "b"]},  # an append names no voters
+        {"kind": "vote", "voters": "ab"},
+        {"kind": "vote", "voters": ["b", "a"]},
     ],
 )
 def test_message_from_dict_rejects_bad_shapes(change: dict[str, Any]) -> None:

@@ -237,6 +237,110 @@ def test_learner_catches_up_a_long_log_over_a_lossy_link() -> None:
     assert cluster.peers["late"].digest == cluster.peers[leader.node_id].digest
 
 
+# --- a table whose quorum is gone for good goes on when a person says so -------------------------------
+
+
+def stranding_seeds() -> list[int]:
+    return seeds()[: max(1, len(seeds()) // 3)]
+
+
+class Stranding:
+    """A cluster (2 to 6 voters, one per laptop) plays for a while over an imperfect network; then the
+    laptops of enough voters die for good, at a random moment, that the rest cannot commit. After a
+    while stranded, some of the survivors (one or several, each at its own moment) are told by their
+    person to go on with the survivors. The survivors must elect one leader among themselves, commit
+    again, and keep everything they held committed; when the lost voters were at most half, nothing
+    committed anywhere is lost (the invariants stay those of the whole run), else the invariants are
+    rebased on the survivors at the loss (what only the lost ones knew is gone with them, as with etcd's
+    --force-new-cluster). At the end the lost laptops, when they were at most half, come back with their
+    old logs and disturb nothing. (A lost majority back at once would be a quorum of the old
+    configuration among themselves: as with etcd, the survivors' decision holds only if they stay gone
+    or come back one by one, each then learning of it; ``RaftNode.force_configuration`` says so.)
+    """
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.rng = rng = random.Random(f"stranding:{seed}")
+        (low, high), heartbeat = rng.choice(TIMINGS)
+        self.timeout = high
+        voters = [f"n{i}" for i in range(1, rng.choice([2, 2, 3, 4, 4, 5, 6]) + 1)]
+        self.voters = voters
+        self.cluster = Cluster(
+            voters,
+            seed=seed,
+            profile=LinkProfile(
+                0, rng.choice([0, 1, 2, low // 10]), loss=rng.choice([0, 0, 0.01, 0.05]),
+                duplicate=rng.choice([0, 0.01, 0.1]),
+            ),
+            election_ticks=(low, high),
+            heartbeat_ticks=heartbeat,
+            drift=rng.choice([0, 0.01, 0.05]),
+        )  # fmt: skip
+        self.proposals = 0
+
+    def propose(self, among: list[str]) -> None:
+        self.proposals += 1
+        self.cluster.propose(f"{self.seed}:{self.proposals}".encode(), via=self.rng.choice(among))
+
+    def play(self, ticks: int, among: list[str]) -> None:
+        for _ in range(ticks):
+            if self.rng.random() < 0.3:
+                self.propose(among)
+            self.cluster.run()
+
+    def run(self) -> None:
+        rng, cluster, voters = self.rng, self.cluster, self.voters
+        assert cluster.run_until(lambda: cluster.leader() is not None, 20 * self.timeout)
+        self.play(rng.randint(1, 5 * self.timeout), voters)
+        quorum = len(voters) // 2 + 1
+        lost = rng.sample(voters, rng.randint(len(voters) - quorum + 1, len(voters) - 1))
+        survivors = sorted(set(voters) - set(lost))
+        cluster.lose(*lost)
+        if len(lost) > len(voters) // 2:
+            assert cluster.invariants is not None
+            cluster.invariants.rebase(cluster.peers[node] for node in survivors)
+        self.play(3 * self.timeout, survivors)  # stranded: nothing commits, nothing is lost
+        deciders = rng.sample(survivors, rng.randint(1, len(survivors)))
+        moments = {node: rng.randint(0, 2 * self.timeout) for node in deciders}
+        for tick in range(2 * self.timeout + 1):
+            for node in deciders:
+                if moments[node] == tick:
+                    cluster.force(node, survivors)
+            self.play(1, survivors)
+        self.await_progress(survivors, f"{self.seed}:going on".encode())
+        leader = cluster.leader()
+        assert leader is not None and leader.voters == tuple(survivors), leader and leader.voters
+        self.play(2 * self.timeout, survivors)
+        if len(lost) > len(voters) // 2:
+            cluster.check_logs()
+            return
+        for node in lost:  # the lost laptops come back, with what they had saved
+            cluster.lost.discard(node)
+            cluster.restart(node)
+        self.play(5 * self.timeout, survivors)
+        self.await_progress(survivors, f"{self.seed}:after the returns".encode())
+        assert all(cluster.node(node).role != "leader" for node in lost)
+        cluster.check_logs()
+
+    def await_progress(self, survivors: list[str], data: bytes) -> None:
+        cluster = self.cluster
+        for _ in range(PROGRESS_TIMEOUTS):
+            self.cluster.propose(data, via=self.rng.choice(survivors))
+            if cluster.run_until(
+                lambda: all(data in cluster.peers[n].applied for n in survivors), self.timeout
+            ):
+                return
+        raise AssertionError(f"the survivors {survivors} did not go on")
+
+
+@pytest.mark.parametrize("seed", stranding_seeds())
+def test_survivors_told_to_go_on_elect_one_leader_and_lose_nothing(seed: int) -> None:
+    try:
+        Stranding(seed).run()
+    except (AssertionError, RuntimeError) as error:
+        raise AssertionError(f"seed {seed} (rerun: KDM_RAFT_SEED={seed}): {error}") from error
+
+
 # --- the checker itself catches what it should -------------------------------------------------------
 
 

@@ -14,7 +14,7 @@ from nacl.signing import SigningKey
 from kdm.hookspecs import hookimpl
 from kdm.identity import Identity, NodeMemory, SeatMemory, claim_is_valid
 from kdm.manager import installed_plugins, plugin_from
-from kdm.membership import LEARNER_GONE_MS, PROMOTE, RETIRE, next_change, voting_homes
+from kdm.membership import LEARNER_GONE_MS, PROMOTE, RETIRE, names_on_laptops, next_change, voting_homes
 from kdm.record import FULL, PLAYING, Notice, Seat, TableRecord, commitment
 
 TABLE = "10.0.0.2:41000~founder"
@@ -217,6 +217,45 @@ def test_a_silent_player_keeps_their_vote_until_a_bot_holds_their_seat() -> None
     assert next_change(voting_homes(seats), ["a", "b", "c"], [], quiet, "a") == (RETIRE, "b")
     seats[1] = Seat("b", "bob", False, b"")  # bob is back: he votes again once he is a learner
     assert next_change(voting_homes(seats), ["a", "c"], ["b"], quiet, "a") == (PROMOTE, "b")
+
+
+def test_one_laptop_one_vote_a_players_bots_share_their_vote() -> None:
+    """The issue "A first evening that works": a player and the bot they added on laptop 2 held two
+    votes of three, and laptop 2's crash took the quorum with it. The bot names its player's node as
+    its laptop, and only the player votes for that laptop; a bot started on its own still votes."""
+    table = Table(players=4)
+    table.join(TABLE, ALICE)
+    table.join("bob-1", BOB)
+    table.apply("bot-9", "join", name="bot 1 of bob", bot=True, commit=commitment(b"9"), laptop="bob-1")
+    table.apply("lone-bot", "join", name="bot", bot=True, commit=commitment(b"lone"))
+    seats = table.record.seats
+    assert [seat.laptop for seat in seats] == ["", "", "bob-1", ""]
+    assert voting_homes(seats) == [TABLE, "bob-1", "lone-bot"]
+    assert next_change(voting_homes(seats), [TABLE, "bob-1", "bot-9"], [], quiet, TABLE) == (RETIRE, "bot-9")
+    assert names_on_laptops(seats, ["bob-1"]) == ["bob-1", "bot 1 of bob"]
+
+
+def test_a_seat_keeps_its_laptop_through_a_stand_in_and_a_return() -> None:
+    table = Table(players=3)
+    table.join(TABLE, ALICE)
+    table.join("carol", Identity.ephemeral())
+    bot = Identity.ephemeral()
+    claim = {"player": bot.public_key, "claim": bot.seat_claim(TABLE, "bot-1")}
+    table.apply("bot-1", "join", name="bot", bot=True, commit=commitment(b"1"), laptop=TABLE, **claim)
+    table.apply(TABLE, "start")
+    table.apply(f"{TABLE}#2", "takeover", seat=2, commit=commitment(b"stand-in"))
+    assert table.record.seats[2].laptop == TABLE and voting_homes(table.record.seats) == [TABLE, "carol"]
+    claim = {"player": bot.public_key, "claim": bot.seat_claim(TABLE, "bot-2")}
+    table.apply("bot-2", "join", name="bot", bot=True, commit=commitment(b"2"), laptop=TABLE, **claim)
+    assert table.record.seats[2].node == "bot-2" and table.record.seats[2].laptop == TABLE
+    assert voting_homes(table.record.seats) == [TABLE, "carol"]
+
+
+def test_a_join_naming_its_own_node_as_laptop_is_a_laptop_of_its_own() -> None:
+    table = Table(players=3)
+    table.join(TABLE, ALICE)
+    table.apply("bob-1", "join", name="bob", bot=False, commit=commitment(b"b"), laptop="bob-1")
+    assert table.record.seats[1].laptop == "" and voting_homes(table.record.seats) == [TABLE, "bob-1"]
 
 
 def test_the_leader_never_retires_itself() -> None:

@@ -17,6 +17,7 @@ import itertools
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -24,7 +25,7 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from kdm.cards import pretty, rank_of
-from kdm.deck import PrivateNote
+from kdm.deck import Knowledge, PrivateNote
 from kdm.errors import UsageError
 from kdm.manager import Rules
 from kdm.peer import local_time_ms
@@ -239,6 +240,53 @@ def test_marked_hand_and_table_cards_are_exchanged_with_enter() -> None:
             await t.shows(f"player0 gives {pretty(mine[0][1])} {pretty(mine[1][1])}")
             assert not play(t).give and not play(t).take
             await until(lambda: "exchanging" not in t.text(), "the message gone once the exchange is done")
+
+    run(scene)
+
+
+def first_card_not_read_yet(t: Table) -> None:
+    """From now on seat 0's process does not know the face of its hand's first card, as with the fair
+    deck a moment after a deal or an exchange, before the keys that show it have arrived."""
+    deck = t.peers[0].deck
+    knows = deck.knowledge
+
+    def knowledge(state: Any, seat: int) -> Knowledge:
+        known = knows(state, seat)
+        unread = state.hands[seat][:1]
+        return replace(known, faces={tk: face for tk, face in known.faces.items() if tk not in unread})
+
+    deck.knowledge = knowledge  # type: ignore[method-assign]
+
+
+def test_a_card_not_read_yet_is_not_marked_and_the_hand_shows_it_as_unknown() -> None:
+    """The bug: pressing 1 while the hand showed ``?? ?? ?? ??`` replaced the table with a traceback
+    (an empty face in the give/take line)."""
+
+    async def scene() -> None:
+        async with kems_table() as t:
+            first_card_not_read_yet(t)
+            await agree_sign(t)
+            mine = hand(t)
+            await t.shows(f" 1  ??   2  {pretty(mine[1][1])} ")
+            await t.press("1", lambda: "card 1 is not read yet" in t.text(), "the refusal")
+            assert not play(t).give
+            await t.press("2", lambda: len(play(t).give) == 1, "a card read marked")
+            await t.shows(f"give {pretty(mine[1][1])} · take –")
+
+    run(scene)
+
+
+def test_a_marked_card_that_is_no_longer_known_shows_as_unknown_and_is_not_given() -> None:
+    async def scene() -> None:
+        async with kems_table() as t:
+            await agree_sign(t)
+            on_table = table_cards(t)
+            await t.press("15", lambda: len(play(t).give) == 1 and len(play(t).take) == 1, "2 marked")
+            first_card_not_read_yet(t)
+            await t.act(1, Gesture(seat=1, t_sync=local_time_ms(), gesture="cough"))  # a fresh view
+            await t.shows(f"give ?? · take {pretty(on_table[0][1])}")
+            await t.press("\r", lambda: "card 1 is not read yet" in t.text(), "the exchange refused")
+            assert not t.log.events("exchange")
 
     run(scene)
 
@@ -522,5 +570,16 @@ def test_an_accused_who_does_not_choose_has_the_table_choose_when_the_time_is_up
             ((first, second),) = [event["tokens"] for event in t.log.events("show_two")]
             faces = dict(hand(t))
             assert rank_of(faces[first]) != rank_of(faces[second])
+
+    run(scene)
+
+
+def test_a_spoken_line_at_a_french_table_has_a_space_before_its_colon() -> None:
+    async def scene() -> None:
+        async with kems_table(lang="fr") as t:
+            t.peers[1].say("bonne chance")
+            await until(lambda: t.peers[0].record.chat == [(1, "bonne chance")], "said before the game")
+            await agree_sign(t)
+            await t.shows("player1 : « bonne chance »")
 
     run(scene)

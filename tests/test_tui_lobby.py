@@ -4,6 +4,7 @@ table of any game installed, and staying in the lobby after a mistake."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +14,16 @@ from prompt_toolkit.input import create_pipe_input
 from kdm import session
 from kdm.errors import PinRefused, UsageError
 from kdm.identity import SeatMemory
-from kdm.manager import Rules
+from kdm.manager import Rules, installed_plugins, plugin_from
 from kdm.net.discovery import TableAd
 from kdm.session import SessionConfig
+from kdm.settings import Settings
 from kdm.tui import command
+from kdm.tui import lobby as lobby_module
 from kdm.tui.lobby import Create, Join, LobbyState, stepped
-from kdm.tui.lobby_app import run_lobby
-from tests.test_tui import DEADLINE_S, Screen80x24
+from kdm.tui.lobby_app import LABEL_WIDTH, body, lobby_application, run_lobby
+from kdm.tui.text import say
+from tests.test_tui import DEADLINE_S, Screen80x24, until
 
 DOWN, RIGHT, LEFT = "\x1b[B", "\x1b[C", "\x1b[D"
 
@@ -40,7 +44,7 @@ def run_keys(
     async def scene() -> tuple[Join | Create | None, LobbyState]:
         with create_pipe_input() as pipe:
             config = SessionConfig(interface="127.0.0.1", name="kitchen")
-            state = LobbyState(config.lang, config.name, **state_fields)
+            state = LobbyState(config.lang, config.name, **{"player": "Ana", **state_fields})
             state.set_tables(list(tables or []))
             task = asyncio.get_running_loop().create_task(
                 run_lobby(config, input=pipe, output=Screen80x24(), browse=False, state=state)
@@ -73,7 +77,7 @@ def test_a_pin_too_short_is_explained_and_the_prompt_stays() -> None:
 
 
 def test_the_new_table_form_takes_a_pin() -> None:
-    choice = lobby("c" + DOWN * 4 + "48x21" + "\r")
+    choice = lobby("c" + DOWN * 5 + "48x21" + "\r")
     assert isinstance(choice, Create) and choice.pin == "4821"
     assert isinstance(lobby("c\r"), Create) and lobby("c\r").pin == ""  # type: ignore[union-attr]
 
@@ -115,8 +119,8 @@ def test_a_mistyped_address_is_explained_and_the_lobby_stays() -> None:
 
 
 def test_lobby_creates_a_table_with_options() -> None:
-    # Name field: add "2"; game stays; players 4 → 5; bots 0 → 1; then create.
-    choice = lobby("c2" + DOWN + DOWN + RIGHT + DOWN + RIGHT + "\r")
+    # Name field: add "2"; your name and the game stay; players 4 → 5; bots 0 → 1; then create.
+    choice = lobby("c2" + DOWN * 3 + RIGHT + DOWN + RIGHT + "\r")
     assert isinstance(choice, Create)
     assert (choice.table, choice.players, choice.bots, choice.variants) == ("kitchen2", 5, 1, [])
     assert choice.options["rounds"] == 10 and choice.options["direction"] == "toward-queen-of-spades"
@@ -125,18 +129,18 @@ def test_lobby_creates_a_table_with_options() -> None:
 def test_lobby_offers_every_game_installed_kems_included() -> None:
     state = LobbyState("en", "kitchen")
     assert state.games[0] == "kilo" and "kems" in state.games
-    choice = lobby("c" + DOWN + RIGHT + "\r")  # the game field: the next game, Kem's
+    choice = lobby("c" + DOWN * 2 + RIGHT + "\r")  # the game field: the next game, Kem's
     assert isinstance(choice, Create) and choice.variants == ["kems"] and choice.players == 4
     assert choice.options["target"] == 10  # Kem's own options, not the base game's
     assert "rounds" not in choice.options
 
 
 def test_a_table_the_rules_refuse_is_explained_in_the_form_which_stays_open() -> None:
-    state = LobbyState("en", "kitchen")
+    state = LobbyState("en", "kitchen", player="Ana")
     state.start_create()
-    state.field_index = 1
-    state.change(1)  # Kem's
     state.field_index = 2
+    state.change(1)  # Kem's
+    state.field_index = 3
     state.change(1)  # five players: Kem's is for 4, 6 or 8
     state.submit()
     assert not state.done and state.mode == "create" and "4, 6 or 8 players" in state.message
@@ -150,8 +154,9 @@ def test_the_lobby_shows_each_tables_game_and_house_rules() -> None:
     from kdm.tui.lobby_app import body
 
     text = "".join(fragment[1] for fragment in body(state))
-    assert "kilo+spoons+jokers+piles" in text  # the chosen table's whole list, under its row
-    assert "kems" in text
+    # The game by the name its plugin gives it, then the chosen table's whole list, under its row.
+    assert "Kilo de merde+spoons+jokers+piles" in text
+    assert "Kem's" in text and "kems" not in text
 
 
 def test_a_table_where_this_player_has_a_seat_comes_first_and_enter_returns_to_it() -> None:
@@ -236,3 +241,161 @@ def test_a_join_that_fails_brings_the_lobby_back_with_the_reason(monkeypatch: py
     ui = command.TableUI()
     asyncio.run(command.from_the_lobby(SessionConfig(interface="127.0.0.1"), {}, [], ui))
     assert messages == ["", "no table answered at 10.0.0.9:5000"]
+
+
+# --- the new-table form at 80×24 (issue « A first evening that works ») ------------------------------
+
+
+class LobbyOnScreen:
+    """The lobby's real application on an 80×24 screen, played from a pipe of keys."""
+
+    def __init__(self, state: LobbyState) -> None:
+        self.state = state
+
+    async def __aenter__(self) -> LobbyOnScreen:
+        self._pipe_context = create_pipe_input()
+        self._pipe = self._pipe_context.__enter__()
+        self.app = lobby_application(self.state, self._pipe, Screen80x24())
+        self._running = asyncio.get_running_loop().create_task(self.app.run_async())
+        await until(lambda: bool(self.rows()), "the lobby drawn")
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        self.app.exit()
+        await asyncio.wait_for(self._running, DEADLINE_S)
+        self._pipe_context.__exit__(None, None, None)
+
+    def rows(self) -> list[str]:
+        rendered = self.app.renderer.last_rendered_screen
+        if rendered is None:
+            return []
+        return ["".join(rendered.data_buffer[y][x].char for x in range(80)).rstrip() for y in range(24)]
+
+    def inside_the_box(self) -> list[str]:
+        """The rows between the form's top and bottom borders."""
+        rows = self.rows()
+        top = next(index for index, row in enumerate(rows) if row.startswith("┌"))
+        bottom = next(index for index, row in enumerate(rows) if row.startswith("└"))
+        return rows[top + 1 : bottom]
+
+    async def press(self, keys: str, then: Callable[[], bool], what: str) -> None:
+        self._pipe.send_text(keys)
+        await until(then, f"{what}; the screen:\n" + "\n".join(self.rows()))
+
+
+def form_state(lang: str = "en", game: str = "kilo", variants: list[str] | None = None) -> LobbyState:
+    state = LobbyState(lang, "kitchen", variants=[game, *(variants or [])], player="Ana")
+    state.start_create()
+    return state
+
+
+@pytest.mark.parametrize("game", ["kilo", "kems"])
+def test_every_field_of_the_form_scrolls_into_the_box_with_its_help_at_80x24(game: str) -> None:
+    every_rule = form_state(game=game).rules_of(game)
+    state = form_state(game=game, variants=every_rule)  # the tallest form: every house rule on
+
+    async def scene() -> None:
+        async with LobbyOnScreen(state) as lobby:
+            for index, field in enumerate(state.fields):
+                if index:
+                    await lobby.press(DOWN, lambda i=index: state.field_index == i, f"field {field.key}")
+                row = f"▸ {field.label:<26}"
+
+                def shown(row: str = row, help: str = field.help) -> bool:
+                    box = lobby.inside_the_box()
+                    return any(line.startswith("│" + row) for line in box) and (
+                        not help or any(help[:40] in line for line in box)
+                    )
+
+                await until(shown, f"{field.key} in the box; the screen:\n" + "\n".join(lobby.rows()))
+            assert lobby.rows()[21].startswith("└")  # the box ends above the prompt and footer
+
+    asyncio.run(scene())
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_no_label_of_the_form_is_cut(lang: str) -> None:
+    for game in ("kilo", "kems"):
+        state = form_state(lang, game, form_state(lang, game).rules_of(game))
+        assert state.fields and all(len(field.label) <= LABEL_WIDTH for field in state.fields), [
+            field.label for field in state.fields if len(field.label) > LABEL_WIDTH
+        ]
+    pin = next(field for field in form_state(lang).fields if field.key == "pin")
+    assert pin.label == say(lang, "field_pin") and "4" in pin.help and "12" in pin.help
+
+
+def test_the_form_offers_only_the_house_rules_of_the_chosen_game() -> None:
+    state = form_state()
+    kilo_rules = {field.key for field in state.fields if field.key.startswith("variant:")}
+    assert {"variant:spoons", "variant:jokers", "variant:piles"} <= kilo_rules
+    state.field_index = [field.key for field in state.fields].index("game")
+    state.change(1)  # Kem's: none of the base game's rules, and Kem's own options stay
+    keys = [field.key for field in state.fields]
+    assert not [key for key in keys if key.startswith("variant:")] and "option:target" in keys
+    assert state.message == ""
+
+
+def test_a_house_rule_that_names_no_game_goes_with_every_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    class AnyGame:
+        """A rule that declares no ``KDM_REQUIRES``: nothing says which game it is for."""
+
+        NAME = "anygame"
+
+    installed = {**installed_plugins(), "anygame": plugin_from(AnyGame())}
+    monkeypatch.setattr(lobby_module, "installed_plugins", lambda: installed)
+    assert "anygame" in LobbyState("en", "kitchen").rules_of("kilo")
+    assert "anygame" in LobbyState("en", "kitchen").rules_of("kems")
+    assert "spoons" not in LobbyState("en", "kitchen").rules_of("kems")
+
+
+def test_the_games_are_named_as_their_plugins_name_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = form_state()
+    state.field_index = [field.key for field in state.fields].index("game")
+    text = "".join(fragment[1] for fragment in body(state))
+    assert "◂ Kilo de merde ▸" in text
+    state.change(1)
+    assert "◂ Kem's ▸" in "".join(fragment[1] for fragment in body(state))
+
+    class Belote:
+        """A third party's game, with its own name on screen."""
+
+        NAME, KDM_MODE, KDM_TITLE = "belote", True, "La belote"
+
+    assert plugin_from(Belote()).title == "La belote" and plugin_from(object()).title == "object"
+
+
+def test_the_form_takes_your_name_and_the_lobby_remembers_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    choice = lobby("c" + DOWN + "\x7f" * 3 + "Zoé" + "\r")  # "Ana" erased, "Zoé" typed
+    assert isinstance(choice, Create) and choice.player == "Zoé"
+    empty = LobbyState("en", "kitchen")
+    empty.start_create()
+    empty.submit()
+    assert not empty.done and empty.message == "your name ?"
+
+    seen: list[str] = []
+
+    async def fake_lobby(*_args: Any, **_kwargs: Any) -> Create:
+        return choice
+
+    async def host(config: SessionConfig, *_args: Any, **_kwargs: Any) -> None:
+        seen.append(config.name)
+
+    monkeypatch.setattr(command, "run_lobby", fake_lobby)
+    monkeypatch.setattr(session, "host", host)
+    config = SessionConfig(interface="127.0.0.1", name="Ana", data_dir=tmp_path)
+    asyncio.run(command.from_the_lobby(config, {}, [], command.TableUI()))
+    assert seen == ["Zoé"] and Settings.load(tmp_path) == Settings("Zoé", "kitchen")
+
+
+def test_a_french_form_words_the_options_in_french() -> None:
+    state = form_state("fr")
+    state.field_index = [field.key for field in state.fields].index("option:direction")
+    text = "".join(fragment[1] for fragment in body(state))
+    assert "sens du passage" in text and "◂ vers la dame de pique ▸" in text
+    assert "vers qui tient la dame de pique" in text  # its help
+    assert "direction" not in text and "toward-queen-of-spades" not in text
+    state.change(1)
+    assert "◂ à gauche ▸" in "".join(fragment[1] for fragment in body(state))
+    assert "couleurs" in text and "oui" in text  # suit_combos on

@@ -23,9 +23,9 @@ from kdm.kilo.events import Feint
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
 from kdm.record import REPLAYED, Notice
-from kdm.session import SessionConfig
+from kdm.session import BotProcess, SessionConfig
 from kdm.tui import app
-from kdm.tui.app import AddedBot, TableUI
+from kdm.tui.app import TableUI
 from kdm.tui.text import say
 from tests.test_tui import DEADLINE_S, FakeLog, FakeNode, Screen80x24, Table, run, run_real, until
 
@@ -155,11 +155,14 @@ def test_a_player_refused_a_seat_may_leave_instead() -> None:
 def test_a_bot_added_from_any_screen_runs_here_where_this_process_reaches_the_table(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The bug: a bot asked for by anyone but the founder was bound to the founder's address."""
-    started: list[tuple[str, SessionConfig, str]] = []
+    """The bug: a bot asked for by anyone but the founder was bound to the founder's address. The bot
+    runs on this laptop, whose one vote is this process's: it names this node as its laptop."""
+    started: list[tuple[str, SessionConfig, str, str]] = []
 
-    def spawn(contact: str, config: SessionConfig, seed: int, name: str = "", **_: Any) -> Any:
-        started.append((contact, config, name))
+    def spawn(
+        contact: str, config: SessionConfig, seed: int, name: str = "", laptop: str = "", **_: Any
+    ) -> Any:
+        started.append((contact, config, name, laptop))
         return subprocess.Popen([sys.executable, "-c", "pass"])
 
     monkeypatch.setattr(app, "spawn_bot", spawn)
@@ -169,13 +172,16 @@ def test_a_bot_added_from_any_screen_runs_here_where_this_process_reaches_the_ta
             ui = TableUI()
             ui.app = t.app
             config = SessionConfig(interface=None, name="zoe")
-            joiner = SimpleNamespace(contact="10.0.0.2:41000", config=config)
+            joiner = SimpleNamespace(
+                contact="10.0.0.2:41000", config=config, node=SimpleNamespace(node_id="10.0.0.3:42000~zoe")
+            )
             assert ui._add_bot(joiner)  # type: ignore[arg-type]
             await ui.stop_bots()
 
     run_real(scene)
-    ((contact, config, name),) = started
+    ((contact, config, name, laptop),) = started
     assert contact == "10.0.0.2:41000" and config.interface is None and name == "bot 1 of zoe"
+    assert laptop == "10.0.0.3:42000~zoe"
 
 
 def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:
@@ -189,7 +195,7 @@ def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:
                     "127.0.0.1:9", SessionConfig(interface="127.0.0.1"), 1, errors=errors
                 )
                 await asyncio.to_thread(failing.wait, DEADLINE_S)
-                bot = AddedBot(failing, "bot 1 of me", errors)
+                bot = BotProcess(failing, "bot 1 of me", errors)
                 assert bot.failure() == "no table answered at 127.0.0.1:9"
                 assert bot.failure() == ""  # said once
 
@@ -232,3 +238,33 @@ def test_a_round_dealt_again_is_said_once_and_rightly_for_a_player_away_and_one_
             assert "player2 is back with new keys" in said[1]
 
     run(scene)
+
+
+def test_a_stranded_table_says_who_it_misses_and_goes_on_when_the_player_presses_g() -> None:
+    """The issue "A first evening that works": a screen that changed nothing for 15 s once the other
+    laptop died. Told the table cannot commit (``TableSession._check_stranded``), the screen names the
+    players on the laptops not heard from, in its log and on a line that stays; ``G`` goes on without
+    them (a person decides: the session's forced reconfiguration), and the line goes once the table
+    commits again."""
+    decided: list[bool] = []
+
+    async def scene() -> None:
+        async with keyed_table() as t:
+            t.screen.go_on = lambda: decided.append(True) or True
+            assert not t.screen.go_on_without_them()  # nothing to go on from: the table commits
+            t.screen.show_stranded(["player2", "bot 1 of player2"])
+            await t.shows("no news from player2, bot 1 of player2: G goes on without them (bots play)")
+            said = [line.text for line in t.screen.log]
+            assert (
+                said[-1]
+                == "the table cannot go on without player2, bot 1 of player2: no news from their laptops"
+            )
+            assert not decided  # no timer decides for the player
+            await t.press("G", lambda: bool(decided), "the player's decision")
+            await t.shows("going on without player2, bot 1 of player2: bots play their seats")
+            t.screen.show_stranded([])
+            await until(lambda: "bots play their seats" not in t.text(), "the line gone")
+            assert t.screen.log[-1].text == "the table goes on"
+
+    run(scene)
+    assert decided == [True]

@@ -86,12 +86,15 @@ class Pane:
 
 
 @contextlib.contextmanager
-def kdm_in_tmux(tmp_path: Path, *flags: str) -> Iterator[Pane]:
-    """``kdm play --bots 3`` (and ``flags``) in a tmux pane of 80×24, stopped with its bots at the end."""
+def kdm_in_tmux(
+    tmp_path: Path, *flags: str, folder: Path = REPO, play: list[str] | None = None
+) -> Iterator[Pane]:
+    """``kdm play --bots 3`` (and ``flags``) in a tmux pane of 80×24, stopped with its bots at the end;
+    run from ``folder``, as ``play`` (a command line that means ``kdm play``) when given."""
     tmux = require_tmux()
     socket = f"kdm-test-{os.getpid()}"
-    command = [*play_command(), "--bots", "3", "--name", NAME, "--data-dir", str(tmp_path), *flags]
-    shell = f"cd {shlex.quote(str(REPO))} && {shlex.join(command)}; echo KDM-EXIT=$?; sleep 120"
+    command = [*(play or play_command()), "--bots", "3", "--name", NAME, "--data-dir", str(tmp_path), *flags]
+    shell = f"cd {shlex.quote(str(folder))} && {shlex.join(command)}; echo KDM-EXIT=$?; sleep 120"
     terminal = Pane(tmux, socket)
     terminal.run("new-session", "-d", "-s", "kdm", "-x", "80", "-y", "24",
                  "-e", "LANG=C.UTF-8", "-e", "TERM=xterm-256color", "sh", "-c", shell)  # fmt: skip
@@ -203,3 +206,26 @@ def test_a_french_table_reads_roi_dame_valet_and_a_chat_line(tmp_path: Path) -> 
         french.wait(lambda s: "Partir ? (o/n" in s, "la question avant de partir")
         french.keys("q")  # q twice leaves
         french.wait(lambda s: "KDM-EXIT=0" in s, "kdm play qui se termine", timeout=90)
+
+
+def test_the_bots_sit_when_kdm_starts_in_the_folder_that_holds_its_clone(tmp_path: Path) -> None:
+    """The issue's "Show": ``cd ..`` from the clone (named ``kdm``), then ``kdm/.venv/bin/kdm play
+    --bots 3``: the bots sit and the game starts. They used to die on an ImportError (``python -m kdm``
+    imported the clone's folder), and the table waited for them for ever."""
+    program = Path(sys.executable).with_name("kdm")
+    if not program.is_relative_to(REPO):
+        pytest.skip(f"kdm runs from {program}, not from a venv inside the clone")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "kdm").symlink_to(REPO, target_is_directory=True)
+    play = [str(Path("kdm") / program.relative_to(REPO)), "play"]
+    with kdm_in_tmux(tmp_path, folder=home, play=play) as pane:
+        screen = pane.wait(
+            lambda s: re.search(r"your turn: pass a card|bot \d is passing", s) is not None,
+            "the bots to sit and the game to start",
+        )
+        assert all(f"bot {n}" in screen for n in (1, 2, 3))
+        pane.keys("q")
+        pane.wait(lambda s: "Leave? (y/n" in s, "the quit question")
+        pane.keys("y")
+        pane.wait(lambda s: "KDM-EXIT=0" in s, "kdm play to exit", timeout=90)

@@ -16,6 +16,8 @@ from kdm.hookspecs import hookimpl
 from kdm.kilo import hookspecs
 
 KDM_MODE = True
+#: The game's name on screen (the lobby's form and list).
+KDM_TITLE = "Kilo de merde"
 #: A table that picks no game plays this one.
 KDM_DEFAULT = True
 KDM_MODULES = ("kdm.kilo.rules", "kdm.kilo.bots", "kdm.kilo.calls")

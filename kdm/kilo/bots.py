@@ -40,7 +40,7 @@ def decide(view: SeatView, bot: Bot) -> Decision | None:
     slap = slap_now(view, bot, table)
     if slap is not None:
         return slap
-    if view.turn != seat:
+    if view.turn != seat or table.holding:  # a held checkpoint: the pass waits for its end
         return None
     feint = maybe_feint(view, bot, (view.round, table.passes))
     if feint is not None:

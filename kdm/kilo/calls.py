@@ -12,7 +12,7 @@ from collections.abc import Callable
 from kdm.cards import pretty
 from kdm.effects import Effect
 from kdm.hookspecs import hookimpl
-from kdm.names import SeatNames
+from kdm.names import SeatNames, counted
 
 QUEENS_CALL = "« Dame de cœur ! À vous l'honneur ! Dame de pique, à vous la suite ! »"
 GO_CALL = "« 1, 2, 3, GO ! »"
@@ -90,9 +90,11 @@ ENGLISH: dict[str, Line] = {
     "game_started": lambda e, n: (
         f"{e['players']} players; the pile holds {e['pile']} cards; "
         + (
-            f"{e['rounds']} rounds"
+            counted(e["rounds"], "en", "round", "rounds")
             if e["rounds"] != "pile"
-            else f"play until the pile is empty, or {e['max_rounds']} rounds at most"
+            else "play until the pile is empty, or "
+            + counted(e["max_rounds"], "en", "round", "rounds")
+            + " at most"
         )
     ),
     "dealt": lambda e, n: f"round {e['round']}: cards dealt",
@@ -133,9 +135,11 @@ FRENCH: dict[str, Line] = {
     "game_started": lambda e, n: (
         f"{e['players']} joueurs ; le tas de merde a {e['pile']} cartes ; "
         + (
-            f"{e['rounds']} manches"
+            counted(e["rounds"], "fr", "manche", "manches")
             if e["rounds"] != "pile"
-            else f"on joue jusqu'à vider le tas, ou {e['max_rounds']} manches au plus"
+            else "on joue jusqu'à vider le tas, ou "
+            + counted(e["max_rounds"], "fr", "manche", "manches")
+            + " au plus"
         )
     ),
     "dealt": lambda e, n: f"manche {e['round']} : cartes distribuées",

@@ -127,6 +127,19 @@ class PassingResumed(Hints):
     kind: Literal["passing_resumed"]
 
 
+class HoldOver(Hints):
+    """The checkpoint has held ``checkpoint_ms`` at a table of people: the starter may pass again."""
+
+    kind: Literal["hold_over"]
+
+
+class Rested(Hints):
+    """Round ``round``'s result has been on screen ``round_pause_ms``: the next round is dealt."""
+
+    kind: Literal["rested"]
+    round: int
+
+
 class RoundOver(Hints):
     """Round ``round`` is over; ``scores`` are the kilos in front of each seat."""
 
@@ -156,6 +169,8 @@ KiloEffect = (
     | Judged
     | Drew
     | PassingResumed
+    | HoldOver
+    | Rested
     | RoundOver
     | GameOver
 )

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from kdm.events import Event, TimedEvent
 
-__all__ = ["EVENTS", "Announce", "Close", "Draw", "Feint", "Pass", "ShowHand", "Slap"]
+__all__ = ["EVENTS", "Announce", "Close", "Draw", "Feint", "Pass", "Resume", "ShowHand", "Slap"]
 
 
 @dataclass(frozen=True)
@@ -33,9 +33,12 @@ class Pass(Event):
 
 @dataclass(frozen=True)
 class Slap(TimedEvent):
-    """``seat`` slaps the pile."""
+    """``seat`` slaps the pile. A person's press names the ``round`` it was made in (0: it does not
+    say, as bots in-process do): a press for a round that is over, or one that answers a window that
+    has closed, is refused rather than taken as a false slap of the next one."""
 
     kind: ClassVar[str] = "slap"
+    round: int = 0
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,14 @@ class Close(Event):
     """The open window's time is up (proposed by the leader ``slap_timeout_ms`` after it opened)."""
 
     kind: ClassVar[str] = "close"
+
+
+@dataclass(frozen=True)
+class Resume(Event):
+    """A pause for people is over: a checkpoint has held ``checkpoint_ms``, or a round's result has
+    been on screen ``round_pause_ms`` (proposed by the leader when the time is up)."""
+
+    kind: ClassVar[str] = "resume"
 
 
 @dataclass(frozen=True)
@@ -72,4 +83,4 @@ class Draw(Event):
     card: str
 
 
-EVENTS: tuple[type[Event], ...] = (Announce, Pass, Slap, Feint, Close, ShowHand, Draw)
+EVENTS: tuple[type[Event], ...] = (Announce, Pass, Slap, Feint, Close, ShowHand, Draw, Resume)

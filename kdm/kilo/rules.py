@@ -7,7 +7,13 @@ data lives in ``state.rules["kilo"]`` (a ``KiloTable``). Variants change it thro
 
 Phases: ``setup`` → ``dealing`` → ``announcing`` → ``passing`` ⇄ ``window`` → ``judging`` (the first
 slapper shows their hand, only when the window opened at a checkpoint) → ``drawing`` (→ ``shuffling``
-after a flush with ``flush_to=shuffle``) → ``dealing`` for the next round, or ``over``.
+after a flush with ``flush_to=shuffle``) → ``dealing`` for the next round (through ``resting`` at a
+table of people), or ``over``.
+
+People's pace: where a person sits (``TableState.people``), a checkpoint holds ``checkpoint_ms``
+before the next pass (``KiloTable.hold``) and a round's result stays ``round_pause_ms`` on screen
+before the next deal (``resting``); both end with a ``Resume`` the leader proposes when its table
+timer is up, so every peer agrees on them. A bots-only table has neither.
 """
 
 from __future__ import annotations
@@ -24,9 +30,20 @@ from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction
 from kdm.engine import effective_time as engine_effective_time
 from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
 from kdm.hookspecs import hookimpl
-from kdm.kilo.effects import Announced, Drew, HandShown, Judged, KiloEffect, Passed, PassingStarted, Slapped
-from kdm.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, ShowHand, Slap
-from kdm.options import TableOption
+from kdm.kilo.effects import (
+    Announced,
+    Drew,
+    HandShown,
+    HoldOver,
+    Judged,
+    KiloEffect,
+    Passed,
+    PassingStarted,
+    Rested,
+    Slapped,
+)
+from kdm.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, Resume, ShowHand, Slap
+from kdm.options import OptionWords, TableOption
 from kdm.state import TableState
 
 NAME = "kilo"
@@ -106,6 +123,9 @@ class KiloTable:
     passing_since: int = 0
     #: Every draw of the game, public as it happened: ``(round, seat, card, flushed)``.
     draws: list[tuple[int, int, str, bool]] = field(default_factory=list)
+    #: At a table of people, the seq at which the pause began: the checkpoint being held (no pass
+    #: until its ``Resume``), or the rest after the round (None: no pause).
+    hold: int | None = None
 
 
 def table(state: TableState) -> KiloTable:
@@ -137,19 +157,47 @@ def kdm_table_options() -> list[TableOption]:
     return [
         TableOption("direction", str, "toward-queen-of-spades",
                     "passing direction: toward the Queen of spades' holder (ties go left), or fixed",
-                    choices=("toward-queen-of-spades", "left", "right")),
-        TableOption("suit_combos", bool, True, "four cards of one suit are a combo too"),
+                    choices=("toward-queen-of-spades", "left", "right"),
+                    french=OptionWords("sens du passage",
+                                       "vers qui tient la dame de pique (à égalité, à gauche), ou fixe",
+                                       (("toward-queen-of-spades", "vers la dame de pique"),
+                                        ("left", "à gauche"), ("right", "à droite")))),
+        TableOption("suit_combos", bool, True, "four cards of one suit are a combo too",
+                    french=OptionWords("couleurs", "quatre cartes d'une couleur font aussi une combinaison")),
         TableOption("slap_timeout_ms", int, 4000, "a slap window closes this long after it opened",
-                    minimum=100, maximum=60000),
+                    minimum=100, maximum=60000,
+                    french=OptionWords("fin des tapes (ms)",
+                                       "une fenêtre de tapes se ferme ce délai après son ouverture")),
         MIN_REACTION_OPTION,
         TableOption("flush_to", str, "bottom",
                     "where a flush puts the kilos and the 7: under the pile, or shuffled into it",
-                    choices=("bottom", "shuffle")),
+                    choices=("bottom", "shuffle"),
+                    french=OptionWords("la chasse va",
+                                       "où la chasse met les kilos et le 7 : sous le tas, ou mélangés dedans",
+                                       (("bottom", "sous le tas"), ("shuffle", "mélangée au tas")))),
         TableOption("rounds", int, 10, "rounds to play, or 'pile' to play until the pile is empty",
-                    minimum=1, maximum=100000, words=("pile",)),
+                    minimum=1, maximum=100000, words=("pile",),
+                    french=OptionWords("manches",
+                                       "manches à jouer, ou jusqu'au tas vide (rounds=pile)",
+                                       (("pile", "jusqu'au tas vide"),))),
         TableOption("max_rounds", int, 500,
                     "with rounds=pile, stop after this many rounds (3 players can never empty it)",
-                    minimum=1, maximum=100000),
+                    minimum=1, maximum=100000,
+                    french=OptionWords("manches au plus",
+                                       "avec rounds=pile, on s'arrête après tant de manches"
+                                       " (à 3 joueurs, le tas ne se vide jamais)")),
+        TableOption("checkpoint_ms", int, 1500,
+                    "where a person sits, a checkpoint holds this long before the next pass",
+                    minimum=0, maximum=60000,
+                    french=OptionWords("pause au point de contrôle",
+                                       "s'il y a une personne à la table, tout le monde à 4 tient ce temps"
+                                       " (ms) avant la passe suivante")),
+        TableOption("round_pause_ms", int, 3000,
+                    "where a person sits, a round's result stays this long on screen before the next deal",
+                    minimum=0, maximum=60000,
+                    french=OptionWords("pause entre les manches",
+                                       "s'il y a une personne à la table, le résultat d'une manche reste"
+                                       " ce temps (ms) à l'écran avant la donne suivante")),
     ]  # fmt: skip
 
 
@@ -201,7 +249,7 @@ def is_combo(cards: list[str], suit_combos: bool) -> bool:
 #: Phases in which only the table acts, whatever the variants: the deal, the queens' calls, the first
 #: slapper's hand shown. An event that leaves the table in one wakes no bot (passing_started wakes them
 #: all). Drawing is not one: a variant may ask the loser a question then (piles: which pile).
-TABLE_PHASES = frozenset({"dealing", "announcing", "judging"})
+TABLE_PHASES = frozenset({"dealing", "announcing", "judging", "resting"})
 
 
 @hookimpl
@@ -307,8 +355,17 @@ def _begin_passing(engine: Engine, kilo: KiloTable) -> PassingStarted:
     state.turn = starter
     state.phase = "passing"
     engine.rules.caller("kdm_passing_started")(state=state)
+    if state.turn is not None and state.people:  # passing in turn (all at once has its own GO)
+        hold_checkpoint(state, kilo)
     return {"kind": "passing_started", "round": state.round, "starter": starter,
             "direction": "left" if kilo.direction == LEFT else "right"}  # fmt: skip
+
+
+def hold_checkpoint(state: TableState, kilo: KiloTable) -> None:
+    """At a table of people, hold the checkpoint just reached for ``checkpoint_ms`` (no pass until its
+    ``Resume``): everyone holds four, and a person needs the time to see it and slap."""
+    if state.people and state.options["checkpoint_ms"] > 0:
+        kilo.hold = state.seq
 
 
 def passing_direction(rule: str, players: int, starter: int, spades: int | None) -> int:
@@ -329,10 +386,12 @@ def _pass(engine: Engine, event: Event) -> list[KiloEffect]:
     _expect(state, "passing", "no passing now")
     if event.seat != state.turn:
         raise IllegalAction(f"it is seat {state.turn}'s turn to pass, not seat {event.seat}'s")
+    kilo = table(state)
+    if kilo.hold is not None:
+        raise IllegalAction(f"the checkpoint holds {state.options['checkpoint_ms']} ms: pass once it is over")
     hand = state.hands[event.seat]
     if event.token not in hand:
         raise IllegalAction(f"seat {event.seat} does not hold card {event.token}")
-    kilo = table(state)
     receiver = (event.seat + kilo.direction) % state.players
     hand.remove(event.token)
     state.hands[receiver].append(event.token)
@@ -343,6 +402,8 @@ def _pass(engine: Engine, event: Event) -> list[KiloEffect]:
     was_checkpoint, kilo.checkpoint = kilo.checkpoint, receiver == kilo.starter
     if was_checkpoint and not kilo.checkpoint:
         kilo.left_checkpoint = state.seq
+    if kilo.checkpoint and state.people:
+        hold_checkpoint(state, kilo)
     effect: Passed = {"kind": "passed", "seat": event.seat, "to": receiver, "token": event.token,
                       "checkpoint": kilo.checkpoint}  # fmt: skip
     if not kilo.checkpoint:
@@ -362,6 +423,8 @@ def effective_time(state: TableState, event: TimedEvent) -> float:
 
 def _slap(engine: Engine, event: Event) -> list[KiloEffect]:
     assert isinstance(event, Slap)
+    if event.round:  # a person's press, which names its round
+        check_fresh(engine.state, event.round, event.trigger)
     return slap(engine, event)
 
 
@@ -402,6 +465,16 @@ def slap(engine: Engine, event: TimedEvent) -> list[KiloEffect]:
     if engine.rules.caller("kdm_window_complete")(state=state, window=window):
         effects += _close_window(engine)
     return effects
+
+
+def check_fresh(state: TableState, made_in: int, trigger: int | None) -> None:
+    """A press that names its round (``made_in``: a person's) counts only in that round, and only while
+    what it answers (``trigger``) is still open: a late press for a window that has closed is refused,
+    never taken as a false slap of what came next. A variant's own press may call this too."""
+    if made_in != state.round:
+        raise IllegalAction(f"this slap was made in round {made_in}, which is over")
+    if trigger is not None and trigger < table(state).passing_since:
+        raise IllegalAction("this slap answered a window that has closed")
 
 
 def _mistake(kilo: KiloTable) -> str:
@@ -494,9 +567,20 @@ def _judge(engine: Engine, combo: bool) -> list[KiloEffect]:
         "first": kilo.ordered[0][0],
         "order": list(kilo.ordered),
         "losers": list(losers),
-        "reason": "combo" if valid else "no_combo" if window.checkpoint else window.mistake,
+        "reason": "combo" if valid else _why_false(kilo, window),
     }
     return [judged, *after_draw(engine)]
+
+
+def _why_false(kilo: KiloTable, window: Window) -> str:
+    """Why a window was false (``Judged.reason``). At a checkpoint, a window opened after a feint came
+    (since the last pass) was opened by a slapper it fooled (RULES 1.2.7), not by a combo missed."""
+    if not window.checkpoint:
+        return window.mistake
+    since = max(kilo.last_pass, kilo.passing_since)
+    # Slaps before the window's opener are older than ``since``: the reactions between are feints.
+    fooled = any(since < seq < window.opened_by for seq in kilo.reactions)
+    return "feint" if fooled else "no_combo"
 
 
 def _draw(engine: Engine, event: Event) -> list[KiloEffect]:
@@ -617,9 +701,30 @@ def _end_round(engine: Engine) -> list[KiloEffect]:
         state.phase = "over"
         winners = engine.rules.caller("kdm_winners")(state=state)
         effects.append({"kind": "game_over", "winners": winners, "scores": list(state.scores)})
+    elif state.people and state.options["round_pause_ms"] > 0:
+        state.phase = "resting"  # the round's result stays on screen a while: the Resume deals on
+        table(state).hold = state.seq
     else:
         state.phase = "dealing"
     return effects
+
+
+def _resume(engine: Engine, event: Event) -> list[KiloEffect]:
+    """A pause for people is over (``Resume``): the held checkpoint, or the rest after a round."""
+    assert isinstance(event, Resume)
+    state = engine.state
+    kilo = table(state)
+    if state.phase == "resting":
+        state.phase = "dealing"
+        kilo.hold = None
+        rested: Rested = {"kind": "rested", "round": state.round, "wake": ()}
+        return [rested]
+    if state.phase != "passing" or kilo.hold is None:
+        raise IllegalAction(f"no pause to end now (the table is {state.phase})")
+    kilo.hold = None
+    # Only the seat to pass has something new to do; plans to slap at the checkpoint stand.
+    over: HoldOver = {"kind": "hold_over", "wake": () if state.turn is None else (state.turn,)}
+    return [over]
 
 
 @hookimpl
@@ -697,6 +802,11 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
     if phase == "window":
         assert kilo.window is not None
         return [Duty("close", after_ms=state.options["slap_timeout_ms"], ref=kilo.window.opened_by)]
+    if phase == "passing" and kilo.hold is not None:
+        return [Duty("resume", after_ms=state.options["checkpoint_ms"], ref=kilo.hold)]
+    if phase == "resting":
+        # Timers are told apart by their refs for the whole game: a seq, never reused, like a hold's.
+        return [Duty("resume", after_ms=state.options["round_pause_ms"], ref=kilo.hold or 0)]
     if phase == "judging":
         first = kilo.ordered[0][0]
         return [Duty("show_hand", seat=first, tokens=tuple(state.hands[first]))]
@@ -727,6 +837,7 @@ _HANDLERS: dict[str, Callable[[Engine, Event], list[KiloEffect]]] = {
     ShowHand.kind: _show_hand,
     Draw.kind: _draw,
     Shuffle.kind: _shuffle,
+    Resume.kind: _resume,
 }
 
 
@@ -750,6 +861,8 @@ class KiloView:
     pile: int
     losers: tuple[int, ...]
     barred: tuple[int, ...] = ()
+    #: The checkpoint holds (a table of people): no pass until it is over.
+    holding: bool = False
 
 
 @hookimpl
@@ -779,4 +892,5 @@ def _public_view(state: TableState) -> KiloView:
         pile=sum(len(state.zones.get(name, ())) for name in kilo.piles),
         losers=tuple(kilo.losers),
         barred=tuple(kilo.barred),
+        holding=kilo.hold is not None and state.phase == "passing",
     )

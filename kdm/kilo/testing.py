@@ -113,8 +113,11 @@ class ScriptedKilo(ScriptedTable):
             assert self.state.turn is not None
             self.pass_any(self.state.turn)
 
-    def slap(self, seat: int, at: float, trigger: int | None = None, rt: float | None = None) -> list[Effect]:
-        return self.act(Slap(seat=seat, t_sync=at, trigger=trigger, rt=rt))
+    def slap(
+        self, seat: int, at: float, trigger: int | None = None, rt: float | None = None, round: int = 0
+    ) -> list[Effect]:
+        """``seat`` slaps at ``at``; a person's press names its ``round`` (0: unsaid, as bots')."""
+        return self.act(Slap(seat=seat, t_sync=at, trigger=trigger, rt=rt, round=round))
 
     def grab(self, seat: int, at: float, trigger: int | None = None, rt: float | None = None) -> list[Effect]:
         """``seat`` grabs an object (``spoons``): timed like a slap."""

@@ -11,11 +11,8 @@ the final ranking can stay up. Input and output are injectable, for tests and be
 from __future__ import annotations
 
 import asyncio
-import subprocess
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import IO
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
@@ -25,9 +22,9 @@ from prompt_toolkit.output import ColorDepth, Output
 
 from kdm.peer import Peer, local_time_ms
 from kdm.record import Notice
-from kdm.session import TableSession, spawn_bot, stop_process
+from kdm.session import BotProcess, TableSession, spawn_bot, stop_process
 from kdm.tui.extension import GameScreen
-from kdm.tui.keys import table_bindings
+from kdm.tui.keys import answer_escape_at_once, table_bindings
 from kdm.tui.layout import build_layout, table_style
 from kdm.tui.state import TableScreen
 
@@ -76,6 +73,7 @@ class TableApp:
             after_render=self._painted,
             max_render_postpone_time=None,
         )
+        answer_escape_at_once(self.application)
 
     def invalidate(self) -> None:
         self.application.invalidate()
@@ -151,7 +149,7 @@ class TableUI:
         self.ring_bell = bell
         self.input, self.output = input, output
         self.app: TableApp | None = None
-        self.bots: list[AddedBot] = []
+        self.bots: list[BotProcess] = []
 
     async def __call__(self, session: TableSession) -> None:
         self.app = TableApp(
@@ -161,8 +159,11 @@ class TableUI:
             self.app.screen.bell = self.app.application.output.bell
         self.app.screen.invitation = session.invitation()
         self.app.screen.advertised = session.config.advertise
+        self.app.screen.pin = session.config.pin or ""
         self.app.screen.watching = session.config.watch
-        watching = asyncio.get_running_loop().create_task(self._watch_bots())
+        self.app.screen.go_on = session.go_on_without_them
+        session.on_stranded = self.app.screen.show_stranded
+        watching = asyncio.get_running_loop().create_task(self._watch_bots(session))
         try:
             await self.app.run()
         finally:
@@ -180,15 +181,19 @@ class TableUI:
         seed = session.config.seed * 100 + 50 + len(self.bots)
         name = f"bot {len(self.bots) + 1} of {session.config.name or 'kdm'}"
         errors = tempfile.TemporaryFile()  # noqa: SIM115 (kept open for the bot's life; closed in stop_bots)
-        process = spawn_bot(session.contact, session.config, seed=seed, name=name, errors=errors)
-        self.bots.append(AddedBot(process, name, errors))
+        process = spawn_bot(
+            session.contact, session.config, seed=seed, name=name, errors=errors, laptop=session.node.node_id
+        )
+        self.bots.append(BotProcess(process, name, errors))
         self.app.screen.own_bots.add(name)
         return True
 
-    async def _watch_bots(self) -> None:
+    async def _watch_bots(self, session: TableSession) -> None:
+        """Tell the player when a bot stops without playing: one added here, or one that
+        ``--bots N`` started (``TableSession.bots``), else the table would wait for it for ever."""
         while True:
             await asyncio.sleep(LIVENESS_S)
-            for bot in self.bots:
+            for bot in [*self.bots, *session.bots]:
                 reason = bot.failure()
                 if reason and self.app is not None:
                     self.app.screen.tell("bot_failed", reason=reason)
@@ -212,23 +217,3 @@ class TableUI:
         for bot in self.bots:
             bot.errors.close()
         self.bots.clear()
-
-
-@dataclass
-class AddedBot:
-    """A bot process started from this screen, and where its error output goes."""
-
-    process: subprocess.Popen[bytes]
-    name: str
-    errors: IO[bytes]
-    told: bool = False
-
-    def failure(self) -> str:
-        """Why the bot stopped without playing (its one error line), once; empty otherwise."""
-        if self.told or self.process.poll() in (None, 0):
-            return ""
-        self.told = True
-        self.errors.seek(0)
-        lines = self.errors.read().decode(errors="replace").strip().splitlines()
-        reason = lines[-1] if lines else f"it stopped with status {self.process.returncode}"
-        return reason.split(": error: ", 1)[-1]

@@ -30,7 +30,14 @@ from kdm.manager import Rules
 from kdm.options import parse_assignments
 from kdm.record import DECKS
 from kdm.session import SessionConfig
-from kdm.settings import DECK_HELP, NO_BELL_HELP, TABLE_NAME_HELP, YOUR_NAME_HELP, remember_table, your_names
+from kdm.settings import (
+    DECK_HELP,
+    NO_BELL_HELP,
+    TABLE_NAME_HELP,
+    YOUR_NAME_HELP,
+    your_language,
+    your_names,
+)
 from kdm.tui.app import TableUI
 from kdm.tui.lobby import Create, Join
 from kdm.tui.lobby_app import run_lobby
@@ -38,6 +45,19 @@ from kdm.tui.text import LANGUAGES, say
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_PLAYERS = 4
+#: What the table argument of ``kdm play``, ``kdm join`` and ``kdm bot`` may be.
+TARGET_HELP = (
+    "the table: its name on the LAN, or its address HOST:PORT[~KEY] as its screen shows it (the key is "
+    "optional: without it, compare the key the table's screen shows)"
+)
+#: Where a table's screen needs a terminal and there is none, what does without one (``kdm play``
+#: takes no ``--headless``; a headless seat waits for ever unless a bot plays it).
+NO_TERMINAL = "the table needs a terminal"
+HEADLESS_HINT = "without one, add --headless to print the game log"
+PLAY_HEADLESS_HINT = (
+    "without one, kdm host --headless or kdm join --headless prints the game log "
+    "(add --as-bot greedy for a bot to play your seat)"
+)
 
 
 def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -48,7 +68,7 @@ def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         description="Play Kilo de merde in the terminal. With no argument, list the tables on the LAN "
         "and offer to create one; with --bots N, play at once against N bot peers on this machine.",
     )
-    play.add_argument("target", nargs="?", default=None, metavar="HOST:PORT|NAME", help="a table to join")
+    play.add_argument("target", nargs="?", default=None, metavar="TABLE", help=f"{TARGET_HELP}, to join")
     play.add_argument("--bots", type=int, default=0, metavar="N", help="host a table with N bot peers")
     play.add_argument("--name", default="", help=YOUR_NAME_HELP)
     play.add_argument("--table", default="", help=TABLE_NAME_HELP)
@@ -74,7 +94,12 @@ def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         metavar="NAME",
         help="a rule plugin for a table you host (repeatable)",
     )
-    play.add_argument("--lang", choices=LANGUAGES, default="en", help="language of the table (en, fr)")
+    play.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=None,
+        help="language of the table (en, fr; default: the one you chose last time, else your locale's)",
+    )
     play.add_argument("--deck", choices=DECKS, default=None, help=DECK_HELP)
     play.add_argument(
         "--interface",
@@ -117,18 +142,22 @@ def run_play(args: argparse.Namespace) -> int:
         try:
             Rules.for_table(args.variant).resolve(players, options)
         except TableError as error:  # the table itself, its size included, not an option's value
-            if args.players is not None or not args.bots:
-                raise
+            if args.players is not None or not args.bots or refused_at_every_size(args.variant, options):
+                raise  # what is refused is not the size (spoons with piles): the refusal says why
             # The table's size came from --bots: say so, or "players must be 3 to 10" names a flag
             # the player never gave.
             raise UsageError(f"--bots {args.bots} makes a table of {players}: {error}") from error
-    require_terminal()
+    try:
+        require_terminal()
+    except UsageError:  # `kdm play` takes no --headless: name what does without a terminal
+        raise UsageError(f"{NO_TERMINAL}; {PLAY_HEADLESS_HINT}") from None
     if not 0 <= args.port <= 0xFFFF:
         raise UsageError(f"--port {args.port} is not a port number: give 1 to 65535, or 0 for any free one")
-    config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=args.lang, port=args.port)
+    lang = your_language(args.lang, LANGUAGES, args.data_dir)
+    config = SessionConfig(seed=args.seed, data_dir=args.data_dir, lang=lang, port=args.port)
     config.bell = not args.no_bell
     config.deck = args.deck
-    config.name, config.table = your_names(args.name, args.table, args.data_dir)
+    config.name, config.table = your_names(args.name, args.table, args.data_dir, lang)
     config.pin = pin
     if args.interface:
         config.interface = args.interface
@@ -138,9 +167,23 @@ def run_play(args: argparse.Namespace) -> int:
     return run_at_table(config, lambda ui: play(args, config, players, options, ui))
 
 
+def refused_at_every_size(variants: list[str], options: dict[str, Any]) -> bool:
+    """Whether a table of ``variants`` and ``options`` is refused whatever its size, so that its size
+    (which ``--bots`` chose) is not what is wrong. Sizes up to twice the most a game seats are tried."""
+    rules = Rules.for_table(variants)
+    for players in range(1, 21):
+        try:
+            rules.resolve(players, dict(options))
+        except TableError:
+            continue
+        return False
+    return True
+
+
 def require_terminal() -> None:
+    """The table's screen needs a terminal: else one line, saying what does without one."""
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        raise UsageError("the table needs a terminal; without one, add --headless to print the game log")
+        raise UsageError(f"{NO_TERMINAL}; {HEADLESS_HINT}")
 
 
 def run_at_table(config: SessionConfig, start: Callable[[TableUI], Awaitable[Any]]) -> int:
@@ -190,7 +233,8 @@ async def from_the_lobby(
                 await session.join(config, choice.target, ui=ui, addresses=choice.addresses)
             elif isinstance(choice, Create):
                 config.pin = choice.pin or None
-                remember_table(choice.table, config.data_dir)
+                # The names given in the form are kept, as those given with --name and --table are.
+                config.name = your_names(choice.player, choice.table, config.data_dir, config.lang)[0]
                 await session.host(config, choice.table, choice.players, choice.options, choice.variants,
                                    bots=choice.bots, ui=ui)  # fmt: skip
             else:

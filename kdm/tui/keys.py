@@ -14,8 +14,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition, FilterOrBool, to_filter
 from prompt_toolkit.key_binding import (
     DynamicKeyBindings,
@@ -38,12 +39,23 @@ HAND_KEYS = "12345"
 #: An action sent is drawn with its commit. Drawing "sent" at once would hold the loop for a redraw
 #: while the commit's messages wait; the feedback is drawn after this only if the commit is slow.
 FEEDBACK_AFTER_S = 0.05
+#: How long a lone Esc waits before it acts. A terminal sends "\x1b" alone for Esc and "\x1b[C" for
+#: an arrow, so prompt_toolkit waits to tell them apart (0.5 s unless told): an arrow's bytes come in
+#: one write, far within this, and Esc then closes an overlay at once. No binding here is a sequence
+#: of keys, so nothing waits for a second key either.
+ESCAPE_WAIT_S = 0.05
 
 
 #: How many log lines PgUp and PgDn scroll.
 LOG_PAGE = 8
 #: Lines a PgUp or PgDn scrolls the help or the scores by.
 OVERLAY_PAGE = 10
+
+
+def answer_escape_at_once(application: Application[Any]) -> None:
+    """Make a lone Esc act within ``ESCAPE_WAIT_S`` in ``application`` (the table's and the lobby's)."""
+    application.ttimeoutlen = ESCAPE_WAIT_S
+    application.timeoutlen = ESCAPE_WAIT_S
 
 
 def drawn_with_commit(event: KeyPressEvent, sent: bool) -> NotImplementedOrNone:
@@ -127,7 +139,9 @@ def plugin_bindings(screen: TableScreen) -> Callable[[], KeyBindings]:
 
 def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: FilterOrBool = False) -> None:
     """Add the keys every game's table has to ``bindings``: ``?`` help, ``s`` scores, Esc closes them,
-    Enter leaves once the game is over, ``q`` (or Ctrl-C) asks to leave, and any key answers. While
+    Enter leaves once the game is over, ``q`` (or Ctrl-C) asks to leave, and any key answers; ``G``
+    (a capital, not to be pressed by chance) goes on without the laptops not heard from while the table
+    cannot commit. While
     ``chooser`` holds the letters (a game's own menu), ``s`` and ``q`` are the chooser's."""
     asking = Condition(lambda: screen.asking)
     chatting = Condition(lambda: screen.chat_draft is not None)
@@ -182,6 +196,10 @@ def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: Fi
     def _quit(event: KeyPressEvent) -> None:
         if screen.ask_quit():
             event.app.exit()
+
+    @bindings.add("G", filter=free & Condition(lambda: bool(screen.stranded)))
+    def _go_on(event: KeyPressEvent) -> None:
+        screen.go_on_without_them()
 
     @bindings.add("/", filter=free & ~overlay)
     def _chat(event: KeyPressEvent) -> None:

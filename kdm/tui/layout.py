@@ -237,7 +237,9 @@ class LogPanel:
         wrapped: dict[LogLine, list[tuple[str, str]]] = {}
         # Scrolled back (PgUp): the newest ``back`` lines are left out, and the last row says so.
         rows: list[tuple[str, str]] = (
-            [("class:dim", self.screen.say("log_newer", count=back))] if back else []
+            [("class:dim", self.screen.say("log_newer_one" if back == 1 else "log_newer", count=back))]
+            if back
+            else []
         )
         for line in islice(reversed(self.screen.log), back, None):  # newest first, until a screenful
             if line not in wrapped:

@@ -5,8 +5,11 @@ choice, ``Join(target)`` or ``Create(...)``, or None when the player leaves; the
 session, and opens the lobby again, with the reason, if that fails: a mistake never ends the program.
 A table where this player holds a seat (``kdm.identity.SeatMemory``) is marked, chosen first, and
 Enter returns to it. The form's fields come from the installed plugins: the game (every game mode
-installed), one on/off field per house rule, and one field per table option of the game and the chosen
-rules, each changed with ←/→; a table the rules refuse is explained in the form, which stays open.
+installed, by the name its plugin gives it, ``KDM_TITLE``), one on/off field per house rule of that
+game (``kdm.manager.game_of``: a rule that requires no game goes with any), and one field per table
+option of the game and the chosen rules, in the player's language (``TableOption.label``), each
+changed with ←/→; a table the rules refuse is explained in the form, which stays open. The form also
+takes the player's own name, which the caller remembers with the table's.
 """
 
 from __future__ import annotations
@@ -16,13 +19,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kdm.errors import KdmError
-from kdm.manager import Rules, default_mode, installed_plugins
+from kdm.manager import Rules, default_mode, game_of, installed_plugins
 from kdm.net.admission import check_pin
 from kdm.net.discovery import TableAd, parse_contact
 from kdm.options import TableOption
 from kdm.tui.text import say
 
 MIN_PLAYERS, MAX_PLAYERS = 3, 10
+#: The form's fields that are typed rather than stepped with ←/→.
+TYPED_FIELDS = ("name", "player", "pin")
 
 
 @dataclass(frozen=True)
@@ -48,16 +53,20 @@ class Create:
     variants: list[str]
     #: The PIN joiners must prove ("": anyone may join).
     pin: str = ""
+    #: The name the player sits under ("": the one they had).
+    player: str = ""
 
 
 @dataclass
 class Field:
-    """One line of the new-table form: a label, a value, and the values ←/→ step through."""
+    """One line of the new-table form: a label, a value, the values ←/→ step through, and the help
+    shown under it while it is chosen."""
 
     key: str
     label: str
     value: Any
     option: TableOption | None = None
+    help: str = ""
 
 
 def step_of(option: TableOption) -> int:
@@ -99,6 +108,7 @@ class LobbyState:
         message: str = "",
         held: Mapping[str, Mapping[str, Any]] | None = None,
         ask_pin: Join | None = None,
+        player: str = "",
     ) -> None:
         self.lang = lang
         self.on_change = on_change or (lambda: None)
@@ -118,6 +128,7 @@ class LobbyState:
         self.field_index = 0
         self._given = dict(options or {})
         self._table_name = table_name
+        self._player = player
         self._variants = list(variants or [])
         plugins = installed_plugins()
         #: The games a table may play (the base game first) and the house rules one may add.
@@ -125,6 +136,9 @@ class LobbyState:
         modes = sorted(name for name, info in plugins.items() if info.mode and name != self.default_game)
         self.games = [self.default_game, *modes]
         self.installed = sorted(name for name, info in plugins.items() if not info.mode)
+        #: Each plugin's name as people say it ("Kilo de merde"), and the game each house rule plays.
+        self.titles = {name: info.title for name, info in plugins.items()}
+        self._game_of = {name: game_of(name, plugins) for name in self.installed}
         chosen = [name for name in self._variants if name in self.games]
         self._game = chosen[0] if chosen else self.default_game
         if ask_pin is not None:
@@ -132,6 +146,14 @@ class LobbyState:
 
     def say(self, key: str, **fields: object) -> str:
         return say(self.lang, key, **fields)
+
+    def title(self, plugin: str) -> str:
+        """``plugin``'s name as people say it, or the name itself if it is not installed here."""
+        return self.titles.get(plugin, plugin)
+
+    def rules_of(self, game: str) -> list[str]:
+        """The house rules a table of ``game`` may add: its own, and those that name no game."""
+        return [name for name in self.installed if self._game_of[name] in (game, None)]
 
     # --- tables -----------------------------------------------------------------------------------
 
@@ -193,7 +215,7 @@ class LobbyState:
             self.address, self.message = self.address + text, ""
         elif self.mode == "pin":
             self.pin, self.message = (self.pin + digits)[:12], ""
-        elif self.mode == "create" and self.fields[self.field_index].key == "name":
+        elif self.mode == "create" and self.fields[self.field_index].key in ("name", "player"):
             self.fields[self.field_index].value += text
         elif self.mode == "create" and self.fields[self.field_index].key == "pin":
             self.fields[self.field_index].value = (self.fields[self.field_index].value + digits)[:12]
@@ -204,7 +226,7 @@ class LobbyState:
             self.address, self.message = self.address[:-1], ""
         elif self.mode == "pin":
             self.pin, self.message = self.pin[:-1], ""
-        elif self.mode == "create" and self.fields[self.field_index].key in ("name", "pin"):
+        elif self.mode == "create" and self.fields[self.field_index].key in TYPED_FIELDS:
             self.fields[self.field_index].value = self.fields[self.field_index].value[:-1]
         self.on_change()
 
@@ -245,13 +267,16 @@ class LobbyState:
 
     def start_create(self) -> None:
         self.mode, self.message, self.field_index = "create", "", 0
-        self._build_fields({"name": self._table_name, "game": self._game, "players": 4, "bots": 0})
+        self._build_fields(
+            {"name": self._table_name, "player": self._player, "game": self._game, "players": 4, "bots": 0}
+        )
         self.on_change()
 
     def _build_fields(self, kept: dict[str, Any]) -> None:
         """The form for the chosen game and house rules, keeping the values already set."""
         game = kept.get("game", self._game)
-        variants = [name for name in self.installed if kept.get(f"variant:{name}", name in self._variants)]
+        offered = self.rules_of(game)
+        variants = [name for name in offered if kept.get(f"variant:{name}", name in self._variants)]
         self.message = ""
         try:
             declared = Rules.for_table(self._table_plugins(game, variants)).options()
@@ -259,14 +284,15 @@ class LobbyState:
             self.message, declared = str(error), []
         self.fields = [
             Field("name", self.say("field_name"), kept.get("name", "")),
+            Field("player", self.say("field_player"), kept.get("player", "")),
             Field("game", self.say("field_game"), game),
             Field("players", self.say("field_players"), kept.get("players", 4)),
             Field("bots", self.say("field_bots"), kept.get("bots", 0)),
-            Field("pin", self.say("field_pin"), kept.get("pin", "")),
+            Field("pin", self.say("field_pin"), kept.get("pin", ""), help=self.say("field_pin_help")),
         ]
         self.fields += [
-            Field(f"variant:{name}", self.say("field_variant", name=name), name in variants)
-            for name in self.installed
+            Field(f"variant:{name}", self.say("field_variant", name=self.title(name)), name in variants)
+            for name in offered
         ]
         for option in declared:
             given = self._given.get(option.name, option.default)
@@ -274,7 +300,8 @@ class LobbyState:
                 value = kept.get(f"option:{option.name}", option.parse(given))
             except KdmError:
                 value = option.default
-            self.fields.append(Field(f"option:{option.name}", option.name, value, option))
+            label, described = option.label(self.lang), option.described(self.lang)
+            self.fields.append(Field(f"option:{option.name}", label, value, option, described))
 
     def change(self, direction: int) -> None:
         """←/→ on the chosen field."""
@@ -302,9 +329,9 @@ class LobbyState:
 
     def _create(self) -> None:
         values = {f.key: f.value for f in self.fields}
-        name = str(values["name"]).strip()
-        if not name:
-            self.message = self.say("field_name") + " ?"
+        name, player = str(values["name"]).strip(), str(values["player"]).strip()
+        if not name or not player:
+            self.message = self.say("field_name" if not name else "field_player") + " ?"
             self.on_change()
             return
         pin = str(values["pin"])
@@ -322,7 +349,7 @@ class LobbyState:
             self.message = str(error)
             self.on_change()
             return
-        self._finish(Create(name, int(values["players"]), int(values["bots"]), options, plugins, pin))
+        self._finish(Create(name, int(values["players"]), int(values["bots"]), options, plugins, pin, player))
 
     def _table_plugins(self, game: str, variants: list[str]) -> list[str]:
         """What ``Rules.for_table`` takes: the game unless it is the base game, then the house rules."""

@@ -1,7 +1,9 @@
 """The lobby on screen: its layout, its keys, and ``run_lobby``, which browses the LAN while it shows.
 
 The table list updates live from a ``TableBrowser``; where multicast is unavailable the lobby still
-offers to create a table or to join one by ``HOST:PORT``.
+offers to create a table or to join one by ``HOST:PORT``. The new-table form is taller than 80×24 with
+a game's every house rule and option: it scrolls to keep the chosen field and its help in view, with
+a scroll bar that says there is more.
 """
 
 from __future__ import annotations
@@ -12,18 +14,22 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout import HSplit, Layout, ScrollOffsets, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.margins import ScrollbarMargin
 from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.widgets import Frame
 
 from kdm.identity import SeatMemory
 from kdm.net.discovery import TableBrowser
 from kdm.session import SessionConfig
+from kdm.tui.keys import answer_escape_at_once
 from kdm.tui.layout import table_style
-from kdm.tui.lobby import Create, Join, LobbyState
+from kdm.tui.lobby import TYPED_FIELDS, Create, Join, LobbyState
 
 Fragments = StyleAndTextTuples
+#: The width of the form's labels (a longer one is cut: the catalogues' and options' labels fit).
+LABEL_WIDTH = 26
 
 
 async def run_lobby(
@@ -46,18 +52,9 @@ async def run_lobby(
     held = SeatMemory(config.data_dir).held() if config.keep_identity else {}
     state = state or LobbyState(
         config.lang, config.table, dict(options or {}), variants, message=message, held=held,
-        ask_pin=ask_pin,
+        ask_pin=ask_pin, player=config.name,
     )  # fmt: skip
-    app: Application[None] = Application(
-        layout=lobby_layout(state),
-        key_bindings=lobby_bindings(state),
-        style=table_style(),
-        color_depth=ColorDepth.from_env,
-        full_screen=True,
-        input=input,
-        output=output,
-    )
-    state.on_change = app.invalidate
+    app = lobby_application(state, input, output)
     browser = TableBrowser(on_change=lambda: state.set_tables(browser.tables()))
     if browse:
         try:
@@ -71,13 +68,35 @@ async def run_lobby(
     return state.choice
 
 
+def lobby_application(state: LobbyState, input: Input | None, output: Output | None) -> Application[None]:
+    """The lobby's full-screen application, redrawn whenever ``state`` changes."""
+    app: Application[None] = Application(
+        layout=lobby_layout(state),
+        key_bindings=lobby_bindings(state),
+        style=table_style(),
+        color_depth=ColorDepth.from_env,
+        full_screen=True,
+        input=input,
+        output=output,
+    )
+    answer_escape_at_once(app)
+    state.on_change = app.invalidate
+    return app
+
+
 def lobby_layout(state: LobbyState) -> Layout:
     return Layout(
         HSplit(
             [
                 Window(FormattedTextControl(lambda: header(state)), height=1, style="class:header"),
                 Frame(
-                    Window(FormattedTextControl(lambda: body(state)), wrap_lines=True),
+                    Window(
+                        # The cursor (hidden) marks the chosen field: the window scrolls to it.
+                        FormattedTextControl(lambda: body(state), show_cursor=False),
+                        wrap_lines=True,
+                        scroll_offsets=ScrollOffsets(top=1, bottom=1),
+                        right_margins=[ScrollbarMargin(display_arrows=True)],
+                    ),
                     title=lambda: title(state),
                 ),
                 Window(FormattedTextControl(lambda: prompt(state)), height=1),
@@ -103,7 +122,7 @@ def body(state: LobbyState) -> Fragments:
     lines: Fragments = [("class:dim", state.say("lobby_columns") + "\n")]
     for index, ad in enumerate(state.tables):
         variants = [plugin.split("=", 1)[0] for plugin in ad.plugins]
-        game = "+".join([ad.mode, *(name for name in variants if name != ad.mode)])
+        game = "+".join([state.title(ad.mode), *(name for name in variants if name != ad.mode)])
         seats = f"{ad.seats_taken}/{ad.seats_total}"
         row = f"{'▸' if index == state.selected else ' '} {ad.name[:20]:<20} {game[:20]:<20} {seats:>5}  "
         row += state.say(f"state_{ad.state}")
@@ -125,17 +144,23 @@ def form(state: LobbyState) -> Fragments:
     lines: Fragments = []
     for index, entry in enumerate(state.fields):
         value = entry.value
-        if isinstance(value, bool):
-            shown = state.say("on" if value else "off")
-        else:
-            typed = entry.key in ("name", "pin") and index == state.field_index
-            shown = str(value) + ("█" if typed else "")
         chosen = index == state.field_index
+        if entry.option is not None:
+            shown = entry.option.shown(value, state.lang)
+        elif isinstance(value, bool):
+            shown = state.say("on" if value else "off")
+        elif entry.key == "game":
+            shown = state.title(value)
+        else:
+            shown = str(value) + ("█" if chosen and entry.key in TYPED_FIELDS else "")
         marker = "▸" if chosen else " "
-        arrows = "◂ " + shown + " ▸" if chosen and entry.key not in ("name", "pin") else shown
-        lines += [("reverse" if chosen else "", f"{marker} {entry.label[:26]:<26} {arrows}"), ("", "\n")]
-        if chosen and entry.option is not None:
-            lines += [("class:dim", f"    {entry.option.help}"), ("", "\n")]
+        arrows = "◂ " + shown + " ▸" if chosen and entry.key not in TYPED_FIELDS else shown
+        # The cursor goes on the chosen field's last line (its help, if any), so both scroll into view.
+        cursor = [("[SetCursorPosition]", "")] if chosen and not entry.help else []
+        row = f"{marker} {entry.label[:LABEL_WIDTH]:<{LABEL_WIDTH}} {arrows}"
+        lines += [*cursor, ("reverse" if chosen else "", row), ("", "\n")]
+        if chosen and entry.help:
+            lines += [("[SetCursorPosition]", ""), ("class:dim", f"    {entry.help}"), ("", "\n")]
     return lines
 
 

@@ -9,16 +9,18 @@ house rules add to them is in ``plugin_panels``.
 
 from __future__ import annotations
 
+import ipaddress
 import textwrap
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from kdm.cards import JOKER, RED_SUITS, pretty, suit_of
 from kdm.engine import SeatView
-from kdm.kilo.rules import LEFT
+from kdm.kilo.rules import LEFT, is_combo
 from kdm.net.keys import fingerprint
 from kdm.tui.extension import Fragments as PartFragments
 from kdm.tui.plugin_panels import (
+    ALL_HINTS,
     footer_hints,
     hand_status,
     help_lines,
@@ -122,18 +124,33 @@ def _waiting_table(screen: TableScreen) -> Fragments:
     if screen.peer.seat is None:
         return [("class:dim", screen.say("joining"))]
     lines: Fragments = [("", screen.say("starts_when_full") + "\n")]
-    addresses = screen.invitation
-    if record.name and screen.advertised:
+    addresses = [address for address in screen.invitation if not on_this_machine_only(address)]
+    if screen.invitation and not addresses:
+        # A table bound to loopback (``kdm play --bots 3``): no one on another laptop can reach it.
+        lines.append(("class:dim", "\n" + screen.say("local_only")))
+    elif record.name and screen.advertised:
         lines.append(("class:call", "\n" + screen.say("join_with", address=as_argument(record.name))))
         if addresses:
             lines.append(("class:dim", "\n" + screen.say("join_by_address", addresses=", ".join(addresses))))
     elif addresses:
         lines.append(("class:call", "\n" + screen.say("join_with", address=" | ".join(addresses))))
+    if screen.pin and record.host == screen.peer.node.node_id:
+        # Only the founder knows the PIN to tell (a joiner typed it; a watcher need not see it).
+        lines.append(("class:call", "\n" + screen.say("pin_to_tell", pin=screen.pin)))
     table_key = fingerprint(record.host)
     if table_key:
         lines.append(("class:dim", "\n" + screen.say("table_key", fingerprint=table_key)))
     lines.append(("class:dim", "\n" + screen.say("fair_deck" if record.deck == "fair" else "open_deck")))
     return flowed(lines, PANEL_TEXT_WIDTH)
+
+
+def on_this_machine_only(address: str) -> bool:
+    """Whether ``HOST:PORT`` is a loopback address (127.0.0.1, and 127.0.1.1 of a Debian host name)."""
+    host = address.rpartition(":")[0] or address
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: whoever can resolve it can try it
 
 
 def table_text(screen: TableScreen) -> Fragments:
@@ -209,7 +226,7 @@ def _result_lines(screen: TableScreen) -> Fragments:
             if kilos != (before[seat] if before else 0)
         ]
         lines.append(("class:round", screen.say("round_over", round=result.round)))
-        lines.append(("", (": " + ", ".join(gains)) if gains else ""))
+        lines.append(("", screen.say("round_gains", gains=", ".join(gains)) if gains else ""))
     return lines
 
 
@@ -222,14 +239,7 @@ def hand_text(screen: TableScreen) -> Fragments:
         key = "watching" if started else "joining" if me is None else "waiting_for_players"
         return [("class:dim", " " + screen.say(key))]
     asked = hand_status(screen, view)
-    if asked is not None:
-        status: tuple[str, str] = asked
-    elif view.phase == "passing" and view.turn == me:
-        status = ("class:turn", screen.say("your_turn"))
-    elif view.phase == "passing" and view.turn is not None:
-        status = ("class:dim", screen.say("turn_of", name=screen.name(view.turn)))
-    else:
-        status = ("", "")
+    status: tuple[str, str] = asked if asked is not None else _base_hand_status(screen, view, me)
     lines: Fragments = [("bold", f" {screen.say('hand')}  "), status, ("", "\n ")]
     plugin_marks = {
         token: mark
@@ -257,6 +267,38 @@ def hand_text(screen: TableScreen) -> Fragments:
     return lines
 
 
+def _base_hand_status(screen: TableScreen, view: SeatView, me: int) -> tuple[str, str]:
+    """What the hand line asks of this seat now: slap while a window is open (or with a combo at a
+    checkpoint), pass on one's turn (once a held checkpoint is over), wait while the table deals."""
+    kilo = screen.kilo(view)
+    if kilo is not None and kilo.window_open:
+        if me in kilo.slapped:
+            return ("class:dim", screen.say("you_slapped"))
+        return ("class:slap", screen.say("slap_now"))
+    if view.phase == "resting":
+        return ("class:dim", screen.say("next_round_soon"))
+    if view.phase != "passing":
+        return ("", "")
+    faces = [face for _token, face in view.hand]
+    if (
+        kilo is not None
+        and kilo.checkpoint
+        and me not in kilo.barred
+        and None not in faces
+        and is_combo(
+            [face for face in faces if face is not None], bool(view.options.get("suit_combos", True))
+        )
+    ):
+        return ("class:slap", screen.say("combo_slap_now"))
+    if view.turn == me:
+        if kilo is not None and kilo.holding:
+            return ("class:dim", screen.say("holding"))
+        return ("class:turn", screen.say("your_turn"))
+    if view.turn is not None:
+        return ("class:dim", screen.say("turn_of", name=screen.name(view.turn)))
+    return ("", "")
+
+
 def card_fragment(face: str | None, lang: str = "en") -> tuple[str, str]:
     """A card as people reading ``lang`` read it, with its colour class (red suits; a joker has its own)."""
     if face is None:
@@ -267,6 +309,11 @@ def card_fragment(face: str | None, lang: str = "en") -> tuple[str, str]:
 
 
 def message_text(screen: TableScreen) -> Fragments:
+    if screen.stranded:  # stays until the table commits again: the player has a question to answer
+        names = ", ".join(screen.stranded)
+        return [
+            ("class:error", " " + screen.say("going_on" if screen.going_on else "stranded_ask", names=names))
+        ]
     return [("class:message", " " + screen.message)] if screen.message else []
 
 
@@ -282,7 +329,31 @@ def footer_text(screen: TableScreen) -> Fragments:
         return [("", " " + screen.say("footer_over"))]
     if not screen.peer.record.started:
         return [("", " " + screen.say("footer_waiting"))]
-    return [("", " " + "  ".join(footer_hints(screen, screen.view())))]
+    view = screen.view()
+    return [("", " " + "  ".join(footer_hints(screen, view, hints_now(screen, view))))]
+
+
+#: The keys that always do something at the table.
+ALWAYS_HINTS = ("hint_scores", "hint_help", "hint_quit")
+
+
+def hints_now(screen: TableScreen, view: SeatView | None) -> list[str]:
+    """The base game's keys that do something now, in the footer's order (RULES 1.2): slap now while a
+    window is open and at a checkpoint; choose and pass on one's turn (not while a checkpoint holds);
+    only the table's keys while it deals, judges, draws or rests."""
+    me = screen.peer.seat
+    kilo = screen.kilo(view) if view is not None else None
+    if view is None or me is None or kilo is None:
+        return list(ALL_HINTS)
+    if kilo.window_open:
+        return list(ALWAYS_HINTS) if me in kilo.slapped else ["hint_slap_now", "hint_feint", *ALWAYS_HINTS]
+    if view.phase != "passing":
+        return list(ALWAYS_HINTS)
+    passing = [] if kilo.holding or view.turn not in (None, me) else ["hint_choose", "hint_pass"]
+    slap = "hint_slap_now" if kilo.checkpoint and me not in kilo.barred else "hint_slap"
+    if slap == "hint_slap_now":
+        return [slap, *passing, "hint_feint", *ALWAYS_HINTS]
+    return [*passing, slap, "hint_feint", *ALWAYS_HINTS]
 
 
 # --- overlays ---------------------------------------------------------------------------------------

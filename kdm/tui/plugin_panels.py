@@ -11,7 +11,7 @@ its own words (``kdm_rules_text``).
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
@@ -61,9 +61,13 @@ def hand_status(screen: TableScreen, view: SeatView) -> tuple[str, str] | None:
     return None
 
 
-def footer_hints(screen: TableScreen, view: SeatView | None) -> list[str]:
-    """The keys that work at the table now, as the plugins change them, as many as fit the footer."""
-    names = ["hint_choose", "hint_pass", "hint_slap", "hint_feint", "hint_scores", "hint_help", "hint_quit"]
+#: Every key hint of the base game's table, in the footer's order.
+ALL_HINTS = ("hint_choose", "hint_pass", "hint_slap", "hint_feint", "hint_scores", "hint_help", "hint_quit")
+
+
+def footer_hints(screen: TableScreen, view: SeatView | None, names: Sequence[str] = ALL_HINTS) -> list[str]:
+    """The keys ``names`` (those that work at the table now), as the plugins change them, as many as
+    fit the footer."""
     hints = [screen.say(name) for name in names]
     for part in screen.parts:
         if part.hints is not None:
@@ -123,13 +127,14 @@ def rules_lines(screen: TableScreen, width: int) -> Fragments:
 
 
 def table_options(screen: TableScreen) -> str:
-    """The options this table set away from their defaults, as ``name value`` pairs ("" for none)."""
+    """The options this table set away from their defaults, as ``name value`` pairs in the screen's
+    language ("" for none)."""
     engine = screen.peer.record.engine
     if engine is None:
         return ""
     chosen = engine.state.options
     changed = [
-        f"{option.name} {chosen[option.name]}"
+        f"{option.label(screen.lang)} {option.shown(chosen[option.name], screen.lang)}"
         for option in engine.rules.options()
         if option.name in chosen and chosen[option.name] != option.default
     ]

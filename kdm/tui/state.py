@@ -137,11 +137,21 @@ class TableScreen:
         self.unpainted: list[int] = []
         self.painted: set[int] = set()
         self.lost: set[str] = set()
+        #: While the table cannot commit: the names of the seats on the laptops not heard from
+        #: (``TableSession.missing_laptops``, told through ``show_stranded``).
+        self.stranded: list[str] = []
+        #: Goes on without them, as this player decides (``TableSession.go_on_without_them``); None
+        #: where nobody may (a screen over a test's fake table).
+        self.go_on: Callable[[], bool] | None = None
+        #: The player decided to go on without ``stranded``: the table is electing among the others.
+        self.going_on = False
         #: Who acted for each seat from which event on: ``seat -> [(seq, name), ...]``.
         self._acting: dict[int, list[tuple[int, str]]] = {}
         #: ``HOST:PORT`` others join this table at, for the waiting room; and whether it is found by name.
         self.invitation: list[str] = []
         self.advertised = False
+        #: The PIN joiners must type, shown in the founder's waiting room ("": the table has none).
+        self.pin = ""
         self._hand: tuple[int, ...] = ()
         self._view: SeatView | None = None
         self._view_key: tuple[int, int, int | None, bool] | None = None
@@ -428,6 +438,24 @@ class TableScreen:
         if changed:
             self.on_change()
 
+    def show_stranded(self, missing: list[str]) -> None:
+        """The table cannot commit without the laptops of ``missing`` (names), or can again ([])."""
+        was, self.stranded = self.stranded, list(missing)
+        self.going_on = self.going_on and bool(missing) and set(missing) <= set(was)
+        if missing and not was:
+            self._add("error", self.say("stranded", names=", ".join(missing)))
+        elif was and not missing:
+            self._add("info", self.say("unstranded"))
+        self.on_change()
+
+    def go_on_without_them(self) -> bool:
+        """The player decides that the table goes on without the laptops not heard from (``G``)."""
+        if not self.stranded or self.go_on is None:
+            return False
+        self.going_on = self.go_on() or self.going_on
+        self.on_change()
+        return True
+
     # --- the player's keys ------------------------------------------------------------------------
 
     def choose(self, index: int) -> None:
@@ -454,6 +482,9 @@ class TableScreen:
             return self.tell("no_passing")
         if view.turn != seat:
             return self.tell("not_your_turn")
+        kilo = self.kilo(view)
+        if kilo is not None and kilo.holding:
+            return self.tell("holding")  # the checkpoint holds for people: the table would refuse it
         if self._passing is not None or not view.hand:
             return False
         token, face = view.hand[self.selected]
@@ -475,7 +506,12 @@ class TableScreen:
             return self.tell("barred")
         self._slapping = True
         trigger, rt = self._trigger(kilo, seat, pressed_ms)
-        return self.act(Slap(seat=seat, t_sync=self.on_agreed_clock(pressed_ms), trigger=trigger, rt=rt))
+        if trigger is None and kilo.window_open:
+            # Not painted yet, but pressed for this window all the same: naming it (and the round)
+            # makes a press that arrives after the window closed void, not a false slap of the next.
+            trigger = kilo.window_opened_by
+        t_sync = self.on_agreed_clock(pressed_ms)
+        return self.act(Slap(seat=seat, t_sync=t_sync, trigger=trigger, rt=rt, round=view.round))
 
     def feint(self, pressed_ms: float) -> bool:
         """Feint: the slapping gesture without the slap, timed like one."""

@@ -79,6 +79,19 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "away": ("away", "absent"),
     "peer_lost": ("{name} is not answering", "{name} ne répond plus"),
     "peer_back": ("{name} is back", "{name} est de retour"),
+    "stranded": (
+        "the table cannot go on without {names}: no news from their laptops",
+        "la table est bloquée sans {names} : aucune nouvelle de leur ordinateur",
+    ),
+    "stranded_ask": (
+        "no news from {names}: G goes on without them (bots play), or wait",
+        "aucune nouvelle de {names} : G pour continuer sans eux (robots), ou attendez",
+    ),
+    "going_on": (
+        "going on without {names}: bots play their seats",
+        "on continue sans {names} : des robots jouent pour eux",
+    ),
+    "unstranded": ("the table goes on", "la table continue"),
     "refused": ("refused: {reason}", "refusé : {reason}"),
     "slap_banner": ("✋ SLAP! {name}", "✋ PAF ! {name}"),
     "slap_opens": ("opens a window", "tape le tas"),
@@ -101,6 +114,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "flushed": ("{name}: « la chasse ! »", "{name} : « la chasse ! »"),
     "nothing_drawn": ("the pile is empty: nothing drawn", "le tas est vide : rien à piocher"),
     "round_over": ("round {round} over", "fin de la manche {round}"),
+    "round_gains": (": {gains}", " : {gains}"),
     "kilos": ("{kilos} kg", "{kilos} kg"),
     "scores": ("Scores", "Scores"),
     "scores_round": ("round", "manche"),
@@ -139,6 +153,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "host": ("host", "hôte"),
     "join_with": ("others join with: kdm play {address}", "les autres viennent par : kdm play {address}"),
     "join_by_address": ("or by address: {addresses}", "ou par adresse : {addresses}"),
+    "local_only": (
+        "this table is on this machine only: no one else can join it",
+        "table sur cette machine seulement : personne d'autre ne peut la rejoindre",
+    ),
+    "pin_to_tell": ("PIN to give your friends: {pin}", "code à donner à vos amis : {pin}"),
     "fair_deck": (
         "fair deck: nobody's laptop can read a card it was not shown",
         "paquet équitable : nul ne peut lire une carte qu'on ne lui a pas montrée",
@@ -190,6 +209,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "said": ("{name}: {text}", "{name} : {text}"),
     "log_newer": ("↓ {count} newer lines: PgDn", "↓ {count} lignes plus récentes : PgDn"),
+    "log_newer_one": ("↓ 1 newer line: PgDn", "↓ 1 ligne plus récente : PgDn"),
     "quit_title": ("Leave the table?", "Quitter la table ?"),
     "quit_ask": (
         "The game goes on without you. Leave? (y/n, q again leaves)",
@@ -240,7 +260,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "field_game": ("game", "jeu"),
     "field_players": ("players", "joueurs"),
     "field_bots": ("bots", "robots"),
-    "field_pin": ("PIN (4-12 digits, empty: none)", "code (4 à 12 chiffres, vide : aucun)"),
+    "field_player": ("your name", "votre nom"),
+    "field_pin": ("PIN", "code"),
+    "field_pin_help": (
+        "4 to 12 digits that joiners must type; empty: anyone may join",
+        "4 à 12 chiffres à taper pour entrer ; vide : tout le monde entre",
+    ),
     "bad_pin": ("a PIN is 4 to 12 digits", "un code fait 4 à 12 chiffres"),
     "pin_prompt": ("PIN of {table}: ", "code de {table} : "),
     "pin_footer": (
@@ -253,6 +278,13 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "on": ("on", "oui"),
     "off": ("off", "non"),
     "full": ("full", "complète"),
+    # --- people's pace: what the footer and the hand line say can be done now ---------------------
+    "hint_slap_now": ("slap now: Space", "tapez : Espace"),
+    "slap_now": ("✋ slap now! (Space)", "✋ tapez ! (Espace)"),
+    "combo_slap_now": ("✋ a combo: slap now! (Space)", "✋ une combinaison : tapez ! (Espace)"),
+    "you_slapped": ("you slapped: the others are slapping", "vous avez tapé : les autres tapent"),
+    "holding": ("your turn: pass once the checkpoint is over", "à vous : passez une fois le moment passé"),
+    "next_round_soon": ("the next round is dealt in a moment", "la manche suivante arrive"),
 }
 
 

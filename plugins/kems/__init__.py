@@ -11,6 +11,8 @@ through the ``kdm_tui`` hook. The core reaches the game only through the hooks t
 from __future__ import annotations
 
 KDM_MODE = True
+#: The game's name on screen (the lobby's form and list).
+KDM_TITLE = "Kem's"
 KDM_MODULES = (
     "kdm.plugins.kems.rules",
     "kdm.plugins.kems.view",

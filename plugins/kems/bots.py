@@ -421,10 +421,17 @@ def _obliged(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decisio
     return None if exchange is None else Decision(exchange, bot.think_ms())
 
 
+#: At a table of people, how much longer than its own thinking a bot lets the quiet table be before
+#: asking « Balayage ? »: a person looks the four table cards over against their hand first (a bot
+#: that asked as soon as it may kept people answering every 4 s).
+PEOPLE_SWEEP_WAIT_MS = 4000.0
+
+
 def _ask_sweep(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
     if not table.sweepable or _weigh(view, table, watch).four:  # holding four: it waits for its partner
         return None
-    return Decision(Sweep(seat=view.seat), bot.think_ms())
+    wait = PEOPLE_SWEEP_WAIT_MS if bot.paced else 0.0
+    return Decision(Sweep(seat=view.seat), wait + bot.think_ms())
 
 
 def _sweep_answer(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:

@@ -37,7 +37,7 @@ from kdm.entries import chat_problem
 from kdm.events import Deal, Event, Shuffle
 from kdm.hookspecs import hookimpl
 from kdm.kilo.events import Close, ShowHand
-from kdm.options import TableOption
+from kdm.options import OptionWords, TableOption
 from kdm.plugins.kems.effects import CallJudged, CallResult, HandKept, KemsEffect, SweepAnswered
 from kdm.plugins.kems.events import (
     EVENTS,
@@ -203,8 +203,22 @@ DECK_SETS: dict[str, frozenset[str]] = {deck: frozenset(deck_faces({"deck": deck
 @hookimpl
 def kdm_table_options() -> list[TableOption]:
     return [
-        TableOption("deck", str, "52", "cards in the deck: 52, or 32 (7 to ace)", choices=("52", "32")),
-        TableOption("target", int, 10, "points a team needs to win", minimum=1),
+        TableOption(
+            "deck",
+            str,
+            "52",
+            "cards in the deck: 52, or 32 (7 to ace)",
+            choices=("52", "32"),
+            french=OptionWords("paquet", "cartes du paquet : 52, ou 32 (du 7 à l'as)"),
+        ),
+        TableOption(
+            "target",
+            int,
+            10,
+            "points a team needs to win",
+            minimum=1,
+            french=OptionWords("objectif", "points qu'il faut à une équipe pour gagner"),
+        ),
         MIN_REACTION_OPTION,
         TableOption(
             "signs",
@@ -212,19 +226,61 @@ def kdm_table_options() -> list[TableOption]:
             "one",
             "secret signs: one per team, or multi (several per team, one per player)",
             choices=("one", "multi"),
-        ),
-        TableOption("spoken", bool, False, "« à la parlante »: players may also say lines everyone sees"),
-        TableOption(
-            "signs_ms", int, 60000, "ms the teams have to agree their signs before the first deal", minimum=0
-        ),
-        TableOption(
-            "sweep_after_ms", int, 3000, "ms without an exchange before a sweep may be asked", minimum=0
+            french=OptionWords(
+                "signes",
+                "signes secrets : un par équipe, ou plusieurs (plusieurs par équipe, un par joueur)",
+                (("one", "un"), ("multi", "plusieurs")),
+            ),
         ),
         TableOption(
-            "sweep_answer_ms", int, 5000, "ms to answer « Balayage ? »: the silent accept", minimum=0
+            "spoken",
+            bool,
+            False,
+            "« à la parlante »: players may also say lines everyone sees",
+            french=OptionWords(
+                "à la parlante", "« à la parlante » : on peut aussi dire des phrases que tous voient"
+            ),
         ),
         TableOption(
-            "call_window_ms", int, 400, "ms during which a racing call may still beat the first", minimum=0
+            "signs_ms",
+            int,
+            60000,
+            "ms the teams have to agree their signs before the first deal",
+            minimum=0,
+            french=OptionWords(
+                "temps des signes (ms)",
+                "ms qu'ont les équipes pour convenir de leurs signes avant la 1re donne",
+            ),
+        ),
+        TableOption(
+            "sweep_after_ms",
+            int,
+            3000,
+            "ms without an exchange before a sweep may be asked",
+            minimum=0,
+            french=OptionWords(
+                "balayage après (ms)", "ms sans échange avant qu'on puisse demander « Balayage ? »"
+            ),
+        ),
+        TableOption(
+            "sweep_answer_ms",
+            int,
+            5000,
+            "ms to answer « Balayage ? »: the silent accept",
+            minimum=0,
+            french=OptionWords(
+                "réponse au balayage (ms)", "ms pour répondre à « Balayage ? » : qui se tait accepte"
+            ),
+        ),
+        TableOption(
+            "call_window_ms",
+            int,
+            400,
+            "ms during which a racing call may still beat the first",
+            minimum=0,
+            french=OptionWords(
+                "course des annonces (ms)", "ms pendant lesquelles une annonce rivale peut battre la première"
+            ),
         ),
         TableOption(
             "show_answer_ms",
@@ -232,6 +288,11 @@ def kdm_table_options() -> list[TableOption]:
             5000,
             "ms the accused of a failed Contre has to choose the two cards shown: then the table chooses",
             minimum=0,
+            french=OptionWords(
+                "choix des cartes (ms)",
+                "ms qu'a l'accusé d'un Contre raté pour choisir les deux cartes montrées ;"
+                " puis la table choisit",
+            ),
         ),
     ]
 
@@ -908,12 +969,13 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
     if phase == "hunt" and not data.sweepable:
         return [Duty("quiet", after_ms=state.options["sweep_after_ms"], ref=data.quiet_since)]
     if phase == "sweep":
-        return [Duty("sweep_time", after_ms=state.options["sweep_answer_ms"], ref=data.sweep_asked_at)]
+        after = answer_ms(state, [s for s in state.people if s != data.sweep_asker])
+        return [Duty("sweep_time", after_ms=after, ref=data.sweep_asked_at)]
     if phase == "refused" and data.refuser is not None:
         # RULES 3.4.3: the refuser's exchange, theirs to choose until sweep_answer_ms; then the first
         # card of their hand goes for the first table card.
         hand = tuple(state.hands[data.refuser])
-        after = state.options["sweep_answer_ms"]
+        after = answer_ms(state, [data.refuser])
         return [Duty("exchange", seat=data.refuser, tokens=hand, after_ms=after, ref=data.sweep_asked_at)]
     if phase == "calling":
         return [Duty("close", after_ms=state.options["call_window_ms"], ref=data.window_opened_by)]
@@ -936,6 +998,20 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
             )
         ]
     return []
+
+
+#: The least time a person is given to answer « Balayage ? », or to make the exchange a refusal
+#: obliges (issue "A first evening that works": 5 s ran out while a person was still marking cards).
+PEOPLE_ANSWER_MS = 10000
+
+
+def answer_ms(state: TableState, seats: list[int]) -> int:
+    """How long ``seats`` have to answer the sweep (``sweep_answer_ms``), at least ``PEOPLE_ANSWER_MS``
+    when one of them is a person's (``TableState.people``)."""
+    chosen: int = state.options["sweep_answer_ms"]
+    if state.people and not set(seats).isdisjoint(state.people):
+        return max(chosen, PEOPLE_ANSWER_MS)
+    return chosen
 
 
 @hookimpl

@@ -58,7 +58,8 @@ def _team(team: int, n: SeatNames, teams: int = 0) -> str:
 
 
 def _scores(scores: list[int], n: SeatNames) -> str:
-    return ", ".join(f"{_team(team, n, len(scores))} {points:+d}" for team, points in enumerate(scores))
+    """The teams' totals: plain numbers (a sign is for what a call gains, ``_points``)."""
+    return ", ".join(f"{_team(team, n, len(scores))} {points}" for team, points in enumerate(scores))
 
 
 RESULTS = {
@@ -69,7 +70,9 @@ RESULTS = {
 
 
 def _points(e: Effect) -> str:
-    return f"{e['points']:+d}"
+    """What a call gains or costs its team: signed, in points (a total is a plain number, ``_scores``)."""
+    points = e["points"]
+    return f"{points:+d} point" + ("" if abs(points) == 1 else "s")
 
 
 ENGLISH: dict[str, Line] = {
@@ -79,8 +82,13 @@ ENGLISH: dict[str, Line] = {
         "the signs are agreed: the game begins"
         + (f" (no signs for {'; '.join(_team(t, n) for t in e['missing'])})" if e["missing"] else "")
     ),
-    "hand_kept": lambda e, n: f"{n[e['seat']]} keeps their hand",
-    "redrawn": lambda e, n: f"{n[e['seat']]} shows {_cards(e['cards'])} and draws again",
+    # RULES 3.3: a hand is checked for three of a rank at every deal; one without says nothing new (a
+    # line per seat, unexplained, only filled the log), one with is shown and drawn again.
+    "hand_kept": lambda e, n: "",
+    "redrawn": lambda e, n: (
+        f"{n[e['seat']]} shows {_cards(e['cards'])}, three or more of a rank: back to the talon, and "
+        "draws again"
+    ),
     "talon_shuffled": lambda e, n: (
         "the bin is shuffled: it is the talon now" if e["from"] == "bin" else "the talon is shuffled"
     ),
@@ -108,9 +116,9 @@ ENGLISH: dict[str, Line] = {
     "shown_privately": lambda e, n: f"{n[e['by']]} shows two cards to {n[e['to']]}",
     "call_result": lambda e, n: (
         f"{_call(e, n)} by {n[e['seat']]}: {RESULTS[e['result']][0]}, {_points(e)}; "
-        f"scores: {_scores(e['scores'], n)}"
+        f"totals: {_scores(e['scores'], n)}"
     ),
-    "round_over": lambda e, n: f"end of deal {e['round']}: {_scores(e['scores'], n)}",
+    "round_over": lambda e, n: f"end of deal {e['round']}; totals: {_scores(e['scores'], n)}",
     "game_over": lambda e, n: f"{n.listed(e['winners'])} win the game",
 }
 
@@ -121,8 +129,11 @@ FRENCH: dict[str, Line] = {
         "les signes sont choisis : la partie commence"
         + (f" (pas de signes pour {' ; '.join(_team(t, n) for t in e['missing'])})" if e["missing"] else "")
     ),
-    "hand_kept": lambda e, n: f"{n[e['seat']]} garde sa main",
-    "redrawn": lambda e, n: f"{n[e['seat']]} montre {_cards(e['cards'], 'fr')} et repioche",
+    "hand_kept": lambda e, n: "",
+    "redrawn": lambda e, n: (
+        f"{n[e['seat']]} montre {_cards(e['cards'], 'fr')}, un brelan ou plus : retour à la pioche, "
+        "et repioche"
+    ),
     "talon_shuffled": lambda e, n: (
         "la poubelle est mélangée : c'est la pioche" if e["from"] == "bin" else "la pioche est mélangée"
     ),
@@ -152,9 +163,9 @@ FRENCH: dict[str, Line] = {
     "shown_privately": lambda e, n: f"{n[e['by']]} montre deux cartes à {n[e['to']]}",
     "call_result": lambda e, n: (
         f"{_call(e, n)} de {n[e['seat']]} : {RESULTS[e['result']][1]}, {_points(e)} ; "
-        f"scores : {_scores(e['scores'], n)}"
+        f"totaux : {_scores(e['scores'], n)}"
     ),
-    "round_over": lambda e, n: f"fin de la donne {e['round']} : {_scores(e['scores'], n)}",
+    "round_over": lambda e, n: f"fin de la donne {e['round']} ; totaux : {_scores(e['scores'], n)}",
     "game_over": lambda e, n: f"{n.listed(e['winners'])} gagnent la partie",
 }
 

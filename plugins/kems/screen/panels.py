@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import textwrap
 
+from kdm.engine import SeatView
 from kdm.plugins.kems.rules import CALLS, GESTURES, team_of, team_seats
 from kdm.plugins.kems.screen.state import (
     GESTURE_KEYS,
@@ -228,7 +229,8 @@ def feed_text(play: KemsPlay) -> Fragments:
         if gesture is None:
             if lines:
                 lines.append(("", "\n"))
-            lines.append(("class:call", f"{play.screen.name(seat, seq)}: « {words} »"))
+            spoken = play.screen.say("said", name=play.screen.name(seat, seq), text=f"« {words} »")
+            lines.append(("class:call", spoken))
             continue
         text = f"{play.screen.name(seat, seq)} {play.gesture(gesture)}"
         mine = team_of(seat, view.players) == part.team
@@ -260,7 +262,7 @@ def hand_text(play: KemsPlay) -> Fragments:
         ready = len(give) == len(take)
         key = "give_take_enter" if ready else "give_take"
         cards = {
-            "give": pretty_cards((faces[t] or "" for t in give), screen.lang),
+            "give": pretty_cards((faces[t] for t in give), screen.lang),
             "take": pretty_cards((table[t] for t in take), screen.lang),
         }
         status = ("class:turn" if ready else "", play.say(key, **{k: v or "–" for k, v in cards.items()}))
@@ -292,15 +294,32 @@ def footer_hints(play: KemsPlay) -> list[str]:
     if play.choosing_target and view is not None:
         opponents = play.opponents(view)
         return [play.say("hint_contre", keys=" ".join(str(seat) for seat in opponents))]  # partners are not
-    names = ["hint_mark", "hint_exchange", "hint_gesture", "hint_calls"]
-    if play.asked_to_sweep():
-        names.insert(0, "hint_answer")
-    elif part is not None and part.sweepable and view is not None and view.phase == "hunt":
-        names.insert(2, "hint_sweep")
+    names = now_hints(play, view, part)
     if view is not None and play.first_of_team(view):
         names.append("hint_sign")
     names += ["hint_scores", "hint_help", "hint_quit"]
     return fitted_hints(names, OPTIONAL_HINTS, play.say)
+
+
+def now_hints(play: KemsPlay, view: SeatView | None, part: KemsView | None) -> list[str]:
+    """The play keys that do something now: marks and Enter while this seat may exchange (the hunt; the
+    refuser alone after a refused sweep; the accused of a failed Contre, choosing two cards), « Balayage
+    ? » once it may be asked, the answer while it is open, gestures at any time, and the calls only in
+    the hunt or while one races (RULES 3.4.3: no call from the question until the sweep is settled)."""
+    phase = view.phase if view is not None else None
+    me = play.screen.peer.seat
+    refuser = part.refuser if part is not None else None
+    names: list[str] = []
+    if play.asked_to_sweep():
+        names.append("hint_answer")
+    if phase == "hunt" or (phase == "refused" and refuser == me) or play.accused():
+        names += ["hint_mark", "hint_exchange"]
+    if part is not None and part.sweepable and phase == "hunt":
+        names.append("hint_sweep")
+    names.append("hint_gesture")
+    if phase in ("hunt", "calling"):
+        names.append("hint_calls")
+    return names
 
 
 # --- overlays ---------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kdm.cards import pretty
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.kilo.events import ShowHand
@@ -26,6 +25,7 @@ from kdm.plugins.kems.screen.text import say
 from kdm.plugins.kems.text import CALL_NAMES, gesture_name
 from kdm.plugins.kems.view import KemsView, Signs
 from kdm.record import Notice
+from kdm.tui.panels import card_fragment
 from kdm.tui.state import TableScreen
 
 #: How many signs a team may agree with ``signs=multi``.
@@ -183,10 +183,16 @@ class KemsPlay:
     # --- exchanges --------------------------------------------------------------------------------
 
     def mark_hand(self, index: int) -> None:
-        """Mark (or unmark) the hand's card ``index`` to give."""
+        """Mark (or unmark) the hand's card ``index`` to give: not one whose face this process has not
+        read yet (``??``, a moment after a deal or an exchange), which it could neither show nor give."""
         view = self.screen.view()
-        if view is not None and 0 <= index < len(view.hand):
-            self._toggle(self.give, view.hand[index][0])
+        if view is None or not 0 <= index < len(view.hand):
+            return
+        token, face = view.hand[index]
+        if face is None and token not in self.give:
+            self.tell("card_unread", number=index + 1)
+            return
+        self._toggle(self.give, token)
 
     def mark_table(self, index: int) -> None:
         """Mark (or unmark) the table's card ``index`` to take."""
@@ -223,8 +229,10 @@ class KemsPlay:
             return self.tell("mark_first")
         if len(give) != len(take):
             return self.tell("same_count", give=len(give), take=len(take))
-        faces = dict(view.hand)
-        cards = tuple(faces[token] or "" for token in give)
+        given = [(index, face) for index, (token, face) in enumerate(view.hand) if token in give]
+        cards = tuple(face for _index, face in given if face is not None)
+        if len(cards) < len(given):  # marked, then no longer known: an exchange names each card it gives
+            return self.tell("card_unread", number=next(i for i, face in given if face is None) + 1)
         table = dict(part.table)
         self.give.clear()
         self.take.clear()
@@ -438,5 +446,6 @@ class KemsPlay:
         return False
 
 
-def pretty_cards(cards: Iterable[str], lang: str) -> str:
-    return " ".join(pretty(card, lang) for card in cards)
+def pretty_cards(cards: Iterable[str | None], lang: str) -> str:
+    """Cards as people reading ``lang`` read them; one whose face is unknown here as ``??``."""
+    return " ".join(card_fragment(card, lang)[1] for card in cards)

@@ -104,7 +104,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "signs_field_presign": ("pre-sign (three of a kind): {gesture}", "pré-signe (brelan) : {gesture}"),
     "none": ("none", "aucun"),
     "scores_team": ("team {team}  {names}", "équipe {team}  {names}"),
-    "scores_deals": ("deal by deal:", "donne par donne :"),
+    "scores_deals": ("points gained, deal by deal:", "points gagnés, donne par donne :"),
     "scores_calls": (
         "{call}: {confirmed} confirmed, {failed} failed",
         "{call} : {confirmed} réussis, {failed} ratés",
@@ -159,6 +159,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "exchange_sent": ("exchanging {give} for {take}…", "échange de {give} contre {take}…"),
     "no_table_card": ("no table card {number}", "pas de carte {number} sur la table"),
+    "card_unread": (
+        "card {number} is not read yet (??): mark it once its face shows",
+        "la carte {number} n'est pas encore lue (??) : marquez-la quand elle s'affiche",
+    ),
     "gesture_sent": ("your gesture: {gesture}", "votre geste : {gesture}"),
     "no_calls": ("no calls now", "pas d'annonce maintenant"),
     "already_called": ("you have already called", "vous avez déjà annoncé"),

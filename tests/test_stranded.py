@@ -1,0 +1,67 @@
+"""A table whose quorum is gone, over real ``kdm`` processes on 127.0.0.1 (no namespaces needed: the
+LAN version, with discovery and the 3 s bound, is tests/test_lan_stranded.py).
+
+The founder plays with a bot it started (``--bots 1``: one laptop, one vote, the bot's shared with its
+player); a joiner sits beside them. Every process of the founder's "laptop" (its process group: the
+founder and its bot) is killed at once. The joiner says it is stranded, naming the founder and the bot;
+with ``--if-stranded go-on`` it goes on without them, bots stand in, and the game ends there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+from tests.netns import LineWatcher
+from tests.processes import DEADLINE_S, KDM, bot_player, start
+
+ROUNDS = 2
+
+
+def test_a_player_and_their_bot_killed_at_once_and_the_other_goes_on_when_told(tmp_path: Path) -> None:
+    founder = subprocess.Popen(
+        [*KDM, "host", "--players", "3", "--bots", "1", "--option", f"rounds={ROUNDS}", "--no-advertise",
+         "--name", "ann", *bot_player(tmp_path, 0)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
+        start_new_session=True,  # its bot is in its process group: a "laptop" killed with killpg
+        env={**os.environ, "KDM_LOG": "info"},  # the leader says whom it makes a voter
+    )  # fmt: skip
+    assert founder.stdout is not None
+    founder_said = LineWatcher(founder.stdout)
+    joiner: subprocess.Popen[str] | None = None
+    joiner_said: LineWatcher | None = None
+    try:
+        listening = founder_said.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
+        assert listening is not None
+        joiner, joiner_said = start(
+            "join", listening.split()[2], "--name", "bob", *bot_player(tmp_path, 1), "--if-stranded", "go-on",
+            "--report", str(tmp_path / "bob.json"),
+        )  # fmt: skip
+        assert joiner_said.wait_for(lambda line: "passes to" in line, DEADLINE_S)
+        seated = {line.split()[0]: line.split()[-4] for line in founder_said.lines if " takes seat " in line}
+        nodes = {name: node.strip("()") for name, node in seated.items()}
+        assert f"{nodes['bob']} votes from now on" in " ".join(founder_said.lines)  # one vote per laptop:
+        assert f"{nodes['bot']} votes from now on" not in " ".join(founder_said.lines)  # not the bot's
+        os.killpg(founder.pid, signal.SIGKILL)  # the founder's laptop dies: its kdm and its bot
+        founder.wait(DEADLINE_S)
+        stranded = joiner_said.wait_for(lambda line: line.startswith("stranded: "), DEADLINE_S)
+        assert stranded == "stranded: the table cannot go on without ann, bot 1 (not heard from)"
+        going_on = joiner_said.wait_for(lambda line: line.startswith("going on without "), DEADLINE_S)
+        assert going_on == "going on without ann, bot 1: bots play their seats"
+        assert joiner.wait(DEADLINE_S) == 0
+    except BaseException:
+        for name, said in (("founder", founder_said), ("joiner", joiner_said)):
+            if said is not None:
+                print(f"--- {name} ---", *said.lines[-30:], sep="\n")
+        raise
+    finally:
+        for process in (founder, joiner):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+    report = json.loads((tmp_path / "bob.json").read_text())
+    assert report["rounds"] == ROUNDS and report["digest"]
+    assert any(line.startswith("a bot stands in for seat 0 (ann)") for line in joiner_said.lines)
