@@ -612,6 +612,7 @@ class TableSession:
         deadline = loop.time() + STRAGGLERS_WAIT_S
         while node.is_leader and members_behind(node) and loop.time() < deadline:
             await asyncio.sleep(0.05)  # the heartbeats carry the log to them meanwhile
+
     async def _watch_bots(self) -> None:
         """Say why a bot this process started stopped without playing (else the table just waits)."""
         while True:
