@@ -2,7 +2,8 @@
 
 The core hands a ``SeatNames`` to ``kdm_describe`` so that every game's log speaks of people, not
 numbers ("Alice passes to Bob"), and says a list of them as a sentence does ("Alice, Bob and Carol").
-Two players with one name are told apart by their seat, so a line never means two people at once.
+Two players with one name are told apart by their seat, so a line never means two people at once,
+and a bot standing in for a player is never called by a seated player's name (``stand_in_name``).
 ``counted`` says a number of things with the noun in the right number ("1 round", « 1 manche »).
 """
 
@@ -14,6 +15,21 @@ from dataclasses import dataclass
 #: A seat nobody has named yet (a table read from old records, a scripted test, a sim without names).
 UNNAMED = {"en": "seat {seat}", "fr": "la place {seat}"}
 AND = {"en": " and ", "fr": " et "}
+#: The bot that stands in for a player who is away; with ``player``, when a player is called the first.
+STAND_IN = {"en": "bot {seat}", "fr": "robot {seat}"}
+STAND_IN_FOR = {"en": "the bot for {player}", "fr": "le robot de {player}"}
+
+
+def stand_in_name(seat: int, names: Sequence[str], lang: str = "en") -> str:
+    """What the table calls the bot that stands in at ``seat`` while its player is away: "bot 1",
+    unless a player at the table (``names``, by seat) is called that already (``kdm play --bots 3``
+    seats bots named "bot 1" to "bot 3"): then "the bot for Ana", Ana being the player it plays for."""
+    plain = STAND_IN.get(lang, STAND_IN["en"]).format(seat=seat)
+    taken = {name.strip().casefold() for name in names}
+    if plain.casefold() not in taken:
+        return plain
+    player = SeatNames.of(names, lang)[seat]
+    return STAND_IN_FOR.get(lang, STAND_IN_FOR["en"]).format(player=player)
 
 
 def counted(count: int, lang: str, one: str, many: str) -> str:

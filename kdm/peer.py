@@ -74,6 +74,8 @@ T_SYNC_BOUND_MS = 1000.0
 CHAT_BURST, CHAT_WINDOW_MS = 5, 10_000.0
 #: How long a new leader waits before holding presses to its clock: the others are still measuring it.
 CLOCK_SETTLE_MS = 3000.0
+#: How often a press due before this process knows the leader's clock looks again (pings go every 0.5 s).
+CLOCK_WAIT_S = 0.05
 #: A stand-in takes a seat that is already late: it thinks briefly, and reacts like a quick person.
 STAND_IN = Profile(reaction_ms=250.0, reaction_spread_ms=40.0, think_ms=(100.0, 300.0))
 #: A wake-up of the seat watcher this late means this process itself was stopped (a sleeping laptop):
@@ -180,6 +182,13 @@ class Peer:
         self.finished = asyncio.Event()
         self.latencies_ms: list[float] = []
         self._pending: dict[tuple[str, int], tuple[bytes, float, float]] = {}  # id -> data, first, last try
+        #: The agreed time each pending press claims (``t_sync``), by id: one the leader would refuse as too
+        #: old is refused for good, and not proposed again (``retry_pending``).
+        self._press_times: dict[tuple[str, int], tuple[int | None, float]] = {}
+        #: The id of this process's own join while it is on its way: one join per return, or the
+        #: table hears "is back" twice, deals the round again twice and the second commitment voids the
+        #: first one's reveal.
+        self._joining: tuple[str, int] | None = None
         #: Since when this process has led, as its seat watcher saw (None: it does not lead), and since
         #: when it has led without being stopped or starved (``STALL_FACTOR``).
         self._led_since: float | None = None
@@ -269,15 +278,18 @@ class Peer:
     def table(self, table: str) -> None:
         self.record.table = table
 
-    def propose(self, entry_type: type[Entry], agent: Agent | None = None, **fields: Any) -> None:
-        """Propose an entry of ``entry_type`` with these fields, from ``agent`` (default: the player)."""
+    def propose(self, entry_type: type[Entry], agent: Agent | None = None, **fields: Any) -> tuple[str, int]:
+        """Propose an entry of ``entry_type`` with these fields, from ``agent`` (default: the player);
+        returns its id."""
         agent = agent or self.me
         agent.counter += 1
         entry = entry_type(EntryId(agent.identity, agent.counter), **fields)
         data = entries.encode(entry, self.sign, self.table)
         now = local_time_ms()
-        self._pending[(agent.identity, agent.counter)] = (data, now, now)
+        key = (agent.identity, agent.counter)
+        self._pending[key] = (data, now, now)
         self.node.propose(data)
+        return key
 
     def screen_proposal(self, sender: str, data: bytes) -> str | None:
         """Why the leader's node drops an entry forwarded by ``sender``, or None to let it in (the record
@@ -351,11 +363,28 @@ class Peer:
         await every(RETRY_S, look, "retrying proposals")
 
     def retry_pending(self, now: float) -> None:
-        """Propose again every entry not seen committed for ``RETRY_S`` (a leader can fail)."""
+        """Propose again every entry not seen committed for ``RETRY_S`` (a leader can fail), but a press
+        now further from the agreed clock than the leader takes (``T_SYNC_BOUND_MS``): that refusal is
+        final, and proposing it again only made it older (a restarted player's process retried one
+        for 400 s). Its bot thinks again instead."""
+        agreed = self.node.agreed_time_ms() - (local_time_ms() - now)  # ``now`` on the agreed clock
         for key, (data, first, last) in list(self._pending.items()):
-            if now - last >= RETRY_S * 1000:
-                self._pending[key] = (data, first, now)
-                self.node.propose(data)
+            if now - last < RETRY_S * 1000:
+                continue
+            if key in self._press_times:
+                seat, t_sync = self._press_times[key]
+                off = t_sync - agreed
+                if abs(off) > T_SYNC_BOUND_MS:
+                    del self._pending[key], self._press_times[key]
+                    log.warning(
+                        "a press of seat %s, timed %+.0f ms from the agreed clock, is too old for the leader"
+                        " to take: not proposed again", seat, off,
+                    )  # fmt: skip
+                    if seat is not None:
+                        self._wake_bots([seat])
+                    continue
+            self._pending[key] = (data, first, now)
+            self.node.propose(data)
 
     def create_table(
         self,
@@ -394,7 +423,7 @@ class Peer:
                 "player": self.identity.public_key,
                 "claim": self.identity.seat_claim(self.table, me.identity),
             }
-        self.propose(
+        self._joining = self.propose(
             Join,
             name=me.name,
             bot=me.bot is not None,
@@ -417,7 +446,9 @@ class Peer:
             keys = self.deck.keys_for(agent.seat, claimed)
             if keys:
                 fields["keys"] = keys
-        self.propose(Act, agent, **fields)
+        key = self.propose(Act, agent, **fields)
+        if isinstance(event, TimedEvent) and math.isfinite(event.t_sync):
+            self._press_times[key] = (agent.seat, event.t_sync)
 
     def say(self, text: str) -> None:
         """Say ``text`` to the whole table from this player's seat (the record refuses a line the rules
@@ -533,6 +564,8 @@ class Peer:
         paid: tuple[Agent, tuple[str, int]] | None = None
         if isinstance(ident, list) and len(ident) == 2 and isinstance(ident[0], str):
             sent = self._pending.pop((ident[0], ident[1]), None) if isinstance(ident[1], int) else None
+            if sent is not None:
+                self._press_times.pop((ident[0], ident[1]), None)
             if sent is not None and entry.get("t") == Act.TYPE:
                 # Game actions only: joins wait for membership changes, which is not play.
                 self.latencies_ms.append(local_time_ms() - sent[1])
@@ -1058,6 +1091,9 @@ class Peer:
         if self.behind():
             self._put_off = True  # a takeover of long ago, replayed: asked once caught up, if still so
             return
+        back = self.record.returning.get(seat)
+        if self._joining in self._pending or (back is not None and back.node == self.me.identity):
+            return  # the join this process started with is on its way, or the seat is ours at the next pause
         log.warning("a bot stood in for this player at seat %d: taking it back", seat)
         self.join_table()
 
@@ -1073,6 +1109,19 @@ class Peer:
         driver.wake(sorted(driver.bots) if seats is None else [s for s in seats if s in driver.bots])
         self._schedule_bots()
 
+    def clock_agreed(self) -> bool:
+        """Whether this process knows the leader's clock: it leads, or it has a sample of it since the
+        leader was last elected (a fake consensus in tests has one clock for all)."""
+        clock = getattr(self.node, "clock", None)
+        return self.node.is_leader or clock is None or clock.offset_ms is not None
+
+    def _press_due(self, driver: TableDriver) -> bool:
+        """Whether a plan due now is a timed press (``t_sync``)."""
+        now = self.clock.local_ms()
+        return any(
+            plan.due <= now and isinstance(plan.decision.event, TimedEvent) for plan in driver.plans.values()
+        )
+
     def _schedule_bots(self) -> None:
         if self._bots_timer is not None:
             self._bots_timer.cancel()
@@ -1084,9 +1133,14 @@ class Peer:
             self._bots_timer = asyncio.get_running_loop().call_later(delay, self._play_due)
 
     def _play_due(self) -> None:
-        """Every plan now due: the bot's event, stamped, goes to the table (a note, to the partner)."""
+        """Every plan now due: the bot's event, stamped, goes to the table (a note, to the partner). A
+        press waits until this process's clock is agreed with the leader's (``clock_agreed``): a
+        process started again, or under a new leader, would stamp it on its own clock."""
         self._bots_timer = None
         driver = self.driver
+        if driver is not None and not self.clock_agreed() and self._press_due(driver):
+            self._bots_timer = asyncio.get_running_loop().call_later(CLOCK_WAIT_S, self._play_due)
+            return
         while driver is not None and (due := driver.next_due()) is not None and due <= self.clock.local_ms():
             seat, event = driver.take()
             agent = next((a for a in self.agents if a.seat == seat and a.bot is not None), None)

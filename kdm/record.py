@@ -81,6 +81,8 @@ DECKS = ("open", "fair")
 #: Why a join was refused (``Notice.code``): the joiner may watch instead (``PLAYING``, ``FULL``), or
 #: ask again once the table's ``create`` is applied (``NO_TABLE_YET``: a join can reach the log first).
 PLAYING, FULL, NO_TABLE_YET = "playing", "full", "no table yet"
+#: A ``voided`` notice's code when the round in play is played again from its deal.
+REPLAYED = "replayed"
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,8 @@ class Notice:
 
     ``previous``: for ``returned``, who played the seat until now; for ``rejected``, ``entry`` is the
     refused entry's type and ``code``, for a refused join, ``PLAYING`` or ``FULL`` when the joiner may
-    watch instead.
+    watch instead; for ``voided``, ``code`` is ``REPLAYED`` when the round in play is dealt again (not
+    when the table awaited its next deal anyway).
     """
 
     kind: str
@@ -339,7 +342,7 @@ class TableRecord:
         if start is not None and replayed:
             engine.restore(start)
         said = f"seat {seat} changed hands ({why})" + (": the round is played again" if replayed else "")
-        return [Notice("voided", seat=seat, reason=said)]
+        return [Notice("voided", seat=seat, reason=said, code=REPLAYED if replayed else "")]
 
     def _restart_reveals(self) -> None:
         if self.reveals:

@@ -66,6 +66,14 @@ MEMBERSHIP_EVERY_S = 1.0
 BOT_LIVENESS_S = 0.5
 #: How often a member checks whether it should advertise the table (it leads) or stop (it no longer does).
 ADVERTISE_EVERY_S = 0.5
+#: Once the game is over here, how long the leader stays for members still behind that it hears from
+#: (a player's kdm started again near the end, a laptop that slept), so that they learn the end too.
+STRAGGLERS_WAIT_S = 5.0
+#: A member that hears none of the others for this long while awake (a sleep is not counted) before it
+#: has seen the game's end: the table ended, or is gone, without it. It says so and stops.
+ALONE_GIVE_UP_S = 20.0
+#: How often it looks, and how long since a member was last heard counts as silence.
+ALONE_EVERY_S, SILENT_S = 1.0, 2.0
 #: How often a voter checks whether its table can still commit (``Node.not_heard_from``).
 STRANDED_EVERY_S = 0.25
 #: What a headless peer does when its table cannot commit (``--if-stranded``, **contract**): wait for the
@@ -202,7 +210,10 @@ async def join(
     by its own end of that route, the address the table can reach it at. The key is the one the member
     that answers must hold: every byte to and from it is encrypted to that key.
     """
-    contacts = [parse_contact(address) for address in addresses or await _resolve(target, config.interface)]
+    held = _held_tables(config, target) if not addresses else []
+    contacts = [
+        parse_contact(address) for address in addresses or await _resolve(target, config.interface, held)
+    ]
     candidates = [(host, port) for host, port, _key in contacts]
     reached = await first_reachable(candidates)
     tried = ", ".join(f"{host}:{port}" for host, port in candidates)
@@ -277,6 +288,7 @@ class TableSession:
         node.on_commit = self.peer.committed
         node.on_direct = self.peer.received_direct
         node.screen_proposal = self.peer.screen_proposal
+        node.holds_a_seat = lambda node_id: any(seat.home == node_id for seat in self.peer.record.seats)
         node.on_leader = lambda leader: self.say(f"leader: {leader}" if leader else "no leader")
         node.on_refused = self._refused
         self.players = players
@@ -537,6 +549,7 @@ class TableSession:
             waiting.add(loop.create_task(self.ui(self)))  # the player leaves when they choose
         else:
             waiting.add(loop.create_task(self.peer.finished.wait()))
+            waiting.add(loop.create_task(self._give_up_when_alone()))  # a person may quit instead
             waiting.add(loop.create_task(self._watch_bots()))  # a screen watches them itself
         finished, pending = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
@@ -546,11 +559,59 @@ class TableSession:
         if self.error is not None:
             raise (PinRefused if self.pin_refused else UsageError)(self.error)
         engine = self.peer.record.engine
+        if engine is not None and engine.over:
+            await self._serve_stragglers()
         if self.seat_memory is not None and engine is not None and engine.over:
             self.seat_memory.forget(self.peer.table)
         if self.config.report is not None:
             self.config.report.write_text(json.dumps(self.report()))
         return self.summary()
+
+    def _alone(self) -> bool:
+        """Whether this process is a member of a table with other members, none of them heard lately
+        (a founder waiting alone for its first joiner is not: nobody else belongs yet)."""
+        node = self.node
+        others = [member for member in node.members if member != node.node_id]
+        return (
+            bool(others)
+            and node.node_id in node.members
+            and all(node.silent_ms(member) >= SILENT_S * 1000 for member in others)
+        )
+
+    async def _give_up_when_alone(self) -> None:
+        """While the game is under way here: when none of the other members has been heard for
+        ``ALONE_GIVE_UP_S`` of this process's awake time, the table ended or went away without it (a
+        peer that fell behind as everyone left once waited for ever, saying "no leader"): it says why
+        and stops. Time spent stopped (a sleeping laptop) is not counted: after it, the others are
+        given the same time to answer again."""
+        loop = asyncio.get_running_loop()
+        alone_s, looked = 0.0, loop.time()
+        while True:
+            await asyncio.sleep(ALONE_EVERY_S)
+            now = loop.time()
+            slept, looked = now - looked, now
+            engine = self.peer.record.engine
+            if not self.peer.record.started or (engine is not None and engine.over) or not self._alone():
+                alone_s = 0.0  # in the waiting room, players come and go: only a game under way ends
+            elif slept < 2 * ALONE_EVERY_S:
+                alone_s += slept
+            if alone_s >= ALONE_GIVE_UP_S:
+                seen = f"round {engine.state.round}" if engine is not None else "its start"
+                self.error = (
+                    f"no other member of table '{self.peer.record.name or self.peer.table}' has answered for "
+                    f"{ALONE_GIVE_UP_S:.0f} s: it ended or went away without this laptop (seen up to {seen})"
+                )
+                self.done.set()
+                return
+
+    async def _serve_stragglers(self) -> None:
+        """The game is over here. While this process leads, it stays (``STRAGGLERS_WAIT_S`` at most)
+        until every member it hears from holds the whole log: one that fell behind as the table ended
+        learns the end from it, and exits with the game's digest, instead of waiting alone."""
+        node, loop = self.node, asyncio.get_running_loop()
+        deadline = loop.time() + STRAGGLERS_WAIT_S
+        while node.is_leader and members_behind(node) and loop.time() < deadline:
+            await asyncio.sleep(0.05)  # the heartbeats carry the log to them meanwhile
 
     async def _watch_bots(self) -> None:
         """Say why a bot this process started stopped without playing (else the table just waits)."""
@@ -674,10 +735,11 @@ def _storage(config: SessionConfig, table: str, node_id: str) -> FileStorage:
     return FileStorage(data_root(config.data_dir) / TABLES / log_file_name(table, node_id))
 
 
-async def _resolve(target: str, interface: str | None) -> list[str]:
+async def _resolve(target: str, interface: str | None, held: Sequence[str] = ()) -> list[str]:
     """Where to try the table (``HOST:PORT~KEY`` each): ``target`` itself when it is one; when it is
     ``HOST:PORT`` alone, with the key the node there says it has (``kdm.net.introducer``); else every
-    address of the table named ``target`` on the LAN (the only table there when ``target`` is empty)."""
+    address of the table named ``target`` on the LAN (the only table there when ``target`` is empty),
+    the one of ``held`` (ids of tables where this player holds a seat) when it is among them."""
     try:
         host, port, key = parse_contact(target)
     except ValueError as error:
@@ -692,8 +754,11 @@ async def _resolve(target: str, interface: str | None) -> list[str]:
         key = node_id.rpartition("~")[2]
         log.info("the node at %s has the key %s (trusted on first use)", target.strip(), fingerprint(node_id))
         return [f"{target.strip()}~{key}"]
-    tables = await _tables_for(target, interface)
+    tables = await _tables_for(target, interface, held)
     named = [ad for ad in tables if ad.name == target or (not target and len(tables) == 1)]
+    ours = [ad for ad in named if ad.table_id in held and ad.state != "over"]
+    if len(ours) == 1:
+        return list(ours[0].contacts)  # the player's own table, known by its id: no namesake matters
     if len(named) == 1:
         return list(named[0].contacts)
     if named:
@@ -707,14 +772,20 @@ async def _resolve(target: str, interface: str | None) -> list[str]:
     raise UsageError(f"{wanted} found on the LAN (tables seen: {seen}); name one, or give HOST:PORT~KEY")
 
 
+def _held_tables(config: SessionConfig, name: str) -> list[str]:
+    """The ids of the tables named ``name`` at which this player holds a seat (``SeatMemory``)."""
+    if not config.keep_identity or not name:
+        return []
+    return [table for table, seat in SeatMemory(config.data_dir).held().items() if seat["name"] == name]
+
+
 async def _held_table_named(config: SessionConfig, name: str) -> TableAd | None:
     """The table named ``name`` on the LAN at which this player holds a seat, if it still plays."""
     memory = SeatMemory(config.data_dir)
-    held = memory.held() if config.keep_identity and config.advertise else {}
-    named = [table for table, seat in held.items() if seat["name"] == name]
+    named = _held_tables(config, name) if config.advertise else []
     if not named:
         return None  # the usual case: nothing to look for, no time spent listening
-    tables = await _tables_for(name, config.interface)
+    tables = await _tables_for(name, config.interface, named)
     ours = next((ad for ad in tables if ad.table_id in named and ad.state != "over"), None)
     if ours is None:
         for table in named:
@@ -722,20 +793,35 @@ async def _held_table_named(config: SessionConfig, name: str) -> TableAd | None:
     return ours
 
 
-async def _tables_for(target: str, interface: str | None) -> list[TableAd]:
+async def _tables_for(target: str, interface: str | None, held: Sequence[str] = ()) -> list[TableAd]:
     """The tables on the LAN, as soon as one is named ``target`` (and a moment more, for another of that
-    name to answer too: responders answer a query within a few hundred ms), else after the whole
-    window; with no name, after the whole window (there must be exactly one table)."""
+    name to answer too: responders answer a query within a few hundred ms; none when it is one of
+    ``held``, a table where this player holds a seat, known by its id), else after the whole window;
+    with no name, after the whole window (there must be exactly one table)."""
     if not target:
         return await find_tables(LISTEN_S, interface)
     browser = TableBrowser()
     await browser.start(interface)
     try:
-        if await browser.wait_for(lambda ad: ad.name == target, LISTEN_FOR_NAME_S) is not None:
+        found = await browser.wait_for(lambda ad: ad.name == target, LISTEN_FOR_NAME_S)
+        if found is not None and not (found.table_id in held and found.state != "over"):
             await asyncio.sleep(SAME_NAME_GRACE_S)
         return browser.tables()
     finally:
         await browser.close()
+
+
+def members_behind(node: Node) -> list[str]:
+    """As leader, the other members heard from lately (``SILENT_S``) that do not hold the whole
+    committed log yet."""
+    raft = node.raft
+    return [
+        member
+        for member in node.members
+        if member != node.node_id
+        and node.silent_ms(member) < SILENT_S * 1000
+        and raft.match_index(member) < raft.commit_index
+    ]
 
 
 @dataclass

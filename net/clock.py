@@ -12,6 +12,13 @@ For one sample the leader's reading happened somewhere between `sent` and `recei
 lies in `[server_time - received, server_time - sent]`; the midpoint is off by at most RTT/2. The sample
 with the smallest RTT therefore gives the tightest bound. Only the last `window` samples are considered,
 so the estimate follows slow drift and a leader whose load changes, as pings keep coming while playing.
+
+A sample counts only if it answers a ping this estimator sent since it was last reset (`pinged`,
+`answers_a_ping`): a pong can outlive what it answers. One queued for a process that was killed reaches
+the process started again on the same port, its ``sent`` read before the downtime: its midpoint then
+lies half the downtime in the past, and it once set a restarted player's clock 3 s behind the leader's,
+so that the leader dropped every press it made. A pong from a former leader, or one that answers a ping
+sent to it, is no sample of the current one either.
 """
 
 from __future__ import annotations
@@ -23,6 +30,9 @@ from collections import deque
 from dataclasses import dataclass
 
 __all__ = ["ClockEstimator", "ClockSample", "PerSecond", "monotonic_ms"]
+
+#: Pings remembered as awaiting their pong: at one ping every half second, several seconds' worth.
+PINGS_AWAITED = 16
 
 
 def monotonic_ms() -> float:
@@ -90,6 +100,21 @@ class ClockEstimator:
             raise ValueError(f"clock window must hold at least one sample, got {window}")
         self._samples: deque[ClockSample] = deque(maxlen=window)
         self._best: ClockSample | None = None
+        #: The ``sent`` time of each ping since the last reset whose pong has not come yet.
+        self._awaited: deque[float] = deque(maxlen=PINGS_AWAITED)
+
+    def pinged(self, sent: float) -> None:
+        """A ping left at local time ``sent``: its pong, and only its, may give a sample."""
+        self._awaited.append(sent)
+
+    def answers_a_ping(self, sent: float) -> bool:
+        """Whether a pong that says it answers the ping sent at ``sent`` does: one of this estimator's,
+        sent since it was reset, not answered before. Forgets that ping (a copy of the pong is no
+        second sample)."""
+        if sent not in self._awaited:
+            return False
+        self._awaited.remove(sent)
+        return True
 
     def add(self, sample: ClockSample) -> None:
         """Record one exchange; the oldest sample falls out once the window is full."""
@@ -124,9 +149,10 @@ class ClockEstimator:
         return local_ms + self._best.offset_ms
 
     def reset(self) -> None:
-        """Forget every sample: a new leader is a new reference clock."""
+        """Forget every sample and every ping awaited: a new leader is a new reference clock."""
         self._samples.clear()
         self._best = None
+        self._awaited.clear()
 
     def _pick_best(self) -> ClockSample:
         best = self._samples[0]

@@ -254,6 +254,10 @@ class Node:
         #: Says why another node may not propose these bytes (None: it may): the application's rule
         #: (a table lets a learner propose only its own join, and bounds the times a press claims).
         self.screen_proposal: Callable[[str, bytes], str | None] | None = None
+        #: Whether a node holds a seat at the table (the application's record; its id names its key, so
+        #: a message from it proves it): a player's process retired while a bot held their seat, and
+        #: back, is taken back as a learner at its first message, and never asked for the PIN again.
+        self.holds_a_seat: Callable[[str], bool] | None = None
         #: Told of every batch of entries this node learns are committed, before they are applied
         #: (``kdm.net.chaos``: the journal ``kdm selfplay --chaos`` checks); None but under chaos.
         self.journal: Callable[[Sequence[Entry]], None] | None = None
@@ -479,6 +483,7 @@ class Node:
             if sender not in self.members and self.node_id in self.members:
                 # A stranger could pose as a leader of the current term. (A node still joining
                 # cannot know the members yet: it takes the log from whoever leads.)
+                self._welcome_back(sender)
                 self._drop("a raft message", sender, "not a member of this table")
                 return
             if sender not in self.raft.voters and self.node_id in self.members:
@@ -504,12 +509,16 @@ class Node:
             if sender in self.members:
                 self._send(sender, "pong", {"sent": body["sent"], "time": monotonic_ms()})
             else:
+                self._welcome_back(sender)
                 self._drop("a ping", sender, "not a member of this table")
         elif envelope.kind == "pong" and sender == self.raft.leader:
             try:
                 sample = ClockSample(body["sent"], body["time"], monotonic_ms())
             except ValueError as error:  # times no clock gives (not finite, received before sent)
                 self._drop("a pong", sender, str(error))
+                return
+            if not self.clock.answers_a_ping(sample.sent):  # one queued for a killed process, say
+                self._drop("a pong", sender, "it answers no ping this process sent to this leader")
                 return
             self.clock.add(sample)
         elif envelope.kind == "direct":
@@ -619,7 +628,9 @@ class Node:
     def _ping(self) -> None:
         leader = self.raft.leader
         if leader is not None and leader != self.node_id:
-            self._send(leader, "ping", {"sent": monotonic_ms()})
+            sent = monotonic_ms()
+            self.clock.pinged(sent)
+            self._send(leader, "ping", {"sent": sent})
 
     # --- plumbing --------------------------------------------------------------------------------
 
@@ -636,7 +647,7 @@ class Node:
         """Whether ``joiner`` may join as far as the PIN goes: the table has none, ``joiner`` is a member
         or has proved it; if not, it gets the next step of its exchange (``kdm.net.admission``)."""
         verifier = self._verifier
-        if verifier is None or joiner in self.members or joiner in self._admitted:
+        if verifier is None or joiner in self.members or joiner in self._admitted or self._seated(joiner):
             return True
         offer, proof = body.get("offer", b""), body.get("proof", b"")
         if not offer:
@@ -681,6 +692,16 @@ class Node:
             self._change_membership(ConfChange("add_learner", newcomer), f"adding {newcomer} as a learner")
         elif self.raft.leader is not None:
             self._send(self.raft.leader, "hello", {"node": newcomer})
+
+    def _seated(self, node_id: str) -> bool:
+        return self.holds_a_seat is not None and self.holds_a_seat(node_id)
+
+    def _welcome_back(self, sender: str) -> None:
+        """A node that is not a member speaks to the leader: one that holds a seat was retired while it
+        was away (a bot stood in) and is back, thinking it still belongs (nobody tells a node it was
+        retired): a learner again at once, rather than after it notices the silence and says hello."""
+        if self.is_leader and self._seated(sender):
+            self._welcome(sender)
 
     def promote(self, node_id: str) -> bool:
         """When leading, propose that learner ``node_id`` vote; False if nothing was proposed (not

@@ -45,7 +45,9 @@ log = logging.getLogger("kdm.net")
 SEND_QUEUE_LIMIT = 1000
 """Messages queued towards one peer before `send` starts dropping (zmq's SNDHWM)."""
 RECONNECT_INTERVAL_MS = 100
-RECONNECT_INTERVAL_MAX_MS = 1000
+#: zmq backs off reconnecting to a peer that is down up to this: a player's kdm killed and started again
+#: on its port heard the table only when the leader's next try came, up to a second later.
+RECONNECT_INTERVAL_MAX_MS = 200
 #: CURVE handshakes one address may start per second; more are refused (each costs this process key
 #: exchanges and a round through the gatekeeper, which a flood from one stranger must not monopolize).
 HANDSHAKES_PER_S = 20

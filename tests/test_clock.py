@@ -121,3 +121,17 @@ def test_impossible_samples_are_refused(sent: float, server_time: float, receive
 def test_window_must_hold_a_sample() -> None:
     with pytest.raises(ValueError, match="at least one sample"):
         ClockEstimator(window=0)
+
+
+def test_only_a_pong_that_answers_a_ping_sent_since_the_last_reset_is_a_sample() -> None:
+    """A pong can outlive its ping: one queued for a killed process reached the process started again on
+    its port, and its midpoint, half the downtime in the past, set the new process's clock 3 s behind the
+    leader's. Only the answer to a ping this estimator sent, once, since it was last reset, counts."""
+    estimator = ClockEstimator()
+    assert not estimator.answers_a_ping(100.0)  # sent by the process that ran before this one
+    estimator.pinged(7_000.0)
+    assert estimator.answers_a_ping(7_000.0)
+    assert not estimator.answers_a_ping(7_000.0)  # a copy of the same pong
+    estimator.pinged(7_500.0)
+    estimator.reset()  # a new leader: the ping went to the old one
+    assert not estimator.answers_a_ping(7_500.0)

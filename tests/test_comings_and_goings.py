@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path
 
 from kdm.manager import installed_plugins
+from kdm.session import ALONE_GIVE_UP_S
 from tests.netns import wait_until
 from tests.processes import DEADLINE_S, KDM, bot_player, start, table
 
@@ -71,6 +72,26 @@ def test_a_leader_that_slept_takes_no_seat_from_the_players_it_stopped_hearing(t
     stolen = [line for output in scene.outputs for line in output.lines if f"({scene.founder}#" in line]
     assert stolen == []
     assert len({scene.report(seat)["digest"] for seat in range(4)}) == 1
+
+
+def test_a_player_left_behind_when_everyone_else_has_gone_says_why_and_stops(tmp_path: Path) -> None:
+    """Seat 2's laptop sleeps through the end of the game; the others finish and leave. Woken, it once
+    said "no leader" and waited until it was killed 400 s later. Alone, it waits the others' answer for
+    ``ALONE_GIVE_UP_S`` of its awake time (its sleep is not counted), then says why in one line."""
+    with table(tmp_path, players=3, rounds=2) as scene:
+        sleeper, output = scene.processes[2], scene.outputs[2]
+        sleeper.send_signal(signal.SIGSTOP)
+        assert scene.host.wait_for(lambda line: line.startswith("a bot stands in for seat 2"), DEADLINE_S)
+        for process in scene.processes[:2]:
+            process.wait(DEADLINE_S)
+        sleeper.send_signal(signal.SIGCONT)
+        sleeper.wait(ALONE_GIVE_UP_S + DEADLINE_S)
+        assert [process.returncode for process in scene.processes] == [0, 0, 2]
+        said = output.wait_for(lambda line: "no other member" in line, DEADLINE_S)
+        assert said is not None and said == output.lines[-1]  # one line, the last
+        assert said.startswith("kdm join: error: no other member of table ")
+        ending = rf"has answered for {ALONE_GIVE_UP_S:.0f} s: it ended or went away without this laptop"
+        assert re.search(ending + r" \(seen up to round \d+\)$", said), said
 
 
 def test_a_joiner_that_lacks_the_tables_house_rule_is_told_which_in_one_line(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import pytest
 import zmq
 import zmq.asyncio
 
+from kdm.net.clock import monotonic_ms
 from kdm.net.keys import new_keys
 from kdm.net.loops import every
 from kdm.net.node import (
@@ -349,3 +350,63 @@ def test_a_pong_with_times_no_clock_gives_is_dropped(
     node._receive(leader, node_codec(TABLE).encode(leader, "pong", {"sent": sent, "time": time}))
     assert node.dropped == 1 and f"dropped a pong from {leader}: clock sample" in caplog.text
     assert node.clock.offset_ms is None
+
+
+def test_a_pong_queued_for_a_killed_process_does_not_set_the_clock_of_the_next(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A player's process pinged the leader, then was killed; the leader's pong waited in its socket
+    and reached the process started again on the same port, stamped with the dead one's ``sent``: it
+    set the new clock half the downtime behind the leader's (-3.2 s), and the leader dropped every
+    press it made. Only the pong of a ping this process sent is a sample."""
+    network = MemoryNetwork()
+    leader, follower = "127.0.0.1:4001~a", "127.0.0.1:4002~b"
+    transport = network.transport(follower)
+    asyncio.run(transport.start())
+    node = Node(transport, TABLE, MemoryStorage(), voters=(leader, follower),
+                address_of=lambda node_id: f"memory://{node_id}")  # fmt: skip
+    heartbeat = Message("heartbeat", 1, leader, follower)
+    node._receive(leader, node_codec(TABLE).encode(leader, "raft", message_to_dict(heartbeat)))
+    caplog.set_level(logging.WARNING, logger="kdm.net")
+    now = monotonic_ms()
+    stale = {"sent": now - 6_400.0, "time": now - 6_399.0}  # the dead process's ping, 6.4 s ago
+    node._receive(leader, node_codec(TABLE).encode(leader, "pong", stale))
+    assert node.clock.offset_ms is None
+    assert f"dropped a pong from {leader}: it answers no ping this process sent" in caplog.text
+    node._ping()  # this process's own ping, answered at once by a leader whose clock reads ours
+    sent = node.clock._awaited[-1]
+    node._receive(leader, node_codec(TABLE).encode(leader, "pong", {"sent": sent, "time": sent}))
+    assert node.clock.offset_ms is not None and abs(node.clock.offset_ms) < 1_000.0
+
+
+def test_a_seated_players_process_retired_while_away_is_a_learner_again_at_its_first_word() -> None:
+    """A player's kdm killed and started again as the same node still thinks it votes (nobody tells a
+    node it was retired while a bot held its seat): its messages to the leader were dropped as a
+    stranger's until it noticed the silence, 2 s on, and said hello, with the PIN asked again. Its id
+    names its key, so its first message proves it holds its seat: a learner at once, no PIN asked.
+    Someone who holds no seat stays out."""
+
+    async def scene() -> None:
+        context = zmq.asyncio.Context()
+        transport = await listen("127.0.0.1")
+        node = Node(transport, TABLE, MemoryStorage(), voters=(transport.node_id,), pin="4821")
+        await node.start()
+        try:
+            player = Stranger(context, "127.0.0.1:9", node)
+            stranger = Stranger(context, "127.0.0.1:10", node)
+            other = Stranger(context, "127.0.0.1:11", node)  # back as the lobby brings it: a hello
+            node.holds_a_seat = lambda node_id: node_id in (player.identity, other.identity)
+            await stranger.send("ping", {"sent": 1.0})
+            await stranger.send("hello", {"node": stranger.identity})
+            await player.send("ping", {"sent": 1.0})
+            await until(lambda: player.identity in node.raft.learners, "the player a learner again")
+            await other.send("hello", {"node": other.identity})  # no PIN offered
+            await until(lambda: other.identity in node.raft.learners, "the other player a learner again")
+            assert stranger.identity not in node.members
+            for socket in (player, stranger, other):
+                socket.close()
+        finally:
+            await node.stop()
+        context.term()
+
+    run(scene)

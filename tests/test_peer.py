@@ -22,7 +22,8 @@ from kdm.events import Event
 from kdm.identity import Identity
 from kdm.kilo.events import Slap
 from kdm.manager import Rules, installed_plugins
-from kdm.peer import CHAT_BURST, CHAT_WINDOW_MS, CLOCK_SETTLE_MS, Peer, local_time_ms
+from kdm.net.clock import ClockEstimator, ClockSample
+from kdm.peer import CHAT_BURST, CHAT_WINDOW_MS, CLOCK_SETTLE_MS, RETRY_S, Peer, local_time_ms
 from kdm.record import TableRecord, commitment
 from kdm.replay import replayed
 from kdm.testing import run_virtual
@@ -818,3 +819,181 @@ def test_the_leader_lets_in_a_few_chat_lines_at_a_time_from_one_node() -> None:
     screened = run_virtual(scene())
     assert screened[:5] == [None] * 5 and screened[6:] == [None, None]
     assert screened[5] == f"more than {CHAT_BURST} chat lines in 10 s"
+
+
+class HoldingNode(FakeNode):
+    """A node whose proposals wait until the test lets them go (``hold``): a process started again
+    before the table has taken it back, its join on its way."""
+
+    def __init__(self, log: FakeLog, node_id: str) -> None:
+        super().__init__(log, node_id)
+        self.hold = True
+        self.held: list[bytes] = []
+
+    def propose(self, data: bytes) -> bool:
+        if self.hold:
+            self.held.append(data)
+            return True
+        return super().propose(data)
+
+    def let_go(self) -> None:
+        self.hold = False
+        for data in self.held:
+            self.log.commit(data)
+        self.held = []
+
+
+def test_a_player_started_again_asks_for_their_seat_once_though_a_takeover_comes_meanwhile() -> None:
+    """A player's process killed and started again proposes its join at once; the stand-in's takeover
+    reached it while that join was on its way, and it proposed a second: both committed, every screen
+    said "is back" and "takes seat 2 back" twice, a fair table dealt the round again twice, and the
+    second commitment made the first one's reveal a lie. One join per return."""
+
+    async def scene() -> tuple[list[str], list[str], tuple[str, bool]]:
+        log = FakeLog()
+        key = Identity.ephemeral()
+        installed = installed_plugins()
+        peers = [
+            Peer(log.node(f"n{i}"), installed, bot=quick_bot(i, b"once"), identity=key if i == 2 else None)
+            for i in range(3)
+        ]
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start(takeover_after_s=None)
+        await seat_everyone(peers, {"rounds": 2, "slap_timeout_ms": 200}, table="n0")
+        peers[0].start_game()
+        while peers[0].record.engine is None or peers[0].record.engine.state.round < 2:
+            await asyncio.sleep(0.001)
+        log.gone.add("n2")
+        await peers[2].stop()  # killed: what it had applied is on its disk
+        node = HoldingNode(log, "n2")
+        said: list[str] = []
+        again = Peer(node, installed, bot=quick_bot(2, b"again"), identity=key, first_counter=1 << 32,
+                     on_notice=lambda notice: said.append(notice.kind))  # fmt: skip
+        for data in log.entries:
+            again.committed(data)
+        log.peers = [peers[0], peers[1], again]
+        log.gone.discard("n2")
+        again.start(takeover_after_s=None)
+        again.join_table("n0")  # on its way: the table has not taken this process back yet
+        peers[0].take_over(2, Bot(2, "greedy", seed=b"stand-in"))
+        while peers[0].record.seats[2].node != "n0#2":
+            await asyncio.sleep(0.001)
+        await asyncio.sleep(0.1)
+        # The join reaches the log inside a slap window, say: the seat is theirs at the next pause, and
+        # what this process put off while catching up meanwhile must not ask for it again.
+        engines = [peer.record.engine for peer in (peers[0], peers[1], again)]
+        for engine in engines:
+            engine.player_may_return = lambda seat: False  # type: ignore[method-assign,union-attr]
+        node.let_go()
+        while 2 not in again.record.returning:
+            await asyncio.sleep(0.001)
+        again._put_off = True
+        again._caught_up()
+        for engine in engines:
+            del engine.player_may_return  # type: ignore[union-attr]
+        await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in (peers[0], peers[1], again))), 60)
+        for peer in (peers[0], peers[1], again):
+            await peer.stop()
+        joins = [
+            msgpack.unpackb(data)["id"][0]
+            for data in log.entries
+            if msgpack.unpackb(data)["t"] == "join" and msgpack.unpackb(data)["id"][1] >= 1 << 32
+        ]
+        seat = peers[0].record.seats[2]
+        return joins, said, (seat.node, seat.away)
+
+    joins, said, seat = run_virtual(scene())
+    assert joins == ["n2"]
+    assert (said.count("returning"), said.count("returned")) == (1, 1)
+    assert seat == ("n2", False)
+
+
+class DroppingNode(FakeNode):
+    """A node whose leader drops what it proposes (counted): a press the leader found too old."""
+
+    def __init__(self, log: FakeLog, node_id: str) -> None:
+        super().__init__(log, node_id)
+        self.dropping = False
+        self.proposed = 0
+
+    def propose(self, data: bytes) -> bool:
+        if not self.dropping:
+            return super().propose(data)
+        self.proposed += 1
+        return True
+
+
+def test_a_press_too_old_for_the_leader_is_not_proposed_again() -> None:
+    """After a restart, a player's first press was timed seconds from the leader's clock: the leader
+    dropped it, and its process proposed it again every 0.25 s for 400 s, each time older (-3.2 s, then
+    -268 s), and its bot waited on it. A press the leader can no longer take is given up, and its bot
+    thinks again; a press still in time is proposed again (the leader may have failed)."""
+
+    async def scene() -> tuple[tuple[int, int], tuple[int, int]]:
+        log = FakeLog()
+        installed = installed_plugins()
+        node = DroppingNode(log, "n1")
+        peers = [Peer(log.node("n0"), installed), Peer(node, installed), Peer(log.node("n2"), installed)]
+        log.peers, log.leader = peers, "n0"
+        await seat_everyone(peers, {"rounds": 1})
+        peers[0].start_game()
+        node.dropping = True
+        now = local_time_ms()
+        peers[1].act(Slap(seat=1, t_sync=now - 3210.0))  # stamped on a clock 3.2 s behind
+        peers[1].act(Slap(seat=1, t_sync=now - 20.0))
+        for retry in range(1, 4):  # within a second of the press in time
+            peers[1].retry_pending(now + retry * RETRY_S * 1000)
+        within = (node.proposed, len(peers[1]._pending))
+        peers[1].retry_pending(now + 1250.0)  # the leader would take neither now
+        return within, (node.proposed, len(peers[1]._pending))
+
+    within, after = run_virtual(scene())
+    assert within == (2 + 3, 1)  # each once, then the one in time at each retry
+    assert after == (5, 0)
+
+
+class UnsyncedNode(FakeNode):
+    """A follower that has not heard the leader's clock yet (``clock.offset_ms`` is None)."""
+
+    def __init__(self, log: FakeLog, node_id: str) -> None:
+        super().__init__(log, node_id)
+        self.clock = ClockEstimator()
+
+
+def test_a_process_presses_only_once_its_clock_is_agreed_with_the_leaders() -> None:
+    """A process started again (or under a new leader) knows only its own clock until the leader's
+    first pong: a press stamped then is off by however far the two clocks are apart. Its bots'
+    presses wait for the clock; their passes do not."""
+
+    async def scene() -> tuple[int, int, int]:
+        log = FakeLog()
+        installed = installed_plugins()
+        node = UnsyncedNode(log, "n1")
+        peers = [
+            Peer(node if i == 1 else log.node(f"n{i}"), installed, bot=quick_bot(i, b"clock"))
+            for i in range(3)
+        ]
+        log.peers, log.leader = peers, "n0"
+        for peer in peers:
+            peer.start(takeover_after_s=None)
+        await seat_everyone(peers, {"rounds": 4, "slap_timeout_ms": 200})
+        peers[0].start_game()
+
+        def acts_of_seat_1(kind: str) -> int:
+            acts = [entry for entry in map(msgpack.unpackb, log.entries) if entry["t"] == "event"]
+            return sum(1 for act in acts if act["id"][0] == "n1" and act["event"]["kind"] == kind)
+
+        while peers[0].record.engine is None or peers[0].record.engine.state.round < 3:
+            await asyncio.sleep(0.001)
+        unsynced = acts_of_seat_1("slap"), acts_of_seat_1("pass")
+        now = local_time_ms()
+        node.clock.add(ClockSample(sent=now, server_time=now, received=now))
+        await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=60)
+        for peer in peers:
+            await peer.stop()
+        return *unsynced, acts_of_seat_1("slap")
+
+    slaps_unsynced, passes_unsynced, slaps = run_virtual(scene())
+    assert slaps_unsynced == 0 and passes_unsynced > 0
+    assert slaps > 0

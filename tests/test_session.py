@@ -24,12 +24,14 @@ KITCHEN = TableAd(
 )  # fmt: skip
 
 
-def resolve(monkeypatch: pytest.MonkeyPatch, tables: list[TableAd], target: str) -> list[str]:
-    async def found(_target: str, _interface: str | None) -> list[TableAd]:
+def resolve(
+    monkeypatch: pytest.MonkeyPatch, tables: list[TableAd], target: str, held: tuple[str, ...] = ()
+) -> list[str]:
+    async def found(_target: str, _interface: str | None, _held: object = ()) -> list[TableAd]:
         return tables
 
     monkeypatch.setattr(session, "_tables_for", found)
-    return asyncio.run(session._resolve(target, None))
+    return asyncio.run(session._resolve(target, None, held))
 
 
 def test_a_table_named_is_tried_at_every_address_it_advertises(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,3 +114,56 @@ def test_a_process_started_again_listens_as_the_node_it_was_even_on_the_port_the
 
     was, given, now = asyncio.run(scene())
     assert given != was and now == was
+
+
+def test_the_leader_stays_for_the_members_it_hears_that_are_behind_at_the_end() -> None:
+    """A peer that fell behind as the table ended (its kdm started again near the end) learns the end
+    from the leader, which stays for it: the members it hears from that do not hold the whole log. Not
+    for one gone silent (it would wait for nobody), nor for those up to date."""
+    from types import SimpleNamespace
+
+    match = {"me": 40, "up to date": 40, "behind": 31, "gone": 12}
+    node = SimpleNamespace(
+        node_id="me",
+        members=tuple(match),
+        silent_ms=lambda member: 60_000.0 if member == "gone" else 100.0,
+        raft=SimpleNamespace(commit_index=40, match_index=match.__getitem__),
+    )
+    assert session.members_behind(node) == ["behind"]  # type: ignore[arg-type]
+
+
+def test_the_table_where_the_player_holds_a_seat_is_theirs_among_namesakes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Back by name to a seat they hold, the player's own table is known by its id: it is the one
+    joined though another table has its name (and the join waits no grace for namesakes)."""
+    theirs = f"10.0.0.3:41000~{new_keys().token}"
+    other = dataclasses.replace(KITCHEN, host="10.0.0.3", node_id=theirs, table_id=theirs, addresses=())
+    assert resolve(monkeypatch, [KITCHEN, other], "kitchen", held=(theirs,)) == [theirs]
+
+
+def test_a_join_by_name_to_a_held_seat_waits_no_grace_for_namesakes(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Browser:
+        async def start(self, _interface: str | None) -> None:
+            pass
+
+        async def wait_for(self, _matches: object, _timeout: float) -> TableAd:
+            return KITCHEN
+
+        def tables(self) -> list[TableAd]:
+            return [KITCHEN]
+
+        async def close(self) -> None:
+            pass
+
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(session, "TableBrowser", Browser)
+    monkeypatch.setattr(session.asyncio, "sleep", sleep)
+    assert asyncio.run(session._tables_for("kitchen", None, (KITCHEN.table_id,))) == [KITCHEN]
+    assert slept == []
+    asyncio.run(session._tables_for("kitchen", None))
+    assert slept == [session.SAME_NAME_GRACE_S]

@@ -173,6 +173,15 @@ def test_a_table_where_this_player_has_a_seat_comes_first_and_enter_returns_to_i
     )
 
 
+def test_a_player_back_to_their_seat_at_a_table_with_a_pin_is_not_asked_for_it_again() -> None:
+    """The seat's key proves the player belongs (the table takes a seated player's node back without
+    the PIN): the lobby asked for the PIN anyway, and the player waited while typing it."""
+    locked = TableAd(**{**ad("kitchen", 4002, taken=4, state="playing").__dict__, "pin": True})
+    held = {"10.0.0.7:4002~ab": {"name": "kitchen", "seat": 2}}
+    choice, state = run_keys("\r", [locked], held=held)
+    assert choice == Join("10.0.0.7:4002~ab", locked.contacts, name="kitchen") and state.mode == "list"
+
+
 def test_a_table_playing_without_a_seat_of_ours_says_enter_watches_it() -> None:
     state = LobbyState("en", "me")
     state.set_tables([ad("kitchen", 4002, taken=4, state="playing")])

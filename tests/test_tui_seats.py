@@ -22,7 +22,7 @@ from kdm.identity import Identity
 from kdm.kilo.events import Feint
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
-from kdm.record import Notice
+from kdm.record import REPLAYED, Notice
 from kdm.session import BotProcess, SessionConfig
 from kdm.tui import app
 from kdm.tui.app import TableUI
@@ -200,6 +200,44 @@ def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:
                 assert bot.failure() == ""  # said once
 
     run_real(scene)
+
+
+def test_a_stand_in_is_never_called_by_the_name_of_a_bot_seated_at_the_table() -> None:
+    """``kdm play --bots 3`` seats bots named "bot 1" to "bot 3"; the stand-in for a player away at seat
+    1 was called "bot 1" too, and the log said "bot 1" of two players at once."""
+
+    async def scene() -> None:
+        async with keyed_table() as t:
+            t.peers[0].record.seats[3].name = "bot 2"  # a bot this table seated, as --bots names them
+            t.log.peers.remove(t.peers[2])
+            t.peers[0].take_over(2, Bot(2, "greedy", seed=b"t"))
+            await t.shows("player2 is away: the bot for player2 plays")
+            assert t.screen.name(2) == "the bot for player2" and t.screen.player_name(3) == "bot 2"
+
+    run(scene)
+
+
+def test_a_round_dealt_again_is_said_once_and_rightly_for_a_player_away_and_one_back() -> None:
+    """At a fair table a seat that changes hands voids the round in play. The screen said "keys left
+    with their laptop" on a return too, and said it for a change of hands between rounds, when nothing
+    is dealt again."""
+
+    async def scene() -> None:
+        async with keyed_table() as t:
+            t.log.peers.remove(t.peers[2])
+            t.peers[0].take_over(2, Bot(2, "greedy", seed=b"t"))
+            await t.shows("player2 is away")
+            t.screen.on_notice(Notice("voided", seat=2, reason="…", code=REPLAYED))
+            t.screen.on_notice(Notice("voided", seat=2, reason="…"))  # between rounds: nothing dealt
+            restart(t, 2).join_table()
+            await t.shows("player2 takes their seat back")
+            t.screen.on_notice(Notice("voided", seat=2, reason="…", code=REPLAYED))
+            said = [line.text for line in t.screen.log if "dealt again" in line.text]
+            assert len(said) == 2, said
+            assert "player2's keys left with their laptop" in said[0]
+            assert "player2 is back with new keys" in said[1]
+
+    run(scene)
 
 
 def test_a_stranded_table_says_who_it_misses_and_goes_on_when_the_player_presses_g() -> None:

@@ -192,7 +192,7 @@ class LobbyState:
         if self.tables:
             ad = self.tables[self.selected]
             join = Join(ad.contacts[0], ad.contacts, name=ad.name)
-            if ad.pin:
+            if ad.pin and not self.holds_seat(ad):  # back to a seat, the seat's key is proof enough
                 self.ask_pin(join)
             else:
                 self._finish(join)

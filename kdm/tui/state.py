@@ -26,9 +26,9 @@ from kdm.kilo.calls import QUEENS_CALL
 from kdm.kilo.events import Feint, Pass, Slap
 from kdm.kilo.rules import NAME as KILO
 from kdm.kilo.rules import KiloView
-from kdm.names import SeatNames
+from kdm.names import SeatNames, stand_in_name
 from kdm.peer import Peer, local_time_ms
-from kdm.record import FULL, PLAYING, Notice
+from kdm.record import FULL, PLAYING, REPLAYED, Notice
 from kdm.tui.extension import ScreenPart
 from kdm.tui.text import CATALOGUE, say, say_from
 
@@ -264,7 +264,7 @@ class TableScreen:
     def _acting_now(self, seat: int) -> str:
         seats = self.peer.record.seats
         if 0 <= seat < len(seats) and seats[seat].away:
-            return self.say("bot", seat=seat)
+            return stand_in_name(seat, [taken.name for taken in seats], self.lang)
         return self.player_name(seat)
 
     def _note_acting(self, seat: int) -> None:
@@ -302,8 +302,12 @@ class TableScreen:
             self._add(
                 "error", self.say("withheld" if notice.reason else "took_over", name=name, bot=stand_in)
             )
-        elif notice.kind == "voided" and notice.seat is not None:
-            self._add("error", self.say("voided", name=self.player_name(notice.seat)))
+        elif notice.kind == "voided" and notice.seat is not None and notice.code == REPLAYED:
+            # Said once per change of hands, and only when the round is dealt again: a seat that
+            # changed hands between rounds deals nothing again. Back, the player brings keys of
+            # their own; away, the keys left with their laptop.
+            key = "voided" if self.is_away(notice.seat) else "voided_back"
+            self._add("error", self.say(key, name=self.player_name(notice.seat)))
         elif notice.kind == "cheat":
             name = self.player_name(notice.seat) if notice.seat is not None and notice.seat >= 0 else "?"
             self._add("error", self.say("cheat", name=name, reason=notice.reason))

@@ -65,6 +65,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{name}'s keys left with their laptop: the round is dealt again",
         "les clés de {name} sont parties avec son ordinateur : la donne est refaite",
     ),
+    "voided_back": (
+        "{name} is back with new keys: the round is dealt again",
+        "{name} est de retour avec de nouvelles clés : la donne est refaite",
+    ),
     "cheat": ("the deck caught {name}: {reason}", "le paquet a pris {name} en faute : {reason}"),
     "returning": (
         "{name} is back, and takes their seat at the next pause",
