@@ -108,12 +108,12 @@ def test_a_lan_evening_with_no_flags_survives_every_kind_of_departure() -> None:
             founder = host.says(lambda line: line.startswith("leader: "), "its leadership").split()[1]
             assert listening.split()[2].startswith(lan.address(0) + ":"), listening  # not 127.0.1.1
 
-            # Discovery from another laptop, within 3 s, at an address that laptop can reach.
-            started = time.monotonic()
+            # Discovery from another laptop, within 3 s, at an address that laptop can reach: `kdm tables
+            # --wait 3` lists what answered in the 3 s it listens, so being listed is being found in time.
+            # (Not timed around the process: starting Python took 8 s once, on two loaded cores.)
             listing = Kdm(lan, 3, "tables", "--json", "--wait", "3")
             processes.append(listing)
             (kitchen,) = [table for table in listing.summary_list() if table["name"] == "kitchen"]
-            assert time.monotonic() - started < 3.0 + 2.0  # the window, plus starting Python
             assert kitchen["addresses"] == [lan.address(0)] and kitchen["state"] == "lobby"
 
             # Two friends join by name; one of them adds a bot, on their own laptop.

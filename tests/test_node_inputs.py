@@ -330,6 +330,70 @@ def test_a_follower_takes_no_append_from_a_learner() -> None:
     assert all(entry.data != b"a forged entry" for entry in follower.storage.entries())
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="net/node.py Node._receive drops every raft message of a sender its own log says left",
+)
+def test_a_member_behind_the_return_of_a_node_that_now_leads_follows_it() -> None:
+    """e leaves the membership and comes back while c is cut off; e then leads (a was lost). c, back,
+    holds a log whose last configuration has no e: it must still take the log from e, which a quorum
+    elected. It dropped every message of e's as "not a member of this table", kept the lost leader for
+    good, and never caught up (``kdm selfplay --chaos`` at 4 peers, 2 runs in 6 under load: a peer
+    killed or cut off while the founder was away and back never finished)."""
+    network = MemoryNetwork()
+    ids = tuple(f"127.0.0.1:40{index}1~{name}" for index, name in enumerate("abcde"))
+    nodes = []
+    for index, node_id in enumerate(ids):
+        transport = network.transport(node_id)
+        asyncio.run(transport.start())
+        nodes.append(Node(transport, TABLE, MemoryStorage(), voters=ids, seed=index,
+                          address_of=lambda node_id: f"memory://{node_id}"))  # fmt: skip
+    a, b, c, d, e = nodes
+    lost: set[Node] = set()
+
+    def pump() -> None:
+        for _ in range(100):
+            for node in nodes:
+                assert isinstance(node.transport, MemoryTransport)
+                while not node.transport._inbox.empty():
+                    item = node.transport._inbox.get_nowait()
+                    assert item is not None
+                    if node not in lost:
+                        node._receive(*item)
+
+    def links(node: Node, up: bool) -> None:
+        for other in nodes:
+            if other is not node and other not in lost:
+                (network.heal if up else network.cut)(node.node_id, other.node_id)
+
+    def tick(times: int, *ticking: Node) -> None:
+        for _ in range(times):
+            for node in ticking:
+                node.raft.tick()
+                node._process()
+            pump()
+
+    a.raft.campaign()
+    a._process()
+    pump()
+    assert a.is_leader and a.retire(e.node_id)
+    pump()
+    assert e.node_id not in c.members
+    links(c, up=False)
+    a._receive(e.node_id, node_codec(TABLE).encode(e.node_id, "hello", {"node": e.node_id}))  # e is back
+    pump()
+    assert a.promote(e.node_id)
+    pump()
+    assert e.node_id in b.raft.voters and e.node_id in d.raft.voters
+    links(a, up=False)
+    lost.add(a)
+    tick(120, b, d, e)
+    assert e.is_leader, "the seeds of this scene elect e"
+    links(c, up=True)
+    tick(30, b, c, d, e)
+    assert (c.leader, c.raft.commit_index) == (e.node_id, e.raft.commit_index)
+
+
 @pytest.mark.parametrize("times", [(1.0, float("inf")), (float("nan"), 1.0), (1e300, 1.0)])
 def test_a_pong_with_times_no_clock_gives_is_dropped(
     times: tuple[float, float], caplog: pytest.LogCaptureFixture
