@@ -149,9 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument(
             "--if-stranded",
             choices=session.IF_STRANDED,
-            default="wait",
+            default=None,
             help="with --headless, when the table cannot go on without laptops not heard from: wait for "
-            "them (default), or go on without them, bots playing their seats (a screen asks instead)",
+            "them (the default; given in so many words, wait for ever, else give up after "
+            f"{session.ALONE_GIVE_UP_S:.0f} s of hearing nobody), or go on without them, bots playing "
+            "their seats (a screen asks instead)",
         )
 
     host = commands.add_parser(
@@ -303,7 +305,8 @@ def _session_config(args: argparse.Namespace, bot: str | None) -> SessionConfig:
     config.watch = getattr(args, "watch", False)
     config.pin = session.checked_pin(args.pin, config.pin)
     config.bell = not getattr(args, "no_bell", False)
-    config.if_stranded = getattr(args, "if_stranded", "wait")
+    asked = getattr(args, "if_stranded", None)
+    config.if_stranded, config.wait_for_ever = asked or "wait", asked == "wait"
     return config
 
 

@@ -134,6 +134,9 @@ class SessionConfig:
     laptop: str = ""
     #: When the table cannot commit: ``wait`` for the laptops not heard from, or ``go-on`` without them.
     if_stranded: str = "wait"
+    #: Whether ``wait`` was asked for in so many words (``--if-stranded wait``): then a headless peer
+    #: that hears nobody waits for ever; by default it gives up after ``ALONE_GIVE_UP_S`` and says why.
+    wait_for_ever: bool = False
 
     def table_deck(self) -> str:
         """The deck of a table this process founds."""
@@ -583,7 +586,11 @@ class TableSession:
         ``ALONE_GIVE_UP_S`` of this process's awake time, the table ended or went away without it (a
         peer that fell behind as everyone left once waited for ever, saying "no leader"): it says why
         and stops. Time spent stopped (a sleeping laptop) is not counted: after it, the others are
-        given the same time to answer again."""
+        given the same time to answer again. With ``--if-stranded wait`` given, it never gives up: the
+        laptops it waits for may come back (a stranded table keeps being listed for them)."""
+        if self.config.wait_for_ever:
+            await self.done.wait()  # told to wait for the laptops not heard from, however long
+            return
         loop = asyncio.get_running_loop()
         alone_s, looked = 0.0, loop.time()
         while True:

@@ -302,7 +302,8 @@ def test_the_readme_is_a_guide_and_the_dated_figures_are_in_docs_benchmarks() ->
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     figures = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     assert "](docs/benchmarks.md)" in readme and "](docs/RULES.md)" in readme
-    assert "Measured" not in readme and len(readme) < 32_000
+    # A guide with its screens (five captures at 80×24 are about 9 KB), not 50 KB of dated notes.
+    assert "Measured" not in readme and len(readme) < 36_000
     for heading in ["## Speed", "### Kem's bot league", "### Network figures", "### Fair dealing",
                     "### Between laptops", "## Reliability"]:  # fmt: skip
         assert f"\n{heading}\n" in figures and f"\n{heading}\n" not in readme

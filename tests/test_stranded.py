@@ -9,12 +9,17 @@ with ``--if-stranded go-on`` it goes on without them, bots stand in, and the gam
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
+from kdm.cli import _session_config, build_parser
+from kdm.session import ALONE_GIVE_UP_S, SessionConfig, TableSession
+from kdm.testing import run_virtual
 from tests.netns import LineWatcher
 from tests.processes import DEADLINE_S, KDM, bot_player, start
 
@@ -65,3 +70,42 @@ def test_a_player_and_their_bot_killed_at_once_and_the_other_goes_on_when_told(t
     report = json.loads((tmp_path / "bob.json").read_text())
     assert report["rounds"] == ROUNDS and report["digest"]
     assert any(line.startswith("a bot stands in for seat 0 (ann)") for line in joiner_said.lines)
+
+
+def stranded_alone(wait_for_ever: bool) -> SimpleNamespace:
+    """What ``TableSession._give_up_when_alone`` reads of a headless session whose game is under way
+    and whose every other member is silent (the others' laptops died, or the table ended without it)."""
+    record = SimpleNamespace(started=True, engine=SimpleNamespace(over=False, state=SimpleNamespace(round=2)),
+                             name="attic")  # fmt: skip
+    return SimpleNamespace(
+        config=SessionConfig(wait_for_ever=wait_for_ever), peer=SimpleNamespace(record=record, table="t"),
+        done=asyncio.Event(), error="", _alone=lambda: True,
+    )  # fmt: skip
+
+
+def test_a_headless_peer_alone_gives_up_and_says_why_unless_told_to_wait_in_so_many_words() -> None:
+    async def after(seconds: float, session: SimpleNamespace) -> str:
+        task = asyncio.ensure_future(TableSession._give_up_when_alone(session))  # type: ignore[arg-type]
+        await asyncio.sleep(seconds)  # virtual time: the table's silence, not the test's
+        session.done.set()
+        await asyncio.wait_for(task, 1.0)
+        return str(session.error)
+
+    # By default (wait, unsaid): after ALONE_GIVE_UP_S of silence it stops, saying why.
+    said = run_virtual(after(ALONE_GIVE_UP_S + 5, stranded_alone(wait_for_ever=False)))
+    assert said.startswith("no other member of table 'attic' has answered for 20 s"), said
+    # --if-stranded wait given: the laptops it waits for may come back; it waits however long.
+    assert run_virtual(after(10 * ALONE_GIVE_UP_S, stranded_alone(wait_for_ever=True))) == ""
+
+
+def test_if_stranded_wait_given_is_told_from_the_default() -> None:
+    parser = build_parser()
+    configs = {
+        flags: _session_config(parser.parse_args(["join", "attic", *flags]), None)
+        for flags in ((), ("--if-stranded", "wait"), ("--if-stranded", "go-on"))
+    }
+    assert [(c.if_stranded, c.wait_for_ever) for c in configs.values()] == [
+        ("wait", False),
+        ("wait", True),
+        ("go-on", False),
+    ]
