@@ -1082,8 +1082,9 @@ class Peer:
         self._owe_duties()
         record = self.record
         seat = record.seat_held_by(self.identity.public_key) if record.table else None
-        asking = any(key[0] == self.me.identity for key in self._pending)  # its join, say, on its way
-        if seat is not None and record.seats[seat].away and not asking:
+        # Only its join on its way keeps it from asking (``_take_the_seat_back`` looks): a press of
+        # before still unanswered is no request for the seat, and once refused nothing would ask again.
+        if seat is not None and record.seats[seat].away:
             self._take_the_seat_back(seat)
         self._wake_bots()
 

@@ -769,10 +769,6 @@ def test_a_process_catching_up_acts_on_no_past_state_and_asks_its_seat_back_once
     assert (while_behind, after, holder) == (0, 1, "n1")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kdm/peer.py Peer._caught_up counts any pending entry of the player as its join on its way",
-)
 def test_a_player_back_with_an_entry_of_before_still_on_its_way_asks_its_seat_back_once_caught_up() -> None:
     """A laptop that slept with a press of its player's on its way (found by
     test_a_leader_that_slept_takes_no_seat_from_the_players_it_stopped_hearing, 3 runs in 8 under load):
