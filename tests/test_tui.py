@@ -13,6 +13,7 @@ import io
 import os
 import re
 import string
+import types
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import ExitStack, asynccontextmanager
 from pathlib import Path
@@ -323,6 +324,26 @@ def test_a_slap_is_timed_shown_at_once_and_the_window_result_follows() -> None:
             for entry in ("1. player0 +0ms", "2. player1 +100ms", "3. player2 +200ms", "4. player3 +300ms"):
                 assert entry in text, text
             assert "draws: player0" in text and "player0 draws" in text
+
+    run(scene)
+
+
+def test_a_press_before_the_clock_is_agreed_again_is_held_back_with_a_word_then_counts() -> None:
+    """A process started again knows the leader's clock only after its first sample: a press stamped on
+    its own clock before that would be refused by the leader or placed wrongly in the window."""
+
+    async def scene() -> None:
+        async with table() as t:
+            await t.sit(1)
+            unsampled = types.SimpleNamespace(offset_ms=None)  # the clock of a process just started again
+            t.peers[1].node.clock = unsampled  # type: ignore[attr-defined]
+            t.keys.send_text(" ")
+            await t.shows(say("en", "clock_settling"))
+            t.keys.send_text("f")
+            await until(lambda: t.screen.message == say("en", "clock_settling"), "the feint held back too")
+            assert t.log.events("slap", seat=1) == [] and t.log.events("feint", seat=1) == []
+            unsampled.offset_ms = 0.0  # the first pong from the leader
+            await t.press(" ", lambda: len(t.log.events("slap", seat=1)) == 1, "the slap proposed")
 
     run(scene)
 

@@ -15,6 +15,7 @@ import asyncio
 import io
 import itertools
 import re
+import types
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -36,6 +37,7 @@ from kdm.plugins.kems.screen.text import CATALOGUE, say
 from kdm.plugins.kems.text import gesture_name
 from kdm.tui.command import run_play
 from kdm.tui.panels import LEFT_COLUMN
+from kdm.tui.text import say as table_say
 from tests.test_tui import (
     FakeNode,
     Screen80x24,
@@ -375,6 +377,22 @@ def test_kems_double_and_contre_keys_send_calls_stamped_like_slaps() -> None:
             await t.sit(2)  # the partner sees neither the cards nor their faces
             await left_shows(t, "your team's sign: winks")
             assert "showed you" not in t.text() and faces not in t.text()
+
+    run(scene)
+
+
+def test_a_call_or_gesture_before_the_clock_is_agreed_again_is_held_back_with_a_word() -> None:
+    async def scene() -> None:
+        async with kems_table() as t:
+            await agree_sign(t)
+            unsampled = types.SimpleNamespace(offset_ms=None)  # the clock of a process just started again
+            await t.sit(1)  # not the leader's seat: the leader's own clock is the agreed one
+            t.peers[1].node.clock = unsampled  # type: ignore[attr-defined]
+            t.keys.send_text("k")
+            await t.shows(table_say("en", "clock_settling"))
+            assert t.log.events("call", seat=1) == [] and t.log.events("gesture", seat=1) == []
+            unsampled.offset_ms = 0.0  # the first pong from the leader
+            await t.press("k", lambda: bool(t.log.events("call", seat=1)), "Kem's called")
 
     run(scene)
 

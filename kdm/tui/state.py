@@ -504,6 +504,8 @@ class TableScreen:
             return self.tell("already_slapped")
         if not kilo.window_open and seat in kilo.barred:
             return self.tell("barred")
+        if not self.clock_ready():
+            return False
         self._slapping = True
         trigger, rt = self._trigger(kilo, seat, pressed_ms)
         if trigger is None and kilo.window_open:
@@ -521,6 +523,8 @@ class TableScreen:
         kilo = self.kilo(view)
         if kilo is None or view.phase not in ("passing", "window"):
             return self.tell("no_feinting")
+        if not self.clock_ready():
+            return False
         trigger, rt = self._trigger(kilo, seat, pressed_ms)
         return self.act(Feint(seat=seat, t_sync=self.on_agreed_clock(pressed_ms), trigger=trigger, rt=rt))
 
@@ -541,6 +545,15 @@ class TableScreen:
         """The time from the paint of event ``trigger`` to a press at ``pressed_ms`` (the driver's)."""
         driver = self.peer.driver
         return None if driver is None else driver.reaction_ms(trigger, pressed_ms)
+
+    def clock_ready(self) -> bool:
+        """Whether a press made now can be timed on the table's agreed clock; else the player is told to
+        press again in a moment. A process started again, or under a new leader, knows the leader's
+        clock only after its first sample: a press timed on its own clock before that would be refused
+        by the leader (too far off) or, worse, placed wrongly in the window."""
+        if self.peer.clock_agreed():
+            return True
+        return self.tell("clock_settling")
 
     def on_agreed_clock(self, pressed_ms: float) -> float:
         """``pressed_ms`` (on ``local_time_ms``) on the table's agreed clock, as a slap's ``t_sync``."""

@@ -130,6 +130,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "no_slapping": ("no slapping now", "on ne tape pas maintenant"),
     "already_slapped": ("you have already slapped", "vous avez déjà tapé"),
     "no_feinting": ("no feinting now", "on ne feinte pas maintenant"),
+    "clock_settling": (
+        "one moment: your clock is being set to the table's, press again",
+        "un instant : votre horloge se règle sur celle de la table, appuyez de nouveau",
+    ),
     "not_seated": ("you have no seat at this table", "vous n'avez pas de place à cette table"),
     "bot_added": ("a bot is on its way", "un robot arrive"),
     "bot_seated": ("your bot sits at seat {seat}", "votre robot prend la place {seat}"),

@@ -257,6 +257,8 @@ class KemsPlay:
         if view is None or part is None or seat is None or not 0 <= index < len(GESTURES):
             self.screen.on_change()
             return False
+        if not self.screen.clock_ready():
+            return False
         others = [s for s in range(view.players) if s != seat]
         trigger, rt = self._trigger(part, others, pressed_ms)
         gesture = GESTURES[index]
@@ -282,6 +284,8 @@ class KemsPlay:
         assert view is not None and part is not None and seat is not None
         if call == "contre" and target not in self.opponents(view):
             return self.tell("not_opponent", seat=target)
+        if not self.screen.clock_ready():
+            return False
         answered = [part.partner] if call != "contre" else [target]
         trigger, rt = self._trigger(part, answered, pressed_ms)
         if trigger is None:  # not the partner's or the accused's: what was seen last, then
