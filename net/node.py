@@ -47,9 +47,10 @@ from .admission import Prover, Verifier
 from .clock import ClockEstimator, ClockSample, PerSecond, monotonic_ms
 from .keys import NodeKeys
 from .loops import every
-from .raft import RaftNode
+from .raft import Misconduct, RaftNode
 from .raft_log import Storage, persist_and_send, save
 from .raft_messages import ConfChange, Entry, Message, Ready, message_from_dict, message_to_dict
+from .raft_signing import TableSigner, Unsigned
 from .transport import Transport, TransportError, ZmqTransport
 from .wire import Codec, Envelope, WireError, check_fields
 
@@ -243,9 +244,13 @@ class Node:
         self.codec = node_codec(table)
         self._lobby = lobby_codec()
         self.storage = storage
+        keys = transport.keys
         self.raft = RaftNode(
             self.node_id, voters, storage=storage, rng_seed=seed,
             saves_in_the_background=storage.sync_waits_on_a_disk,
+            # votes signed by the key the node's id names, so a leader proves its term (issue 25)
+            signer=TableSigner(keys, table) if keys is not None else Unsigned(),
+            silence_ticks=round(STRANDED_AFTER_MS / tick_ms),
         )  # fmt: skip
         self.on_commit = on_commit
         self.on_leader: Callable[[str | None], None] | None = None
@@ -495,11 +500,14 @@ class Node:
                 message = self._screened(message)
                 if not message.entries:
                     return
-            if message.kind in ("app", "heartbeat") and message.term >= self.raft.term:
-                self._leader_commit = max(self._leader_commit, message.commit)
             refusal = self.raft.step(message)
-            if refusal:  # routine after an election (stale heartbeats), so only at info level
+            if isinstance(refusal, Misconduct):  # no correct node sends that: name it
+                self._drop(f"a raft {message.kind}", sender, refusal)
+            elif refusal:  # routine after an election (stale heartbeats), so only at info level
                 log.info("raft ignored %s from %s: %s", message.kind, sender, refusal)
+            elif message.kind in ("app", "heartbeat") and self.raft.leader == sender:
+                # only the leader its term elected says what is committed
+                self._leader_commit = max(self._leader_commit, message.commit)
             self._process()
         elif envelope.kind == "hello":
             self._hello(sender, body)

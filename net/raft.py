@@ -71,15 +71,18 @@ from .raft_messages import (
     CONF_CHANGE_KINDS,
     ENTRY_KINDS,
     MESSAGE_KINDS,
+    Certificate,
     ConfChange,
     Entry,
     HardState,
     Message,
     Ready,
+    Vote,
     check_message,
     message_from_dict,
     message_to_dict,
 )
+from .raft_signing import Signer, Unsigned, certificate_payload, vote_payload
 
 __all__ = [
     "CONF_CHANGE_KINDS",
@@ -88,22 +91,35 @@ __all__ = [
     "MAX_APPEND_ENTRIES",
     "MAX_ENTRY_BYTES",
     "MESSAGE_KINDS",
+    "Certificate",
     "ConfChange",
     "Entry",
     "HardState",
     "MemoryStorage",
     "Message",
+    "Misconduct",
     "RaftNode",
     "Ready",
     "Storage",
+    "Vote",
     "message_from_dict",
     "message_to_dict",
     "persist",
 ]
 
 MAX_ENTRY_BYTES = 16 * 1024  # a proposal larger than this could not travel in one wire message
+#: How far above its own term a node takes a term without a certificate to prove it: an honest node
+#: is a few elections ahead at most (PreVote), and a term pushed to the top of the range would stop
+#: every node that took it.
+MAX_TERM_LEAD = 1000
 
 FOLLOWER, CANDIDATE, PRE_CANDIDATE, LEADER = "follower", "candidate", "pre_candidate", "leader"
+
+
+class Misconduct(str):
+    """Why a message was dropped, when no correct node sends such a message: a term nobody elected its
+    sender in, a forged or double vote, an append that breaks the membership rules. The caller logs it
+    as a warning that names the sender (an ordinary drop, a stale heartbeat say, is routine)."""
 
 
 class RaftNode:
@@ -119,6 +135,8 @@ class RaftNode:
         pre_vote: bool = True,
         check_quorum: bool = True,
         saves_in_the_background: bool = False,
+        signer: Signer | None = None,
+        silence_ticks: int | None = None,
     ) -> None:
         low, high = election_ticks
         if not 0 < heartbeat_ticks < low < high:
@@ -137,6 +155,10 @@ class RaftNode:
         self._pre_vote = pre_vote
         self._check_quorum = check_quorum
         self._saves_in_the_background = saves_in_the_background
+        self._signer: Signer = signer if signer is not None else Unsigned()
+        #: How long a voter left out of a forced election must have been silent here before this node
+        #: joins that election (``_join_forced``): two of the longest election timeouts by default.
+        self._silence_ticks = silence_ticks if silence_ticks is not None else 2 * high
         # the node id keeps peers built with the same seed from timing out in step
         self._random = random.Random(f"{rng_seed}:{node_id}")
 
@@ -155,6 +177,23 @@ class RaftNode:
         self._heartbeat_elapsed = 0
         self._randomized_timeout = low
         self._votes: dict[str, bool] = {}
+        #: As a candidate, the signatures of the votes granted to it (its own among them).
+        self._vote_proofs: dict[str, bytes] = {}
+        #: As a candidate, the (index, term) its log ended at when it asked for votes.
+        self._claim: tuple[int, int] = (0, 0)
+        #: The (term, leader) whose election certificate this node has checked (or won), and that
+        #: certificate: the only leader whose appends and heartbeats it takes in that term.
+        self._certified: tuple[int, str] | None = None
+        self._certificate: Certificate | None = None
+        #: The highest term a voter's answer named: the next campaign starts above it.
+        self._term_heard = 0
+        #: As a pre-candidate, the term it asked about.
+        self._pre_vote_term = 0
+        #: The tick this node, as leader, last stood again in a newer term (``_stand_again``).
+        self._stood_again_at: int | None = None
+        #: Ticks since this node was built, and the tick each node was last heard from.
+        self._ticks = 0
+        self._heard_at: dict[str, int] = {}
         self._progress: dict[str, Progress] = {}
         self._pending_conf_index = 0
         self._reset(self._term)
@@ -230,6 +269,7 @@ class RaftNode:
     # --- inputs ---------------------------------------------------------------------------------------
 
     def tick(self) -> None:
+        self._ticks += 1
         if self._state == LEADER:
             self._tick_leader()
             return
@@ -291,18 +331,41 @@ class RaftNode:
         problem = self._malformed(message)
         if problem:
             return problem
+        self._heard_at[message.sender] = self._ticks
         if message.kind == "prop":
             if self._state != LEADER:
                 return "proposal dropped: not the leader"
             return self._append_proposals(message.entries)
+        if message.kind in ("app", "heartbeat") and message.term >= self._term:
+            refusal = self._check_leader(message)
+            if refusal is not None:
+                return refusal
+        if message.term > self._term + MAX_TERM_LEAD and message.certificate is None:
+            return Misconduct(f"{message.kind} of term {message.term}: no table gets that far ahead unproven")
         if message.term > self._term:
-            if message.kind in ("vote", "pre_vote") and self._in_lease(message.kind):
+            # (the leader we follow may stand again in a newer term: ``_stand_again``)
+            in_lease = self._in_lease(message.kind) and message.sender != self._leader
+            if message.kind in ("vote", "pre_vote") and in_lease:
                 return f"{message.kind} ignored: heard from leader {self._leader} lately"
-            # a pre-vote asks about a future term and a granted pre-vote answers with one: neither
-            # moves our term
-            if message.kind != "pre_vote" and not (message.kind == "pre_vote_resp" and not message.reject):
-                self._become_follower(
-                    message.term, message.sender if message.kind in ("app", "heartbeat") else None
+            if message.kind == "vote":
+                self._become_follower(message.term, None)
+            elif message.kind in ("app", "heartbeat"):
+                self._become_follower(message.term, message.sender)  # its certificate is checked
+            elif message.kind == "app_resp" and message.certificate is not None:
+                return self._follow_proven_leader(message)
+            elif message.kind != "pre_vote" and not (message.kind == "pre_vote_resp" and not message.reject):
+                # A pre-vote asks about a future term and a granted pre-vote answers with one: neither
+                # moves our term. Any other answer of a newer term is a voter's word alone: a node
+                # follows a newer term on its leader's certificate or on a vote request only, or one
+                # seated voter could depose every leader (or end every election) with one message.
+                self._term_heard = max(self._term_heard, message.term)
+                if message.reject and message.kind in ("vote_resp", "pre_vote_resp"):
+                    self._count_rejection(message)
+                elif self._state == LEADER and message.sender in self._voters:
+                    self._stand_again()
+                return (
+                    f"{message.kind} of term {message.term} noted: only a vote request or a leader's "
+                    "certificate moves the term"
                 )
         elif message.term < self._term:
             return self._step_stale(message)
@@ -370,6 +433,7 @@ class RaftNode:
         self._election_elapsed = self._heartbeat_elapsed = 0
         self._randomized_timeout = self._random.randrange(*self._election_range)
         self._votes = {}
+        self._vote_proofs = {}
         self._progress = {}
         self._pending_conf_index = 0
 
@@ -378,6 +442,9 @@ class RaftNode:
         self._state, self._leader = FOLLOWER, leader
 
     def _become_leader(self) -> None:
+        votes = tuple(Vote(voter, self._vote_proofs[voter]) for voter in sorted(self._vote_proofs))
+        self._certificate = Certificate(self._term, self.node_id, *self._claim, votes, self._forced or ())
+        self._certified = (self._term, self.node_id)
         self._reset(self._term)
         self._state, self._leader = LEADER, self.node_id
         for member in (*self._voters, *self._learners):
@@ -409,14 +476,19 @@ class RaftNode:
         return recent and (self._check_quorum or kind == "pre_vote")
 
     def _campaign(self, pre: bool) -> None:
+        # above any term a voter has named: a node left behind in an older term catches up here
+        next_term = max(self._term, self._term_heard) + 1
+        self._claim = (self._log.last_index, self._log.last_term)
         if pre:
             self._reset(self._term)
             self._state = PRE_CANDIDATE
-            term, kind = self._term + 1, "pre_vote"
+            term, kind = next_term, "pre_vote"
+            self._pre_vote_term = term
         else:
-            self._reset(self._term + 1)
+            self._reset(next_term)
             self._state, self._vote = CANDIDATE, self.node_id
             term, kind = self._term, "vote"
+            self._vote_proofs = {self.node_id: self._signer.sign(self._vote_payload())}
         self._votes = {self.node_id: True}
         if self._election_result() == "won":
             self._won_election()
@@ -434,6 +506,10 @@ class RaftNode:
                         voters=self._forced or (),
                     )
                 )
+
+    def _vote_payload(self) -> bytes:
+        """What a vote for this node as a candidate in its term signs."""
+        return vote_payload(self._term, self.node_id, *self._claim, self._forced or ())
 
     def _won_election(self) -> None:
         if self._state == PRE_CANDIDATE:
@@ -467,39 +543,190 @@ class RaftNode:
             or (pre and message.term > self._term)
         )
         if can_vote and self._log.is_up_to_date(message.log_index, message.log_term):
-            # the answer carries the asked term, so a pre-candidate can tell it from a stale one
-            self._outbox.append(Message(f"{message.kind}_resp", message.term, self.node_id, message.sender))
-            if not pre:
+            signature = b""
+            if not pre:  # a vote is a signed statement: the candidate's election certificate holds it
                 self._vote, self._election_elapsed = message.sender, 0
+                payload = vote_payload(
+                    message.term, message.sender, message.log_index, message.log_term, message.voters
+                )
+                signature = self._signer.sign(payload)
+            # the answer carries the asked term, so a pre-candidate can tell it from a stale one
+            self._outbox.append(
+                Message(
+                    f"{message.kind}_resp", message.term, self.node_id, message.sender, signature=signature
+                )
+            )
         else:
             self._send(message.sender, f"{message.kind}_resp", reject=True)
 
     def _count_vote(self, message: Message) -> str | None:
-        expected_term = self._term + 1 if self._state == PRE_CANDIDATE and not message.reject else self._term
+        pre = self._state == PRE_CANDIDATE and not message.reject
+        expected_term = self._pre_vote_term if pre else self._term
         if message.term != expected_term:
             return f"{message.kind} for another term ignored"
+        if message.kind == "vote_resp" and not message.reject:
+            if not self._signer.verify(message.sender, self._vote_payload(), message.signature):
+                return Misconduct(f"vote of term {self._term} not signed by its voter: not counted")
+            self._vote_proofs.setdefault(message.sender, message.signature)
         self._votes.setdefault(message.sender, not message.reject)
+        self._tally()
+        return None
+
+    def _stand_again(self) -> None:
+        """As leader, a voter answers from a newer term (it campaigned and lost, or was cut off): it
+        takes no append of ours and cannot come back to our term, and its word alone must not depose
+        us. Stand again above its term, at once (our followers grant a vote to the leader they hear,
+        lease or not): one round trip, and that voter follows again. At most once an election
+        timeout, so a seated voter that says so for ever costs the table a round trip that often."""
+        if self._stood_again_at is not None and self._ticks - self._stood_again_at < self._election_timeout:
+            return
+        self._stood_again_at = self._ticks
+        self._campaign(pre=False)
+
+    def _count_rejection(self, message: Message) -> None:
+        """A voter of a newer term will not vote for us in ours: counted, the election goes on."""
+        if (self._state, message.kind) in ((CANDIDATE, "vote_resp"), (PRE_CANDIDATE, "pre_vote_resp")):
+            self._votes.setdefault(message.sender, False)
+            self._tally()
+
+    def _tally(self) -> None:
         result = self._election_result()
         if result == "won":
             self._won_election()
         elif result == "lost":
             self._become_follower(self._term, None)
-        return None
 
     def _step_stale(self, message: Message) -> str:
         if (self._check_quorum or self._pre_vote) and message.kind in ("app", "heartbeat"):
             # the sender may be a leader cut off from a newer term that, because of CheckQuorum and
-            # PreVote, nobody will ever raise it to: tell it
-            self._send(message.sender, "app_resp")
+            # PreVote, nobody will ever raise it to: tell it, with the proof of who leads now
+            self._send(message.sender, "app_resp", certificate=self._current_certificate())
             return f"{message.kind} from past term {message.term}: answered with term {self._term}"
         if message.kind == "pre_vote":
             self._send(message.sender, "pre_vote_resp", reject=True)
             return f"pre_vote for past term {message.term}: rejected"
         return f"{message.kind} from past term {message.term} ignored"
 
+    # --- election certificates --------------------------------------------------------------------------
+
+    def _current_certificate(self) -> Certificate | None:
+        """The certificate of this term's leader, when this node has checked it (or is that leader)."""
+        if self._certified is None or self._certified[0] != self._term:
+            return None
+        return self._certificate
+
+    def _check_leader(self, message: Message) -> str | None:
+        """None when ``message`` (an append or a heartbeat of our term or a newer one) comes from the
+        leader its term elected, as its election certificate proves (checked once a term); else why it
+        is dropped. Without a certificate, the sender is asked for it (a leader attaches it until we
+        answer, and again after we forgot it, restarted)."""
+        term, sender = message.term, message.sender
+        if self._certified == (term, sender):
+            return None
+        certificate = message.certificate
+        if certificate is None:
+            self._outbox.append(Message("heartbeat_resp", term, self.node_id, sender, reject=True))
+            return f"{message.kind} of term {term} without its election certificate: asked for it"
+        if (certificate.term, certificate.leader) != (term, sender):
+            return Misconduct(
+                f"{message.kind} of term {term} carries the certificate of {certificate.leader} "
+                f"in term {certificate.term}"
+            )
+        problem = self._certificate_problem(certificate)
+        if problem:
+            return Misconduct(f"{message.kind} of term {term} refused: its election certificate {problem}")
+        if self._certified is not None and self._certified[0] == term:
+            # Two quorums of one term share a voter: one of them voted twice.
+            return Misconduct(
+                f"{message.kind} of term {term}: {self._certified[1]} was proven its leader already, "
+                "so a voter voted twice"
+            )
+        self._certified, self._certificate = (term, sender), certificate
+        return None
+
+    def _follow_proven_leader(self, message: Message) -> str | None:
+        """A voter of a newer term answers us, a leader of a past one, with its leader's certificate."""
+        certificate = message.certificate
+        assert certificate is not None
+        if certificate.term != message.term:
+            return Misconduct(
+                f"{message.kind} of term {message.term} carries a certificate of term {certificate.term}"
+            )
+        problem = self._certificate_problem(certificate)
+        if problem:
+            return Misconduct(f"{message.kind} of term {message.term} refused: its certificate {problem}")
+        self._become_follower(certificate.term, certificate.leader)
+        self._certified, self._certificate = (certificate.term, certificate.leader), certificate
+        return None
+
+    def _certificate_problem(self, certificate: Certificate) -> str | None:
+        """What makes ``certificate`` no proof of its leader's election here, or None.
+
+        Its votes must be signed by their voters, for its leader, term and claimed log. They must be a
+        quorum of this node's voters, with allowances for a node that may know less than the leader did
+        (our log does not hold the entry the leader's log ended at, so the changes that made its voters
+        may be missing here): a quorum of the voters our committed log makes will do; a node whose log
+        is empty knows no configuration but the founder's and takes the
+        first leader it hears; a learner takes a leader that one of its voters elected; a voter takes
+        the votes of a quorum less one, one of them not the leader's. Until the log is chained and its
+        commits proven, a node that far behind cannot check more than that. A forced election's
+        certificate holds the vote of every survivor it names, among this node's voters; one that
+        leaves this node out is taken only while this node hears no leader (the table is stranded)."""
+        payload = certificate_payload(certificate)
+        signed: set[str] = set()
+        for vote in certificate.votes:
+            if vote.voter in signed:
+                return f"names {vote.voter} twice"
+            if not self._signer.verify(vote.voter, payload, vote.signature):
+                return f"holds a vote that {vote.voter} did not sign"
+            signed.add(vote.voter)
+        configured = set(self._log.configuration(self._bootstrap)[0]) | set(self._voters)
+        if certificate.forced:
+            survivors = set(certificate.forced)
+            if not survivors <= signed:
+                return f"lacks the vote of survivor {sorted(survivors - signed)[0]} of its forced election"
+            if not survivors <= configured:
+                return f"names survivor {sorted(survivors - configured)[0]}, who is not a voter here"
+            if self.node_id not in survivors and self._led_lately():
+                return "leaves this node out of a forced election while its table has a leader"
+            return None
+        if self._log.term(certificate.log_index) == certificate.log_term:
+            # We hold the log the voters signed for: its voters are the ones the votes were counted in.
+            voters = set(self._log.configuration(self._bootstrap, end=certificate.log_index)[0])
+            behind = False
+        else:
+            voters = set(
+                self._voters if self._forced is None else self._log.configuration(self._bootstrap)[0]
+            )
+            behind = True
+        count = len(signed & voters)
+        quorum = len(voters) // 2 + 1
+        if count >= quorum:
+            return None
+        if behind:
+            # Every later leader holds what we know committed, and with it the voters it makes.
+            settled = set(self._log.configuration(self._bootstrap, end=self._log.committed)[0])
+            if len(signed & settled) >= len(settled) // 2 + 1:
+                return None
+            # Our log lacks the entry the leader's log ended at: we may not know the changes that
+            # made its voters.
+            if self._log.last_index == 0:
+                return None  # it knows no configuration but the founder's
+            if self.node_id not in voters and count >= 1:
+                return None  # a learner, which counts for nothing, follows a leader some voter elected
+            if count >= quorum - 1 and signed & voters - {certificate.leader}:
+                return None  # a change or two behind: the votes of all but one of a quorum
+        return f"holds {count} votes of this node's {len(voters)} voters: no quorum"
+
+    def _led_lately(self) -> bool:
+        return self._leader is not None and self._election_elapsed < self._election_timeout
+
     # --- follower -------------------------------------------------------------------------------------
 
     def _handle_append(self, message: Message) -> str | None:
+        problem = self._membership_problem(message)
+        if problem:
+            return Misconduct(f"append of term {message.term} refused: {problem}")
         if message.log_index < self._log.committed:
             self._send(message.sender, "app_resp", log_index=self._log.committed)
             return None
@@ -524,6 +751,28 @@ class RaftNode:
         )
         return None
 
+    def _membership_problem(self, message: Message) -> str | None:
+        """What breaks the membership rules in the conf entries this leader wrote in its own term, or
+        None: a change only once the one before it is committed (so four ghost voters cannot come in
+        one append), and a ``force`` entry only from the leader its survivors elected, naming them."""
+        previous = max((i for i in self._log.conf_indices if i <= message.log_index), default=0)
+        for entry in message.entries:
+            if entry.kind != "conf":
+                continue
+            change = ConfChange.from_entry(entry)
+            if entry.term == message.term and change is not None:
+                if change.kind == "force":
+                    forced = self._certificate.forced if self._certificate is not None else ()
+                    if change.voters != forced or change.node_id != message.sender:
+                        return f"entry {entry.index} forces a configuration its leader was not elected with"
+                elif previous > message.commit:
+                    return (
+                        f"entry {entry.index} changes the membership before the change at {previous} "
+                        "is committed"
+                    )
+            previous = entry.index
+        return None
+
     # --- leader ---------------------------------------------------------------------------------------
 
     def _tick_leader(self) -> None:
@@ -540,7 +789,9 @@ class RaftNode:
                 if member != self.node_id:
                     commit = min(progress.match, self._log.committed)
                     progress.sent_commit = max(progress.sent_commit, commit)
-                    self._send(member, "heartbeat", commit=commit)
+                    self._send(
+                        member, "heartbeat", commit=commit, certificate=self._certificate_for(progress)
+                    )
 
     def _quorum_active(self) -> bool:
         active = 0
@@ -555,6 +806,10 @@ class RaftNode:
         progress = self._progress.get(message.sender)
         if progress is None:
             return f"{message.kind} from {message.sender}, not a member"
+        if message.kind == "heartbeat_resp" and message.reject:
+            progress.certified = False  # it asks for our certificate (restarted, say): the next heartbeat
+            return None
+        progress.certified = True  # it answers in our term: it has checked our certificate
         if message.kind == "heartbeat_resp":
             progress.recent_active, progress.probe_sent = True, False
             if progress.replicating and progress.paused():
@@ -607,6 +862,7 @@ class RaftNode:
             log_term=self._log.term(prev_index) or 0,
             entries=tuple(entries),
             commit=self._log.committed,
+            certificate=self._certificate_for(progress),
         )
         progress.sent_commit = max(progress.sent_commit, min(self._log.committed, prev_index + len(entries)))
         if progress.replicating and entries:
@@ -615,6 +871,9 @@ class RaftNode:
         elif not progress.replicating:
             progress.probe_sent = True
         return True
+
+    def _certificate_for(self, progress: Progress) -> Certificate | None:
+        return None if progress.certified else self._certificate
 
     def _broadcast_append(self) -> None:
         for member in self._progress:
@@ -696,11 +955,19 @@ class RaftNode:
         """A voter of ours asks for our vote in a forced election that names us: the person who decided
         it speaks for the table, unless we have heard a leader lately (the table can commit)."""
         voters = message.voters
-        led_lately = self._leader is not None and self._election_elapsed < self._election_timeout
-        if led_lately or self.node_id not in voters or message.sender not in self._voters:
+        if self._led_lately() or self.node_id not in voters or message.sender not in self._voters:
             return
-        if set(voters) < set(self._voters):
-            self._take_forced(voters)
+        if not set(voters) < set(self._voters):
+            return
+        # A voter we hear from is not gone: a seated cheater's forced election could otherwise drop
+        # a live honest voter during an ordinary election (every live voter campaigns or answers).
+        left_out = set(self._voters) - set(voters)
+        if any(
+            self._ticks - self._heard_at.get(voter, -self._silence_ticks) < self._silence_ticks
+            for voter in left_out
+        ):
+            return
+        self._take_forced(voters)
 
     def _drop_forced(self) -> None:
         if self._forced is not None:
@@ -740,9 +1007,22 @@ class RaftNode:
         commit: int = 0,
         reject: bool = False,
         hint: int = 0,
+        certificate: Certificate | None = None,
     ) -> None:
         self._outbox.append(
-            Message(kind, self._term, self.node_id, to, log_index, log_term, entries, commit, reject, hint)
+            Message(
+                kind,
+                self._term,
+                self.node_id,
+                to,
+                log_index,
+                log_term,
+                entries,
+                commit,
+                reject,
+                hint,
+                certificate=certificate,
+            )
         )
 
     def _malformed(self, message: Message) -> str | None:

@@ -278,6 +278,9 @@ class Progress:
         self.probe_sent = False
         self.recent_active = False
         self.sent_commit = 0  # the highest commit index this member has been able to learn from us
+        #: Whether the member has answered us in this term, having checked our election certificate: until
+        #: then every append and heartbeat to it carries the certificate.
+        self.certified = False
         self.inflight: deque[int] = deque()  # last index of each unacknowledged append, in order
 
     def paused(self) -> bool:

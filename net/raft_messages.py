@@ -14,13 +14,17 @@ Message kinds, in the words of the Raft paper:
 |                  |                  | on reject: hint = a guess of the last matching index, log_term    |
 |                  |                  | = the follower's term at `hint`                                   |
 | `heartbeat`      | leader           | commit (never above what the follower is known to hold)           |
-| `heartbeat_resp` | follower         | —                                                                 |
+| `heartbeat_resp` | follower         | reject: "show me your election certificate" (term = the leader's) |
 | `vote`           | candidate        | log_index/log_term = the candidate's last entry; in a forced      |
 |                  |                  | election, voters = the survivors it goes on with                  |
 | `pre_vote`       | pre-candidate    | same, with term = the term it would campaign in                   |
-| `vote_resp`,     | any voter        | reject                                                            |
-| `pre_vote_resp`  |                  |                                                                   |
+| `vote_resp`,     | any voter        | reject; a granted `vote_resp` carries the voter's signature of    |
+| `pre_vote_resp`  |                  | its vote (``raft_signing.vote_payload``)                          |
 | `prop`           | follower         | entries (term and index 0: the leader assigns them)               |
+
+A leader's `app` and `heartbeat` carry its election `certificate` until the follower has answered in
+its term; a follower that answers a leader of a past term attaches the certificate of the leader it
+follows, so that the old one learns of the new one from a proof rather than from a word.
 """
 
 from __future__ import annotations
@@ -46,6 +50,11 @@ CONF_CHANGE_KINDS = ("add_voter", "add_learner", "remove", "force")
 #: The most voters a forced configuration (``ConfChange`` ``force``, a forced election's ``voters``) names.
 MAX_FORCED_VOTERS = 64
 ROLES = ("follower", "candidate", "pre_candidate", "leader", "learner")
+#: The longest signature a message may carry (an Ed25519 one is 64 bytes).
+MAX_SIGNATURE_BYTES = 64
+#: The highest term a message may name: far beyond any real table, and below msgpack's limit even
+#: after a campaign adds one.
+MAX_TERM = 2**62
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,28 @@ class Entry:
     index: int
     data: bytes
     kind: str = "normal"
+
+
+@dataclass(frozen=True)
+class Vote:
+    """One voter's signed vote, as an election certificate holds it."""
+
+    voter: str
+    signature: bytes
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A leader's proof that it was elected in ``term``: the signed votes of a quorum of that term's
+    voters for ``leader``, whose log ended at (``log_index``, ``log_term``) when it asked (in a forced
+    election, with the survivors ``forced``)."""
+
+    term: int
+    leader: str
+    log_index: int
+    log_term: int
+    votes: tuple[Vote, ...]
+    forced: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -74,6 +105,11 @@ class Message:
     #: For a vote or pre-vote of a forced election (``RaftNode.force_configuration``): the voters it
     #: goes on with; () for any other message.
     voters: tuple[str, ...] = ()
+    #: A granted `vote_resp`: the voter's signature of its vote.
+    signature: bytes = b""
+    #: A leader's `app` or `heartbeat`, or a follower's `app_resp` to a leader of a past term: the
+    #: election certificate of the term (``raft_signing``).
+    certificate: Certificate | None = None
 
 
 @dataclass(frozen=True)
@@ -203,6 +239,16 @@ def check_message(message: Message, max_entry_bytes: int) -> str | None:
     numbers = (message.term, message.log_index, message.log_term, message.commit, message.hint)
     if any(type(number) is not int or number < 0 for number in numbers):
         return "negative or non-integer field"
+    if message.term > MAX_TERM:
+        return f"term {message.term} is past the highest term a table reaches"
+    if message.signature and (message.kind != "vote_resp" or message.reject):
+        return f"a {'rejected ' if message.reject else ''}{message.kind} carries no signature"
+    if message.certificate is not None:
+        if message.kind not in ("app", "heartbeat", "app_resp"):
+            return f"a {message.kind} carries no election certificate"
+        problem = certificate_shape_problem(message.certificate)
+        if problem:
+            return f"election certificate: {problem}"
     if any(entry.kind not in ENTRY_KINDS or not isinstance(entry.data, bytes) for entry in message.entries):
         return "bad entry"
     if message.kind == "prop":
@@ -237,11 +283,79 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     }
     if message.voters:
         fields["voters"] = list(message.voters)
+    if message.signature:
+        fields["signature"] = message.signature
+    if message.certificate is not None:
+        fields["certificate"] = certificate_to_dict(message.certificate)
     return fields
 
 
+def certificate_to_dict(certificate: Certificate) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "term": certificate.term,
+        "leader": certificate.leader,
+        "log_index": certificate.log_index,
+        "log_term": certificate.log_term,
+        "votes": [[vote.voter, vote.signature] for vote in certificate.votes],
+    }
+    if certificate.forced:
+        fields["forced"] = list(certificate.forced)
+    return fields
+
+
+def certificate_shape_problem(certificate: Certificate) -> str | None:
+    """What is wrong with the shape of a certificate (not its signatures), or None."""
+    if not certificate.votes:
+        return "it holds no vote"
+    if len(certificate.votes) > MAX_FORCED_VOTERS:
+        return f"it holds over {MAX_FORCED_VOTERS} votes"
+    for vote in certificate.votes:
+        if not isinstance(vote.voter, str) or not vote.voter:
+            return "a vote names no voter"
+        if not isinstance(vote.signature, bytes) or len(vote.signature) > MAX_SIGNATURE_BYTES:
+            return f"a signature is not bytes of at most {MAX_SIGNATURE_BYTES}"
+    if certificate.forced:
+        problem = forced_voters_problem(certificate.forced)
+        if problem:
+            return f"its forced election: {problem}"
+    return None
+
+
+def certificate_from_dict(fields: Any) -> Certificate:
+    if not isinstance(fields, Mapping):
+        raise ValueError(f"a certificate must be a map, got {type(fields).__name__}")
+    unknown = set(fields) - {"term", "leader", "log_index", "log_term", "votes", "forced"}
+    if unknown:
+        raise ValueError(f"unknown certificate keys: {sorted(map(str, unknown))}")
+    votes = fields.get("votes")
+    if not isinstance(votes, (list, tuple)):
+        raise ValueError("certificate 'votes' must be a list")
+    parsed = []
+    for vote in votes:
+        if not (isinstance(vote, (list, tuple)) and len(vote) == 2):
+            raise ValueError("a certificate's vote must be [voter, signature]")
+        parsed.append(Vote(vote[0], vote[1]))
+    forced = fields.get("forced", [])
+    if not isinstance(forced, (list, tuple)):
+        raise ValueError("certificate 'forced' must be a list")
+    certificate = Certificate(
+        term=_count(fields, "term"),
+        leader=_name(fields, "leader"),
+        log_index=_count(fields, "log_index"),
+        log_term=_count(fields, "log_term"),
+        votes=tuple(parsed),
+        forced=tuple(forced),
+    )
+    problem = certificate_shape_problem(certificate)
+    if problem:
+        raise ValueError(f"election certificate: {problem}")
+    return certificate
+
+
 _MESSAGE_INTS = ("term", "log_index", "log_term", "commit", "hint")
-_MESSAGE_KEYS = frozenset((*_MESSAGE_INTS, "kind", "sender", "to", "entries", "reject", "voters"))
+_MESSAGE_KEYS = frozenset(
+    (*_MESSAGE_INTS, "kind", "sender", "to", "entries", "reject", "voters", "signature", "certificate")
+)
 
 
 def _count(fields: Mapping[str, Any], key: str, default: int | None = None) -> int:
@@ -299,6 +413,10 @@ def message_from_dict(fields: Any) -> Message:
         problem = forced_voters_problem(tuple(voters))
         if problem or kind not in ("vote", "pre_vote"):
             raise ValueError(f"'voters' of a {kind}: {problem or 'only a vote or a pre_vote names voters'}")
+    signature = fields.get("signature", b"")
+    if not isinstance(signature, bytes) or len(signature) > MAX_SIGNATURE_BYTES:
+        raise ValueError(f"'signature' must be bytes of at most {MAX_SIGNATURE_BYTES}")
+    certificate = fields.get("certificate")
     return Message(
         kind=kind,
         term=_count(fields, "term"),
@@ -311,4 +429,6 @@ def message_from_dict(fields: Any) -> Message:
         reject=reject,
         hint=_count(fields, "hint", 0),
         voters=tuple(voters),
+        signature=signature,
+        certificate=None if certificate is None else certificate_from_dict(certificate),
     )

@@ -7,6 +7,9 @@ kept) and restarts from what was persisted through `Ready`, pauses (a paused nod
 receives; what is sent to it waits until it resumes), and clock drift (each node ticks at its own rate).
 Nothing here reads a clock or sleeps: time is `Cluster.now`, in ticks.
 
+Each node signs its votes with its key on the cluster's `KeyRing` (`Cluster.keys`), so elections run with
+certificates as they do between processes.
+
 A forced reconfiguration (`Cluster.force`) is an input like a proposal. Nodes lost for good (`Cluster.lose`:
 crashed, never restarted, their messages dropped) take with them what only they knew: `Invariants.rebase`
 then holds the survivors to what they know (what they commit from then on, and what they knew committed
@@ -29,12 +32,13 @@ from __future__ import annotations
 
 import hashlib
 import heapq
+import hmac
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .raft import ConfChange, Entry, MemoryStorage, Message, RaftNode, persist
+from .raft import Certificate, ConfChange, Entry, MemoryStorage, Message, RaftNode, Vote, persist
 
 MAX_DELIVERIES_PER_TICK = 100_000  # beyond this, zero-delay messages are chasing each other forever
 
@@ -51,6 +55,45 @@ class LinkProfile:
     max_delay: int = 1
     loss: float = 0.0
     duplicate: float = 0.0
+
+
+class KeyRing:
+    """The simulator's signatures: a keyed hash per node, as unforgeable within a simulation as a key
+    pair (a test that plays a cheater signs only with its own node's signer) and cheap enough for runs
+    of thousands of elections. Each node's secret is derived from the ring's seed and its id."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self._seed = str(seed).encode()
+
+    def _secret(self, node_id: str) -> bytes:
+        return hashlib.sha256(self._seed + b"\x00" + node_id.encode()).digest()
+
+    def signer(self, node_id: str) -> NodeSigner:
+        return NodeSigner(self, node_id)
+
+    def sign_as(self, node_id: str, payload: bytes) -> bytes:
+        return hashlib.blake2b(payload, key=self._secret(node_id), digest_size=32).digest()
+
+
+class NodeSigner:
+    """One node's `Signer` on a `KeyRing`."""
+
+    def __init__(self, ring: KeyRing, node_id: str) -> None:
+        self._ring, self._node_id = ring, node_id
+
+    def sign(self, payload: bytes) -> bytes:
+        return self._ring.sign_as(self._node_id, payload)
+
+    def verify(self, node_id: str, payload: bytes, signature: bytes) -> bool:
+        return hmac.compare_digest(self._ring.sign_as(node_id, payload), signature)
+
+
+def unsigned_certificate(
+    term: int, leader: str, voters: Iterable[str], log_index: int = 0, log_term: int = 0
+) -> Certificate:
+    """The election certificate the leader of a table whose ids carry no key shows (the in-memory
+    network): for a test that plays that leader by hand, message by message."""
+    return Certificate(term, leader, log_index, log_term, tuple(Vote(voter, b"") for voter in sorted(voters)))
 
 
 class SimNetwork:
@@ -224,6 +267,7 @@ class Cluster:
     ) -> None:
         self.seed = seed
         self.rng = random.Random(f"cluster:{seed}")
+        self.keys = KeyRing(seed)
         self.network = SimNetwork(random.Random(f"network:{seed}"), profile)
         self.bootstrap = (tuple(voters), tuple(learners))
         self.election_ticks = election_ticks
@@ -273,6 +317,7 @@ class Cluster:
             heartbeat_ticks=self.heartbeat_ticks,
             pre_vote=self.pre_vote,
             check_quorum=self.check_quorum,
+            signer=self.keys.signer(node_id),
         )
         peer.node = node
         self._flush(peer)

@@ -30,7 +30,7 @@ __all__ = [
     "check_fields",
 ]
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3  # 3: signed votes and election certificates in raft messages
 MAX_MESSAGE_BYTES = 64 * 1024
 
 Validator = Callable[[dict[str, Any]], None]

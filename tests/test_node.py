@@ -17,6 +17,7 @@ from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen, node_codec
 from kdm.net.raft_log import MAX_APPLY_AT_ONCE, MemoryStorage
 from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_messages import HardState, Message, message_to_dict
+from kdm.net.raftsim import unsigned_certificate
 from kdm.net.transport import MemoryNetwork, Transport
 from kdm.peer import Peer
 from kdm.testing import run_virtual
@@ -235,7 +236,10 @@ def test_a_followers_answers_wait_for_its_sync_while_it_goes_on_applying() -> No
         leader.connect("f:2", memory("f:2"))
 
         def append(log_index: int, entries: tuple[RaftEntry, ...], commit: int) -> None:
-            message = Message("app", 1, "l:1", "f:2", log_index, 1 if log_index else 0, entries, commit)
+            message = Message(
+                "app", 1, "l:1", "f:2", log_index, 1 if log_index else 0, entries, commit,
+                certificate=unsigned_certificate(1, "l:1", ("l:1", "f:2")),
+            )  # fmt: skip
             leader.send("f:2", codec.encode("l:1", "raft", message_to_dict(message)))
 
         append(0, (RaftEntry(1, 1, b"the move"),), commit=0)

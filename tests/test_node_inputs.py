@@ -31,6 +31,7 @@ from kdm.net.node import (
 from kdm.net.raft_log import MemoryStorage
 from kdm.net.raft_messages import ConfChange, Message, message_to_dict
 from kdm.net.raft_messages import Entry as RaftEntry
+from kdm.net.raftsim import unsigned_certificate
 from kdm.net.transport import MemoryNetwork, MemoryTransport, ZmqTransport
 
 TABLE = "t-inputs"
@@ -406,7 +407,9 @@ def test_a_pong_with_times_no_clock_gives_is_dropped(
     asyncio.run(transport.start())
     node = Node(transport, TABLE, MemoryStorage(), voters=(leader, follower),
                 address_of=lambda node_id: f"memory://{node_id}")  # fmt: skip
-    heartbeat = Message("heartbeat", 1, leader, follower)
+    heartbeat = Message(
+        "heartbeat", 1, leader, follower, certificate=unsigned_certificate(1, leader, (leader, follower))
+    )
     node._receive(leader, node_codec(TABLE).encode(leader, "raft", message_to_dict(heartbeat)))
     assert node.leader == leader
     caplog.set_level(logging.WARNING, logger="kdm.net")
@@ -429,7 +432,9 @@ def test_a_pong_queued_for_a_killed_process_does_not_set_the_clock_of_the_next(
     asyncio.run(transport.start())
     node = Node(transport, TABLE, MemoryStorage(), voters=(leader, follower),
                 address_of=lambda node_id: f"memory://{node_id}")  # fmt: skip
-    heartbeat = Message("heartbeat", 1, leader, follower)
+    heartbeat = Message(
+        "heartbeat", 1, leader, follower, certificate=unsigned_certificate(1, leader, (leader, follower))
+    )
     node._receive(leader, node_codec(TABLE).encode(leader, "raft", message_to_dict(heartbeat)))
     caplog.set_level(logging.WARNING, logger="kdm.net")
     now = monotonic_ms()

@@ -12,16 +12,22 @@ from typing import Any, TypedDict
 import pytest
 
 from kdm.net.raft import (
+    MAX_TERM_LEAD,
+    Certificate,
     ConfChange,
     Entry,
     HardState,
     MemoryStorage,
     Message,
+    Misconduct,
     RaftNode,
+    Vote,
     message_from_dict,
     message_to_dict,
     persist,
 )
+from kdm.net.raft_signing import vote_payload
+from kdm.net.raftsim import KeyRing
 
 
 class Timing(TypedDict):
@@ -47,6 +53,7 @@ class Net:
         self.applied: dict[str, list[Entry]] = {}
         self.pending: list[Message] = []
         self.cut: set[frozenset[str]] = set()
+        self.keys = KeyRing()  # every node signs its votes
         for node_id in (*self.bootstrap[0], *self.bootstrap[1]):
             self.add(node_id, (storages or {}).get(node_id))
 
@@ -60,7 +67,12 @@ class Net:
         self.applied[node_id] = []
         seed = sorted(self.storages).index(node_id)
         node = RaftNode(
-            node_id, *self.bootstrap, storage=self.storages[node_id], rng_seed=seed, **self.options
+            node_id,
+            *self.bootstrap,
+            storage=self.storages[node_id],
+            rng_seed=seed,
+            signer=self.keys.signer(node_id),
+            **self.options,
         )
         self.nodes[node_id] = node
         return node
@@ -327,11 +339,14 @@ def test_stale_term_messages_are_ignored() -> None:
         assert node.step(stale) is not None
     assert (node.term, node.role, node.commit_index, node.log_entries()) == before
 
-    # the deposed leader learns the new term from the answer
-    old = RaftNode("a", ["a", "b", "c"], **FAST)
-    old.step(Message("heartbeat", 1, "b", "a"))
-    old.step(answers[-1])
-    assert old.term == node.term and old.role == "follower"
+    # the deposed leader learns the new term from the answer, which carries its leader's certificate
+    assert answers[-1].certificate is not None and answers[-1].certificate.leader == leader
+    old = RaftNode("a", ["a", "b", "c"], signer=net.keys.signer("a"), **FAST)
+    assert old.step(answers[-1]) is None
+    assert (old.term, old.role, old.leader) == (node.term, "follower", leader)
+    # and from a word alone, it would learn nothing
+    word = Message("app_resp", node.term + 1, leader, "a", log_index=3)
+    assert "noted" in (old.step(word) or "") and old.term == node.term
 
 
 def test_malformed_messages_are_dropped_with_a_reason() -> None:
@@ -864,3 +879,164 @@ def test_a_leader_that_saves_in_the_background_counts_its_copy_only_once_saved()
     assert leader.commit_index == start + 2  # b and c: a quorum of followers, the leader's copy unsaved
     leader.saved(start + 2, leader.term - 1)  # a stale term names an entry no longer there: nothing
     assert leader.commit_index == start + 2
+
+
+# --- election certificates: a seated voter can neither lead unelected nor stall the table (issue 25) --
+
+
+def signed_vote(net: Net, voter: str, term: int, leader: str, at: tuple[int, int]) -> Vote:
+    """``voter``'s vote for ``leader`` in ``term``, signed with ``voter``'s own key: what a cheater can
+    sign for itself and for keys it made up, and never for another member."""
+    return Vote(voter, net.keys.sign_as(voter, vote_payload(term, leader, *at)))
+
+
+def led_by_a(voters: str = "abcd") -> Net:
+    net = Net(list(voters))
+    net.elect("a")
+    net["a"].propose(b"before")
+    net.deliver()
+    return net
+
+
+def test_a_heartbeat_or_append_of_a_term_nobody_elected_its_sender_in_is_refused() -> None:
+    net = led_by_a()
+    b, term, last = net["b"], net["b"].term, net["b"].last_index
+    heartbeat = Message("heartbeat", term + 1, "d", "b", commit=last)
+    assert "without its election certificate" in (b.step(heartbeat) or "")
+    assert (b.term, b.leader) == (term, "a")
+    (asked,) = [m for m in net.sent("heartbeat_resp") if m.to == "d"]
+    assert asked.reject and asked.term == term + 1  # "show your certificate": nothing moves meanwhile
+    net.pending.clear()
+    chat = Entry(term + 1, last + 1, b"a chat line d signed")
+    append = Message(
+        "app", term + 1, "d", "b", log_index=last, log_term=term, entries=(chat,), commit=last + 1
+    )
+    assert "without its election certificate" in (b.step(append) or "")
+    at = (last, term)
+    own = Certificate(term + 1, "d", *at, (signed_vote(net, "d", term + 1, "d", at),))
+    ghosts = Certificate(
+        term + 1, "d", *at, tuple(signed_vote(net, v, term + 1, "d", at) for v in ("d", "ghost1", "ghost2"))
+    )
+    stolen = Certificate(term + 1, "d", *at, (*own.votes, Vote("c", b"\x00" * 32)))
+    for certificate, reason in ((own, "no quorum"), (ghosts, "no quorum"), (stolen, "c did not sign")):
+        refusal = b.step(Message(**{**append.__dict__, "certificate": certificate}))
+        assert isinstance(refusal, Misconduct) and reason in refusal, refusal
+    assert (b.term, b.leader, b.last_index) == (term, "a", last)
+    net.pending.clear()
+    net.run(3 * FAST["election_ticks"][1])  # no stall: the table goes on with its leader
+    net["a"].propose(b"after")
+    net.deliver()
+    assert net["a"].role == "leader" and net["a"].term == term
+    assert all(data_of(net[n].log_entries())[-1] == b"after" for n in "abcd")
+
+
+def test_a_leader_shows_its_certificate_until_answered_and_again_to_a_follower_that_restarted() -> None:
+    net = led_by_a("abc")
+    net.run(5)
+    assert all(m.certificate is None for m in net.sent("heartbeat"))  # both answered in its term
+    net.restart("b")
+    net.run(FAST["heartbeat_ticks"] * 3)
+    assert net["b"].leader == "a" and net["b"].term == net["a"].term
+    net["a"].propose(b"after the restart")
+    net.deliver()
+    assert data_of(net["b"].log_entries())[-1] == b"after the restart"
+
+
+def test_a_voter_of_a_newer_term_neither_deposes_the_leader_nor_stays_behind() -> None:
+    net = led_by_a("abc")
+    term = net["a"].term
+    storage = net.storages["c"]
+    storage.set_hard_state(HardState(term + 3, None, storage.hard_state().commit))
+    net.restart("c")  # it campaigned in terms nobody won (cut off, PreVote off), say
+    net.run(2 * FAST["election_ticks"][0])
+    a = net["a"]
+    assert a.role == "leader" and a.term == term + 4  # it stood again above c's term, and won at once
+    assert (net["c"].term, net["c"].leader) == (a.term, "a")
+    # A seated voter that says "I am in a newer term" over and over costs one election a timeout.
+    answers = [Message("app_resp", a.term + 1 + i, "b", "a", log_index=a.last_index) for i in range(5)]
+    for answer in answers:
+        a.step(answer)
+    net.deliver()
+    assert a.role == "leader" and a.term == answers[0].term + 1  # above the first answer's term, once
+    before = a.term
+    for answer in answers:
+        a.step(Message(**{**answer.__dict__, "term": before + 1}))
+    net.deliver()
+    assert a.term == before  # within the same election timeout: noted, no new election
+
+
+def test_a_term_far_ahead_without_proof_is_refused() -> None:
+    net = led_by_a("abc")
+    b = net["b"]
+    b.tick()
+    far = Message("vote", b.term + MAX_TERM_LEAD + 1, "c", "b", log_index=99, log_term=b.term + 1)
+    refusal = b.step(far)
+    assert isinstance(refusal, Misconduct) and "that far ahead" in refusal
+
+
+def conf(term: int, index: int, change: ConfChange) -> Entry:
+    return Entry(term, index, change.encode(), "conf")
+
+
+def test_a_leaders_membership_changes_follow_the_rules_on_every_follower() -> None:
+    net = led_by_a("abc")
+    b, term, last = net["b"], net["a"].term, net["b"].last_index
+    ghosts = tuple(conf(term, last + i, ConfChange("add_voter", f"ghost{i}")) for i in (1, 2, 3))
+    append = Message("app", term, "a", "b", log_index=last, log_term=term, entries=ghosts, commit=last)
+    refusal = b.step(append)
+    assert isinstance(refusal, Misconduct) and f"before the change at {last + 1} is committed" in refusal
+    forced = conf(term, last + 1, ConfChange("force", "a", ("a",)))
+    refusal = b.step(Message(**{**append.__dict__, "entries": (forced,)}))
+    assert isinstance(refusal, Misconduct) and "was not elected with" in refusal
+    assert b.voters == ("a", "b", "c") and b.last_index == last
+    one = Message(**{**append.__dict__, "entries": ghosts[:1]})
+    assert b.step(one) is None and "ghost1" in b.voters  # one change at a time is the leader's to make
+
+
+def test_a_forced_election_leaving_out_a_voter_still_heard_is_not_joined() -> None:
+    net = led_by_a()
+    net.isolate("a")
+    b = net["b"]
+    b.step(Message("pre_vote", b.term + 1, "c", "b", log_index=b.last_index, log_term=b.term))
+    net.pending.clear()
+    for _ in range(FAST["election_ticks"][1] + 1):  # the leader is gone long enough for b
+        b.tick()
+    net.pending.clear()
+    at = {"log_index": b.last_index, "log_term": b.term}
+    request = Message("vote", b.term + 1, "d", "b", voters=("b", "d"), **at)
+    b.step(request)
+    assert b.forced is None  # c, left out, was heard from lately: it is not gone
+    net.pending.clear()
+    for _ in range(2 * FAST["election_ticks"][1]):
+        b.tick()
+    net.pending.clear()
+    b.step(Message(**{**request.__dict__, "term": b.term + 1}))
+    assert b.forced == ("b", "d")  # a and c silent for as long: stranded, the decision travels
+
+
+def test_a_forced_certificate_holds_every_survivors_vote() -> None:
+    net = led_by_a()
+    net.isolate("a")
+    c = net["c"]
+    for _ in range(2 * FAST["election_ticks"][1]):
+        c.tick()
+    net.pending.clear()
+    term, at = c.term + 1, (c.last_index, c.log_entries()[-1].term)
+    votes = (Vote("d", net.keys.sign_as("d", vote_payload(term, "d", *at, ("b", "d")))),)
+    certificate = Certificate(term, "d", *at, votes, forced=("b", "d"))
+    refusal = c.step(Message("heartbeat", term, "d", "c", certificate=certificate))
+    assert isinstance(refusal, Misconduct) and "lacks the vote of survivor b" in refusal
+    assert c.term == term - 1
+
+
+def test_certificates_and_signatures_round_trip_through_the_wire_form() -> None:
+    certificate = Certificate(7, "a", 3, 6, (Vote("a", b"s" * 64), Vote("b", b"t" * 64)), forced=("a", "b"))
+    for message in (
+        Message("heartbeat", 7, "a", "b", commit=3, certificate=certificate),
+        Message("vote_resp", 7, "b", "a", signature=b"u" * 64),
+    ):
+        assert message_from_dict(message_to_dict(message)) == message
+    fields = message_to_dict(Message("heartbeat", 7, "a", "b", certificate=certificate))
+    fields["certificate"]["votes"] = [["a", b"s" * 65]]
+    with pytest.raises(ValueError, match="signature"):
+        message_from_dict(fields)

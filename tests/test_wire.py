@@ -167,10 +167,19 @@ def test_a_wrong_typed_envelope_field_is_dropped(field: str, value: Any, reason:
 
 
 def test_another_protocol_version_is_dropped_whatever_else_it_holds() -> None:
-    assert reason_for(packed(envelope(v=3))) == "protocol version 3, this peer speaks 2"
-    assert reason_for(packed(envelope(v=1))) == "protocol version 1, this peer speaks 2"
+    newer, older = PROTOCOL_VERSION + 1, PROTOCOL_VERSION - 1
+    assert (
+        reason_for(packed(envelope(v=newer)))
+        == f"protocol version {newer}, this peer speaks {PROTOCOL_VERSION}"
+    )
+    assert (
+        reason_for(packed(envelope(v=older)))
+        == f"protocol version {older}, this peer speaks {PROTOCOL_VERSION}"
+    )
     # A newer peer may have changed the envelope too: the reason is still the version.
-    assert reason_for(packed({"v": 3, "something": "new"})) == "protocol version 3, this peer speaks 2"
+    assert reason_for(packed({"v": newer, "something": "new"})) == (
+        f"protocol version {newer}, this peer speaks {PROTOCOL_VERSION}"
+    )
 
 
 def test_another_table_is_dropped() -> None:
@@ -243,7 +252,10 @@ def test_decode_or_drop_logs_the_reason(caplog: pytest.LogCaptureFixture) -> Non
     codec = make_codec()
     with caplog.at_level(logging.WARNING, logger="kdm.net"):
         assert codec.decode_or_drop(packed(envelope(v=1)), claimed_sender="alice") is None
-    assert "dropped a message from alice: protocol version 1, this peer speaks 2" in caplog.text
+    assert (
+        f"dropped a message from alice: protocol version 1, this peer speaks {PROTOCOL_VERSION}"
+        in caplog.text
+    )
     assert codec.decode_or_drop(packed(envelope()), claimed_sender="alice") is not None
 
 

@@ -1,0 +1,89 @@
+"""What a consensus node signs, and how a vote and an election certificate are checked (issue 25).
+
+A vote a voter grants is a signed statement: "in term T I vote for C, whose log ends at (I, J)", and,
+in a forced election (``RaftNode.force_configuration``), "with these survivors". A leader proves its
+term with an election certificate: the signed votes of a quorum of that term's voters (Tangaroa's
+election certificate), which a follower checks once per term before it takes any append or heartbeat
+of that term. A seated voter can then neither lead without an election nor stall the table with a term
+it did not win: its messages of a term nobody elected it in carry no certificate, or one that fails.
+
+The Raft core signs and verifies through a `Signer`, so it stays pure: `TableSigner` is the real one
+(each node's Ed25519 key, the one its id names, over bytes that name the table), `Unsigned` the one for
+tables whose ids carry no key (the in-memory network of the tests: nobody there could check a
+signature anyway, so a vote's signature is empty and a certificate still has to name a quorum).
+`net.raftsim.KeyRing` is the simulator's, cheap and unforgeable within a simulation.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Protocol
+
+from nacl.exceptions import BadSignatureError
+
+from .keys import NodeKeys, verify_key_of
+from .raft_messages import Certificate
+
+__all__ = ["Signer", "TableSigner", "Unsigned", "certificate_payload", "vote_payload"]
+
+_VOTE = b"kdm raft vote\x00"
+
+
+class Signer(Protocol):
+    """Signs for one node and checks other nodes' signatures."""
+
+    def sign(self, payload: bytes) -> bytes:
+        """This node's signature of ``payload``."""
+        ...
+
+    def verify(self, node_id: str, payload: bytes, signature: bytes) -> bool:
+        """Whether ``signature`` is ``node_id``'s over ``payload``."""
+        ...
+
+
+def vote_payload(
+    term: int, candidate: str, log_index: int, log_term: int, forced: tuple[str, ...] = ()
+) -> bytes:
+    """The bytes a voter signs when it grants ``candidate`` its vote in ``term``: the log position the
+    candidate claimed (so that the certificate proves the claim) and a forced election's survivors."""
+    return _VOTE + json.dumps([term, candidate, log_index, log_term, list(forced)]).encode()
+
+
+def certificate_payload(certificate: Certificate) -> bytes:
+    """What each vote of ``certificate`` signs."""
+    return vote_payload(
+        certificate.term, certificate.leader, certificate.log_index, certificate.log_term, certificate.forced
+    )
+
+
+class Unsigned:
+    """For a table whose node ids carry no key: nothing is signed, and only an empty signature passes
+    (a vote from a keyed node is no vote here, nor the other way round)."""
+
+    def sign(self, payload: bytes) -> bytes:
+        return b""
+
+    def verify(self, node_id: str, payload: bytes, signature: bytes) -> bool:
+        return signature == b""
+
+
+class TableSigner:
+    """Signs with a node's Ed25519 key over bytes that name ``table`` (a vote at one table is no vote
+    at another), and checks a signature against the key a node id names (``kdm.net.keys``)."""
+
+    def __init__(self, keys: NodeKeys, table: str) -> None:
+        self._keys = keys
+        self._domain = b"kdm raft\x00" + table.encode() + b"\x00"
+
+    def sign(self, payload: bytes) -> bytes:
+        return self._keys.sign(self._domain + payload)
+
+    def verify(self, node_id: str, payload: bytes, signature: bytes) -> bool:
+        key = verify_key_of(node_id)
+        if key is None or len(signature) != 64:
+            return False
+        try:
+            key.verify(self._domain + payload, signature)
+        except BadSignatureError:
+            return False
+        return True
