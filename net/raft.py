@@ -90,7 +90,9 @@ __all__ = [
     "MAX_APPEND_BYTES",
     "MAX_APPEND_ENTRIES",
     "MAX_ENTRY_BYTES",
+    "MAX_TERM_LEAD",
     "MESSAGE_KINDS",
+    "STAND_AGAIN_TIMEOUTS",
     "Certificate",
     "ConfChange",
     "Entry",
@@ -112,6 +114,8 @@ MAX_ENTRY_BYTES = 16 * 1024  # a proposal larger than this could not travel in o
 #: is a few elections ahead at most (PreVote), and a term pushed to the top of the range would stop
 #: every node that took it.
 MAX_TERM_LEAD = 1000
+#: How many election timeouts a leader waits before it stands again for a voter of a newer term.
+STAND_AGAIN_TIMEOUTS = 5
 
 FOLLOWER, CANDIDATE, PRE_CANDIDATE, LEADER = "follower", "candidate", "pre_candidate", "leader"
 
@@ -576,9 +580,11 @@ class RaftNode:
         """As leader, a voter answers from a newer term (it campaigned and lost, or was cut off): it
         takes no append of ours and cannot come back to our term, and its word alone must not depose
         us. Stand again above its term, at once (our followers grant a vote to the leader they hear,
-        lease or not): one round trip, and that voter follows again. At most once an election
-        timeout, so a seated voter that says so for ever costs the table a round trip that often."""
-        if self._stood_again_at is not None and self._ticks - self._stood_again_at < self._election_timeout:
+        lease or not): one round trip, and that voter follows again. At most once every
+        ``STAND_AGAIN_TIMEOUTS`` election timeouts: a seated voter that says so for ever costs the
+        table an election that often (and the followers a new clock sample, ``kdm.net.node``)."""
+        since = None if self._stood_again_at is None else self._ticks - self._stood_again_at
+        if since is not None and since < STAND_AGAIN_TIMEOUTS * self._election_timeout:
             return
         self._stood_again_at = self._ticks
         self._campaign(pre=False)

@@ -18,6 +18,12 @@ of program, not a mock of one.
   ``done`` entries, membership changes), raft messages only a leader or a candidate sends and a term
   ahead, and, over sockets of its own with its key: a message under another member's id, a hello from
   an id that is no address (``garbage``), and "which table?" under ``IDENTITIES`` ids.
+- ``usurper``: a seated player's client that forges raft messages as the voter it is (issue 25), once the
+  game runs: an append of a term nobody elected it in, to one follower, carrying a chat line it
+  signed, a takeover of a live seat and four ghost voters (first without an election certificate,
+  then with one it made of its own vote and ghosts' votes); then heartbeats of that term to every
+  member for ``FLOOD_S`` (every other one with the made-up certificate), as if it led; then answers
+  of a newer term to the leader, as if it had moved on, for ``FLOOD_S`` more.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
 - ``door``: ``kdm``, imported already, that waits for the table's contact on its input and puts it in
@@ -48,15 +54,16 @@ from kdm import cli, entries
 from kdm.agents import Bot, Decision
 from kdm.driver import TableDriver
 from kdm.engine import Duty, SeatView
-from kdm.entries import Act, Done, EntryId, Takeover
+from kdm.entries import Act, Chat, Done, EntryId, Takeover
 from kdm.events import Event, TimedEvent
 from kdm.kilo import bots as kilo_bots
 from kdm.kilo.events import Announce, Draw, ShowHand, Slap
 from kdm.manager import installed_plugins
 from kdm.net.keys import new_keys, public_key_of
 from kdm.net.node import Node, address_of, lobby_codec
-from kdm.net.raft_messages import ConfChange, Message, message_to_dict
+from kdm.net.raft_messages import Certificate, ConfChange, Message, Vote, message_to_dict
 from kdm.net.raft_messages import Entry as RaftEntry
+from kdm.net.raft_signing import TableSigner, vote_payload
 from kdm.peer import CLOCK_SETTLE_MS, Peer
 from kdm.record import NO_TABLE_YET, Notice
 
@@ -77,6 +84,11 @@ FORGED_REACTION_MS = 1.0
 FORGED_DONES = 400
 #: Entries a forged ``prop`` carries at most (a message must stay under the wire's 64 KiB).
 PER_MESSAGE = 50
+#: How long the usurper floods the table with heartbeats of a term it did not win, then with answers of
+#: a newer term (the review's stall lasted as long as the cheater liked: 20 s).
+FLOOD_S = 5.0
+#: How often it sends them.
+FLOOD_EVERY_S = 0.05
 #: Ids the stranger asks "which table?" under, over one connection and one key.
 IDENTITIES = 1000
 #: Counters of forged entries: far above what the forger's own peer uses, so as not to be applied once.
@@ -265,6 +277,81 @@ async def write_in_others_names(peer: Peer) -> None:
     note("membership", removed=removed, ghosts=4)
 
 
+# --- the usurper: a seated voter that forges raft messages -----------------------------------------
+
+
+def usurper() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    beside_the_peer(usurp)
+
+
+def made_up_certificate(node: Node, term: int, at: tuple[int, int]) -> Certificate:
+    """An election certificate for ``term`` of this node's own vote and three ghosts' (keys it made):
+    every signature good, and not one from another member."""
+    assert node.keys is not None
+    payload = vote_payload(term, node.node_id, *at)
+    votes = [Vote(node.node_id, TableSigner(node.keys, node.table).sign(payload))]
+    for _ in range(3):
+        keys = new_keys()
+        votes.append(Vote(f"127.0.0.1:9~{keys.token}", TableSigner(keys, node.table).sign(payload)))
+    return Certificate(term, node.node_id, *at, tuple(votes))
+
+
+def send_raft(node: Node, message: Message) -> None:
+    node._send(message.to, "raft", message_to_dict(message))
+
+
+async def usurp(peer: Peer) -> None:
+    await until(lambda: peer.record.started and peer.seat is not None and peer.node.leader is not None)
+    await asyncio.sleep(0.5)  # a few moves into the game (a client waiting for its moment)
+    node, record = peer.node, peer.record
+    assert isinstance(node, Node) and node.keys is not None
+    me, leader = node.node_id, node.leader
+    assert leader is not None
+    victim = next(seat.node for seat in record.seats if seat.node not in (me, leader))
+    live_seat = next(i for i, seat in enumerate(record.seats) if seat.node == leader)
+    term, last = node.raft.term + 1, node.raft.last_index
+    at = (last, node.raft.log_entries()[-1].term if last else 0)
+
+    def signed(entry: entries.Entry) -> bytes:
+        assert node.keys is not None
+        return entries.encode(entry, node.keys.sign, peer.table)
+
+    chat = Chat(EntryId(me, FORGED), seat=peer.seat, text="a line no leader wrote")
+    theft = Takeover(EntryId(f"{me}#{live_seat}", FORGED + 1), seat=live_seat, commit=bytes(32))
+    forged = [RaftEntry(term, last + 1, signed(chat)), RaftEntry(term, last + 2, signed(theft))]
+    forged += [
+        RaftEntry(term, last + 3 + i, ConfChange("add_voter", ghost()).encode(), "conf") for i in range(4)
+    ]
+    append = Message("app", term, me, victim, *at, tuple(forged), commit=forged[-1].index)
+    certificate = made_up_certificate(node, term, at)
+    send_raft(node, append)
+    send_raft(node, dataclasses.replace(append, certificate=certificate))
+    note("forged append", term=term, to=victim, chat=[me, FORGED], takeover=[theft.id.node, FORGED + 1])
+    members = [member for member in node.members if member != me]
+    note("heartbeats of a term not won", term=term, to=members, start=time.time())
+    flood_until = time.monotonic() + FLOOD_S
+    sent = 0
+    while time.monotonic() < flood_until:
+        for member in members:
+            heartbeat = Message("heartbeat", term, me, member, commit=node.raft.commit_index)
+            send_raft(
+                node, dataclasses.replace(heartbeat, certificate=certificate) if sent % 2 else heartbeat
+            )
+        sent += 1
+        await asyncio.sleep(FLOOD_EVERY_S)
+    note("heartbeats sent", term=term, rounds=sent, end=time.time())
+    newer = node.raft.term + 1
+    note("answers of a newer term", to=node.leader, start=time.time())
+    answered_until = time.monotonic() + FLOOD_S
+    while time.monotonic() < answered_until:
+        if node.leader is not None and node.leader != me:
+            answer = Message("app_resp", max(newer, node.raft.term + 1), me, node.leader, log_index=0)
+            send_raft(node, answer)
+        await asyncio.sleep(FLOOD_EVERY_S)
+    note("answers sent", end=time.time())
+
+
 # --- the stranger --------------------------------------------------------------------------------
 
 
@@ -376,6 +463,8 @@ def main(argv: list[str]) -> int:
         cheat()
     elif role == "stranger":
         stranger()
+    elif role == "usurper":
+        usurper()
     elif role == "late-founder":
         late_founder(int(arguments.pop(0)))
     elif role == "door":

@@ -999,6 +999,10 @@ def test_a_press_too_old_for_the_leader_is_not_proposed_again() -> None:
     assert after == (5, 0)
 
 
+#: How long a test lets a bot hold its press back for a clock that never comes before it gives it one.
+HELD_FOR_S = 2.0
+
+
 class UnsyncedNode(FakeNode):
     """A follower that has not heard the leader's clock yet (``clock.offset_ms`` is None)."""
 
@@ -1012,7 +1016,7 @@ def test_a_process_presses_only_once_its_clock_is_agreed_with_the_leaders() -> N
     first pong: a press stamped then is off by however far the two clocks are apart. Its bots'
     presses wait for the clock; their passes do not."""
 
-    async def scene() -> tuple[int, int, int]:
+    async def scene() -> tuple[int, int, bool, int]:
         log = FakeLog()
         installed = installed_plugins()
         node = UnsyncedNode(log, "n1")
@@ -1030,9 +1034,20 @@ def test_a_process_presses_only_once_its_clock_is_agreed_with_the_leaders() -> N
             acts = [entry for entry in map(msgpack.unpackb, log.entries) if entry["t"] == "event"]
             return sum(1 for act in acts if act["id"][0] == "n1" and act["event"]["kind"] == kind)
 
+        loop = asyncio.get_running_loop()
+        held_since: float | None = None  # since when seat 1's bot has held a due press back
         while peers[0].record.engine is None or peers[0].record.engine.state.round < 3:
+            driver = peers[1].driver
+            if driver is None or not peers[1]._press_due(driver):
+                held_since = None
+            elif held_since is None:
+                held_since = loop.time()
+            elif loop.time() - held_since > HELD_FOR_S:
+                # Its bot holds a combo at a checkpoint where it is to pass: its slap is its only
+                # plan, and the table waits for it (whether that comes depends on the deal).
+                break
             await asyncio.sleep(0.001)
-        unsynced = acts_of_seat_1("slap"), acts_of_seat_1("pass")
+        unsynced = acts_of_seat_1("slap"), acts_of_seat_1("pass"), held_since is not None
         now = local_time_ms()
         node.clock.add(ClockSample(sent=now, server_time=now, received=now))
         await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=60)
@@ -1040,6 +1055,7 @@ def test_a_process_presses_only_once_its_clock_is_agreed_with_the_leaders() -> N
             await peer.stop()
         return *unsynced, acts_of_seat_1("slap")
 
-    slaps_unsynced, passes_unsynced, slaps = run_virtual(scene())
-    assert slaps_unsynced == 0 and passes_unsynced > 0
+    slaps_unsynced, passes_unsynced, held, slaps = run_virtual(scene())
+    assert slaps_unsynced == 0
+    assert passes_unsynced > 0 or held  # its passes went on, unless a held press was all it had to do
     assert slaps > 0

@@ -1,0 +1,103 @@
+"""A seated voter that forges raft messages, at a live table of real ``kdm`` processes (issue 25).
+
+Raft takes an append or a heartbeat of a newer term from any voter, and once took a forged one: a seated
+player's client stalled the table for as long as it sent heartbeats of term + 1, and one append wrote
+a follower's log (a chat line, a takeover of a live seat, ghost voters that split the committed logs).
+Here the usurper (``tests/modified_clients.py``, a seated player's client, one voter of four) does all
+that: every honest peer refuses it the same way, with its reason in its log; nothing it forged is
+committed; its term never leads; the table never stops committing for as long as 2 s while it floods;
+and the game ends with one digest everywhere and in a replay of the log.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from pathlib import Path
+
+from kdm.net.raft import STAND_AGAIN_TIMEOUTS
+from tests.modified_clients import FLOOD_S
+from tests.processes import table
+from tests.test_adversary import QUICK, Game, client, finished, leaders, logging_env
+
+USURPER = 3
+#: The longest the table may go without committing while the usurper floods it (the issue's bound).
+STALL_LIMIT_S = 2.0
+#: The shortest election timeout of a table (``net.node``: 50 ticks of 10 ms).
+ELECTION_TIMEOUT_S = 0.5
+
+
+def growth(log: Path, stop: threading.Event, seen: list[tuple[float, int]]) -> None:
+    """Sample the size of the founder's log (its committed entries) until ``stop``."""
+    while not stop.is_set():
+        size = log.stat().st_size if log.exists() else 0
+        if not seen or seen[-1][1] != size:
+            seen.append((time.time(), size))
+        stop.wait(0.02)  # a sampler's pace, not a test synchronisation
+
+
+def longest_stall(seen: list[tuple[float, int]], start: float, end: float) -> float:
+    """The longest time between two growths of the log from ``start`` to ``end``."""
+    times = [start, *(at for at, _ in seen if start < at < end), end]
+    return max(after - before for before, after in itertools.pairwise(times))
+
+
+def play_usurped(root: Path) -> tuple[Game, list[tuple[float, int]]]:
+    seen: list[tuple[float, int]] = []
+    stop = threading.Event()
+    programs = {USURPER: client("usurper")}
+    # Long enough for the whole attack (two floods of FLOOD_S) while the game runs.
+    with table(root, 4, rounds=4, programs=programs, env=logging_env(root), options=QUICK) as scene:
+        (founder_log,) = (root / "p0" / "tables").glob("*.log")
+        sampler = threading.Thread(target=growth, args=(founder_log, stop, seen))
+        sampler.start()
+        try:
+            scene.wait_all()
+        finally:
+            stop.set()
+            sampler.join()
+        return finished(scene, [0, 1, 2], root), seen
+
+
+def test_a_seated_voter_can_neither_lead_unelected_nor_stall_nor_write_the_log(tmp_path: Path) -> None:
+    game, seen = play_usurped(tmp_path)
+    usurper = game.node(USURPER)
+    (forged,) = game.made("forged append")
+    (flood,) = game.made("heartbeats of a term not won")
+    (flooded,) = game.made("heartbeats sent")
+    (answers,) = game.made("answers of a newer term")
+    assert game.made("answers sent"), "the game ended before the attack did"
+    assert flooded["rounds"] >= FLOOD_S / 0.1  # it flooded for the whole time
+
+    victim = next(index for index in game.honest if game.node(index) == forged["to"])
+    term = forged["term"]
+    said = game.log(victim)
+    # Without a certificate it is asked for one (and never shows one); with the one it made, refused.
+    assert f"raft ignored app from {usurper}: app of term {term} without its election certificate" in said
+    made_up = f"dropped a raft app from {usurper}: app of term {term} refused: its election certificate holds"
+    assert made_up in said
+    for index in game.honest:
+        said = game.log(index)
+        assert f"raft ignored heartbeat from {usurper}: heartbeat of term {term} without its election" in said
+        assert (
+            f"dropped a raft heartbeat from {usurper}: heartbeat of term {term} refused: its election "
+            "certificate holds 1 votes of this node's 4 voters: no quorum"
+        ) in said
+    # Nothing it forged is in the log: no chat line, no takeover of the leader's live seat, no ghost.
+    chat, theft = tuple(forged["chat"]), tuple(forged["takeover"])
+    game.assert_never_applied([chat, theft], committed=False)
+    assert len(game.record.seats) == 4 and all(seat.node != theft[0] for seat in game.record.seats)
+    assert "stands in" not in "\n".join(game.log(index) for index in game.honest)
+    assert usurper not in leaders(game)
+
+    # The table went on committing all along: the heartbeats moved nothing, and each answer of a newer
+    # term cost at most one election every STAND_AGAIN_TIMEOUTS election timeouts.
+    stall = longest_stall(seen, flood["start"], flooded["end"])
+    assert stall < STALL_LIMIT_S, f"no entry committed for {stall:.2f} s while heartbeats flooded"
+    stall = longest_stall(seen, answers["start"], answers["start"] + FLOOD_S)
+    assert stall < STALL_LIMIT_S, f"no entry committed for {stall:.2f} s while answers flooded"
+    leader = leaders(game)
+    assert leader == {game.scene.founder}, leader
+    elections = game.log(0).count("no leader")  # the founder leads, and stands again now and then
+    assert elections <= FLOOD_S / (STAND_AGAIN_TIMEOUTS * ELECTION_TIMEOUT_S) + 1
