@@ -55,6 +55,7 @@ re-exported here.
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from collections.abc import Iterable
 
 from .raft_log import (
@@ -65,6 +66,7 @@ from .raft_log import (
     Progress,
     RaftLog,
     Storage,
+    chain_hash,
     persist,
 )
 from .raft_messages import (
@@ -74,15 +76,25 @@ from .raft_messages import (
     Certificate,
     ConfChange,
     Entry,
+    ForkProof,
     HardState,
     Message,
     Ready,
+    SignedHead,
     Vote,
     check_message,
     message_from_dict,
     message_to_dict,
 )
-from .raft_signing import Signer, Unsigned, certificate_payload, vote_payload
+from .raft_signing import (
+    Signer,
+    Unsigned,
+    certificate_payload,
+    fork_is_proven,
+    head_is_signed,
+    head_payload,
+    vote_payload,
+)
 
 __all__ = [
     "CONF_CHANGE_KINDS",
@@ -96,12 +108,14 @@ __all__ = [
     "Certificate",
     "ConfChange",
     "Entry",
+    "ForkProof",
     "HardState",
     "MemoryStorage",
     "Message",
     "Misconduct",
     "RaftNode",
     "Ready",
+    "SignedHead",
     "Storage",
     "Vote",
     "message_from_dict",
@@ -114,6 +128,10 @@ MAX_ENTRY_BYTES = 16 * 1024  # a proposal larger than this could not travel in o
 #: is a few elections ahead at most (PreVote), and a term pushed to the top of the range would stop
 #: every node that took it.
 MAX_TERM_LEAD = 1000
+#: Why an append is refused whose signed head is not the chain hash its entries make on our log.
+NOT_SIGNED = "its entries are not the ones its leader signed on top of our log"
+#: Signed heads a node keeps (its own as leader, its leaders' as follower), the oldest forgotten first.
+HEADS_KEPT = 256
 #: How many election timeouts a leader waits before it stands again for a voter of a newer term.
 STAND_AGAIN_TIMEOUTS = 5
 
@@ -198,6 +216,13 @@ class RaftNode:
         #: Ticks since this node was built, and the tick each node was last heard from.
         self._ticks = 0
         self._heard_at: dict[str, int] = {}
+        #: As leader, our signatures of our heads (``_head_signature``); as follower, the signed heads
+        #: taken from leaders' appends, by (term, index), the oldest forgotten first.
+        self._signed_heads: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        self._heads: OrderedDict[tuple[int, int], SignedHead] = OrderedDict()
+        #: Proofs of forks this node holds, and the leaders they convict.
+        self.forks: list[ForkProof] = []
+        self.convicted: set[str] = set()
         self._progress: dict[str, Progress] = {}
         self._pending_conf_index = 0
         self._reset(self._term)
@@ -335,6 +360,8 @@ class RaftNode:
         problem = self._malformed(message)
         if problem:
             return problem
+        if message.sender in self.convicted:
+            return f"{message.kind} from {message.sender}, whose fork is proven: ignored"
         self._heard_at[message.sender] = self._ticks
         if message.kind == "prop":
             if self._state != LEADER:
@@ -730,7 +757,16 @@ class RaftNode:
     # --- follower -------------------------------------------------------------------------------------
 
     def _handle_append(self, message: Message) -> str | None:
-        problem = self._membership_problem(message)
+        problem = self._membership_problem(message) or self._head_problem(message)
+        if problem == NOT_SIGNED and message.log_index > self._log.committed:
+            # Our entries before it differ from the leader's, though their terms agree (a convicted
+            # leader's fork): start again from what we know committed.
+            committed = self._log.committed
+            self._send(message.sender, "app_resp", log_index=message.log_index, reject=True,
+                       hint=committed, log_term=self._log.term(committed) or 0)  # fmt: skip
+            return (
+                f"append of term {message.term} does not chain on our log: asked from {self._log.committed}"
+            )
         if problem:
             return Misconduct(f"append of term {message.term} refused: {problem}")
         if message.log_index < self._log.committed:
@@ -756,6 +792,60 @@ class RaftNode:
             log_term=self._log.term(hint) or 0,
         )
         return None
+
+    def _head_problem(self, message: Message) -> str | None:
+        """What is wrong with the signed head of an append that fits our log, or None: it must be its
+        leader's signature of the chain hash the entries make on top of ours, and no other head that
+        leader signed for that index in that term may differ (a fork: recorded, the leader convicted)."""
+        if self._log.term(message.log_index) != message.log_term:
+            return None  # it does not fit our log: rejected with a hint, nothing taken
+        chain = self._log.hash(message.log_index)
+        assert chain is not None
+        for entry in message.entries:
+            chain = chain_hash(chain, entry)
+        index = message.log_index + len(message.entries)
+        head = SignedHead(message.term, message.sender, index, chain, message.signature)
+        if not head_is_signed(self._signer, head):
+            return NOT_SIGNED
+        proof = self.check_head(head, signed=True)
+        if proof is not None:
+            return f"{message.sender} signed two different logs for index {index} in term {message.term}"
+        return None
+
+    def check_head(self, head: SignedHead, signed: bool = False) -> ForkProof | None:
+        """Compare a leader's signed head (from an append, or from another member: ``recent_heads``)
+        with the heads this node holds: the proof of a fork when that leader signed another log for the
+        same index and term (recorded in ``forks``, the leader convicted), else None. A head whose
+        signature is not its leader's is ignored (``signed``: already checked)."""
+        if not signed and not head_is_signed(self._signer, head):
+            return None
+        key = (head.term, head.index)
+        known = self._heads.get(key)
+        if known is None:
+            self._heads[key] = head
+            while len(self._heads) > HEADS_KEPT:
+                self._heads.popitem(last=False)
+            return None
+        if known.leader != head.leader or known.hash == head.hash:
+            return None
+        proof = ForkProof(known, head)
+        self.take_fork_proof(proof)
+        return proof
+
+    def recent_heads(self, count: int) -> tuple[SignedHead, ...]:
+        """The last ``count`` signed heads this node took, for other members to compare (``check_head``)."""
+        return tuple(list(self._heads.values())[-count:])
+
+    def take_fork_proof(self, proof: ForkProof) -> bool:
+        """A proof of a fork, found here or by another member: its leader is convicted (never followed,
+        voted for or counted again, ``convicted``). False when the proof does not hold."""
+        if proof.leader in self.convicted or not fork_is_proven(self._signer, proof):
+            return False
+        self.forks.append(proof)
+        self.convicted.add(proof.leader)
+        if self._leader == proof.leader:
+            self._become_follower(self._term, None)  # not in its lease any more: elect another
+        return True
 
     def _membership_problem(self, message: Message) -> str | None:
         """What breaks the membership rules in the conf entries this leader wrote in its own term, or
@@ -869,6 +959,7 @@ class RaftNode:
             entries=tuple(entries),
             commit=self._log.committed,
             certificate=self._certificate_for(progress),
+            signature=self._head_signature(prev_index + len(entries)),
         )
         progress.sent_commit = max(progress.sent_commit, min(self._log.committed, prev_index + len(entries)))
         if progress.replicating and entries:
@@ -877,6 +968,20 @@ class RaftNode:
         elif not progress.replicating:
             progress.probe_sent = True
         return True
+
+    def _head_signature(self, index: int) -> bytes:
+        """Our signature of our log's chain hash up to ``index`` in our term, made once for every
+        follower that gets an append ending there."""
+        key = (self._term, index)
+        signature = self._signed_heads.get(key)
+        if signature is None:
+            chain = self._log.hash(index)
+            assert chain is not None
+            signature = self._signer.sign(head_payload(self._term, self.node_id, index, chain))
+            self._signed_heads[key] = signature
+            while len(self._signed_heads) > HEADS_KEPT:
+                self._signed_heads.popitem(last=False)
+        return signature
 
     def _certificate_for(self, progress: Progress) -> Certificate | None:
         return None if progress.certified else self._certificate
@@ -1014,6 +1119,7 @@ class RaftNode:
         reject: bool = False,
         hint: int = 0,
         certificate: Certificate | None = None,
+        signature: bytes = b"",
     ) -> None:
         self._outbox.append(
             Message(
@@ -1028,6 +1134,7 @@ class RaftNode:
                 reject,
                 hint,
                 certificate=certificate,
+                signature=signature,
             )
         )
 

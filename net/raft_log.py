@@ -15,6 +15,8 @@ used by tests and the simulator, which keep it across a simulated crash.
 
 from __future__ import annotations
 
+import hashlib
+import struct
 from collections import deque
 from collections.abc import Callable, Sequence
 from itertools import pairwise
@@ -145,10 +147,23 @@ def persist_and_send(storage: Storage, ready: Ready, send: Callable[[Message], N
         storage.sync()
 
 
+#: The chain hash before the first entry.
+GENESIS = hashlib.sha256(b"kdm raft chain").digest()
+
+
+def chain_hash(previous: bytes, entry: Entry) -> bytes:
+    """The hash of the log up to ``entry``, given the hash of the log before it: a leader that signs it
+    signs every entry before it too (issue 25: a fork is two signed hashes for one index)."""
+    header = struct.pack(">QQ?", entry.term, entry.index, entry.kind == "conf")
+    return hashlib.sha256(previous + header + entry.data).digest()
+
+
 class RaftLog:
     def __init__(self, entries: Sequence[Entry] = (), committed: int = 0) -> None:
         check_contiguous(entries, 0)
         self._entries: list[Entry] = list(entries)
+        self._hashes: list[bytes] = []
+        self._chain_from(0)
         self.stable = len(self._entries)
         self.committed = min(committed, self.stable)
         self.applied = 0
@@ -173,6 +188,23 @@ class RaftLog:
     def entry(self, index: int) -> Entry:
         return self._entries[index - 1]
 
+    def hash(self, index: int) -> bytes | None:
+        """The chain hash of the log up to ``index`` (``GENESIS`` at 0), None past the end."""
+        if index == 0:
+            return GENESIS
+        if 1 <= index <= len(self._hashes):
+            return self._hashes[index - 1]
+        return None
+
+    def _chain_from(self, start: int) -> None:
+        """Recompute the chain hashes from index ``start`` + 1 on."""
+        del self._hashes[start:]
+        previous = self.hash(start)
+        assert previous is not None
+        for entry in self._entries[start:]:
+            previous = chain_hash(previous, entry)
+            self._hashes.append(previous)
+
     def slice(self, start: int, end: int) -> tuple[Entry, ...]:
         """Entries with start <= index < end."""
         return tuple(self._entries[max(start, 1) - 1 : max(end - 1, 0)])
@@ -182,9 +214,17 @@ class RaftLog:
         return last_term > self.last_term or (last_term == self.last_term and last_index >= self.last_index)
 
     def find_conflict(self, entries: Sequence[Entry]) -> int:
-        """The index of the first of `entries` that is new or differs from ours; 0 when all match."""
+        """The index of the first of `entries` that is new or differs from ours; 0 when all match.
+        Entries are compared by chain hash, not only by term: two entries of one term at one index
+        differ when a leader forked (its log then loses to the next leader's)."""
+        if not entries:
+            return 0
+        chain = self.hash(entries[0].index - 1)
         for entry in entries:
-            if self.term(entry.index) != entry.term:
+            if chain is None:
+                return entry.index
+            chain = chain_hash(chain, entry)
+            if self.hash(entry.index) != chain:
                 return entry.index
         return 0
 
@@ -206,6 +246,7 @@ class RaftLog:
             raise ValueError(f"refusing to overwrite committed entry {first} (committed {self.committed})")
         del self._entries[first - 1 :]
         self._entries.extend(entries)
+        self._chain_from(first - 1)
         self.stable = min(self.stable, first - 1)
         while self.conf_indices and self.conf_indices[-1] >= first:
             self.conf_indices.pop()

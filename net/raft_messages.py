@@ -9,7 +9,8 @@ Message kinds, in the words of the Raft paper:
 
 | kind             | sent by          | fields used                                                       |
 |------------------|------------------|-------------------------------------------------------------------|
-| `app`            | leader           | log_index/log_term = the entry before `entries`; entries; commit  |
+| `app`            | leader           | log_index/log_term = the entry before `entries`; entries; commit; |
+|                  |                  | signature = the leader's over its chain hash after `entries`      |
 | `app_resp`       | follower         | log_index = last index now matching (or the rejected one); reject;|
 |                  |                  | on reject: hint = a guess of the last matching index, log_term    |
 |                  |                  | = the follower's term at `hint`                                   |
@@ -91,6 +92,31 @@ class Certificate:
 
 
 @dataclass(frozen=True)
+class SignedHead:
+    """A leader's signature over the chain hash of its log up to ``index`` in ``term`` (every append
+    carries one: ``raft_signing.head_payload``). Two of them by one leader for one index and term with
+    different hashes are a fork, proven."""
+
+    term: int
+    leader: str
+    index: int
+    hash: bytes
+    signature: bytes
+
+
+@dataclass(frozen=True)
+class ForkProof:
+    """Two signed heads of one leader for one (term, index) that differ: that leader sent two logs."""
+
+    first: SignedHead
+    second: SignedHead
+
+    @property
+    def leader(self) -> str:
+        return self.first.leader
+
+
+@dataclass(frozen=True)
 class Message:
     kind: str
     term: int
@@ -105,7 +131,8 @@ class Message:
     #: For a vote or pre-vote of a forced election (``RaftNode.force_configuration``): the voters it
     #: goes on with; () for any other message.
     voters: tuple[str, ...] = ()
-    #: A granted `vote_resp`: the voter's signature of its vote.
+    #: A granted `vote_resp`: the voter's signature of its vote. An `app`: the leader's signature of
+    #: its log's chain hash up to the last entry the append carries (``raft_signing.head_payload``).
     signature: bytes = b""
     #: A leader's `app` or `heartbeat`, or a follower's `app_resp` to a leader of a past term: the
     #: election certificate of the term (``raft_signing``).
@@ -241,7 +268,7 @@ def check_message(message: Message, max_entry_bytes: int) -> str | None:
         return "negative or non-integer field"
     if message.term > MAX_TERM:
         return f"term {message.term} is past the highest term a table reaches"
-    if message.signature and (message.kind != "vote_resp" or message.reject):
+    if message.signature and (message.kind not in ("vote_resp", "app") or message.reject):
         return f"a {'rejected ' if message.reject else ''}{message.kind} carries no signature"
     if message.certificate is not None:
         if message.kind not in ("app", "heartbeat", "app_resp"):

@@ -22,9 +22,12 @@ from typing import Protocol
 from nacl.exceptions import BadSignatureError
 
 from .keys import NodeKeys, verify_key_of
-from .raft_messages import Certificate
+from .raft_messages import Certificate, ForkProof, SignedHead
 
-__all__ = ["Signer", "TableSigner", "Unsigned", "certificate_payload", "vote_payload"]
+__all__ = [
+    "Signer", "TableSigner", "Unsigned", "certificate_payload", "fork_is_proven", "head_is_signed",
+    "head_payload", "vote_payload",
+]  # fmt: skip
 
 _VOTE = b"kdm raft vote\x00"
 
@@ -47,6 +50,33 @@ def vote_payload(
     """The bytes a voter signs when it grants ``candidate`` its vote in ``term``: the log position the
     candidate claimed (so that the certificate proves the claim) and a forced election's survivors."""
     return _VOTE + json.dumps([term, candidate, log_index, log_term, list(forced)]).encode()
+
+
+_HEAD = b"kdm raft head\x00"
+
+
+def head_payload(term: int, leader: str, index: int, chain_hash: bytes) -> bytes:
+    """The bytes a leader signs for the log it sends: its chain hash up to ``index`` in ``term``."""
+    return _HEAD + json.dumps([term, leader, index]).encode() + b"\x00" + chain_hash
+
+
+def head_is_signed(signer: Signer, head: SignedHead) -> bool:
+    """Whether ``head`` is signed by its leader."""
+    return signer.verify(
+        head.leader, head_payload(head.term, head.leader, head.index, head.hash), head.signature
+    )
+
+
+def fork_is_proven(signer: Signer, proof: ForkProof) -> bool:
+    """Whether ``proof`` holds two heads its leader signed for one (term, index), with two hashes."""
+    first, second = proof.first, proof.second
+    same_place = (first.term, first.leader, first.index) == (second.term, second.leader, second.index)
+    return (
+        same_place
+        and first.hash != second.hash
+        and head_is_signed(signer, first)
+        and head_is_signed(signer, second)
+    )
 
 
 def certificate_payload(certificate: Certificate) -> bytes:

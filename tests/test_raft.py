@@ -17,17 +17,20 @@ from kdm.net.raft import (
     Certificate,
     ConfChange,
     Entry,
+    ForkProof,
     HardState,
     MemoryStorage,
     Message,
     Misconduct,
     RaftNode,
+    SignedHead,
     Vote,
     message_from_dict,
     message_to_dict,
     persist,
 )
-from kdm.net.raft_signing import vote_payload
+from kdm.net.raft_log import chain_hash
+from kdm.net.raft_signing import head_payload, vote_payload
 from kdm.net.raftsim import KeyRing
 
 
@@ -980,6 +983,17 @@ def test_a_term_far_ahead_without_proof_is_refused() -> None:
     assert isinstance(refusal, Misconduct) and "that far ahead" in refusal
 
 
+def signed_by_its_leader(net: Net, append: Message) -> Message:
+    """``append`` with its sender's signature of the chain hash its entries make on its log."""
+    chain = net[append.sender]._log.hash(append.log_index)
+    assert isinstance(chain, bytes)
+    for entry in append.entries:
+        chain = chain_hash(chain, entry)
+    index = append.log_index + len(append.entries)
+    payload = head_payload(append.term, append.sender, index, chain)
+    return Message(**{**append.__dict__, "signature": net.keys.sign_as(append.sender, payload)})
+
+
 def conf(term: int, index: int, change: ConfChange) -> Entry:
     return Entry(term, index, change.encode(), "conf")
 
@@ -995,7 +1009,7 @@ def test_a_leaders_membership_changes_follow_the_rules_on_every_follower() -> No
     refusal = b.step(Message(**{**append.__dict__, "entries": (forced,)}))
     assert isinstance(refusal, Misconduct) and "was not elected with" in refusal
     assert b.voters == ("a", "b", "c") and b.last_index == last
-    one = Message(**{**append.__dict__, "entries": ghosts[:1]})
+    one = signed_by_its_leader(net, Message(**{**append.__dict__, "entries": ghosts[:1]}))
     assert b.step(one) is None and "ghost1" in b.voters  # one change at a time is the leader's to make
 
 
@@ -1046,3 +1060,66 @@ def test_certificates_and_signatures_round_trip_through_the_wire_form() -> None:
     fields["certificate"]["votes"] = [["a", b"s" * 65]]
     with pytest.raises(ValueError, match="signature"):
         message_from_dict(fields)
+
+
+# --- forks proven and named (issue 25) ----------------------------------------------------------------
+
+
+def forked(net: Net, leader: str, to: dict[str, bytes]) -> dict[str, Message]:
+    """``leader`` sends each follower of ``to`` its own entry for the same next index, each append
+    signed: two logs for one place."""
+    node = net[leader]
+    last, term = node.last_index, node.term
+    appends = {}
+    for follower, data in to.items():
+        append = Message(
+            "app", term, leader, follower, log_index=last, log_term=term,
+            entries=(Entry(term, last + 1, data),), commit=node.commit_index,
+        )  # fmt: skip
+        appends[follower] = signed_by_its_leader(net, append)
+    return appends
+
+
+def test_a_leader_that_sends_two_logs_for_one_place_is_proven_and_the_table_goes_on_without_it() -> None:
+    net = led_by_a()
+    net.run(2)
+    appends = forked(net, "a", {"b": b"one thing", "c": b"another"})
+    for follower, append in appends.items():
+        assert net[follower].step(append) is None  # each alone sees nothing wrong
+    net.pending.clear()
+    head_of_c = net["c"].recent_heads(1)[0]
+    proof = net["b"].check_head(head_of_c)  # the members compare their heads: a fork, proven
+    assert proof is not None and proof.leader == "a" and net["b"].convicted == {"a"}
+    assert net["d"].take_fork_proof(proof) and net["c"].take_fork_proof(proof)  # anyone can check it
+    forged_proof = ForkProof(proof.first, SignedHead(**{**proof.second.__dict__, "signature": b"x" * 32}))
+    assert not RaftNode("e", ["a"], signer=net.keys.signer("e")).take_fork_proof(forged_proof)
+    assert "whose fork is proven" in (net["b"].step(Message("heartbeat", net["a"].term, "a", "b")) or "")
+    net.isolate("a")  # it goes on as if alone; nobody listens to it
+    net.run(4 * FAST["election_ticks"][1])
+    leader = next(net[n] for n in "bcd" if net[n].role == "leader")
+    leader.propose(b"without a")
+    net.deliver()
+    logs = {n: data_of(net[n].log_entries()) for n in "bcd"}
+    assert len({tuple(log) for log in logs.values()}) == 1 and logs["b"][-1] == b"without a"
+
+
+def test_two_signed_logs_for_one_place_sent_to_one_follower_are_refused_and_convict() -> None:
+    net = led_by_a("abc")
+    net.run(2)
+    b = net["b"]
+    first = forked(net, "a", {"b": b"one thing"})["b"]
+    second = forked(net, "a", {"b": b"another"})["b"]
+    assert b.step(first) is None
+    refusal = b.step(second)
+    assert isinstance(refusal, Misconduct) and "signed two different logs" in refusal
+    assert b.convicted == {"a"} and data_of(b.log_entries())[-1] == b"one thing"
+    assert b.leader is None  # it follows the table's next leader, not this one
+
+
+def test_an_append_whose_entries_are_not_the_ones_its_leader_signed_is_refused() -> None:
+    net = led_by_a("abc")
+    net.run(2)
+    append = forked(net, "a", {"b": b"what was signed"})["b"]
+    tampered = Message(**{**append.__dict__, "entries": (Entry(append.term, append.log_index + 1, b"else"),)})
+    refusal = net["b"].step(tampered)
+    assert isinstance(refusal, Misconduct) and "not the ones its leader signed" in refusal
