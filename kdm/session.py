@@ -293,6 +293,9 @@ class TableSession:
         node.screen_proposal = self.peer.screen_proposal
         node.holds_a_seat = lambda node_id: any(seat.home == node_id for seat in self.peer.record.seats)
         node.on_leader = lambda leader: self.say(f"leader: {leader}" if leader else "no leader")
+        node.on_fork = self._fork_proven
+        #: Told the names of the seats played by a process whose fork is proven: the screen.
+        self.on_fork: Callable[[str], None] | None = None
         node.on_refused = self._refused
         self.players = players
         self.error: str | None = None
@@ -529,6 +532,14 @@ class TableSession:
         self.error = reason
         self.pin_refused = True
         self.done.set()
+
+    def _fork_proven(self, node_id: str) -> None:
+        """The leader ``node_id`` signed two logs for one place: nobody follows it again, its seats go
+        to bots once it is silent to everyone (``kdm.net.raft``, forks proven)."""
+        names = ", ".join(names_on_laptops(self.peer.record.seats, [node_id])) or node_id
+        self.say(f"fork proven: {names} sent two different logs: the table goes on without them")
+        if self.on_fork is not None:
+            self.on_fork(names)
 
     def say(self, line: str) -> None:
         for listener in self.line_listeners:

@@ -49,7 +49,16 @@ from .keys import NodeKeys
 from .loops import every
 from .raft import Misconduct, RaftNode
 from .raft_log import Storage, persist_and_send, save
-from .raft_messages import ConfChange, Entry, Message, Ready, message_from_dict, message_to_dict
+from .raft_messages import (
+    ConfChange,
+    Entry,
+    ForkProof,
+    Message,
+    Ready,
+    SignedHead,
+    message_from_dict,
+    message_to_dict,
+)
 from .raft_signing import TableSigner, Unsigned
 from .transport import Transport, TransportError, ZmqTransport
 from .wire import Codec, Envelope, WireError, check_fields
@@ -57,6 +66,10 @@ from .wire import Codec, Envelope, WireError, check_fields
 log = logging.getLogger("kdm.net")
 
 HELLO_EVERY_S = 0.3
+#: How often a voter shows the other voters the last heads its leader signed for it (when they changed),
+#: and how many: two voters that hold two signed logs for one place prove the leader forked.
+HEADS_EVERY_S = 1.0
+HEADS_SHARED = 4
 PING_EVERY_S = 0.5
 #: A learner that has heard no leader for this long says hello again (it may have been retired).
 REHELLO_AFTER_MS = 2000.0
@@ -137,12 +150,44 @@ def _direct_body(body: dict[str, Any]) -> None:
     check_fields(body, {"data": bytes})
 
 
+def _head_from(fields: Any) -> SignedHead:
+    """A signed head as a list ``[term, leader, index, hash, signature]``; ValueError when it is not."""
+    if not (isinstance(fields, list) and len(fields) == 5):
+        raise ValueError("a signed head is [term, leader, index, hash, signature]")
+    term, leader, index, chain, signature = fields
+    if not (type(term) is int and type(index) is int and term >= 0 and index >= 0):
+        raise ValueError("a signed head's term and index are counts")
+    if not (isinstance(leader, str) and leader and isinstance(chain, bytes) and isinstance(signature, bytes)):
+        raise ValueError("a signed head names its leader and holds bytes")
+    if len(chain) != 32 or len(signature) > 64:
+        raise ValueError("a signed head holds a 32-byte hash and a signature of at most 64 bytes")
+    return SignedHead(term, leader, index, chain, signature)
+
+
+def _head_to(head: SignedHead) -> list[Any]:
+    return [head.term, head.leader, head.index, head.hash, head.signature]
+
+
+def _heads_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"heads": list})
+    if len(body["heads"]) > HEADS_SHARED:
+        raise ValueError(f"more than {HEADS_SHARED} heads")
+    for head in body["heads"]:
+        _head_from(head)
+
+
+def _fork_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"first": list, "second": list})
+    _head_from(body["first"])
+    _head_from(body["second"])
+
+
 def node_codec(table: str) -> Codec:
     """The wire codec for one table's traffic: consensus, clock, and direct messages between members."""
     return Codec(
         table,
         {"raft": _raft_body, "hello": _hello_body, "pin": _pin_body, "ping": _ping_body,
-         "pong": _pong_body, "direct": _direct_body},
+         "pong": _pong_body, "direct": _direct_body, "heads": _heads_body, "fork": _fork_body},
     )  # fmt: skip
 
 
@@ -254,6 +299,10 @@ class Node:
         )  # fmt: skip
         self.on_commit = on_commit
         self.on_leader: Callable[[str | None], None] | None = None
+        #: Called with the node id of a leader whose fork is proven (``RaftNode.forks``).
+        self.on_fork: Callable[[str], None] | None = None
+        self._forks_told = 0
+        self._heads_shown: tuple[SignedHead, ...] = ()
         #: Called with (sender, bytes) for each direct message from a member.
         self.on_direct: Callable[[str, bytes], None] | None = None
         #: Says why another node may not propose these bytes (None: it may): the application's rule
@@ -326,6 +375,7 @@ class Node:
         self._tasks = [loop.create_task(self._tick_forever()), loop.create_task(self._receive_forever())]
         self._tasks.append(loop.create_task(self._ping_forever()))
         self._tasks.append(loop.create_task(self._stay_member()))
+        self._tasks.append(loop.create_task(every(HEADS_EVERY_S, self._show_heads, "showing heads")))
 
     async def stop(self) -> None:
         tasks = [*self._tasks, *([self._syncing] if self._syncing else [])]
@@ -469,6 +519,10 @@ class Node:
                 log.exception("dropped a message from %s: handling it failed", sender)
 
     def _receive(self, sender: str, payload: bytes) -> None:
+        if sender in self.raft.convicted:
+            # A leader that forked is not heard from again: silent to us, its seat goes to a bot.
+            self.dropped += 1
+            return
         if sender in self._heard or sender in self.members or len(self._heard) < MAX_HEARD:
             self._heard[sender] = monotonic_ms()
         envelope = self._decode(payload, sender)
@@ -501,6 +555,7 @@ class Node:
                 if not message.entries:
                     return
             refusal = self.raft.step(message)
+            self._tell_forks()
             if isinstance(refusal, Misconduct):  # no correct node sends that: name it
                 self._drop(f"a raft {message.kind}", sender, refusal)
             elif refusal:  # routine after an election (stale heartbeats), so only at info level
@@ -531,6 +586,14 @@ class Node:
             self.clock.add(sample)
         elif envelope.kind == "direct":
             self._direct(sender, body["data"])
+        elif envelope.kind == "heads" and sender in self.raft.voters:
+            for fields in body["heads"]:
+                proof = self.raft.check_head(_head_from(fields))
+                if proof is not None:
+                    self._tell_forks()
+        elif envelope.kind == "fork" and sender in self.members:
+            self.raft.take_fork_proof(ForkProof(_head_from(body["first"]), _head_from(body["second"])))
+            self._tell_forks()
 
     def _screened(self, message: Message) -> Message:
         """A member's forwarded proposals, less what it may not propose: a membership change (only a
@@ -553,6 +616,36 @@ class Node:
     def _drop(self, what: str, sender: str, reason: str) -> None:
         self.dropped += 1
         log.warning("dropped %s from %s: %s", what, sender, reason)
+
+    def _show_heads(self) -> None:
+        """Show the other voters the heads our leader signed lately, if they changed since last time."""
+        if self.node_id not in self.raft.voters:
+            return
+        heads = self.raft.recent_heads(HEADS_SHARED)
+        if not heads or heads == self._heads_shown:
+            return
+        self._heads_shown = heads
+        for voter in self.raft.voters:
+            if voter != self.node_id:
+                self._send(voter, "heads", {"heads": [_head_to(head) for head in heads]})
+
+    def _tell_forks(self) -> None:
+        """Every fork proven here since last time: logged, told to every member (each checks the proof
+        itself), and to the application (``on_fork``)."""
+        while self._forks_told < len(self.raft.forks):
+            proof = self.raft.forks[self._forks_told]
+            self._forks_told += 1
+            first = proof.first
+            log.warning(
+                "fork proven: %s signed two different logs for index %d in term %d: it is not followed again",
+                proof.leader, first.index, first.term,
+            )  # fmt: skip
+            body = {"first": _head_to(proof.first), "second": _head_to(proof.second)}
+            for member in self.members:
+                if member not in (self.node_id, proof.leader):
+                    self._send(member, "fork", body)
+            if self.on_fork is not None:
+                self.on_fork(proof.leader)
 
     async def _stay_member(self) -> None:
         """Say hello until a member, and again whenever no leader has been heard for a while: the node

@@ -24,6 +24,9 @@ of program, not a mock of one.
   then with one it made of its own vote and ghosts' votes); then heartbeats of that term to every
   member for ``FLOOD_S`` (every other one with the made-up certificate), as if it led; then answers
   of a newer term to the leader, as if it had moved on, for ``FLOOD_S`` more.
+- ``forker``: the founder's client (so the leader at first) that, once the game runs, sends two
+  followers two different entries for the same next index, each append signed as the leader signs
+  (a chat line in its player's name, one text for each), then goes on as if nothing happened.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
 - ``door``: ``kdm``, imported already, that waits for the table's contact on its input and puts it in
@@ -61,9 +64,10 @@ from kdm.kilo.events import Announce, Draw, ShowHand, Slap
 from kdm.manager import installed_plugins
 from kdm.net.keys import new_keys, public_key_of
 from kdm.net.node import Node, address_of, lobby_codec
+from kdm.net.raft_log import chain_hash
 from kdm.net.raft_messages import Certificate, ConfChange, Message, Vote, message_to_dict
 from kdm.net.raft_messages import Entry as RaftEntry
-from kdm.net.raft_signing import TableSigner, vote_payload
+from kdm.net.raft_signing import TableSigner, head_payload, vote_payload
 from kdm.peer import CLOCK_SETTLE_MS, Peer
 from kdm.record import NO_TABLE_YET, Notice
 
@@ -352,6 +356,35 @@ async def usurp(peer: Peer) -> None:
     note("answers sent", end=time.time())
 
 
+# --- the forker: a leader that sends two logs --------------------------------------------------------
+
+
+def forker() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    beside_the_peer(fork)
+
+
+async def fork(peer: Peer) -> None:
+    node, record = peer.node, peer.record
+    assert isinstance(node, Node) and node.keys is not None
+    await until(lambda: record.started and node.is_leader and len(node.raft.voters) >= 3)
+    await asyncio.sleep(0.5)  # a few moves into the game (a client waiting for its moment)
+    raft, me = node.raft, node.node_id
+    followers = [voter for voter in raft.voters if voter != me][:2]
+    term, last = raft.term, raft.last_index
+    before = raft._log.hash(last)
+    assert before is not None
+    for counter, (follower, text) in enumerate(zip(followers, ("one story", "another story"), strict=True)):
+        chat = Chat(EntryId(me, FORGED + counter), seat=peer.seat, text=text)
+        entry = RaftEntry(term, last + 1, entries.encode(chat, node.keys.sign, peer.table))
+        head = head_payload(term, me, last + 1, chain_hash(before, entry))
+        signature = TableSigner(node.keys, node.table).sign(head)
+        append = Message("app", term, me, follower, last, raft._log.term(last) or 0, (entry,),
+                         commit=raft.commit_index, signature=signature)  # fmt: skip
+        send_raft(node, append)
+    note("fork", term=term, index=last + 1, to=followers)
+
+
 # --- the stranger --------------------------------------------------------------------------------
 
 
@@ -465,6 +498,8 @@ def main(argv: list[str]) -> int:
         stranger()
     elif role == "usurper":
         usurper()
+    elif role == "forker":
+        forker()
     elif role == "late-founder":
         late_founder(int(arguments.pop(0)))
     elif role == "door":

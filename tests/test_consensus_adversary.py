@@ -12,13 +12,15 @@ and the game ends with one digest everywhere and in a replay of the log.
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 import time
 from pathlib import Path
 
 from kdm.net.raft import STAND_AGAIN_TIMEOUTS
+from kdm.replay import read_committed, replayed
 from tests.modified_clients import FLOOD_S
-from tests.processes import table
+from tests.processes import DEADLINE_S, table
 from tests.test_adversary import QUICK, Game, client, finished, leaders, logging_env
 
 USURPER = 3
@@ -101,3 +103,39 @@ def test_a_seated_voter_can_neither_lead_unelected_nor_stall_nor_write_the_log(t
     assert leader == {game.scene.founder}, leader
     elections = game.log(0).count("no leader")  # the founder leads, and stands again now and then
     assert elections <= FLOOD_S / (STAND_AGAIN_TIMEOUTS * ELECTION_TIMEOUT_S) + 1
+
+
+# --- a leader that sends two logs --------------------------------------------------------------------
+
+FORKER = 0  # the founder: the table's first leader
+
+
+def test_a_leader_that_sends_two_logs_is_proven_named_everywhere_and_the_table_goes_on(
+    tmp_path: Path,
+) -> None:
+    """The forker (``tests/modified_clients.py``) leads and sends two followers two different entries,
+    both signed, for one index. The followers compare the heads their leader signed, the fork is
+    proven, every honest peer names it and stops hearing it; a new leader is elected, a bot takes the
+    forker's seat, and the game ends with one digest on every honest peer and in a replay."""
+    honest = [1, 2, 3]
+    programs = {FORKER: client("forker")}
+    with table(tmp_path, 4, rounds=2, programs=programs, env=logging_env(tmp_path), options=QUICK) as scene:
+        for index in honest:
+            scene.processes[index].wait(DEADLINE_S)
+        outputs = {index: "\n".join(scene.outputs[index].lines) for index in honest}
+        forker = scene.founder
+    assert [scene.processes[index].returncode for index in honest] == [0, 0, 0]
+    attacks = [json.loads(line) for line in (tmp_path / "attacks.jsonl").read_text().splitlines()]
+    (fork,) = [made for made in attacks if made["attack"] == "fork"]
+    proven = (
+        f"fork proven: {forker} signed two different logs for index {fork['index']} in term {fork['term']}"
+    )
+    for index in honest:
+        assert proven in outputs[index], index
+        assert "sent two different logs: the table goes on without them" in outputs[index]
+    (log,) = (tmp_path / "p1" / "tables").glob("*.log")
+    data, _chained = read_committed(log)
+    record = replayed(data, lambda _record, _notice: None)
+    assert record.engine is not None and record.engine.over
+    digests = {scene.report(index)["digest"] for index in honest}
+    assert digests == {record.engine.digest()}

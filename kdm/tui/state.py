@@ -448,6 +448,11 @@ class TableScreen:
             self._add("info", self.say("unstranded"))
         self.on_change()
 
+    def show_fork(self, names: str) -> None:
+        """The process of ``names`` led the table and sent two logs: the table goes on without it."""
+        self._add("error", self.say("fork_proven", names=names))
+        self.on_change()
+
     def go_on_without_them(self) -> bool:
         """The player decides that the table goes on without the laptops not heard from (``G``)."""
         if not self.stranded or self.go_on is None:

@@ -130,6 +130,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "no_slapping": ("no slapping now", "on ne tape pas maintenant"),
     "already_slapped": ("you have already slapped", "vous avez déjà tapé"),
     "no_feinting": ("no feinting now", "on ne feinte pas maintenant"),
+    "fork_proven": (
+        "{names} sent two logs (proven): the table goes on without",
+        "{names} a envoyé deux journaux (preuve faite) : on continue sans",
+    ),
     "clock_settling": (
         "one moment: your clock is being set to the table's, press again",
         "un instant : votre horloge se règle sur celle de la table, appuyez de nouveau",
