@@ -294,6 +294,7 @@ class TableSession:
         node.holds_a_seat = lambda node_id: any(seat.home == node_id for seat in self.peer.record.seats)
         node.on_leader = lambda leader: self.say(f"leader: {leader}" if leader else "no leader")
         node.on_refused = self._refused
+        node.on_pin_guesses = self._pin_guesses
         self.players = players
         self.error: str | None = None
         self.pin_refused = False
@@ -311,6 +312,9 @@ class TableSession:
         self.stranded: list[str] = []
         #: Told (with ``stranded``) whenever the table is stranded or commits again: the screen.
         self.on_stranded: Callable[[list[str]], None] | None = None
+        #: Told (host, wrong PINs from it in the last hour, seconds between two checks) when someone
+        #: guesses the table's PIN (``kdm.net.admission``): the screen.
+        self.on_pin_guesses: Callable[[str, int, float], None] | None = None
         self._reconcile_soon = False
         self._answering: asyncio.DatagramTransport | None = None
 
@@ -461,6 +465,14 @@ class TableSession:
             return False
         self.say(f"going on without {', '.join(missing)}: bots play their seats")
         return True
+
+    def _pin_guesses(self, host: str, tried: int, interval_s: float) -> None:
+        self.say(
+            f"someone at {host} tried {tried} wrong PINs in the last hour: the table checks one PIN every"
+            f" {interval_s:.0f} s"
+        )
+        if self.on_pin_guesses is not None:
+            self.on_pin_guesses(host, tried, interval_s)
 
     def _check_stranded(self) -> None:
         """Say when the table cannot commit, naming the laptops not heard from, and when it can again;
