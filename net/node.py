@@ -133,7 +133,7 @@ def _hello_body(body: dict[str, Any]) -> None:
 
 
 def _pin_body(body: dict[str, Any]) -> None:
-    check_fields(body, {"answer": bytes}, {"verdict": str, "wait_s": float})
+    check_fields(body, {"answer": bytes}, {"verdict": str, "wait_s": float, "leader": str})
 
 
 def _pin_wrong_body(body: dict[str, Any]) -> None:
@@ -321,6 +321,8 @@ class Node:
         self.on_pin_guesses: Callable[[str, int, float], None] | None = None
         #: Whether this joiner was told that its confirmation waits for the table's turn.
         self._told_to_wait = False
+        #: The leader a member sent this joiner to, while the table is slowed by wrong PINs (None: none).
+        self._pin_leader: str | None = None
         #: member → this joiner's confirmation of the PIN exchange that member answered.
         self._proofs: dict[str, bytes] = {}
         #: Called with one line when the table refuses this joiner for good (a PIN wanted, or wrong).
@@ -619,6 +621,8 @@ class Node:
         leader = self.raft.leader
         if leader and leader != self.node_id and self.silent_ms(leader) <= REHELLO_AFTER_MS:
             return leader
+        if self._pin_leader is not None and self.node_id not in self.members:
+            return self._pin_leader  # only the leader checks a PIN while the table is slowed
         # No leader heard lately: it may be gone for good (a killed process comes back as another
         # node), so ask around, the member it joined through first.
         others = [member for member in self.members if member not in (self.node_id, self._contact)]
@@ -637,6 +641,18 @@ class Node:
         verdict = body.get("verdict", "")
         if verdict == "wrong":
             self._refused("the table refused the PIN: it is not this table's PIN")
+            return
+        if verdict == "ask":
+            leader = body.get("leader", "")
+            if not is_node_id(leader) or leader == self.node_id:
+                self._drop("a PIN answer", member, f"it sends this node to {leader!r}, which is no node")
+                return
+            if self._pin_leader != leader:
+                log.info(
+                    "the table is slowed by wrong PINs: %s sends this node to its leader %s", member, leader
+                )
+            self._pin_leader = leader
+            self._say_hello()
             return
         if verdict == "held":
             if not self._told_to_wait:
@@ -711,6 +727,8 @@ class Node:
                 return False
         if self._backoff.slowed(monotonic_ms()) and not self.is_leader:
             self._drop("a hello", joiner, "the table is slowed by wrong PINs: only its leader answers")
+            if self.raft.leader is not None:
+                self._answer(joiner, "pin", {"answer": b"", "verdict": "ask", "leader": self.raft.leader})
             return False
         answered = verifier.answer(joiner, offer)
         if isinstance(answered, str):

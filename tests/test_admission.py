@@ -166,13 +166,13 @@ class Table:
         await self.founder.start()
         self.founder.propose(b"the founder's first entry")
 
-    async def joiner(self, name: str, pin: str | None) -> Node:
+    async def joiner(self, name: str, pin: str | None, contact: str = "founder:1") -> Node:
         transport = self.network.transport(name)
         await transport.start()
         node = Node(transport, TABLE, MemoryStorage(), voters=("founder:1",), address_of=address, pin=pin)
         self.refusals[name] = []
         node.on_refused = self.refusals[name].append
-        await node.start(contact="founder:1")
+        await node.start(contact=contact)
         return node
 
 
@@ -300,8 +300,9 @@ def send(transport: MemoryTransport, kind: str, body: dict[str, object], to: str
 
 def test_wrong_guesses_at_one_member_slow_the_whole_table_and_every_member_says_so() -> None:
     """A stranger guesses at a spectator (a member too): the spectator tells the leader of each wrong
-    guess, both say who guesses, and from then on the spectator answers no offer and the leader checks
-    one confirmation per interval, a friend's before the stranger's."""
+    guess, both say who guesses, and from then on the spectator answers no offer (it sends the joiner
+    to the leader) and the leader checks one confirmation per interval, a friend's before the
+    stranger's, though the friend knocked at the spectator's door."""
 
     async def scene() -> None:
         network = MemoryNetwork()
@@ -334,10 +335,11 @@ def test_wrong_guesses_at_one_member_slow_the_whole_table_and_every_member_says_
         send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer})
         await until(lambda: False, 0.3)
         send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer, "proof": bytes(32)})
-        friend = await table.joiner("friend:4", PIN)
+        friend = await table.joiner("friend:4", PIN, contact="spectator:2")
         founder_verifier = table.founder._verifier
         assert founder_verifier is not None
         assert await until(lambda: founder_verifier.waiting("friend:4"))
+        assert friend._pin_leader == "founder:1"  # the spectator sent it there (it might not know it)
         assert founder_verifier.waiting("10.0.0.7:3") and founder_verifier.wrong == 0
         assert await until(lambda: friend.node_id in table.founder.raft.learners, SLOWED_INTERVAL_S + 1)
         assert founder_verifier.waiting("10.0.0.7:3")  # the friend went first, the stranger waits on
