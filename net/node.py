@@ -18,17 +18,17 @@ its sender and dropped; the tick, ping and hello loops log and go on. A ``hello`
 (a member may forward a newcomer's), names a node id that is an address, and is refused once the table
 holds ``MAX_LEARNERS`` learners. At a table with a PIN, a node admits only a newcomer that proves it
 (``kdm.net.admission``): until then the newcomer gets the next step of that exchange and nothing else,
-no log entry, no direct note, no pong. A member tells every other member of each wrong guess it
-checks (``pin_wrong``: a direct message, not an entry of the log, for the backoff and the screens need
-a count, not one order of it on every peer, and a flood of guesses must not fill the log); once the
-table is slowed (``GuessBackoff``), only its leader checks confirmations, one at a time, so the table's
-pace is kept in one place, and every member says who guesses (``on_pin_guesses``). A node sends to
-non-members only to answer them (which table is this? the PIN exchange), ``STRANGER_ANSWERS_PER_S`` a
-second, and keeps at most ``MAX_STRANGER_SOCKETS`` sockets to them, the least recently used closed
-first; it answers pings from members only. A leader takes no membership change from another node, and
-from another node only what the application's ``screen_proposal`` lets in. From a node that does not
-vote no raft message but answers to the leader and proposals is taken, and none that would move the
-term.
+no log entry, no direct note, no pong. A member tells every other member of each wrong guess it checks,
+and of each right one (``pin_checked``: a direct message, not an entry of the log, for the backoff and
+the screens need a count, not one order of it on every peer, and a flood of guesses must not fill the
+log); once the table is slowed (``GuessBackoff``), only its leader checks confirmations, one at a time,
+so the table's pace is kept in one place, and every member says who guesses (``on_pin_guesses``). A node
+sends to non-members only to answer them (which table is this? the PIN exchange),
+``STRANGER_ANSWERS_PER_S`` a second, and keeps at most ``MAX_STRANGER_SOCKETS`` sockets to them, the
+least recently used closed first; it answers pings from members only. A leader takes no membership
+change from another node, and from another node only what the application's ``screen_proposal`` lets in.
+From a node that does not vote no raft message but answers to the leader and proposals is taken, and
+none that would move the term.
 
 Stranded: a voter that hears no leader, nor enough voters to make a quorum, for ``STRANDED_AFTER_MS``
 names the voters it has not heard from (``not_heard_from``); the table cannot commit without them. Only
@@ -136,8 +136,8 @@ def _pin_body(body: dict[str, Any]) -> None:
     check_fields(body, {"answer": bytes}, {"verdict": str, "wait_s": float, "leader": str})
 
 
-def _pin_wrong_body(body: dict[str, Any]) -> None:
-    check_fields(body, {"joiner": str})
+def _pin_checked_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"joiner": str, "wrong": bool})
 
 
 def _ping_body(body: dict[str, Any]) -> None:
@@ -156,7 +156,7 @@ def node_codec(table: str) -> Codec:
     """The wire codec for one table's traffic: consensus, clock, and direct messages between members."""
     return Codec(
         table,
-        {"raft": _raft_body, "hello": _hello_body, "pin": _pin_body, "pin_wrong": _pin_wrong_body,
+        {"raft": _raft_body, "hello": _hello_body, "pin": _pin_body, "pin_checked": _pin_checked_body,
          "ping": _ping_body, "pong": _pong_body, "direct": _direct_body},
     )  # fmt: skip
 
@@ -535,13 +535,15 @@ class Node:
             self._hello(sender, body)
         elif envelope.kind == "pin":
             self._pin_answer(sender, body)
-        elif envelope.kind == "pin_wrong":
-            if sender in self.members and sender != self.node_id:
+        elif envelope.kind == "pin_checked":
+            if sender not in self.members or sender == self.node_id:
+                self._drop("a PIN check's report", sender, "not a member of this table")
+            elif not body["wrong"]:
+                self._backoff.checked(monotonic_ms())  # a turn taken: the next leader waits for it too
+            else:
                 if self._verifier is not None:
                     self._verifier.guessed_wrong(body["joiner"])
                 self._guessed_wrong(body["joiner"])
-            else:
-                self._drop("a wrong-guess report", sender, "not a member of this table")
         elif envelope.kind == "ping":
             if sender in self.members:
                 self._send(sender, "pong", {"sent": body["sent"], "time": monotonic_ms()})
@@ -756,6 +758,9 @@ class Node:
             checked = verifier.check_next()
             assert checked is not None
             joiner, proved = checked
+            for member in self.members:
+                if member != self.node_id:
+                    self._send(member, "pin_checked", {"joiner": joiner, "wrong": not proved})
             if proved:
                 log.info("%s proved the table's PIN", joiner)
                 self._backoff.checked(now)
@@ -766,9 +771,6 @@ class Node:
                 continue
             self._drop("a hello", joiner, f"a wrong PIN (wrong guesses checked here: {verifier.wrong})")
             self._answer(joiner, "pin", {"answer": b"", "verdict": "wrong"})
-            for member in self.members:
-                if member != self.node_id:
-                    self._send(member, "pin_wrong", {"joiner": joiner})
             self._guessed_wrong(joiner)
 
     def _checks_turn(self) -> None:

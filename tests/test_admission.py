@@ -30,6 +30,7 @@ from kdm.net.admission import (
     Verifier,
     check_pin,
 )
+from kdm.net.clock import monotonic_ms
 from kdm.net.node import Node, node_codec
 from kdm.net.raft_log import MemoryStorage
 from kdm.net.transport import MemoryNetwork, MemoryTransport
@@ -343,6 +344,10 @@ def test_wrong_guesses_at_one_member_slow_the_whole_table_and_every_member_says_
         assert founder_verifier.waiting("10.0.0.7:3") and founder_verifier.wrong == 0
         assert await until(lambda: friend.node_id in table.founder.raft.learners, SLOWED_INTERVAL_S + 1)
         assert founder_verifier.waiting("10.0.0.7:3")  # the friend went first, the stranger waits on
+        # The spectator heard of that turn too: were it to lead now, it would wait as long.
+        assert await until(
+            lambda: spectator._backoff.wait_ms(monotonic_ms()) > (SLOWED_INTERVAL_S - 1) * 1000
+        )
         assert await until(lambda: founder_verifier.wrong == 1, SLOWED_INTERVAL_S + 1)
         assert spectator._verifier.wrong == FREE_WRONG_PINS
         await asyncio.gather(stranger.close(), friend.stop(), spectator.stop(), table.founder.stop())
