@@ -72,6 +72,8 @@ SLOWED_INTERVAL_S = 20.0
 DOUBLING_EVERY = 60
 #: ... up to this (a stranger who keeps on settles near 40 s a guess: 90 an hour).
 MAX_INTERVAL_S = 120.0
+#: Wrong guesses a member remembers at most (a member that reports a flood of them only slows the table).
+MAX_REMEMBERED_GUESSES = 10_000
 #: Exchanges a member keeps open (answered, waiting for the joiner's confirmation); the oldest goes first.
 MAX_OPEN_EXCHANGES = 16
 #: What a PIN may be, as a user reads it.
@@ -252,7 +254,7 @@ class GuessBackoff:
 
     def __init__(self) -> None:
         #: (when, the guesser's host) of each wrong guess of the last ``GUESS_MEMORY_S``, oldest first.
-        self._wrong: deque[tuple[float, str]] = deque()
+        self._wrong: deque[tuple[float, str]] = deque(maxlen=MAX_REMEMBERED_GUESSES)
         self._last_check_ms = float("-inf")
 
     def _forget(self, now_ms: float) -> None:

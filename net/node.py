@@ -785,10 +785,16 @@ class Node:
         said = self._guesses_said.get(host)
         if not self._backoff.slowed(now) or (said is not None and now - said < PIN_GUESSES_SAID_EVERY_MS):
             return
+        self._guesses_said = {
+            other: at for other, at in self._guesses_said.items() if now - at < PIN_GUESSES_SAID_EVERY_MS
+        }
         self._guesses_said[host] = now
         tried, interval_s = self._backoff.tried(host, now), self._backoff.interval_s(now)
         log.warning(
-            "someone at %s tried %d wrong PINs lately: one checked every %.0f s", host, tried, interval_s
+            "someone at %s tried %d wrong PINs in the last hour: one checked every %.0f s",
+            host,
+            tried,
+            interval_s,
         )
         if self.on_pin_guesses is not None:
             self.on_pin_guesses(host, tried, interval_s)
