@@ -297,6 +297,7 @@ class TableSession:
         #: Told the names of the seats played by a process whose fork is proven: the screen.
         self.on_fork: Callable[[str], None] | None = None
         node.on_refused = self._refused
+        node.on_pin_guesses = self._pin_guesses
         self.players = players
         self.error: str | None = None
         self.pin_refused = False
@@ -314,6 +315,9 @@ class TableSession:
         self.stranded: list[str] = []
         #: Told (with ``stranded``) whenever the table is stranded or commits again: the screen.
         self.on_stranded: Callable[[list[str]], None] | None = None
+        #: Told (host, wrong PINs from it in the last hour, seconds between two checks) when someone
+        #: guesses the table's PIN (``kdm.net.admission``): the screen.
+        self.on_pin_guesses: Callable[[str, int, float], None] | None = None
         self._reconcile_soon = False
         self._answering: asyncio.DatagramTransport | None = None
 
@@ -464,6 +468,14 @@ class TableSession:
             return False
         self.say(f"going on without {', '.join(missing)}: bots play their seats")
         return True
+
+    def _pin_guesses(self, host: str, tried: int, interval_s: float) -> None:
+        self.say(
+            f"someone at {host} tried {tried} wrong PINs in the last hour: the table checks one PIN every"
+            f" {interval_s:.0f} s"
+        )
+        if self.on_pin_guesses is not None:
+            self.on_pin_guesses(host, tried, interval_s)
 
     def _check_stranded(self) -> None:
         """Say when the table cannot commit, naming the laptops not heard from, and when it can again;

@@ -18,12 +18,17 @@ its sender and dropped; the tick, ping and hello loops log and go on. A ``hello`
 (a member may forward a newcomer's), names a node id that is an address, and is refused once the table
 holds ``MAX_LEARNERS`` learners. At a table with a PIN, a node admits only a newcomer that proves it
 (``kdm.net.admission``): until then the newcomer gets the next step of that exchange and nothing else,
-no log entry, no direct note, no pong. A node sends to non-members only to answer them (which table is
-this? the PIN exchange), ``STRANGER_ANSWERS_PER_S`` a second, and keeps at most
-``MAX_STRANGER_SOCKETS`` sockets to them, the least recently used closed first; it answers pings from
-members only. A leader takes no membership change from another node, and from another node only
-what the application's ``screen_proposal`` lets in. From a node that does not vote no raft message but
-answers to the leader and proposals is taken, and none that would move the term.
+no log entry, no direct note, no pong. A member tells every other member of each wrong guess it checks,
+and of each right one (``pin_checked``: a direct message, not an entry of the log, for the backoff and
+the screens need a count, not one order of it on every peer, and a flood of guesses must not fill the
+log); once the table is slowed (``GuessBackoff``), only its leader checks confirmations, one at a time,
+so the table's pace is kept in one place, and every member says who guesses (``on_pin_guesses``). A node
+sends to non-members only to answer them (which table is this? the PIN exchange),
+``STRANGER_ANSWERS_PER_S`` a second, and keeps at most ``MAX_STRANGER_SOCKETS`` sockets to them, the
+least recently used closed first; it answers pings from members only. A leader takes no membership
+change from another node, and from another node only what the application's ``screen_proposal`` lets in.
+From a node that does not vote no raft message but answers to the leader and proposals is taken, and
+none that would move the term.
 
 Stranded: a voter that hears no leader, nor enough voters to make a quorum, for ``STRANDED_AFTER_MS``
 names the voters it has not heard from (``not_heard_from``); the table cannot commit without them. Only
@@ -43,7 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 from .addresses import EVERYWHERE, primary_address
-from .admission import Prover, Verifier
+from .admission import GuessBackoff, Prover, Verifier
 from .clock import ClockEstimator, ClockSample, PerSecond, monotonic_ms
 from .keys import NodeKeys
 from .loops import every
@@ -85,6 +90,8 @@ STRANGER_ANSWERS_PER_S = 50
 CAUGHT_UP_SLACK = 32
 #: Joiners remembered as having proved the table's PIN, until they are members (the oldest forgotten).
 MAX_ADMITTED = 64
+#: How often a member says again that someone guesses the PIN (while they go on).
+PIN_GUESSES_SAID_EVERY_MS = 60_000.0
 #: A voter that has heard no leader, nor a quorum of voters, for this long is stranded (``not_heard_from``):
 #: past an election or two (0.5 to 1 s each), so a table that only changes leader is never stranded.
 STRANDED_AFTER_MS = 2000.0
@@ -113,6 +120,11 @@ async def listen(
     return transport
 
 
+def host_of(node_id: str) -> str:
+    """The host a node id names (``HOST`` of ``HOST:PORT~KEY``)."""
+    return node_id.rsplit("~", 1)[0].rsplit(":", 1)[0]
+
+
 def address_of(node_id: str) -> str:
     """The zmq address a node id (or a contact's ``HOST:PORT``) names; ValueError when it is neither."""
     if not is_node_id(node_id):
@@ -135,7 +147,11 @@ def _hello_body(body: dict[str, Any]) -> None:
 
 
 def _pin_body(body: dict[str, Any]) -> None:
-    check_fields(body, {"answer": bytes, "confirm": bytes})
+    check_fields(body, {"answer": bytes}, {"verdict": str, "wait_s": float, "leader": str})
+
+
+def _pin_checked_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"joiner": str, "wrong": bool})
 
 
 def _ping_body(body: dict[str, Any]) -> None:
@@ -186,8 +202,9 @@ def node_codec(table: str) -> Codec:
     """The wire codec for one table's traffic: consensus, clock, and direct messages between members."""
     return Codec(
         table,
-        {"raft": _raft_body, "hello": _hello_body, "pin": _pin_body, "ping": _ping_body,
-         "pong": _pong_body, "direct": _direct_body, "heads": _heads_body, "fork": _fork_body},
+        {"raft": _raft_body, "hello": _hello_body, "pin": _pin_body, "pin_checked": _pin_checked_body,
+         "ping": _ping_body, "pong": _pong_body, "direct": _direct_body, "heads": _heads_body,
+         "fork": _fork_body},
     )  # fmt: skip
 
 
@@ -349,6 +366,18 @@ class Node:
         self._verifier = Verifier(table, self.node_id, pin) if pin else None
         self._prover = Prover(table, self.node_id, pin) if pin else None
         self._admitted: OrderedDict[str, None] = OrderedDict()
+        #: The table's wrong guesses as this member knows them, and whether a check waits for its turn.
+        self._backoff = GuessBackoff()
+        self._check_waits: asyncio.TimerHandle | None = None
+        #: host → when this member last said that someone there guesses the PIN (monotonic ms).
+        self._guesses_said: dict[str, float] = {}
+        #: Called with (host, its wrong guesses lately, seconds between two checks) when someone guesses
+        #: the PIN at the table: the application shows it on screen.
+        self.on_pin_guesses: Callable[[str, int, float], None] | None = None
+        #: Whether this joiner was told that its confirmation waits for the table's turn.
+        self._told_to_wait = False
+        #: The leader a member sent this joiner to, while the table is slowed by wrong PINs (None: none).
+        self._pin_leader: str | None = None
         #: member → this joiner's confirmation of the PIN exchange that member answered.
         self._proofs: dict[str, bytes] = {}
         #: Called with one line when the table refuses this joiner for good (a PIN wanted, or wrong).
@@ -379,6 +408,8 @@ class Node:
 
     async def stop(self) -> None:
         tasks = [*self._tasks, *([self._syncing] if self._syncing else [])]
+        if self._check_waits is not None:
+            self._check_waits.cancel()
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -568,6 +599,15 @@ class Node:
             self._hello(sender, body)
         elif envelope.kind == "pin":
             self._pin_answer(sender, body)
+        elif envelope.kind == "pin_checked":
+            if sender not in self.members or sender == self.node_id:
+                self._drop("a PIN check's report", sender, "not a member of this table")
+            elif not body["wrong"]:
+                self._backoff.checked(monotonic_ms())  # a turn taken: the next leader waits for it too
+            else:
+                if self._verifier is not None:
+                    self._verifier.guessed_wrong(body["joiner"])
+                self._guessed_wrong(body["joiner"])
         elif envelope.kind == "ping":
             if sender in self.members:
                 self._send(sender, "pong", {"sent": body["sent"], "time": monotonic_ms()})
@@ -685,6 +725,8 @@ class Node:
         leader = self.raft.leader
         if leader and leader != self.node_id and self.silent_ms(leader) <= REHELLO_AFTER_MS:
             return leader
+        if self._pin_leader is not None and self.node_id not in self.members:
+            return self._pin_leader  # only the leader checks a PIN while the table is slowed
         # No leader heard lately: it may be gone for good (a killed process comes back as another
         # node), so ask around, the member it joined through first.
         others = [member for member in self.members if member not in (self.node_id, self._contact)]
@@ -700,6 +742,30 @@ class Node:
         if member not in self._greeted or self.node_id in self.members:
             self._drop("a PIN answer", member, "this node did not ask it")
             return
+        verdict = body.get("verdict", "")
+        if verdict == "wrong":
+            self._refused("the table refused the PIN: it is not this table's PIN")
+            return
+        if verdict == "ask":
+            leader = body.get("leader", "")
+            if not is_node_id(leader) or leader == self.node_id:
+                self._drop("a PIN answer", member, f"it sends this node to {leader!r}, which is no node")
+                return
+            if self._pin_leader != leader:
+                log.info(
+                    "the table is slowed by wrong PINs: %s sends this node to its leader %s", member, leader
+                )
+            self._pin_leader = leader
+            self._say_hello()
+            return
+        if verdict == "held":
+            if not self._told_to_wait:
+                self._told_to_wait = True
+                wait_s = body.get("wait_s", 0.0)
+                log.info(
+                    "the table is slowed by wrong PINs: it checks one every %.0f s, ours in turn", wait_s
+                )
+            return
         if not body["answer"]:
             if self._prover is None:
                 self._refused("the table asks for a PIN: give it with --pin")
@@ -707,9 +773,9 @@ class Node:
         if self._prover is None:
             self._drop("a PIN answer", member, "this node offered no PIN")
             return
-        proof = self._prover.confirm(member, body["answer"], body["confirm"])
+        proof = self._prover.confirm(member, body["answer"])
         if proof is None:
-            self._refused("the table refused the PIN: it is not this table's PIN")
+            self._drop("a PIN answer", member, "its answer is not a point of the group")
             return
         self._proofs[member] = proof
         self._say_hello()  # at once, with the proof
@@ -753,26 +819,87 @@ class Node:
         offer, proof = body.get("offer", b""), body.get("proof", b"")
         if not offer:
             self._drop("a hello", joiner, "it offers no PIN, and this table has one")
-            self._answer(joiner, "pin", {"answer": b"", "confirm": b""})
+            self._answer(joiner, "pin", {"answer": b""})
             return False
         if proof:
-            proved = verifier.check(joiner, offer, proof)
-            if proved:
-                log.info("%s proved the table's PIN", joiner)
-                self._admitted[joiner] = None
-                while len(self._admitted) > MAX_ADMITTED:
-                    self._admitted.popitem(last=False)
-                return True
-            if proved is False:
-                self._drop("a hello", joiner, f"a wrong PIN (wrong guesses so far: {verifier.wrong})")
+            held = verifier.confirmed(joiner, offer, proof)
+            if held is not None:
+                self._check_pins()  # which welcomes the joiner if its turn came and it proved the PIN
+                if held and verifier.waiting(joiner):
+                    wait_s = self._backoff.interval_s(monotonic_ms())
+                    self._answer(joiner, "pin", {"answer": b"", "verdict": "held", "wait_s": wait_s})
                 return False
+        if self._backoff.slowed(monotonic_ms()) and not self.is_leader:
+            self._drop("a hello", joiner, "the table is slowed by wrong PINs: only its leader answers")
+            if self.raft.leader is not None:
+                self._answer(joiner, "pin", {"answer": b"", "verdict": "ask", "leader": self.raft.leader})
+            return False
         answered = verifier.answer(joiner, offer)
         if isinstance(answered, str):
             self._drop("a hello", joiner, answered)
             return False
-        answer, confirm = answered
-        self._answer(joiner, "pin", {"answer": answer, "confirm": confirm})
+        self._answer(joiner, "pin", {"answer": answered})
         return False
+
+    def _check_pins(self) -> None:
+        """Check the confirmations held here as fast as the table may (``GuessBackoff``): at once while
+        it is not slowed, else at the leader only, one each interval (a timer for the next one)."""
+        verifier = self._verifier
+        assert verifier is not None
+        while verifier.holds:
+            now = monotonic_ms()
+            if self._backoff.slowed(now) and not self.is_leader:
+                return  # it may lead later: the joiner's next hello finds its confirmation held
+            wait_ms = self._backoff.wait_ms(now)
+            if wait_ms > 0:
+                if self._check_waits is None:
+                    self._check_waits = asyncio.get_running_loop().call_later(
+                        wait_ms / 1000, self._checks_turn
+                    )
+                return
+            checked = verifier.check_next()
+            assert checked is not None
+            joiner, proved = checked
+            for member in self.members:
+                if member != self.node_id:
+                    self._send(member, "pin_checked", {"joiner": joiner, "wrong": not proved})
+            if proved:
+                log.info("%s proved the table's PIN", joiner)
+                self._backoff.checked(now)
+                self._admitted[joiner] = None
+                while len(self._admitted) > MAX_ADMITTED:
+                    self._admitted.popitem(last=False)
+                self._welcome(joiner)
+                continue
+            self._drop("a hello", joiner, f"a wrong PIN (wrong guesses checked here: {verifier.wrong})")
+            self._answer(joiner, "pin", {"answer": b"", "verdict": "wrong"})
+            self._guessed_wrong(joiner)
+
+    def _checks_turn(self) -> None:
+        self._check_waits = None
+        self._check_pins()
+
+    def _guessed_wrong(self, joiner: str) -> None:
+        """A wrong guess at the table, here or told by another member: it slows the table down, and
+        once it is slowed, this member says who guesses (every minute while they go on)."""
+        now, host = monotonic_ms(), host_of(joiner)
+        self._backoff.wrong(host, now)
+        said = self._guesses_said.get(host)
+        if not self._backoff.slowed(now) or (said is not None and now - said < PIN_GUESSES_SAID_EVERY_MS):
+            return
+        self._guesses_said = {
+            other: at for other, at in self._guesses_said.items() if now - at < PIN_GUESSES_SAID_EVERY_MS
+        }
+        self._guesses_said[host] = now
+        tried, interval_s = self._backoff.tried(host, now), self._backoff.interval_s(now)
+        log.warning(
+            "someone at %s tried %d wrong PINs in the last hour: one checked every %.0f s",
+            host,
+            tried,
+            interval_s,
+        )
+        if self.on_pin_guesses is not None:
+            self.on_pin_guesses(host, tried, interval_s)
 
     def _hello_refusal(self, sender: str, newcomer: str) -> str | None:
         if newcomer != sender and sender not in self.members:

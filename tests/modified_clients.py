@@ -29,6 +29,11 @@ of program, not a mock of one.
   (a chat line in its player's name, one text for each), then goes on as if nothing happened.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
+- ``pin-guesser SECONDS MEMBER...``: a stranger who guesses the table's PIN against every member at
+  once for ``SECONDS``, over kdm's own exchange (``kdm.net.admission``) and wire, one guess in flight
+  per member, as fast as each answers. Each answer it gets is written down: ``pin answered`` (its
+  guess was wrong), ``pin held`` (its confirmation waits for the table's turn), and ``pin stopped``
+  at the end, with how many it sent.
 - ``door``: ``kdm``, imported already, that waits for the table's contact on its input and puts it in
   place of ``CONTACT`` in its arguments: a joiner started with the host joins the moment the host
   listens. Its bot thinks quickly, for a shorter game; the join is kdm's own.
@@ -62,8 +67,9 @@ from kdm.events import Event, TimedEvent
 from kdm.kilo import bots as kilo_bots
 from kdm.kilo.events import Announce, Draw, ShowHand, Slap
 from kdm.manager import installed_plugins
+from kdm.net.admission import Prover
 from kdm.net.keys import new_keys, public_key_of
-from kdm.net.node import Node, address_of, lobby_codec
+from kdm.net.node import Node, address_of, ask_table_id, listen, lobby_codec, node_codec
 from kdm.net.raft_log import chain_hash
 from kdm.net.raft_messages import Certificate, ConfChange, Message, Vote, message_to_dict
 from kdm.net.raft_messages import Entry as RaftEntry
@@ -458,6 +464,77 @@ def raw_sockets(node: Node, members: list[str]) -> None:
         context.term()
 
 
+# --- the PIN guesser --------------------------------------------------------------------------------
+
+#: How often the guesser says hello again to a member that has not answered its last one.
+GUESS_AGAIN_S = 0.1
+
+
+def pin_guesser(seconds: float, members: list[str]) -> None:
+    asyncio.run(guess_pins(seconds, members))
+
+
+async def guess_pins(seconds: float, members: list[str]) -> None:
+    """Guess PINs from 0000 up at every member at once: each member gets the next guess as soon as it
+    says the last one was wrong. A member that answers an offer gets the confirmation at once."""
+    transport = await listen("127.0.0.1")
+    me = transport.node_id
+    table = (await ask_table_id(transport, members[0], address_of(members[0]))).table
+    codec = node_codec(table)
+    guesses = (f"{guess:04d}" for guess in itertools.count())
+    guessed = {member: next(guesses) for member in members}
+    provers = {member: Prover(table, me, guessed[member]) for member in members}
+    proofs: dict[str, bytes] = {}
+    sent = 0
+
+    def hello(member: str) -> None:
+        nonlocal sent
+        body: dict[str, Any] = {"node": me, "offer": provers[member].offer}
+        if member in proofs:
+            body["proof"] = proofs[member]
+        transport.connect(member, address_of(member))
+        transport.send(member, codec.encode(me, "hello", body))
+        sent += 1
+
+    async def say_hello_again() -> None:
+        while True:
+            for member in members:
+                hello(member)
+            await asyncio.sleep(GUESS_AGAIN_S)  # a client's resend period, not a test synchronisation
+
+    async def read_answers() -> None:
+        while True:
+            sender, payload = await transport.recv()
+            try:
+                envelope = codec.decode(payload, claimed_sender=sender)
+            except ValueError:
+                continue
+            if envelope.kind != "pin" or sender not in provers:
+                continue
+            verdict, answer = envelope.body.get("verdict", ""), envelope.body["answer"]
+            if verdict == "wrong":
+                note("pin answered", member=sender, pin=guessed[sender])
+                guessed[sender] = next(guesses)
+                provers[sender] = Prover(table, me, guessed[sender])
+                proofs.pop(sender, None)
+                hello(sender)
+            elif verdict == "held":
+                note("pin held", member=sender)
+            elif answer:
+                proof = provers[sender].confirm(sender, answer)
+                if proof is not None:
+                    proofs[sender] = proof
+                    hello(sender)
+
+    tasks = [asyncio.ensure_future(say_hello_again()), asyncio.ensure_future(read_answers())]
+    await asyncio.sleep(seconds)  # the attack lasts this long
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    note("pin stopped", node=me, hellos=sent)
+    await transport.close()
+
+
 # --- the join race -------------------------------------------------------------------------------
 
 
@@ -502,6 +579,9 @@ def main(argv: list[str]) -> int:
         forker()
     elif role == "late-founder":
         late_founder(int(arguments.pop(0)))
+    elif role == "pin-guesser":
+        pin_guesser(float(arguments[0]), arguments[1:])
+        return 0
     elif role == "door":
         arguments = door(arguments)
     else:

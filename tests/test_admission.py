@@ -3,7 +3,8 @@
 The exchange itself (``kdm.net.admission``) is tested alone first, then nodes on the memory network: a
 joiner with the PIN becomes a learner and reads the log; one without it, or with a wrong one, is told
 so in one line and gets nothing of the table; a stranger replaying or forging confirmations gets no
-further, and each of its guesses costs it an exchange."""
+further, each of its guesses costs it an exchange and is counted, and after a few the whole table
+checks one confirmation per interval, at its leader, a friend's before a guesser's (issue 25)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,19 @@ from pathlib import Path
 
 import pytest
 
-from kdm.net.admission import EXCHANGES_PER_S, Prover, Verifier, check_pin
+from kdm.net.admission import (
+    DOUBLING_EVERY,
+    EXCHANGES_PER_S,
+    FREE_WRONG_PINS,
+    GUESS_MEMORY_S,
+    MAX_INTERVAL_S,
+    SLOWED_INTERVAL_S,
+    GuessBackoff,
+    Prover,
+    Verifier,
+    check_pin,
+)
+from kdm.net.clock import monotonic_ms
 from kdm.net.node import Node, node_codec
 from kdm.net.raft_log import MemoryStorage
 from kdm.net.transport import MemoryNetwork, MemoryTransport
@@ -29,33 +42,65 @@ TABLE = "kitchen-table"
 PIN = "73915046"
 
 
-def test_the_right_pin_is_proved_both_ways() -> None:
+def test_the_right_pin_is_proved() -> None:
     joiner, member = Prover(TABLE, "joiner", PIN), Verifier(TABLE, "member", PIN)
-    answered = member.answer("joiner", joiner.offer)
-    assert not isinstance(answered, str)
-    confirmation = joiner.confirm("member", *answered)
+    answer = member.answer("joiner", joiner.offer)
+    assert isinstance(answer, bytes) and len(answer) == 32  # a point, and nothing else
+    confirmation = joiner.confirm("member", answer)
     assert confirmation is not None
-    assert member.check("joiner", joiner.offer, confirmation) is True
+    assert member.confirmed("joiner", joiner.offer, confirmation) is True
+    assert member.waiting("joiner")
+    assert member.check_next() == ("joiner", True)
+    assert not member.holds and member.wrong == 0
 
 
-def test_a_wrong_pin_is_caught_by_the_joiner_and_costs_the_member_one_guess() -> None:
+def test_a_wrong_pin_is_known_only_to_the_member_and_costs_one_guess() -> None:
+    """The joiner confirms first: a guesser cannot tell a right answer from a wrong one, and learns
+    its guess was wrong only from the member, which counts it."""
     member = Verifier(TABLE, "member", PIN)
     guesser = Prover(TABLE, "joiner", "73915047")
-    answered = member.answer("joiner", guesser.offer)
-    assert not isinstance(answered, str)
-    assert guesser.confirm("member", *answered) is None  # the member's confirmation does not match
-    # A guesser that confirms anyway gets one answer per exchange: wrong, then nothing open any more.
-    assert member.check("joiner", guesser.offer, bytes(32)) is False
+    answer = member.answer("joiner", guesser.offer)
+    assert isinstance(answer, bytes)
+    confirmation = guesser.confirm("member", answer)
+    assert confirmation is not None  # nothing here says whether the guess was right
+    assert member.confirmed("joiner", guesser.offer, confirmation) is True
+    assert member.confirmed("joiner", guesser.offer, bytes(32)) is False  # the first one counts
+    assert member.check_next() == ("joiner", False)
     assert member.wrong == 1
-    assert member.check("joiner", guesser.offer, bytes(32)) is None
+    # One exchange takes one confirmation: the next must come with a new exchange.
+    assert member.confirmed("joiner", guesser.offer, confirmation) is None
+
+
+def test_a_joiner_that_guessed_wrong_waits_behind_one_that_did_not() -> None:
+    member = Verifier(TABLE, "member", PIN)
+    guesser, friend = Prover(TABLE, "guesser", "0000"), Prover(TABLE, "friend", PIN)
+    for _ in range(2):
+        guesser = Prover(TABLE, "guesser", "0000")
+        answer = member.answer("guesser", guesser.offer)
+        assert isinstance(answer, bytes)
+        member.confirmed("guesser", guesser.offer, guesser.confirm("member", answer) or b"")
+        if member.wrong == 0:
+            assert member.check_next() == ("guesser", False)
+    answer = member.answer("friend", friend.offer)
+    assert isinstance(answer, bytes)
+    member.confirmed("friend", friend.offer, friend.confirm("member", answer) or b"")
+    assert member.check_next() == ("friend", True)  # held after the guesser's, checked first
+    assert member.check_next() == ("guesser", False)
+    assert member.check_next() is None
 
 
 def test_a_confirmation_is_bound_to_the_table_the_joiner_and_the_member() -> None:
     joiner = Prover(TABLE, "joiner", PIN)
-    for other in (Verifier("another-table", "member", PIN), Verifier(TABLE, "member", PIN)):
-        answered = other.answer("someone-else", joiner.offer)
-        assert not isinstance(answered, str)
-        assert joiner.confirm("member", *answered) is None
+    for other, name in (
+        (Verifier("another-table", "member", PIN), "joiner"),
+        (Verifier(TABLE, "member", PIN), "someone-else"),
+    ):
+        answer = other.answer(name, joiner.offer)
+        assert isinstance(answer, bytes)
+        confirmation = joiner.confirm("member", answer)
+        assert confirmation is not None
+        assert other.confirmed(name, joiner.offer, confirmation) is True
+        assert other.check_next() == (name, False)
 
 
 def test_an_offer_that_is_no_point_is_refused_and_a_repeated_offer_is_not_a_new_guess() -> None:
@@ -68,6 +113,30 @@ def test_an_offer_that_is_no_point_is_refused_and_a_repeated_offer_is_not_a_new_
     # Fresh offers are fresh guesses: the member answers only so many a second.
     answers = [member.answer(f"guesser{i}", Prover(TABLE, f"guesser{i}", "0000").offer) for i in range(4)]
     assert sum(isinstance(answer, str) for answer in answers) >= 4 - 2
+    assert joiner.confirm("member", b"\x01" * 32) is None  # an answer that is no point
+
+
+def test_the_table_slows_down_after_a_few_wrong_guesses_and_more_after_many() -> None:
+    backoff = GuessBackoff()
+    now = 1_000_000.0
+    for _ in range(FREE_WRONG_PINS - 1):
+        backoff.wrong("10.0.0.7", now)
+        assert not backoff.slowed(now) and backoff.wait_ms(now) == 0
+    backoff.wrong("10.0.0.7", now)
+    assert backoff.slowed(now)
+    assert backoff.wait_ms(now) == SLOWED_INTERVAL_S * 1000
+    assert backoff.wait_ms(now + SLOWED_INTERVAL_S * 1000) == 0
+    backoff.checked(now + 5000)  # a right PIN checked: the next waits its turn too
+    assert backoff.wait_ms(now + 5000) == SLOWED_INTERVAL_S * 1000
+    for _ in range(DOUBLING_EVERY):
+        backoff.wrong("10.0.0.8", now)
+    assert backoff.interval_s(now) == 2 * SLOWED_INTERVAL_S
+    for _ in range(DOUBLING_EVERY * 10):
+        backoff.wrong("10.0.0.8", now)
+    assert backoff.interval_s(now) == MAX_INTERVAL_S
+    assert (backoff.tried("10.0.0.7", now), backoff.tried("10.0.0.9", now)) == (FREE_WRONG_PINS, 0)
+    later = now + GUESS_MEMORY_S * 1000
+    assert not backoff.slowed(later) and backoff.tried("10.0.0.7", later) == 0  # forgotten
 
 
 @pytest.mark.parametrize("pin", ["123", "1234567890123", "12a4", "", "١٢٣٤"])
@@ -98,13 +167,13 @@ class Table:
         await self.founder.start()
         self.founder.propose(b"the founder's first entry")
 
-    async def joiner(self, name: str, pin: str | None) -> Node:
+    async def joiner(self, name: str, pin: str | None, contact: str = "founder:1") -> Node:
         transport = self.network.transport(name)
         await transport.start()
         node = Node(transport, TABLE, MemoryStorage(), voters=("founder:1",), address_of=address, pin=pin)
         self.refusals[name] = []
         node.on_refused = self.refusals[name].append
-        await node.start(contact="founder:1")
+        await node.start(contact=contact)
         return node
 
 
@@ -188,7 +257,8 @@ def test_the_pin_never_travels() -> None:
 
 def test_forged_and_replayed_confirmations_get_a_stranger_nowhere() -> None:
     """A stranger replays a friend's whole hello (offer and confirmation) under its own id, then sends
-    offers with made-up confirmations: it is never a member, and each exchange was one wrong guess."""
+    offers with made-up confirmations: it is never a member, and each exchange was one wrong guess,
+    the fourth checked only once the table's backoff lets it."""
 
     async def scene() -> None:
         network = MemoryNetwork()
@@ -210,15 +280,79 @@ def test_forged_and_replayed_confirmations_get_a_stranger_nowhere() -> None:
             send(stranger, "hello", {"node": "stranger:3", "offer": offer, "proof": bytes(32)})
             await until(lambda: False, 0.3)
         assert "stranger:3" not in table.founder.members
-        assert table.founder._verifier is not None and table.founder._verifier.wrong == 4
+        verifier = table.founder._verifier
+        assert verifier is not None
+        # The replay and two guesses were checked at once, and slowed the table: the third waits.
+        assert verifier.wrong == FREE_WRONG_PINS == 3 and verifier.waiting("stranger:3")
+        loop = asyncio.get_running_loop()
+        slowed_at = loop.time()
+        assert await until(lambda: verifier.wrong == 4, SLOWED_INTERVAL_S + 1)
+        assert loop.time() - slowed_at >= SLOWED_INTERVAL_S - 1  # the third check was 0.6 s before
+        assert "stranger:3" not in table.founder.members
         await asyncio.gather(stranger.close(), friend.stop(), table.founder.stop())
 
     run_virtual(scene())
 
 
-def send(transport: MemoryTransport, kind: str, body: dict[str, object]) -> None:
-    transport.connect("founder:1", "memory://founder:1")
-    transport.send("founder:1", node_codec(TABLE).encode(transport.node_id, kind, body))
+def send(transport: MemoryTransport, kind: str, body: dict[str, object], to: str = "founder:1") -> None:
+    transport.connect(to, address(to))
+    transport.send(to, node_codec(TABLE).encode(transport.node_id, kind, body))
+
+
+def test_wrong_guesses_at_one_member_slow_the_whole_table_and_every_member_says_so() -> None:
+    """A stranger guesses at a spectator (a member too): the spectator tells the leader of each wrong
+    guess, both say who guesses, and from then on the spectator answers no offer (it sends the joiner
+    to the leader) and the leader checks one confirmation per interval, a friend's before the
+    stranger's, though the friend knocked at the spectator's door."""
+
+    async def scene() -> None:
+        network = MemoryNetwork()
+        table = Table(network)
+        await table.start()
+        spectator = await table.joiner("spectator:2", PIN)
+        assert await until(lambda: spectator.node_id in table.founder.raft.learners)
+        said: dict[str, list[tuple[str, int, float]]] = {"founder": [], "spectator": []}
+        table.founder.on_pin_guesses = lambda *guesses: said["founder"].append(guesses)
+        spectator.on_pin_guesses = lambda *guesses: said["spectator"].append(guesses)
+        stranger = network.transport("10.0.0.7:3")
+        await stranger.start()
+        for guess in range(FREE_WRONG_PINS):
+            offer = Prover(TABLE, "10.0.0.7:3", f"{guess:04d}").offer
+            send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer}, to="spectator:2")
+            await until(lambda: False, 0.3)
+            send(
+                stranger,
+                "hello",
+                {"node": "10.0.0.7:3", "offer": offer, "proof": bytes(32)},
+                to="spectator:2",
+            )
+            await until(lambda: False, 0.3)
+        assert spectator._verifier is not None and spectator._verifier.wrong == FREE_WRONG_PINS
+        told = [("10.0.0.7", FREE_WRONG_PINS, SLOWED_INTERVAL_S)]
+        assert await until(lambda: said == {"founder": told, "spectator": told})
+        # The spectator answers no more offers; the leader holds the stranger's guess and a friend's.
+        offer = Prover(TABLE, "10.0.0.7:3", "0003").offer
+        send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer}, to="spectator:2")
+        send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer})
+        await until(lambda: False, 0.3)
+        send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer, "proof": bytes(32)})
+        friend = await table.joiner("friend:4", PIN, contact="spectator:2")
+        founder_verifier = table.founder._verifier
+        assert founder_verifier is not None
+        assert await until(lambda: founder_verifier.waiting("friend:4"))
+        assert friend._pin_leader == "founder:1"  # the spectator sent it there (it might not know it)
+        assert founder_verifier.waiting("10.0.0.7:3") and founder_verifier.wrong == 0
+        assert await until(lambda: friend.node_id in table.founder.raft.learners, SLOWED_INTERVAL_S + 1)
+        assert founder_verifier.waiting("10.0.0.7:3")  # the friend went first, the stranger waits on
+        # The spectator heard of that turn too: were it to lead now, it would wait as long.
+        assert await until(
+            lambda: spectator._backoff.wait_ms(monotonic_ms()) > (SLOWED_INTERVAL_S - 1) * 1000
+        )
+        assert await until(lambda: founder_verifier.wrong == 1, SLOWED_INTERVAL_S + 1)
+        assert spectator._verifier.wrong == FREE_WRONG_PINS
+        await asyncio.gather(stranger.close(), friend.stop(), spectator.stop(), table.founder.stop())
+
+    run_virtual(scene())
 
 
 def test_a_flood_of_offers_is_answered_a_few_a_second() -> None:

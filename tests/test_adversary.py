@@ -11,7 +11,8 @@ at once (a module fixture); the join race starts tables of its own.
 Issue 12's other attacks are replayed elsewhere: garbage and 60 learners at a live table
 (tests/test_processes.py), a thousand identities and a learner's raft messages at one node over zmq
 (tests/test_node_inputs.py), mutated and torn logs (tests/test_storage.py, and ``kdm replay`` in
-tests/test_processes.py), a wrong PIN (tests/test_admission.py), a sniffer (tests/test_capture.py).
+tests/test_processes.py), a wrong PIN (tests/test_admission.py), a PIN guessed at every member at once
+(tests/test_pin_guessing.py), a sniffer (tests/test_capture.py).
 Not here, for no defence holds yet: a seated player's client that forges raft messages as the voter
 it is (an append a term ahead, as if elected), which Raft takes from any voter.
 """

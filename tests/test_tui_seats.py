@@ -268,3 +268,23 @@ def test_a_stranded_table_says_who_it_misses_and_goes_on_when_the_player_presses
 
     run(scene)
     assert decided == [True]
+
+
+def test_someone_guessing_the_pin_is_named_on_screen_in_english_and_french() -> None:
+    """Issue 25: a stranger guessing the PIN is seen. Told by the session (``kdm.net.node`` tells it
+    once the table slowed down), the screen says who and how slowly the table checks now."""
+
+    async def scene() -> None:
+        async with keyed_table() as t:
+            t.screen.show_pin_guesses("10.0.0.7", 12, 20.0)
+            await t.shows("someone at 10.0.0.7 tried 12 wrong PINs")
+            assert t.screen.log[-1].text == (
+                "someone at 10.0.0.7 tried 12 wrong PINs in the last hour: the table checks one PIN"
+                " every 20 s"
+            )
+
+    run(scene)
+    assert say("fr", "pin_guesses", host="10.0.0.7", count=12, seconds="20") == (
+        "quelqu'un à 10.0.0.7 a essayé 12 PIN faux dans la dernière heure : la table ne vérifie plus qu'un "
+        "PIN toutes les 20 s"
+    )

@@ -164,6 +164,7 @@ class TableUI:
         self.app.screen.go_on = session.go_on_without_them
         session.on_stranded = self.app.screen.show_stranded
         session.on_fork = self.app.screen.show_fork
+        session.on_pin_guesses = self.app.screen.show_pin_guesses
         watching = asyncio.get_running_loop().create_task(self._watch_bots(session))
         try:
             await self.app.run()

@@ -438,6 +438,11 @@ class TableScreen:
         if changed:
             self.on_change()
 
+    def show_pin_guesses(self, host: str, tried: int, interval_s: float) -> None:
+        """Someone at ``host`` guesses the table's PIN: the table slowed its checks down."""
+        self._add("error", self.say("pin_guesses", host=host, count=tried, seconds=f"{interval_s:.0f}"))
+        self.on_change()
+
     def show_stranded(self, missing: list[str]) -> None:
         """The table cannot commit without the laptops of ``missing`` (names), or can again ([])."""
         was, self.stranded = self.stranded, list(missing)

@@ -79,6 +79,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "away": ("away", "absent"),
     "peer_lost": ("{name} is not answering", "{name} ne répond plus"),
     "peer_back": ("{name} is back", "{name} est de retour"),
+    "pin_guesses": (
+        "someone at {host} tried {count} wrong PINs in the last hour: the table checks one PIN every"
+        " {seconds} s",
+        "quelqu'un à {host} a essayé {count} PIN faux dans la dernière heure : la table ne vérifie plus"
+        " qu'un PIN toutes les {seconds} s",
+    ),
     "stranded": (
         "the table cannot go on without {names}: no news from their laptops",
         "la table est bloquée sans {names} : aucune nouvelle de leur ordinateur",
