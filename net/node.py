@@ -30,6 +30,12 @@ change from another node, and from another node only what the application's ``sc
 From a node that does not vote no raft message but answers to the leader and proposals is taken, and
 none that would move the term.
 
+Forks: once a second, a voter shows the other voters the last heads its leader signed for it
+(``heads``); a member that finds two for one place has the proof (``RaftNode.check_head``), tells every
+member (``fork``: each checks it itself), and from then on drops everything from that node, which so
+goes silent at the table and is replaced by a bot; the application is told (``on_fork``). Raft
+messages no correct node sends (``Misconduct``) are logged as warnings naming the sender.
+
 Stranded: a voter that hears no leader, nor enough voters to make a quorum, for ``STRANDED_AFTER_MS``
 names the voters it has not heard from (``not_heard_from``); the table cannot commit without them. Only
 a person may decide to go on without them (``go_on_without_them``: a forced reconfiguration, see

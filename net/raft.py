@@ -40,6 +40,19 @@ a majority of the old configuration to come back together, before any of them he
 entry, they would be a quorum of their own (a node left out learns it is no longer a member when it
 says hello to the table again, ``kdm.net.node``).
 
+No voter is taken at its word (issue 25; Tangaroa's Byzantine Raft, accountable safety). A granted vote
+is signed (``raft_signing``), and a leader proves its term with the signed votes of a quorum (its
+election certificate), checked once a term before any append or heartbeat of that term is taken; an
+answer of a newer term is noted, never followed (a leader stands again above it, now and then), and a
+term far ahead without proof is refused. The log is hash-chained; each append carries its leader's
+signature of the chain hash after its entries, checked against the follower's own log, so two heads
+one leader signed for one (term, index) are a `ForkProof`: the leader is convicted, never heard again,
+and the others elect another (entries are compared by chain hash, so the next leader repairs a log that
+took the other fork). A follower commits only what the signed acks of a quorum of its voters cover
+(``_commit_proven``), whatever commit index the leader claims, and checks its leader's membership
+changes (one at a time; ``force`` only from the leader its survivors elected). What no correct node
+sends is refused as `Misconduct`, for the caller to log as such.
+
 A leader counts its own copy of an entry toward a commit once it is saved: at once by default (the
 caller saves a `Ready` before acting on it), or, built with ``saves_in_the_background``, only when the
 caller says the entries are durable (`saved`): its appends then go out while its own sync runs, and
@@ -73,6 +86,7 @@ from .raft_messages import (
     CONF_CHANGE_KINDS,
     ENTRY_KINDS,
     MESSAGE_KINDS,
+    Ack,
     Certificate,
     ConfChange,
     Entry,
@@ -89,6 +103,7 @@ from .raft_messages import (
 from .raft_signing import (
     Signer,
     Unsigned,
+    ack_payload,
     certificate_payload,
     fork_is_proven,
     head_is_signed,
@@ -105,6 +120,7 @@ __all__ = [
     "MAX_TERM_LEAD",
     "MESSAGE_KINDS",
     "STAND_AGAIN_TIMEOUTS",
+    "Ack",
     "Certificate",
     "ConfChange",
     "Entry",
@@ -130,6 +146,8 @@ MAX_ENTRY_BYTES = 16 * 1024  # a proposal larger than this could not travel in o
 MAX_TERM_LEAD = 1000
 #: Why an append is refused whose signed head is not the chain hash its entries make on our log.
 NOT_SIGNED = "its entries are not the ones its leader signed on top of our log"
+#: Acks whose signatures a follower remembers having checked.
+ACKS_CHECKED = 1024
 #: Signed heads a node keeps (its own as leader, its leaders' as follower), the oldest forgotten first.
 HEADS_KEPT = 256
 #: How many election timeouts a leader waits before it stands again for a voter of a newer term.
@@ -220,6 +238,9 @@ class RaftNode:
         #: taken from leaders' appends, by (term, index), the oldest forgotten first.
         self._signed_heads: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._heads: OrderedDict[tuple[int, int], SignedHead] = OrderedDict()
+        #: As leader, our signed acks of our own log; as follower, the acks whose signatures we checked.
+        self._own_acks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
+        self._acks_checked: OrderedDict[tuple[int, str, int, bytes], None] = OrderedDict()
         #: Proofs of forks this node holds, and the leaders they convict.
         self.forks: list[ForkProof] = []
         self.convicted: set[str] = set()
@@ -414,9 +435,9 @@ class RaftNode:
             self._drop_forced()
             if message.kind == "app":
                 return self._handle_append(message)
-            self._log.commit_to(min(message.commit, self._log.last_index))
-            self._send(message.sender, "heartbeat_resp")
-            return None
+            refusal = self._commit_proven(message)
+            self._send(message.sender, "heartbeat_resp", commit=self._log.committed)
+            return refusal
         if (self._state, message.kind) in ((CANDIDATE, "vote_resp"), (PRE_CANDIDATE, "pre_vote_resp")):
             return self._count_vote(message)
         return f"{message.kind} ignored by a {self._state}"
@@ -701,8 +722,9 @@ class RaftNode:
         may be missing here): a quorum of the voters our committed log makes will do; a node whose log
         is empty knows no configuration but the founder's and takes the
         first leader it hears; a learner takes a leader that one of its voters elected; a voter takes
-        the votes of a quorum less one, one of them not the leader's. Until the log is chained and its
-        commits proven, a node that far behind cannot check more than that. A forced election's
+        the votes of a quorum less one, one of them not the leader's, or of a quorum of its voters with
+        one of its learners promoted: a node that far behind has no more to check it
+        against (what it then commits still needs a quorum's signed acks). A forced election's
         certificate holds the vote of every survivor it names, among this node's voters; one that
         leaves this node out is taken only while this node hears no leader (the table is stranded)."""
         payload = certificate_payload(certificate)
@@ -749,6 +771,8 @@ class RaftNode:
                 return None  # a learner, which counts for nothing, follows a leader some voter elected
             if count >= quorum - 1 and signed & voters - {certificate.leader}:
                 return None  # a change or two behind: the votes of all but one of a quorum
+            if signed & set(self._learners) and count + 1 >= (len(voters) + 1) // 2 + 1:
+                return None  # a learner promoted since: a quorum of our voters and that one
         return f"holds {count} votes of this node's {len(voters)} voters: no quorum"
 
     def _led_lately(self) -> bool:
@@ -770,18 +794,20 @@ class RaftNode:
         if problem:
             return Misconduct(f"append of term {message.term} refused: {problem}")
         if message.log_index < self._log.committed:
-            self._send(message.sender, "app_resp", log_index=self._log.committed)
+            self._acknowledge(message.sender, self._log.committed)
             return None
         try:
+            # the commit index moves only on a quorum's acks (``_commit_proven``), not on the leader's word
             last_new = self._log.maybe_append(
-                message.log_index, message.log_term, message.commit, message.entries
+                message.log_index, message.log_term, self._log.committed, message.entries
             )
         except ValueError as error:
             return f"append refused: {error}"
         self._refresh_config()
         if last_new is not None:
-            self._send(message.sender, "app_resp", log_index=last_new)
-            return None
+            refusal = self._commit_proven(message)
+            self._acknowledge(message.sender, last_new)
+            return refusal
         hint = self._log.find_conflict_by_term(min(message.log_index, self._log.last_index), message.log_term)
         self._send(
             message.sender,
@@ -792,6 +818,49 @@ class RaftNode:
             log_term=self._log.term(hint) or 0,
         )
         return None
+
+    def _acknowledge(self, leader: str, index: int) -> None:
+        """Tell the leader we hold its log up to ``index``: signed, as a proof of commit is made of these."""
+        chain = self._log.hash(index)
+        assert chain is not None
+        signature = self._signer.sign(ack_payload(self._term, index, chain))
+        self._send(leader, "app_resp", log_index=index, commit=self._log.committed, signature=signature)
+
+    def _commit_proven(self, message: Message) -> str | None:
+        """Move our commit index to the leader's (at most our last index) only on the signed acks of a
+        quorum of our voters, each at or above it and of an entry of this term that we hold too (the
+        chain hash there being ours): no honest node applies an entry a quorum did not accept. Without
+        acks nothing moves (the leader sends them when it knows we lack them); a forged one is refused."""
+        target = min(message.commit, self._log.last_index)
+        if target <= self._log.committed or not message.acks:
+            return None
+        voters, held = set(self._voters), {}
+        for ack in message.acks:
+            if ack.voter not in voters or ack.voter in held:
+                continue
+            if ack.index > self._log.last_index or self._log.term(ack.index) != message.term:
+                continue  # not of this term, or past our log: nothing we can check
+            if not self._ack_is_signed(message.term, ack):
+                return Misconduct(f"an acknowledgement of {ack.voter} its voter did not sign over our log")
+            held[ack.voter] = ack.index
+        quorum = self._quorum()
+        if len(held) >= quorum:
+            self._log.commit_to(min(target, sorted(held.values(), reverse=True)[quorum - 1]))
+        return None
+
+    def _ack_is_signed(self, term: int, ack: Ack) -> bool:
+        key = (term, ack.voter, ack.index, ack.signature)
+        if key in self._acks_checked:
+            return True
+        chain = self._log.hash(ack.index)
+        if chain is None or not self._signer.verify(
+            ack.voter, ack_payload(term, ack.index, chain), ack.signature
+        ):
+            return False
+        self._acks_checked[key] = None
+        while len(self._acks_checked) > ACKS_CHECKED:
+            self._acks_checked.popitem(last=False)
+        return True
 
     def _head_problem(self, message: Message) -> str | None:
         """What is wrong with the signed head of an append that fits our log, or None: it must be its
@@ -883,11 +952,11 @@ class RaftNode:
             self._heartbeat_elapsed = 0
             for member, progress in self._progress.items():
                 if member != self.node_id:
+                    _, acks = self._commit_for(progress, progress.match)
                     commit = min(progress.match, self._log.committed)
                     progress.sent_commit = max(progress.sent_commit, commit)
-                    self._send(
-                        member, "heartbeat", commit=commit, certificate=self._certificate_for(progress)
-                    )
+                    certificate = self._certificate_for(progress)
+                    self._send(member, "heartbeat", commit=commit, certificate=certificate, acks=acks)
 
     def _quorum_active(self) -> bool:
         active = 0
@@ -906,6 +975,7 @@ class RaftNode:
             progress.certified = False  # it asks for our certificate (restarted, say): the next heartbeat
             return None
         progress.certified = True  # it answers in our term: it has checked our certificate
+        progress.known_commit = max(progress.known_commit, message.commit)
         if message.kind == "heartbeat_resp":
             progress.recent_active, progress.probe_sent = True, False
             if progress.replicating and progress.paused():
@@ -917,6 +987,13 @@ class RaftNode:
             return f"{message.kind} ignored by a leader"
         if message.log_index > self._log.last_index:
             return f"app_resp for index {message.log_index} past our log"
+        if not message.reject and message.sender in self._voters:
+            chain = self._log.hash(message.log_index)
+            assert chain is not None
+            payload = ack_payload(self._term, message.log_index, chain)
+            if not self._signer.verify(message.sender, payload, message.signature):
+                return Misconduct(f"acknowledgement of index {message.log_index} not signed over our log")
+            progress.acks.append((message.log_index, message.signature))
         progress.recent_active = True
         if message.reject:
             probe_hint = message.hint
@@ -951,15 +1028,17 @@ class RaftNode:
         if not entries and not send_empty:
             return False
         prev_index = progress.next - 1
+        commit, acks = self._commit_for(progress, max(progress.match, prev_index + len(entries)))
         self._send(
             to,
             "app",
             log_index=prev_index,
             log_term=self._log.term(prev_index) or 0,
             entries=tuple(entries),
-            commit=self._log.committed,
+            commit=commit,
             certificate=self._certificate_for(progress),
             signature=self._head_signature(prev_index + len(entries)),
+            acks=acks,
         )
         progress.sent_commit = max(progress.sent_commit, min(self._log.committed, prev_index + len(entries)))
         if progress.replicating and entries:
@@ -968,6 +1047,46 @@ class RaftNode:
         elif not progress.replicating:
             progress.probe_sent = True
         return True
+
+    def _commit_for(self, progress: Progress, reach: int) -> tuple[int, tuple[Ack, ...]]:
+        """Our commit index, and, when the member (holding our log up to ``reach``) knows less committed
+        than that, the signed acks that prove as much of it as they can: for each voter, its latest
+        ack at or below ``reach`` of an entry of our term (what the member can check against its own
+        log). The member commits up to the quorum's lowest of those (``_commit_proven``)."""
+        commit = min(self._log.committed, reach)
+        if commit <= progress.known_commit:
+            return self._log.committed, ()
+        chosen: list[Ack] = []
+        for voter in self._voters:
+            if voter == self.node_id:
+                chosen.append(Ack(voter, commit, self._own_ack(commit)))
+                continue
+            member = self._progress.get(voter)
+            if member is None:
+                continue
+            held = [(i, sig) for i, sig in member.acks if i <= reach and self._log.term(i) == self._term]
+            if held:
+                index, signature = max(held)
+                chosen.append(Ack(voter, index, signature))
+        quorum = self._quorum()
+        if len(chosen) < quorum:
+            return self._log.committed, ()
+        proven = min(commit, sorted((ack.index for ack in chosen), reverse=True)[quorum - 1])
+        if proven <= progress.known_commit:
+            return self._log.committed, ()
+        return self._log.committed, tuple(ack for ack in chosen if ack.index >= proven)
+
+    def _own_ack(self, index: int) -> bytes:
+        key = (self._term, index)
+        signature = self._own_acks.get(key)
+        if signature is None:
+            chain = self._log.hash(index)
+            assert chain is not None
+            signature = self._signer.sign(ack_payload(self._term, index, chain))
+            self._own_acks[key] = signature
+            while len(self._own_acks) > HEADS_KEPT:
+                self._own_acks.popitem(last=False)
+        return signature
 
     def _head_signature(self, index: int) -> bytes:
         """Our signature of our log's chain hash up to ``index`` in our term, made once for every
@@ -1120,6 +1239,7 @@ class RaftNode:
         hint: int = 0,
         certificate: Certificate | None = None,
         signature: bytes = b"",
+        acks: tuple[Ack, ...] = (),
     ) -> None:
         self._outbox.append(
             Message(
@@ -1135,6 +1255,7 @@ class RaftNode:
                 hint,
                 certificate=certificate,
                 signature=signature,
+                acks=acks,
             )
         )
 

@@ -1,6 +1,7 @@
 """The Raft log in memory, the storage it is saved to, and a leader's view of each member's copy.
 
-`RaftLog` owns the node's copy of the log and three marks on it: `stable` (the last index the caller
+`RaftLog` owns the node's copy of the log, the chain hash after each entry (``chain_hash``: what a
+leader signs, and how two logs are compared), and three marks on it: `stable` (the last index the caller
 has saved), `committed` and `applied` (0 <= applied <= committed <= last index). It never truncates a
 committed entry. The log is the game record, kept whole from index 1: there are no snapshots.
 
@@ -27,6 +28,8 @@ from .raft_messages import ConfChange, Entry, HardState, Message, Ready
 MAX_APPEND_ENTRIES = 64
 MAX_APPEND_BYTES = 32 * 1024  # well under the wire's 64 KiB cap; one larger entry still goes alone
 MAX_INFLIGHT_APPENDS = 64
+#: Signed acks a leader keeps of each member (to prove commits to members that hold less).
+ACKS_KEPT = 32
 
 #: Committed entries handed out by one Ready (the rest by the next ones).
 MAX_APPLY_AT_ONCE = 256
@@ -322,6 +325,10 @@ class Progress:
         #: Whether the member has answered us in this term, having checked our election certificate: until
         #: then every append and heartbeat to it carries the certificate.
         self.certified = False
+        #: The member's commit index, as it last told us: a commit above it travels with its proof.
+        self.known_commit = 0
+        #: The member's last signed acks in this term, (index, signature), oldest first.
+        self.acks: deque[tuple[int, bytes]] = deque(maxlen=ACKS_KEPT)
         self.inflight: deque[int] = deque()  # last index of each unacknowledged append, in order
 
     def paused(self) -> bool:

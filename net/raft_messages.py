@@ -12,10 +12,12 @@ Message kinds, in the words of the Raft paper:
 | `app`            | leader           | log_index/log_term = the entry before `entries`; entries; commit; |
 |                  |                  | signature = the leader's over its chain hash after `entries`      |
 | `app_resp`       | follower         | log_index = last index now matching (or the rejected one); reject;|
+|                  |                  | commit = its commit index; signature (not on a reject) = its ack  |
 |                  |                  | on reject: hint = a guess of the last matching index, log_term    |
 |                  |                  | = the follower's term at `hint`                                   |
 | `heartbeat`      | leader           | commit (never above what the follower is known to hold)           |
-| `heartbeat_resp` | follower         | reject: "show me your election certificate" (term = the leader's) |
+| `heartbeat_resp` | follower         | reject: "show me your election certificate" (term = the leader's);|
+|                  |                  | commit = its commit index                                         |
 | `vote`           | candidate        | log_index/log_term = the candidate's last entry; in a forced      |
 |                  |                  | election, voters = the survivors it goes on with                  |
 | `pre_vote`       | pre-candidate    | same, with term = the term it would campaign in                   |
@@ -74,6 +76,16 @@ class Vote:
     """One voter's signed vote, as an election certificate holds it."""
 
     voter: str
+    signature: bytes
+
+
+@dataclass(frozen=True)
+class Ack:
+    """A voter's signed word that it holds the log up to ``index`` in the message's term, as the chain
+    hash there says (``raft_signing.ack_payload``): a quorum of them proves a commit."""
+
+    voter: str
+    index: int
     signature: bytes
 
 
@@ -137,6 +149,9 @@ class Message:
     #: A leader's `app` or `heartbeat`, or a follower's `app_resp` to a leader of a past term: the
     #: election certificate of the term (``raft_signing``).
     certificate: Certificate | None = None
+    #: A leader's `app` or `heartbeat` that moves the follower's commit index: the signed acks of a
+    #: quorum that prove it (each at or above ``commit``, of an entry of this term).
+    acks: tuple[Ack, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -268,7 +283,17 @@ def check_message(message: Message, max_entry_bytes: int) -> str | None:
         return "negative or non-integer field"
     if message.term > MAX_TERM:
         return f"term {message.term} is past the highest term a table reaches"
-    if message.signature and (message.kind not in ("vote_resp", "app") or message.reject):
+    if message.acks:
+        if message.kind not in ("app", "heartbeat"):
+            return f"a {message.kind} carries no acknowledgements"
+        if len(message.acks) > MAX_FORCED_VOTERS:
+            return f"over {MAX_FORCED_VOTERS} acknowledgements"
+        for ack in message.acks:
+            if not (isinstance(ack.voter, str) and ack.voter and type(ack.index) is int and ack.index >= 0):
+                return "an acknowledgement names no voter or no index"
+            if not isinstance(ack.signature, bytes) or len(ack.signature) > MAX_SIGNATURE_BYTES:
+                return f"an acknowledgement's signature is not bytes of at most {MAX_SIGNATURE_BYTES}"
+    if message.signature and (message.kind not in ("vote_resp", "app", "app_resp") or message.reject):
         return f"a {'rejected ' if message.reject else ''}{message.kind} carries no signature"
     if message.certificate is not None:
         if message.kind not in ("app", "heartbeat", "app_resp"):
@@ -314,7 +339,20 @@ def message_to_dict(message: Message) -> dict[str, Any]:
         fields["signature"] = message.signature
     if message.certificate is not None:
         fields["certificate"] = certificate_to_dict(message.certificate)
+    if message.acks:
+        fields["acks"] = [[ack.voter, ack.index, ack.signature] for ack in message.acks]
     return fields
+
+
+def acks_from(value: Any) -> tuple[Ack, ...]:
+    if not isinstance(value, (list, tuple)):
+        raise ValueError("'acks' must be a list")
+    acks = []
+    for ack in value:
+        if not (isinstance(ack, (list, tuple)) and len(ack) == 3):
+            raise ValueError("an acknowledgement is [voter, index, signature]")
+        acks.append(Ack(ack[0], ack[1], ack[2]))
+    return tuple(acks)
 
 
 def certificate_to_dict(certificate: Certificate) -> dict[str, Any]:
@@ -381,7 +419,18 @@ def certificate_from_dict(fields: Any) -> Certificate:
 
 _MESSAGE_INTS = ("term", "log_index", "log_term", "commit", "hint")
 _MESSAGE_KEYS = frozenset(
-    (*_MESSAGE_INTS, "kind", "sender", "to", "entries", "reject", "voters", "signature", "certificate")
+    (
+        *_MESSAGE_INTS,
+        "kind",
+        "sender",
+        "to",
+        "entries",
+        "reject",
+        "voters",
+        "signature",
+        "certificate",
+        "acks",
+    )
 )
 
 
@@ -458,4 +507,5 @@ def message_from_dict(fields: Any) -> Message:
         voters=tuple(voters),
         signature=signature,
         certificate=None if certificate is None else certificate_from_dict(certificate),
+        acks=acks_from(fields.get("acks", [])),
     )

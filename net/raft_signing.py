@@ -25,8 +25,8 @@ from .keys import NodeKeys, verify_key_of
 from .raft_messages import Certificate, ForkProof, SignedHead
 
 __all__ = [
-    "Signer", "TableSigner", "Unsigned", "certificate_payload", "fork_is_proven", "head_is_signed",
-    "head_payload", "vote_payload",
+    "Signer", "TableSigner", "Unsigned", "ack_payload", "certificate_payload", "fork_is_proven",
+    "head_is_signed", "head_payload", "vote_payload",
 ]  # fmt: skip
 
 _VOTE = b"kdm raft vote\x00"
@@ -58,6 +58,15 @@ _HEAD = b"kdm raft head\x00"
 def head_payload(term: int, leader: str, index: int, chain_hash: bytes) -> bytes:
     """The bytes a leader signs for the log it sends: its chain hash up to ``index`` in ``term``."""
     return _HEAD + json.dumps([term, leader, index]).encode() + b"\x00" + chain_hash
+
+
+_ACK = b"kdm raft ack\x00"
+
+
+def ack_payload(term: int, index: int, chain_hash: bytes) -> bytes:
+    """The bytes a voter signs to say it holds the log up to ``index`` (with that chain hash) in
+    ``term``: what a quorum of, for an entry of that term, proves the entry committed."""
+    return _ACK + json.dumps([term, index]).encode() + b"\x00" + chain_hash
 
 
 def head_is_signed(signer: Signer, head: SignedHead) -> bool:

@@ -99,6 +99,8 @@ PER_MESSAGE = 50
 FLOOD_S = 5.0
 #: How often it sends them.
 FLOOD_EVERY_S = 0.05
+#: Events the game applies before the forker forks (the test waits for the first pass at the founder's).
+MOVES_BEFORE_THE_FORK = 12
 #: Ids the stranger asks "which table?" under, over one connection and one key.
 IDENTITIES = 1000
 #: Counters of forged entries: far above what the forger's own peer uses, so as not to be applied once.
@@ -373,8 +375,9 @@ def forker() -> None:
 async def fork(peer: Peer) -> None:
     node, record = peer.node, peer.record
     assert isinstance(node, Node) and node.keys is not None
+    # a few moves into the game, once every seat votes (a client waiting for its moment)
     await until(lambda: record.started and node.is_leader and len(node.raft.voters) >= 3)
-    await asyncio.sleep(0.5)  # a few moves into the game (a client waiting for its moment)
+    await until(lambda: record.engine is not None and record.engine.state.seq >= MOVES_BEFORE_THE_FORK)
     raft, me = node.raft, node.node_id
     followers = [voter for voter in raft.voters if voter != me][:2]
     term, last = raft.term, raft.last_index

@@ -13,8 +13,9 @@ Issue 12's other attacks are replayed elsewhere: garbage and 60 learners at a li
 (tests/test_node_inputs.py), mutated and torn logs (tests/test_storage.py, and ``kdm replay`` in
 tests/test_processes.py), a wrong PIN (tests/test_admission.py), a PIN guessed at every member at once
 (tests/test_pin_guessing.py), a sniffer (tests/test_capture.py).
-Not here, for no defence holds yet: a seated player's client that forges raft messages as the voter
-it is (an append a term ahead, as if elected), which Raft takes from any voter.
+A seated player's client that forges raft messages as the voter it is (an append a term ahead, as if
+elected; a leader that forks its log) is in tests/test_consensus_adversary.py, a PIN guesser in
+tests/test_pin_guessing.py.
 """
 
 from __future__ import annotations

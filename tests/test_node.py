@@ -14,6 +14,7 @@ import kdm.net.node as node_module
 from kdm.agents import Bot, Profile
 from kdm.manager import Rules, installed_plugins
 from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen, node_codec
+from kdm.net.raft import Ack
 from kdm.net.raft_log import MAX_APPLY_AT_ONCE, MemoryStorage
 from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_messages import HardState, Message, message_to_dict
@@ -239,6 +240,8 @@ def test_a_followers_answers_wait_for_its_sync_while_it_goes_on_applying() -> No
             message = Message(
                 "app", 1, "l:1", "f:2", log_index, 1 if log_index else 0, entries, commit,
                 certificate=unsigned_certificate(1, "l:1", ("l:1", "f:2")),
+                # both voters' acks (a table without keys signs nothing): what proves the commit
+                acks=tuple(Ack(voter, commit, b"") for voter in ("l:1", "f:2") if commit),
             )  # fmt: skip
             leader.send("f:2", codec.encode("l:1", "raft", message_to_dict(message)))
 

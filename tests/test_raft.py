@@ -14,6 +14,7 @@ import pytest
 from kdm.net.raft import (
     MAX_TERM_LEAD,
     STAND_AGAIN_TIMEOUTS,
+    Ack,
     Certificate,
     ConfChange,
     Entry,
@@ -30,7 +31,7 @@ from kdm.net.raft import (
     persist,
 )
 from kdm.net.raft_log import chain_hash
-from kdm.net.raft_signing import head_payload, vote_payload
+from kdm.net.raft_signing import ack_payload, head_payload, vote_payload
 from kdm.net.raftsim import KeyRing
 
 
@@ -1123,3 +1124,29 @@ def test_an_append_whose_entries_are_not_the_ones_its_leader_signed_is_refused()
     tampered = Message(**{**append.__dict__, "entries": (Entry(append.term, append.log_index + 1, b"else"),)})
     refusal = net["b"].step(tampered)
     assert isinstance(refusal, Misconduct) and "not the ones its leader signed" in refusal
+
+
+def test_a_follower_applies_only_what_a_quorum_signed_for_whatever_commit_index_its_leader_claims() -> None:
+    net = led_by_a("abcde")
+    net.run(2)
+    b, committed = net["b"], net["b"].commit_index
+    append = forked(net, "a", {"b": b"only a and b hold this"})["b"]
+    index = append.log_index + 1
+    own = Ack("a", index, net.keys.sign_as("a", ack_payload(append.term, index, chain_of(net, append))))
+    claimed = Message(**{**append.__dict__, "commit": index, "acks": (own,)})
+    assert b.step(claimed) is None and b.last_index == index
+    assert b.commit_index == committed  # a's word and its own ack: not a quorum of five
+    net.pending.clear()
+    forged = Ack("c", index, b"\x00" * 64)
+    refusal = b.step(Message(**{**claimed.__dict__, "acks": (own, forged)}))
+    assert isinstance(refusal, Misconduct) and "c its voter did not sign" in refusal
+    assert b.commit_index == committed and not net.applied["b"][committed:]
+
+
+def chain_of(net: Net, append: Message) -> bytes:
+    """The chain hash an append's entries make on its sender's log."""
+    chain = net[append.sender]._log.hash(append.log_index)
+    assert chain is not None
+    for entry in append.entries:
+        chain = chain_hash(chain, entry)
+    return chain
