@@ -576,13 +576,18 @@ class Node:
             if message.sender != sender or message.to != self.node_id:
                 self._drop("a raft message", sender, f"it claims {message.sender} → {message.to}")
                 return
-            if sender not in self.members and self.node_id in self.members:
-                # A stranger could pose as a leader of the current term. (A node still joining
-                # cannot know the members yet: it takes the log from whoever leads.)
+            proven = message.kind in ("app", "heartbeat") and (
+                message.certificate is not None or self.raft.proven_leader == (message.term, sender)
+            )
+            if sender not in self.members and self.node_id in self.members and not proven:
+                # A stranger could pose as a leader of the current term, unless it shows the signed
+                # votes of a quorum of our voters (a node our log says left, elected since: the
+                # certificate is checked by Raft). A node still joining cannot know the members yet:
+                # it takes the log from whoever leads.
                 self._welcome_back(sender)
-                self._drop("a raft message", sender, "not a member of this table")
+                self._drop(f"a raft {message.kind}", sender, "not a member of this table")
                 return
-            if sender not in self.raft.voters and self.node_id in self.members:
+            if sender not in self.raft.voters and self.node_id in self.members and not proven:
                 refusal = _non_voter_refusal(message, self.raft.term)
                 if refusal:
                     self._drop("a raft message", sender, refusal)

@@ -308,6 +308,11 @@ class RaftNode:
         return self._quorum()
 
     @property
+    def proven_leader(self) -> tuple[int, str] | None:
+        """The (term, leader) whose election certificate this node has checked (or won) last."""
+        return self._certified
+
+    @property
     def forced(self) -> tuple[str, ...] | None:
         """The survivors this node campaigns with after ``force_configuration`` (None: it does not)."""
         return self._forced
