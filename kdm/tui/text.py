@@ -80,10 +80,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "peer_lost": ("{name} is not answering", "{name} ne répond plus"),
     "peer_back": ("{name} is back", "{name} est de retour"),
     "pin_guesses": (
-        "someone at {host} tried {count} wrong PINs in the last hour: the table checks one PIN every"
-        " {seconds} s",
-        "quelqu'un à {host} a essayé {count} PIN faux dans la dernière heure : la table ne vérifie plus"
-        " qu'un PIN toutes les {seconds} s",
+        "someone at {host} tried {count} wrong PINs: one checked every {seconds} s",
+        "quelqu'un à {host} : {count} PIN faux, un seul vérifié par {seconds} s",
     ),
     "stranded": (
         "the table cannot go on without {names}: no news from their laptops",
