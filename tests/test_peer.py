@@ -521,7 +521,7 @@ def test_a_process_whose_seat_was_taken_may_still_take_over_others() -> None:
     (again,) = record.apply({"t": "takeover", "id": ["b#0", 1], "seat": 0, "commit": commitment(b"y")})
     assert again.kind == "took_over" and record.seats[0].node == "b#0"
     (stranger,) = record.apply({"t": "takeover", "id": ["z#2", 1], "seat": 2, "commit": commitment(b"z")})
-    assert stranger.reason == "z#2 is not at this table"
+    assert stranger.reason == "z holds no seat: a node without one proposes nothing but its own join"
 
 
 def test_a_takeover_asked_for_by_a_leader_that_lost_its_lead_is_never_proposed_again() -> None:
