@@ -336,8 +336,10 @@ class Peer:
         return key
 
     def screen_proposal(self, sender: str, data: bytes) -> str | None:
-        """Why the leader's node drops an entry forwarded by ``sender``, or None to let it in (the record
-        checks every entry's signature and rules on apply; this is what only the leader can check). A
+        """Why the leader's node drops an entry forwarded by ``sender``, or None to let it in: a first
+        filter. The record checks every entry's signature and rules on apply, the leader's own entries
+        too, and with them what can be decided from the log alone (a seatless node's entries, one
+        node's share of chat lines, a takeover's word); what stays here only the leader can judge. A
         node without a seat may propose its own join only; a seated one what its seats do, but no
         takeover (the leader's alone) and no press whose agreed time is further from the leader's
         clock than ``T_SYNC_BOUND_MS``."""
