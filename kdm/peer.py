@@ -1158,7 +1158,8 @@ class Peer:
     def received_direct(self, sender: str, data: bytes) -> None:
         """A direct message from another member: a private note between a seat played here and the seat
         of the process that sends it (its writer, or a partner handing it on to a seat that changed
-        hands), sealed with both seats' keys; anything else is dropped."""
+        hands), sealed with both seats' keys; a fair deck's keys, secrets or turn; or the takeovers'
+        word (``ALIVE``, ``ASK_WORD``, ``WORD``). Anything else is dropped, with its reason."""
         try:
             body = msgpack.unpackb(data, raw=False, strict_map_key=True)
             kind = body.get("t") if isinstance(body, dict) else None
