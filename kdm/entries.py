@@ -161,23 +161,24 @@ MAX_CHAT = 200
 SILENT, WITHHELD = "silent", "withheld"
 
 
-def silence_statement(table: str, seat: int, node: str, position: int, kind: str) -> bytes:
+def silence_statement(table: str, seat: int, node: str, hand: bytes, position: int, kind: str) -> bytes:
     """The bytes a voter signs to say that ``seat``'s process ``node`` is ``kind`` (``SILENT`` or
-    ``WITHHELD``) at ``table``, as it stood once it had applied ``position`` committed entries (so
-    that the word cannot be used much later: ``kdm.record``)."""
-    said: bytes = msgpack.packb([table, seat, node, position, kind], use_bin_type=True)
+    ``WITHHELD``) at ``table``, as it stood once it had applied ``position`` committed entries, the
+    seat's commitment then ``hand`` (so that the word cannot be used much later, nor once the player
+    is back: their return commits anew; ``kdm.record``)."""
+    said: bytes = msgpack.packb([table, seat, node, hand, position, kind], use_bin_type=True)
     return b"kdm silence\x00" + said
 
 
 def silence_signed_by(
-    signer: str, signature: object, table: str, seat: int, node: str, position: int, kind: str
+    signer: str, signature: object, table: str, seat: int, node: str, hand: bytes, position: int, kind: str
 ) -> bool:
     """Whether ``signature`` is ``signer``'s, on its ``silence_statement`` of these."""
     key = verify_key_of(signer)
     if key is None or not isinstance(signature, bytes) or len(signature) != SIGNATURE_BYTES:
         return False
     try:
-        key.verify(silence_statement(table, seat, node, position, kind), signature)
+        key.verify(silence_statement(table, seat, node, hand, position, kind), signature)
     except BadSignatureError:
         return False
     return True

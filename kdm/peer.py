@@ -584,8 +584,8 @@ class Peer:
             )
         if not said:
             return None
-        position = self.record.position
-        return [position, self.sign(entries.silence_statement(self.table, seat, node, position, kind))]
+        position, hand = self.record.position, seats[seat].commitment
+        return [position, self.sign(entries.silence_statement(self.table, seat, node, hand, position, kind))]
 
     def _answer_word(self, sender: str, body: dict[str, Any]) -> None:
         """``sender`` asks whether a seat's process is silent: the signed word if it is here, else
@@ -609,8 +609,9 @@ class Peer:
             return  # asked about long ago, or no longer wanted: the seat is taken, or its process heard
         if not (isinstance(said, list) and len(said) == 2 and isinstance(said[0], int)):
             raise ValueError("a word that is not [position, signature]")
-        if not entries.silence_signed_by(sender, said[1], self.table, seat, node, said[0], kind):
-            raise ValueError(f"a word on seat {seat} not signed by its sender")
+        hand = self.record.seats[seat].commitment
+        if not entries.silence_signed_by(sender, said[1], self.table, seat, node, hand, said[0], kind):
+            raise ValueError(f"a word on seat {seat} not signed by its sender for the seat as it stands here")
         word.silence[sender] = said
         self._enough_word(seat, word)
 

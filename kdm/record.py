@@ -253,9 +253,10 @@ class TableRecord:
     def silence_problem(self, seat: int, why: str, silence: dict[str, Any]) -> str | None:
         """Why the word ``silence`` (signer → [position, signature]) does not let a takeover of ``seat``
         into the log as the next entry, or None: it needs a quorum of ``silence_voters``, each signed
-        (``kdm.entries.silence_statement``) on this seat and its process, and given at most
+        (``kdm.entries.silence_statement``) on this seat, its process and its commitment as they stand
+        (a player back commits anew), and given at most
         ``SILENCE_FRESH_ENTRIES`` entries before. Pure, so every peer refuses alike, with one reason."""
-        node, kind = self.seats[seat].process, WITHHELD if why else SILENT
+        node, hand, kind = self.seats[seat].process, self.seats[seat].commitment, WITHHELD if why else SILENT
         voters = self.silence_voters(seat)
         needed = len(voters) // 2 + 1
         given, problems = 0, []
@@ -275,8 +276,8 @@ class TableRecord:
                 problems.append(
                     f"{signer}'s word was given at entry {word[0]}, not in the {SILENCE_FRESH_ENTRIES} before"
                 )
-            elif not silence_signed_by(signer, word[1], self.table, seat, node, word[0], kind):
-                problems.append(f"{signer}'s word is not signed by its key")
+            elif not silence_signed_by(signer, word[1], self.table, seat, node, hand, word[0], kind):
+                problems.append(f"{signer}'s word is not signed by its key for the seat as it stands")
             else:
                 given += 1
         if given >= needed:

@@ -367,7 +367,9 @@ async def take_a_live_seat(peer: Peer) -> None:
     position = record.position
 
     def word(keys: Any) -> list[Any]:
-        said = entries.silence_statement(peer.table, seat, victim.process, position, SILENT)
+        said = entries.silence_statement(
+            peer.table, seat, victim.process, victim.commitment, position, SILENT
+        )
         return [position, keys.sign(said)]
 
     forged = {me: word(node.keys), other: word(node.keys)}  # its own, and one in the other's name

@@ -408,7 +408,7 @@ def test_a_leaders_takeover_of_a_live_seat_is_refused_by_every_peer_for_one_reas
     refusal = (
         f"entry from {game.node(0)}#1 refused: {game.node(0)}#1 cannot take over seat 1 alone: 2 of the 2"
         f" other voters must say its process {victim} is silent, 1 did; {other}'s word is not signed by"
-        " its key"
+        " its key for the seat as it stands"
     )
     assert game.refusals("cannot take over seat") == Counter({refusal: 1})
     game.assert_refused_everywhere("cannot take over seat")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from kdm import entries
-from kdm.entries import SILENT, WITHHELD, Chat, Create, Done, Join, Start, Takeover
+from kdm.entries import SILENT, WITHHELD, Chat, Create, Done, Join, Reveal, Start, Takeover
 from kdm.manager import installed_plugins
 from kdm.record import CHAT_LOG_BURST, CHAT_LOG_WINDOW, SILENCE_FRESH_ENTRIES, TableRecord, commitment
 from tests.test_signed_entries import PLUGINS, Node, seated_table
@@ -26,10 +26,11 @@ def started(players: int) -> tuple[TableRecord, list[Node]]:
 
 def word(signer: Node, record: TableRecord, seat: int, kind: str = SILENT, **changed: Any) -> list[Any]:
     """``signer``'s word that ``seat``'s process is ``kind``, as it would give it now (or with the
-    ``position``, ``node`` or ``signed`` key ``changed``)."""
+    ``position``, ``node``, ``hand`` or ``signed`` key ``changed``)."""
     position = changed.get("position", record.position)
     node = changed.get("node", record.seats[seat].process)
-    said = entries.silence_statement(record.table, seat, node, position, kind)
+    hand = changed.get("hand", record.seats[seat].commitment)
+    said = entries.silence_statement(record.table, seat, node, hand, position, kind)
     return [position, changed.get("signed", signer.keys).sign(said)]
 
 
@@ -91,8 +92,8 @@ def test_the_word_of_the_seats_own_process_a_stranger_or_another_key_does_not_co
     assert "2 of the 3 other voters must say its process" in refused.reason and ", 0 did" in refused.reason
     assert f"{victim.id} is not one of them" in refused.reason
     assert f"{stranger.id} is not one of them" in refused.reason
-    assert f"{nodes[1].id}'s word is not signed by its key" in refused.reason
-    assert f"{nodes[2].id}'s word is not signed by its key" in refused.reason
+    assert f"{nodes[1].id}'s word is not signed by its key for the seat as it stands" in refused.reason
+    assert f"{nodes[2].id}'s word is not signed by its key for the seat as it stands" in refused.reason
     assert record.seats[3].node == victim.id
 
 
@@ -108,6 +109,21 @@ def test_a_word_kept_for_later_is_stale() -> None:
     fresh = {node.id: word(node, record, 2) for node in nodes[:2]}
     (took,) = record.apply(takeover(nodes[0], record, 2, fresh))
     assert took.kind == "took_over"
+
+
+def test_a_word_on_the_seat_as_it_stood_before_its_commitment_moved_does_not_count() -> None:
+    """The word names the seat's commitment: a player back commits anew, so a word kept from before
+    cannot take the seat from them again (here the seat reveals, which moves it too)."""
+    record, nodes = started(3)
+    silence = {node.id: word(node, record, 2) for node in nodes[:2]}
+    reveal = nodes[2].write(
+        Reveal, record.table, shuffle=0, nonce=nodes[2].id.encode(), next_commit=commitment(b"n")
+    )
+    assert record.apply(reveal) == []  # the shuffle waits for the others' reveals
+    (refused,) = record.apply(takeover(nodes[0], record, 2, silence))
+    assert refused.kind == "rejected" and refused.reason.endswith(
+        f"{nodes[1].id}'s word is not signed by its key for the seat as it stands"
+    )
 
 
 def test_a_word_that_a_seat_is_silent_does_not_let_it_be_taken_for_withheld_keys() -> None:
