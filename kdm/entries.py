@@ -109,6 +109,10 @@ class Takeover(Entry):
     box_key: bytes = b""
     #: Why, when the player is not simply gone (a seat that withheld its keys from a fair deck).
     why: str = ""
+    #: At a signed table, the other voters' word that the seat's process is gone (``SILENT``) or withheld
+    #: its keys (``WITHHELD``, with ``why``): signer's node id → [log position, signature] of its
+    #: ``silence_statement``. The record counts them (``kdm.record``): no one takes a seat alone.
+    silence: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,33 @@ class Chat(Entry):
 #: The longest chat line, in characters.
 MAX_CHAT = 200
 
+#: What a voter's statement on a seat says (``silence_statement``): its process has not been heard from
+#: for the silence limit, or the fair deck has waited that long on its keys.
+SILENT, WITHHELD = "silent", "withheld"
+
+
+def silence_statement(table: str, seat: int, node: str, hand: bytes, position: int, kind: str) -> bytes:
+    """The bytes a voter signs to say that ``seat``'s process ``node`` is ``kind`` (``SILENT`` or
+    ``WITHHELD``) at ``table``, as it stood once it had applied ``position`` committed entries, the
+    seat's commitment then ``hand`` (so that the word cannot be used much later, nor once the player
+    is back: their return commits anew; ``kdm.record``)."""
+    said: bytes = msgpack.packb([table, seat, node, hand, position, kind], use_bin_type=True)
+    return b"kdm silence\x00" + said
+
+
+def silence_signed_by(
+    signer: str, signature: object, table: str, seat: int, node: str, hand: bytes, position: int, kind: str
+) -> bool:
+    """Whether ``signature`` is ``signer``'s, on its ``silence_statement`` of these."""
+    key = verify_key_of(signer)
+    if key is None or not isinstance(signature, bytes) or len(signature) != SIGNATURE_BYTES:
+        return False
+    try:
+        key.verify(silence_statement(table, seat, node, hand, position, kind), signature)
+    except BadSignatureError:
+        return False
+    return True
+
 
 def chat_problem(text: str) -> str:
     """What is wrong with a line people type for the table (empty when nothing is): 1 to ``MAX_CHAT``
@@ -181,8 +212,15 @@ _SIZES: dict[str, tuple[int, ...]] = {
 #: Fields added after logs were kept, left off the wire at their default: an older entry's bytes (and so
 #: its signature) stay what they were.
 _LATER_FIELDS: frozenset[tuple[type[Entry], str]] = frozenset(
-    {(Create, "deck"), (Act, "keys"), (Takeover, "why"), (Join, "laptop")}
+    {(Create, "deck"), (Act, "keys"), (Takeover, "why"), (Join, "laptop"), (Takeover, "silence")}
 )
+
+
+def _default(spec: dataclasses.Field[Any]) -> Any:
+    """A field's default value (made by its factory, for a map)."""
+    if spec.default_factory is not dataclasses.MISSING:
+        return spec.default_factory()
+    return spec.default
 
 
 def to_wire(entry: Entry) -> dict[str, Any]:
@@ -191,7 +229,7 @@ def to_wire(entry: Entry) -> dict[str, Any]:
         _WIRE_NAMES.get((type(entry), f.name), f.name): getattr(entry, f.name)
         for f in dataclasses.fields(entry)
         if f.name != "id"
-        and not ((type(entry), f.name) in _LATER_FIELDS and getattr(entry, f.name) == f.default)
+        and not ((type(entry), f.name) in _LATER_FIELDS and getattr(entry, f.name) == _default(f))
     }
     return {"t": entry.TYPE, "id": [entry.id.node, entry.id.counter], **fields}
 

@@ -12,6 +12,12 @@ process takes the seat over with a bot: a second agent, with an identity of its 
 the record can tell who acts for which seat. The player's seat is bound to their key (``kdm.identity``):
 when their process comes back (restarted, or after a lost network or a sleeping laptop) it asks for
 the seat again, and the stand-in stops once the record gives it back.
+
+No one takes a seat alone: at a signed table the leader's takeover carries the signed word of a quorum
+of the other voters that the seat's process is silent (``kdm.record.TableRecord.silence_problem``). A
+follower hears only its leader, so every seated process tells each voter it is alive (``ALIVE``) as often
+as the leader looks at the seats; the leader asks the others (``ASK_WORD``), and each answers
+(``WORD``) only if it has not heard that process for the silence limit itself.
 """
 
 from __future__ import annotations
@@ -34,7 +40,21 @@ from kdm.agents import Bot, Profile
 from kdm.deck import Deck, Knowledge, OpenDeck, PrivateNote
 from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty, SeatView
-from kdm.entries import Act, Chat, Create, DeckPart, Done, Entry, EntryId, Join, Reveal, Start, Takeover
+from kdm.entries import (
+    SILENT,
+    WITHHELD,
+    Act,
+    Chat,
+    Create,
+    DeckPart,
+    Done,
+    Entry,
+    EntryId,
+    Join,
+    Reveal,
+    Start,
+    Takeover,
+)  # fmt: skip
 from kdm.events import Event, TimedEvent
 from kdm.fair.table import (
     FairDeck,
@@ -49,6 +69,7 @@ from kdm.fair.table import (
 )
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
+from kdm.membership import voting_homes
 from kdm.net.clock import monotonic_ms
 from kdm.net.loops import every
 from kdm.record import NO_TABLE_YET, SEEDED_DUTIES, Notice, TableRecord, commitment
@@ -78,6 +99,9 @@ CLOCK_SETTLE_MS = 3000.0
 CLOCK_WAIT_S = 0.05
 #: A stand-in takes a seat that is already late: it thinks briefly, and reacts like a quick person.
 STAND_IN = Profile(reaction_ms=250.0, reaction_spread_ms=40.0, think_ms=(100.0, 300.0))
+#: Direct messages of the takeovers' word: a seated process is alive (to every voter, each time the seat
+#: watcher looks), a would-be taker asks whether a seat is silent, a voter says it is (signed).
+ALIVE, ASK_WORD, WORD = "alive", "silent?", "silent"
 #: A wake-up of the seat watcher this late means this process itself was stopped (a sleeping laptop):
 #: what it last heard is stale, so it takes no seat over before hearing the table again.
 STALL_FACTOR = 2.0
@@ -132,6 +156,21 @@ class Agent:
         return sealed
 
 
+@dataclass
+class Word:
+    """The voters' word gathered here for a takeover of one seat: its process, why, and each signer's
+    [position, signature] (``kdm.entries.silence_statement``)."""
+
+    node: str
+    why: str
+    name: str
+    silence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return WITHHELD if self.why else SILENT
+
+
 class Peer:
     """One node's membership of one table."""
 
@@ -176,6 +215,10 @@ class Peer:
         #: How long the leader lets the fair deck wait on a seat's part before a bot takes the seat.
         self.key_timeout_s = KEY_TIMEOUT_S
         self._withheld_since: dict[int, float] = {}
+        #: How long a seat's process must be silent before it is taken over (``start``).
+        self.takeover_after_s = TAKEOVER_AFTER_S
+        #: The word gathered for each seat this process would take over, while it leads.
+        self._words: dict[int, Word] = {}
         self.clock = SystemClock(node.agreed_time_ms)
         self._driver: TableDriver | None = None
         self._bots_timer: asyncio.TimerHandle | None = None
@@ -252,6 +295,7 @@ class Peer:
         silent for ``takeover_after_s`` (call on the running loop)."""
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._retry_forever())]
+        self.takeover_after_s = takeover_after_s or TAKEOVER_AFTER_S
         if takeover_after_s is not None:
             self._tasks.append(loop.create_task(self._watch_seats(takeover_after_s)))
 
@@ -292,8 +336,10 @@ class Peer:
         return key
 
     def screen_proposal(self, sender: str, data: bytes) -> str | None:
-        """Why the leader's node drops an entry forwarded by ``sender``, or None to let it in (the record
-        checks every entry's signature and rules on apply; this is what only the leader can check). A
+        """Why the leader's node drops an entry forwarded by ``sender``, or None to let it in: a first
+        filter. The record checks every entry's signature and rules on apply, the leader's own entries
+        too, and with them what can be decided from the log alone (a seatless node's entries, one
+        node's share of chat lines, a takeover's word); what stays here only the leader can judge. A
         node without a seat may propose its own join only; a seated one what its seats do, but no
         takeover (the leader's alone) and no press whose agreed time is further from the leader's
         clock than ``T_SYNC_BOUND_MS``."""
@@ -456,9 +502,12 @@ class Peer:
         if self.seat is not None:
             self.propose(Chat, seat=self.seat, text=text)
 
-    def take_over(self, seat: int, bot: Bot, name: str = "", why: str = "") -> None:
+    def take_over(
+        self, seat: int, bot: Bot, name: str = "", why: str = "", silence: dict[str, Any] | None = None
+    ) -> None:
         """Play ``seat`` from here with ``bot``: its player's process is gone (or, ``why``, it withheld
-        its keys from the fair deck)."""
+        its keys from the fair deck), as ``silence`` says, the voters' word a signed table asks for
+        (``take_over_with_word`` gathers it)."""
         identity = f"{self.node.node_id}#{seat}"
         agent = self._agent(identity)
         if agent is not None and (agent.seat is not None or agent.asking):
@@ -476,7 +525,107 @@ class Peer:
             commit=agent.fresh_commitment(),
             box_key=bytes(agent.box.public_key),
             why=why,
+            silence=silence or {},
         )
+
+    def take_over_with_word(self, seat: int, name: str, why: str = "") -> None:
+        """Take ``seat`` over once a quorum of the other voters has said its process is silent (or, with
+        ``why``, withheld its keys): this process's own word if it votes, and the others' asked for
+        again at each look until enough came (``_heard_word``). At a table of fakes, which signs
+        nothing, at once."""
+        if self.sign is None or not self.record.signed:
+            self.take_over(seat, self._stand_in(seat), name, why)
+            return
+        agent = self._agent(f"{self.node.node_id}#{seat}")
+        if agent is not None and (agent.seat is not None or agent.asking):
+            return
+        record, me = self.record, self.node.node_id
+        node = record.seats[seat].process
+        word = self._words.get(seat)
+        if word is None or (word.node, word.why) != (node, why):
+            word = self._words[seat] = Word(node, why, name)
+        mine = self._my_word(seat, node, word.kind)
+        if mine is not None and me in record.silence_voters(seat):
+            word.silence[me] = mine
+        if not self._enough_word(seat, word):
+            asking = msgpack.packb({"t": ASK_WORD, "seat": seat, "node": node, "why": word.kind})
+            for voter in record.silence_voters(seat):
+                if voter != me:
+                    self.node.send_direct(voter, asking)
+
+    def _enough_word(self, seat: int, word: Word) -> bool:
+        """Take the seat over if ``word`` is enough for the record; whether it was."""
+        if self.record.silence_problem(seat, word.why, word.silence) is not None:
+            return False
+        del self._words[seat]
+        self.take_over(seat, self._stand_in(seat), word.name, word.why, dict(word.silence))
+        return True
+
+    def _stand_in(self, seat: int) -> Bot:
+        return Bot(seat, "greedy", seed=self.node.node_id.encode(), profile=STAND_IN)
+
+    def _my_word(self, seat: int, node: str, kind: str) -> list[Any] | None:
+        """This process's signed word that ``seat``'s process ``node`` is ``kind`` ([position,
+        signature]), or None when it cannot say so: it heard that process within the silence limit
+        (or its deck has not waited on that seat's keys so long), or it was itself stopped or is
+        catching up, when everyone looks silent to it."""
+        seats, limit_ms = self.record.seats, self.takeover_after_s * 1000
+        if self.sign is None or self.behind() or not 0 <= seat < len(seats) or seats[seat].process != node:
+            return None
+        if node == self.node.node_id:
+            return None
+        awake_ms: Callable[[], float] | None = getattr(self.node, "awake_ms", None)
+        if kind == SILENT:
+            said = self.node.silent_ms(node) > limit_ms and (awake_ms is None or awake_ms() > limit_ms)
+        else:
+            since = self._withheld_since.get(seat)
+            said = (
+                kind == WITHHELD and since is not None and monotonic_ms() - since > self.key_timeout_s * 1000
+            )
+        if not said:
+            return None
+        position, hand = self.record.position, seats[seat].commitment
+        return [position, self.sign(entries.silence_statement(self.table, seat, node, hand, position, kind))]
+
+    def _answer_word(self, sender: str, body: dict[str, Any]) -> None:
+        """``sender`` asks whether a seat's process is silent: the signed word if it is here, else
+        nothing (a leader that takes a live seat over gets no word from an honest voter)."""
+        seat, node, kind = body["seat"], body["node"], body["why"]
+        if not (isinstance(seat, int) and isinstance(node, str) and kind in (SILENT, WITHHELD)):
+            raise ValueError("an ask for word of the wrong types")
+        mine = self._my_word(seat, node, kind)
+        if mine is None:
+            log.info("%s asked whether seat %s (%s) is %s: not as heard from here", sender, seat, node, kind)
+            return
+        said = {"t": WORD, "seat": seat, "node": node, "why": kind, "word": mine}
+        self.node.send_direct(sender, msgpack.packb(said, use_bin_type=True))
+
+    def _heard_word(self, sender: str, body: dict[str, Any]) -> None:
+        """A voter's word on a seat this process asked about: kept if it is the word asked for and
+        signed by its sender, and the seat taken over once there is enough."""
+        seat, node, kind, said = body["seat"], body["node"], body["why"], body["word"]
+        word = self._words.get(seat) if isinstance(seat, int) else None
+        if word is None or (word.node, word.kind) != (node, kind) or not self.node.is_leader:
+            return  # asked about long ago, or no longer wanted: the seat is taken, or its process heard
+        if not (isinstance(said, list) and len(said) == 2 and isinstance(said[0], int)):
+            raise ValueError("a word that is not [position, signature]")
+        hand = self.record.seats[seat].commitment
+        if not entries.silence_signed_by(sender, said[1], self.table, seat, node, hand, said[0], kind):
+            raise ValueError(f"a word on seat {seat} not signed by its sender for the seat as it stands here")
+        word.silence[sender] = said
+        self._enough_word(seat, word)
+
+    def _say_alive(self) -> None:
+        """Tell every voter this process is alive: a follower hears only its leader otherwise, and
+        could not say whether this process is silent (``_my_word``). Only at a signed table, where a
+        takeover needs the voters' word."""
+        record, me = self.record, self.node.node_id
+        if not record.signed or not record.sits(me):
+            return
+        alive = msgpack.packb({"t": ALIVE})
+        for voter in dict.fromkeys(voting_homes(record.seats)):
+            if voter != me:
+                self.node.send_direct(voter, alive)
 
     async def _watch_seats(self, after_s: float) -> None:
         loop = asyncio.get_running_loop()
@@ -485,6 +634,7 @@ class Peer:
         def look() -> None:
             nonlocal woke
             slept_s, woke = loop.time() - woke, loop.time()
+            self._say_alive()
             self._look_at_seats(after_s, slept_s > STALL_FACTOR * after_s / 4, slept_s * 1000)
 
         await every(after_s / 4, look, "looking for silent seats")
@@ -498,6 +648,7 @@ class Peer:
         that one is silent past ``after_s``, so that a dead leader's seat waits no longer than any
         other)."""
         self._deck_work()  # keys that never came are asked for after a while, the table quiet or not
+        self._track_withheld(monotonic_ms())  # every voter may be asked whether a seat withheld its keys
         if not self.node.is_leader:
             self._leading_since = self._led_since = None
             self._forget_takeovers()
@@ -520,31 +671,34 @@ class Peer:
             if engine.over and owner.node in record.done:
                 continue  # after the game, a seat is taken over only to say it is done
             if process != self.node.node_id and self.node.silent_ms(process) > after_s * 1000:
-                stand_in = Bot(seat, "greedy", seed=self.node.node_id.encode(), profile=STAND_IN)
-                self.take_over(seat, stand_in, owner.name)
+                self.take_over_with_word(seat, owner.name)
         self._look_for_withheld_keys(now)
 
-    def _look_for_withheld_keys(self, now: float) -> None:
-        """While leading a fair table: a seat the deck has waited on for ``key_timeout_s`` (a turn in a
-        shuffle, a key for a card shown) withholds its keys, and a bot plays it from here (the round it
-        held up is played again: ``kdm.record``)."""
+    def _track_withheld(self, now: float) -> None:
+        """Since when a fair deck has waited on each seat's part (a turn in a shuffle, a key for a card
+        shown), as seen here: the leader takes a seat that withholds its keys, and a voter asked says
+        whether it has waited as long."""
         engine, deck = self.record.engine, self.deck
-        if not isinstance(deck, FairDeck) or engine is None or engine.over:
+        if not isinstance(deck, FairDeck) or engine is None or engine.over or not self.record.started:
             self._withheld_since.clear()
             return
         waiting = deck.waiting_on(engine.state, engine.awaiting()) - self._seats_here()
         self._withheld_since = {seat: self._withheld_since.get(seat, now) for seat in waiting}
+
+    def _look_for_withheld_keys(self, now: float) -> None:
+        """While leading a fair table: a seat the deck has waited on for ``key_timeout_s`` withholds its
+        keys, and a bot plays it from here (the round it held up is played again: ``kdm.record``)."""
         for seat, since in self._withheld_since.items():
             owner = self.record.seats[seat]
             if now - since > self.key_timeout_s * 1000 and owner.process != self.node.node_id:
-                stand_in = Bot(seat, "greedy", seed=self.node.node_id.encode(), profile=STAND_IN)
-                self.take_over(
-                    seat, stand_in, owner.name, why=f"withheld its keys for {self.key_timeout_s:g} s"
+                self.take_over_with_word(
+                    seat, owner.name, why=f"withheld its keys for {self.key_timeout_s:g} s"
                 )
 
     def _forget_takeovers(self) -> None:
         """A takeover asked for while leading is not retried once another process leads: this one may
         have judged the others silent only because it was itself cut off or stopped."""
+        self._words.clear()
         for agent in self.agents[1:]:
             if agent.asking and agent.seat is None:
                 agent.asking = False
@@ -663,6 +817,7 @@ class Peer:
         back at once: if they are reading this, their process is alive. Displaced by another process of
         theirs (started again while this one still ran), they leave the seat to it: the newest wins."""
         taken = self.record.seats[seat]
+        self._words.pop(seat, None)  # the word was on the process that played it
         for agent in self.agents:
             if agent.seat == seat and agent is not now:
                 agent.seat = None
@@ -1004,9 +1159,19 @@ class Peer:
     def received_direct(self, sender: str, data: bytes) -> None:
         """A direct message from another member: a private note between a seat played here and the seat
         of the process that sends it (its writer, or a partner handing it on to a seat that changed
-        hands), sealed with both seats' keys; anything else is dropped."""
+        hands), sealed with both seats' keys; a fair deck's keys, secrets or turn; or the takeovers'
+        word (``ALIVE``, ``ASK_WORD``, ``WORD``). Anything else is dropped, with its reason."""
         try:
             body = msgpack.unpackb(data, raw=False, strict_map_key=True)
+            kind = body.get("t") if isinstance(body, dict) else None
+            if kind == ALIVE:
+                return  # the node noted it heard the sender: that is all it says
+            if kind == ASK_WORD:
+                self._answer_word(sender, body)
+                return
+            if kind == WORD:
+                self._heard_word(sender, body)
+                return
             if isinstance(body, dict) and body.get("t") in ("keys", "open"):
                 self._received_keys(sender, body, data)
                 return

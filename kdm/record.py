@@ -17,12 +17,20 @@ counter: a retried proposal committed twice is judged once, applied or refused):
 - ``event``: a player's action (an engine event), accepted only from the node seated where it acts;
 - ``takeover``: a seated node's process plays a gone player's seat with a bot until the player is back
   (at a fair table a seat that changes hands voids the round in play: its keys left with its process);
+  at a signed table, only with the signed word of a quorum of the other voters that the seat's process
+  is silent (or withheld its keys), given a few entries before (``silence_problem``): no one, the
+  leader included, takes a live seat alone;
 - ``deck``: a seat's part in a fair deck (``kdm.fair.table``): a turn in a shuffle, keys shown, keys
   asked for or given, which the deck takes or refuses the same way on every peer;
-- ``done``: a node saw the game end.
+- ``done``: a node saw the game end;
+- ``chat``: a line a seat's player says; no node's lines make more than ``CHAT_LOG_BURST`` of the
+  last ``CHAT_LOG_WINDOW`` entries (counted by log position, so every peer agrees).
 
 At a table whose id carries a key, every entry must be signed by the node it says wrote it
-(``kdm.entries.signed_by_author``), and only the table's founder may create it.
+(``kdm.entries.signed_by_author``), and only the table's founder may create it. A node that holds no
+seat writes nothing but its own join (the founder's ``create`` aside). What a leader screens at its door
+(``kdm.peer``) is checked here again wherever it can be decided from the log alone: a leader's own
+entries pass no door.
 
 Everything here is pure: the peer (``kdm.peer``) does the I/O and reacts to the ``Notice``s.
 """
@@ -38,6 +46,8 @@ from typing import Any
 from kdm.engine import Effect, Engine, IllegalAction
 from kdm.entries import (
     ENTRY_TYPES,
+    SILENT,
+    WITHHELD,
     Act,
     Chat,
     Create,
@@ -48,14 +58,17 @@ from kdm.entries import (
     Reveal,
     Start,
     Takeover,
+    author_node,
     chat_problem,
     from_wire,
     signed_by_author,
+    silence_signed_by,
 )  # fmt: skip
 from kdm.errors import KdmError, PluginError, UsageError
 from kdm.events import SEEDED_BY_KIND, Deal, Event, Shuffle, StartGame
 from kdm.identity import claim_is_valid
 from kdm.manager import PluginInfo, Rules, table_plugins
+from kdm.membership import voting_homes
 from kdm.net.keys import verify_key_of
 from kdm.state import TableState
 
@@ -83,6 +96,14 @@ DECKS = ("open", "fair")
 PLAYING, FULL, NO_TABLE_YET = "playing", "full", "no table yet"
 #: A ``voided`` notice's code when the round in play is played again from its deal.
 REPLAYED = "replayed"
+#: A voter's word that a seat is silent counts for a takeover this many entries after the one it was
+#: given at, at most: the honest path takes a round trip and a commit (a few entries at a busy table),
+#: and a word kept for later (to take the seat again once its player is back) is stale by then.
+SILENCE_FRESH_ENTRIES = 100
+#: One node's chat lines may be at most this many of the last ``CHAT_LOG_WINDOW`` entries, refused ones
+#: included: a leader's door lets five in ten seconds in, so a person talking alone to a quiet table
+#: meets this after forty seconds at the soonest, and a leader flooding the table after twenty lines.
+CHAT_LOG_BURST, CHAT_LOG_WINDOW = 20, 40
 
 
 @dataclass(frozen=True)
@@ -193,6 +214,11 @@ class TableRecord:
     #: At a fair table, the state just before the last round was dealt: a seat that changes hands while
     #: that round is in play takes its keys away with its process, and the round is played from there.
     round_start: TableState | None = None
+    #: How many committed entries this record was handed (malformed and refused ones too): an entry's
+    #: position in the log, the same on every peer, which a voter's word on a silent seat names.
+    position: int = 0
+    #: The positions of each node's recent chat lines (``CHAT_LOG_WINDOW``).
+    chat_positions: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def rules(self) -> Rules:
@@ -211,6 +237,56 @@ class TableRecord:
     def seat_of(self, node: str) -> int | None:
         return next((i for i, seat in enumerate(self.seats) if seat.node == node), None)
 
+    def sits(self, node: str) -> bool:
+        """Whether ``node`` is at the table: it acts for a seat (its player's, a stand-in's), or is the
+        home of one (its player's seat, held by a bot while its link was down)."""
+        return any(seat.process == node or seat.home == node for seat in self.seats)
+
+    def silence_voters(self, seat: int) -> list[str]:
+        """The voters whose word on ``seat`` counts: every voting home (``kdm.membership``) but the
+        seat's own process and home, which would speak of themselves. A bot a player started on their
+        laptop runs in a process of its own, which that player's process hears or does not."""
+        owner = self.seats[seat]
+        mine = {owner.process, owner.home}
+        return [home for home in dict.fromkeys(voting_homes(self.seats)) if home not in mine]
+
+    def silence_problem(self, seat: int, why: str, silence: dict[str, Any]) -> str | None:
+        """Why the word ``silence`` (signer → [position, signature]) does not let a takeover of ``seat``
+        into the log as the next entry, or None: it needs a quorum of ``silence_voters``, each signed
+        (``kdm.entries.silence_statement``) on this seat, its process and its commitment as they stand
+        (a player back commits anew), and given at most
+        ``SILENCE_FRESH_ENTRIES`` entries before. Pure, so every peer refuses alike, with one reason."""
+        node, hand, kind = self.seats[seat].process, self.seats[seat].commitment, WITHHELD if why else SILENT
+        voters = self.silence_voters(seat)
+        needed = len(voters) // 2 + 1
+        given, problems = 0, []
+        for signer in sorted(silence, key=str):
+            word = silence[signer]
+            if signer not in voters:
+                problems.append(f"{signer} is not one of them")
+            elif not (
+                isinstance(word, list)
+                and len(word) == 2
+                and isinstance(word[0], int)
+                and not isinstance(word[0], bool)
+                and isinstance(word[1], bytes)
+            ):
+                problems.append(f"{signer}'s word is not [position, signature]")
+            elif not 0 <= self.position - word[0] <= SILENCE_FRESH_ENTRIES:
+                problems.append(
+                    f"{signer}'s word was given at entry {word[0]}, not in the {SILENCE_FRESH_ENTRIES} before"
+                )
+            elif not silence_signed_by(signer, word[1], self.table, seat, node, hand, word[0], kind):
+                problems.append(f"{signer}'s word is not signed by its key for the seat as it stands")
+            else:
+                given += 1
+        if given >= needed:
+            return None
+        said = (
+            f"{needed} of the {len(voters)} other voters must say its process {node} is {kind}, {given} did"
+        )
+        return said + "".join(f"; {problem}" for problem in problems)
+
     def seat_held_by(self, player: bytes) -> int | None:
         """The seat bound to ``player``'s key, if any."""
         if not player:
@@ -220,6 +296,7 @@ class TableRecord:
     def apply(self, entry: Entry | Any) -> list[Notice]:
         """Apply one committed entry (typed, or the map the log holds); a malformed or refused one
         changes nothing and says why."""
+        self.position += 1
         signature = entry.get("sig") if isinstance(entry, dict) else None
         if not isinstance(entry, Entry):
             try:
@@ -236,6 +313,11 @@ class TableRecord:
             # Not remembered: a forger must not use up the ids of the node it writes in the name of.
             return [Notice("rejected", node=node, reason=f"not signed by {node}'s key", entry=kind)]
         try:
+            if not isinstance(entry, Create | Join) and not self.sits(author_node(entry)):
+                seatless = author_node(entry)
+                raise UsageError(
+                    f"{seatless} holds no seat: a node without one proposes nothing but its own join"
+                )
             notices = _APPLY[type(entry)](self, entry)
         except (KeyError, TypeError, ValueError) as error:
             refused = Notice("rejected", node=node, reason=f"malformed {kind} entry: {error}", entry=kind)
@@ -413,6 +495,9 @@ class TableRecord:
             # Any process that sat down may lead and so take seats over, even one whose own seat was
             # taken over while its link was down.
             raise UsageError(f"{node} is not at this table")
+        problem = self.silence_problem(seat, entry.why, entry.silence) if self.signed else None
+        if problem is not None:
+            raise UsageError(f"{node} cannot take over seat {seat} alone: {problem}")
         # The seat stays its player's (name, key, home): the bot only stands in until they are back.
         self.seats[seat] = dataclasses.replace(
             self.seats[seat], node=node, commitment=commit, box_key=box_key
@@ -473,6 +558,11 @@ class TableRecord:
 
     def _chat(self, entry: Chat) -> list[Notice]:
         node, seat = entry.id.node, entry.seat
+        recent = [at for at in self.chat_positions.get(node, []) if self.position - at < CHAT_LOG_WINDOW]
+        self.chat_positions[node] = [*recent, self.position]  # a refused line grows the log all the same
+        if len(recent) >= CHAT_LOG_BURST:
+            said = f"more than {CHAT_LOG_BURST} of the last {CHAT_LOG_WINDOW} entries"
+            raise UsageError(f"{node}'s chat lines would be {said}")
         if self.engine is None:
             raise UsageError("there is no table to talk at yet")
         if not (0 <= seat < len(self.seats) and self.seats[seat].node == node):

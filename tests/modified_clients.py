@@ -27,6 +27,10 @@ of program, not a mock of one.
 - ``forker``: the founder's client (so the leader at first) that, once the game runs, sends two
   followers two different entries for the same next index, each append signed as the leader signs
   (a chat line in its player's name, one text for each), then goes on as if nothing happened.
+- ``thief``: the founder's client (``host``), so the table's first leader. Once the game runs, while it
+  leads, it asks the other voter whether seat 1's live process is silent (the honest voter says it is
+  not, and signs nothing), then writes a takeover of seat 1 with its own word and a word it signed in
+  the other voter's name: what a leader that decides alone would write, straight into its own log.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
 - ``pin-guesser SECONDS MEMBER...``: a stranger who guesses the table's PIN against every member at
@@ -62,7 +66,7 @@ from kdm import cli, entries
 from kdm.agents import Bot, Decision
 from kdm.driver import TableDriver
 from kdm.engine import Duty, SeatView
-from kdm.entries import Act, Chat, Done, EntryId, Takeover
+from kdm.entries import SILENT, Act, Chat, Done, EntryId, Takeover
 from kdm.events import Event, TimedEvent
 from kdm.kilo import bots as kilo_bots
 from kdm.kilo.events import Announce, Draw, ShowHand, Slap
@@ -538,6 +542,46 @@ async def guess_pins(seconds: float, members: list[str]) -> None:
     await transport.close()
 
 
+# --- the thief -----------------------------------------------------------------------------------
+
+
+#: How long the thief waits for the other voter's word (an honest one never comes) before it takes the
+#: seat anyway.
+WAIT_FOR_WORD_S = 1.0
+
+
+def thief() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    beside_the_peer(take_a_live_seat)
+
+
+async def take_a_live_seat(peer: Peer) -> None:
+    node, record = peer.node, peer.record
+    assert isinstance(node, Node) and node.keys is not None
+    await until(lambda: record.started and node.is_leader and len(record.seats) == 3)
+    me, victim, seat = node.node_id, record.seats[1], 1
+    other = record.seats[2].process
+    peer.take_over_with_word(seat, victim.name)  # asks the other voter, who heard seat 1 all along
+    note("asked for word", seat=seat, node=victim.process, to=[other])
+    await asyncio.sleep(WAIT_FOR_WORD_S)  # the thief's patience, not a test synchronisation
+    position = record.position
+
+    def word(keys: Any) -> list[Any]:
+        said = entries.silence_statement(
+            peer.table, seat, victim.process, victim.commitment, position, SILENT
+        )
+        return [position, keys.sign(said)]
+
+    forged = {me: word(node.keys), other: word(node.keys)}  # its own, and one in the other's name
+    peer.take_over(seat, Bot(seat, "greedy", seed=b"thief"), victim.name, silence=forged)
+    stand_in = peer._agent(f"{me}#{seat}")
+    assert stand_in is not None
+    note(
+        "leader takeover", id=[stand_in.identity, stand_in.counter], seat=seat, leader=node.is_leader,
+        heard_ms=node.silent_ms(victim.process),
+    )  # fmt: skip
+
+
 # --- the join race -------------------------------------------------------------------------------
 
 
@@ -580,6 +624,8 @@ def main(argv: list[str]) -> int:
         usurper()
     elif role == "forker":
         forker()
+    elif role == "thief":
+        thief()
     elif role == "late-founder":
         late_founder(int(arguments.pop(0)))
     elif role == "pin-guesser":

@@ -391,6 +391,36 @@ def test_a_seated_player_can_neither_remove_a_voter_nor_add_ghost_voters(cheated
         assert set(re.findall(r"(\S+) votes from now on", said)) <= seated
 
 
+# --- a leader that decides alone -------------------------------------------------------------------
+
+
+def test_a_leaders_takeover_of_a_live_seat_is_refused_by_every_peer_for_one_reason(tmp_path: Path) -> None:
+    """The founder's client leads and takes seat 1 over while its process plays on: the other voter,
+    asked, gives no word, so the takeover carries the thief's own and one it signed in that voter's
+    name. It is committed (a leader's entries pass no door), and every peer, the thief's own record
+    too, refuses it for the same reason; seat 1 is never played by a bot and the game ends agreed."""
+    thief = {0: client("thief")}
+    with table(tmp_path, 3, rounds=2, programs=thief, env=logging_env(tmp_path), options=QUICK) as scene:
+        scene.wait_all()
+        game = finished(scene, [1, 2], tmp_path)
+    (theft,) = game.made("leader takeover")
+    assert theft["leader"] and theft["heard_ms"] < 1000  # it led, and had heard seat 1 lately
+    game.assert_never_applied(ids([theft]), committed=True)
+    victim, other = game.node(1), game.node(2)
+    refusal = (
+        f"entry from {game.node(0)}#1 refused: {game.node(0)}#1 cannot take over seat 1 alone: 2 of the 2"
+        f" other voters must say its process {victim} is silent, 1 did; {other}'s word is not signed by"
+        " its key for the seat as it stands"
+    )
+    assert game.refusals("cannot take over seat") == Counter({refusal: 1})
+    game.assert_refused_everywhere("cannot take over seat")
+    assert refusal in game.log(0)  # the thief's own kdm refuses it too
+    asked = f"{game.node(0)} asked whether seat 1 ({victim}) is silent: not as heard from here"
+    assert asked in game.log(2)
+    for index in range(3):
+        assert "a bot stands in for seat" not in game.log(index)
+
+
 # --- a stranger ------------------------------------------------------------------------------------
 
 

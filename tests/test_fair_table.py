@@ -19,9 +19,10 @@ import pytest
 from nacl.exceptions import CryptoError
 from nacl.public import Box, PublicKey
 
+from kdm import entries
 from kdm.deck import OpenDeck
 from kdm.engine import Duty, Engine
-from kdm.entries import Act, DeckPart, EntryId, decode
+from kdm.entries import Act, DeckPart, EntryId, Takeover, decode
 from kdm.events import Event
 from kdm.fair.shuffle import face_of, reveal
 from kdm.fair.table import (
@@ -37,6 +38,7 @@ from kdm.fair.table import (
 )
 from kdm.kilo.events import Announce
 from kdm.manager import Rules
+from kdm.net.keys import new_keys
 from kdm.peer import Peer
 from kdm.replay import replayed_with_deck
 from kdm.state import TableState
@@ -65,6 +67,33 @@ class KeyedLog(FakeLog):
         return KeyedNode(self, node_id)
 
 
+class SignedLog(KeyedLog):
+    """A keyed log whose nodes have keys of their own and ids that carry them, at a table whose id is
+    the first node's: entries are signed, and a takeover needs the voters' word."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.table = ""
+        #: The keyed id of each node by the name the tests give it (``n0`` leads).
+        self.ids: dict[str, str] = {}
+
+    def node(self, node_id: str) -> KeyedNode:
+        keys = new_keys()
+        node = KeyedNode(self, f"127.0.0.1:{41000 + int(node_id[1:])}~{keys.token}")
+        self.ids[node_id] = node.node_id
+        self.table = self.table or node.node_id
+        node.keys, node.table = keys, self.table  # type: ignore[attr-defined]
+        return node
+
+    @property
+    def leader(self) -> str:
+        return FakeLog.leader.fget(self)  # type: ignore[attr-defined,no-any-return]
+
+    @leader.setter
+    def leader(self, node_id: str) -> None:
+        FakeLog.leader.fset(self, self.ids.get(node_id, node_id))  # type: ignore[attr-defined]
+
+
 def audited(peer: Peer) -> bool:
     """Whether ``peer``'s deck audited every shuffle (the last ones once the game is over)."""
     return isinstance(peer.deck, FairDeck) and all(shuffle.audited for shuffle in peer.deck.shuffles)
@@ -89,12 +118,13 @@ async def fair_game(
     kill: Callable[[list[Peer]], Peer | None] | None = None,
     takeover_after_s: float | None = None,
     deck: str = "fair",
+    log: KeyedLog | None = None,
 ) -> tuple[KeyedLog, list[Peer]]:
     """A whole game of bot peers at a fair table; ``watch`` looks at the peers after every notice
     (``log_out`` gets the log as soon as there is one). ``kill`` looks at them every millisecond of the
     game and names a peer whose process dies then, if any (its seat is taken over); the survivors
     are returned."""
-    log = KeyedLog()
+    log = log or KeyedLog()
     if log_out is not None:
         log_out.append(log)
     peers = bot_peers(log, players, b"fair-test")
@@ -511,6 +541,31 @@ def test_a_seat_that_withholds_its_turn_is_named_and_a_bot_plays_it_to_the_end()
     record = peers[0].record
     assert record.seats[3].node == "n0#3" and record.barred == {3}
     assert record.engine is not None and record.engine.over and record.engine.state.round == 2
+    assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
+
+
+def test_at_a_signed_table_a_seat_that_withholds_its_turn_is_taken_with_the_voters_word() -> None:
+    """The same at a table whose ids carry keys: the leader's takeover carries the word of a quorum of
+    the other voters that the deck has waited on seat 3's keys as long, each from its own deck."""
+    said: list[str] = []
+
+    def withhold(peers: list[Peer]) -> None:
+        for peer in peers:
+            peer.key_timeout_s = 0.5
+        peers[0].on_notice = lambda notice: said.append(notice.reason) if notice.kind == "took_over" else None
+        deck = peers[3].deck
+        assert isinstance(deck, FairDeck)
+        honest = deck._turns
+        deck._turns = lambda: [] if len(deck.shuffles) > 2 else honest()  # type: ignore[method-assign]
+
+    log, peers = run_virtual(fair_game(before_start=withhold, takeover_after_s=60.0, log=SignedLog()))
+    assert said == ["withheld its keys for 0.5 s"]
+    record = peers[0].record
+    assert record.signed and record.barred == {3} and record.seats[3].node == f"{peers[0].node.node_id}#3"
+    (takeover,) = [entry for entry in map(entries.decode, log.entries) if isinstance(entry, Takeover)]
+    voters = [peer.node.node_id for peer in peers[:3]]
+    assert len(takeover.silence) >= 2 and set(takeover.silence) <= set(voters)
+    assert record.engine is not None and record.engine.over
     assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
 
 

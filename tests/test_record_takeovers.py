@@ -1,0 +1,190 @@
+"""No one decides alone (issue 25): what the leader screened at its door, the record checks on apply.
+
+A takeover needs the signed word of a quorum of the other voters that the seat's process is silent,
+given a few entries before; a node without a seat writes nothing but its own join; one node's chat lines
+are at most ``CHAT_LOG_BURST`` of the last ``CHAT_LOG_WINDOW`` entries. The record is pure: two peers
+that apply the same entries refuse the same ones, for the same reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kdm import entries
+from kdm.entries import SILENT, WITHHELD, Chat, Create, Done, Join, Reveal, Start, Takeover
+from kdm.manager import installed_plugins
+from kdm.record import CHAT_LOG_BURST, CHAT_LOG_WINDOW, SILENCE_FRESH_ENTRIES, TableRecord, commitment
+from tests.test_signed_entries import PLUGINS, Node, seated_table
+
+
+def started(players: int) -> tuple[TableRecord, list[Node]]:
+    record, nodes = seated_table(players)
+    (notice,) = record.apply(nodes[0].write(Start, record.table))
+    assert notice.kind == "started"
+    return record, nodes
+
+
+def word(signer: Node, record: TableRecord, seat: int, kind: str = SILENT, **changed: Any) -> list[Any]:
+    """``signer``'s word that ``seat``'s process is ``kind``, as it would give it now (or with the
+    ``position``, ``node``, ``hand`` or ``signed`` key ``changed``)."""
+    position = changed.get("position", record.position)
+    node = changed.get("node", record.seats[seat].process)
+    hand = changed.get("hand", record.seats[seat].commitment)
+    said = entries.silence_statement(record.table, seat, node, hand, position, kind)
+    return [position, changed.get("signed", signer.keys).sign(said)]
+
+
+def takeover(taker: Node, record: TableRecord, seat: int, silence: dict[str, Any], why: str = "") -> Any:
+    return taker.write(
+        Takeover, record.table, author=f"{taker.id}#{seat}", seat=seat, commit=commitment(b"x"),
+        silence=silence, why=why,
+    )  # fmt: skip
+
+
+def both(records: list[TableRecord], entry: dict[str, Any]) -> str:
+    """Apply ``entry`` at every record: each does the same; the one notice's reason, or its kind."""
+    said = {tuple((n.kind, n.reason) for n in record.apply(entry)) for record in records}
+    assert len(said) == 1, said
+    ((kind, reason),) = said.pop()
+    return reason or kind
+
+
+def test_a_quorum_of_the_other_voters_word_lets_a_takeover_in() -> None:
+    record, nodes = started(4)
+    silence = {node.id: word(node, record, 3) for node in nodes[:2]}  # 2 of seats 0-2
+    (took,) = record.apply(takeover(nodes[0], record, 3, silence))
+    assert took.kind == "took_over" and record.seats[3].node == f"{nodes[0].id}#3"
+
+
+def test_the_leader_alone_is_refused_by_every_peer_with_one_reason() -> None:
+    """Its own word only (and it gives it: it is a voter), the leader's takeover of a live seat: two
+    peers that applied the same log refuse it for the same reason, and the seat stays its player's."""
+    nodes = [Node(41000 + i) for i in range(3)]
+    table = nodes[0].id
+    log = [nodes[0].write(Create, table, name="t", players=3, options={}, plugins=PLUGINS)]
+    log += [node.write(Join, table, commit=commitment(node.id.encode())) for node in nodes]
+    log.append(nodes[0].write(Start, table))
+    peers = [TableRecord(installed_plugins(), table=table) for _ in range(2)]
+    for entry in log:
+        for peer in peers:
+            peer.apply(entry)
+    alone = {nodes[0].id: word(nodes[0], peers[0], 1)}
+    reason = both(peers, takeover(nodes[0], peers[0], 1, alone))
+    assert reason == (
+        f"{nodes[0].id}#1 cannot take over seat 1 alone: 2 of the 2 other voters must say its process"
+        f" {nodes[1].id} is silent, 1 did"
+    )
+    assert [peer.seats[1].node for peer in peers] == [nodes[1].id] * 2
+
+
+def test_the_word_of_the_seats_own_process_a_stranger_or_another_key_does_not_count() -> None:
+    record, nodes = started(4)
+    stranger = Node(42000)
+    victim = nodes[3]
+    silence = {
+        victim.id: word(victim, record, 3),  # the seat's own process speaks of itself
+        stranger.id: word(stranger, record, 3),  # no voter
+        nodes[1].id: word(nodes[1], record, 3, signed=nodes[0].keys),  # in another's name
+        nodes[2].id: word(nodes[2], record, 2),  # of another seat
+    }
+    (refused,) = record.apply(takeover(nodes[0], record, 3, silence))
+    assert refused.kind == "rejected"
+    assert "2 of the 3 other voters must say its process" in refused.reason and ", 0 did" in refused.reason
+    assert f"{victim.id} is not one of them" in refused.reason
+    assert f"{stranger.id} is not one of them" in refused.reason
+    assert f"{nodes[1].id}'s word is not signed by its key for the seat as it stands" in refused.reason
+    assert f"{nodes[2].id}'s word is not signed by its key for the seat as it stands" in refused.reason
+    assert record.seats[3].node == victim.id
+
+
+def test_a_word_kept_for_later_is_stale() -> None:
+    record, nodes = started(3)
+    silence = {node.id: word(node, record, 2) for node in nodes[:2]}
+    given = record.position
+    for _ in range(SILENCE_FRESH_ENTRIES):
+        record.apply({"t": "nonsense"})  # any committed entry counts, a malformed one too
+    (refused,) = record.apply(takeover(nodes[0], record, 2, silence))
+    assert refused.kind == "rejected"
+    assert f"word was given at entry {given}, not in the {SILENCE_FRESH_ENTRIES} before" in refused.reason
+    fresh = {node.id: word(node, record, 2) for node in nodes[:2]}
+    (took,) = record.apply(takeover(nodes[0], record, 2, fresh))
+    assert took.kind == "took_over"
+
+
+def test_a_word_on_the_seat_as_it_stood_before_its_commitment_moved_does_not_count() -> None:
+    """The word names the seat's commitment: a player back commits anew, so a word kept from before
+    cannot take the seat from them again (here the seat reveals, which moves it too)."""
+    record, nodes = started(3)
+    silence = {node.id: word(node, record, 2) for node in nodes[:2]}
+    reveal = nodes[2].write(
+        Reveal, record.table, shuffle=0, nonce=nodes[2].id.encode(), next_commit=commitment(b"n")
+    )
+    assert record.apply(reveal) == []  # the shuffle waits for the others' reveals
+    (refused,) = record.apply(takeover(nodes[0], record, 2, silence))
+    assert refused.kind == "rejected" and refused.reason.endswith(
+        f"{nodes[1].id}'s word is not signed by its key for the seat as it stands"
+    )
+
+
+def test_a_word_that_a_seat_is_silent_does_not_let_it_be_taken_for_withheld_keys() -> None:
+    record, nodes = started(3)
+    silent = {node.id: word(node, record, 2) for node in nodes[:2]}
+    (refused,) = record.apply(takeover(nodes[0], record, 2, silent, why="withheld its keys for 10 s"))
+    assert refused.kind == "rejected" and f"is {WITHHELD}, 0 did" in refused.reason
+    withheld = {node.id: word(node, record, 2, WITHHELD) for node in nodes[:2]}
+    (took, *_voided) = record.apply(takeover(nodes[0], record, 2, withheld, why="withheld its keys for 10 s"))
+    assert took.kind == "took_over" and 2 in record.barred
+
+
+def test_at_a_table_of_two_voters_the_one_others_word_is_the_takers_own() -> None:
+    """Two laptops, three seats: the founder's, the bot it started (its laptop's vote is the founder's)
+    and the joiner's. Of the joiner's seat, the one other voter is the founder, which takes it over on
+    its own word; as the stranded table does once told to go on without the joiner."""
+    nodes = [Node(41000 + i) for i in range(3)]
+    founder, bot, joiner = nodes
+    table = founder.id
+    record = TableRecord(installed_plugins(), table=table)
+    record.apply(founder.write(Create, table, name="t", players=3, options={}, plugins=PLUGINS))
+    for node in nodes:
+        laptop = founder.id if node is bot else ""
+        record.apply(
+            node.write(Join, table, commit=commitment(node.id.encode()), bot=node is bot, laptop=laptop)
+        )
+    record.apply(founder.write(Start, table))
+    assert record.silence_voters(2) == [founder.id] and record.silence_voters(1) == [founder.id, joiner.id]
+    (refused,) = record.apply(takeover(founder, record, 2, {}))
+    assert refused.reason.endswith(
+        f"1 of the 1 other voters must say its process {joiner.id} is silent, 0 did"
+    )
+    (took,) = record.apply(takeover(founder, record, 2, {founder.id: word(founder, record, 2)}))
+    assert took.kind == "took_over"
+
+
+def test_a_node_without_a_seat_writes_nothing_but_its_own_join() -> None:
+    record, _nodes = started(3)
+    stranger = Node(42000)
+    for entry in (stranger.write(Done, record.table), stranger.write(Chat, record.table, seat=0, text="hi")):
+        (refused,) = record.apply(entry)
+        assert refused.reason == (
+            f"{stranger.id} holds no seat: a node without one proposes nothing but its own join"
+        )
+        assert record.apply(entry) == []  # judged once
+    assert stranger.id not in record.done and record.chat == []
+
+
+def test_one_nodes_chat_lines_are_at_most_a_share_of_the_last_entries() -> None:
+    record, nodes = started(3)
+    talker = nodes[1]
+    for line in range(CHAT_LOG_BURST):
+        (said,) = record.apply(talker.write(Chat, record.table, seat=1, text=f"line {line}"))
+        assert said.kind == "chat"
+    (refused,) = record.apply(talker.write(Chat, record.table, seat=1, text="one too many"))
+    assert refused.reason == (
+        f"{talker.id}'s chat lines would be more than {CHAT_LOG_BURST} of the last {CHAT_LOG_WINDOW} entries"
+    )
+    (other,) = record.apply(nodes[2].write(Chat, record.table, seat=2, text="my turn"))
+    assert other.kind == "chat"  # another's lines are theirs to count
+    for _ in range(CHAT_LOG_WINDOW - CHAT_LOG_BURST):
+        record.apply({"t": "nonsense"})
+    (again,) = record.apply(talker.write(Chat, record.table, seat=1, text="later"))
+    assert again.kind == "chat"
