@@ -61,6 +61,7 @@ from .loops import every
 from .raft import Misconduct, RaftNode
 from .raft_log import Storage, persist_and_send, save
 from .raft_messages import (
+    Certificate,
     ConfChange,
     Entry,
     ForkProof,
@@ -577,7 +578,7 @@ class Node:
                 self._drop("a raft message", sender, f"it claims {message.sender} → {message.to}")
                 return
             proven = message.kind in ("app", "heartbeat") and (
-                message.certificate is not None or self.raft.proven_leader == (message.term, sender)
+                self.raft.proven_leader == (message.term, sender) or self._worth_checking(message.certificate)
             )
             if sender not in self.members and self.node_id in self.members and not proven:
                 # A stranger could pose as a leader of the current term, unless it shows the signed
@@ -645,6 +646,18 @@ class Node:
         elif envelope.kind == "fork" and sender in self.members:
             self.raft.take_fork_proof(ForkProof(_head_from(body["first"]), _head_from(body["second"])))
             self._tell_forks()
+
+    def _worth_checking(self, certificate: Certificate | None) -> bool:
+        """Whether an election certificate shown by a node our log does not count as a voter may be
+        one (checked by Raft): it names enough of our voters, and not many more votes, so that a
+        stranger's made-up certificates cost no more than a glance each (its signatures are checked only
+        past this; a forged one is refused at its first bad signature, and once)."""
+        if certificate is None:
+            return False
+        voters = set(self.raft.voters)
+        named = {vote.voter for vote in certificate.votes} & voters
+        enough = 1 if self.node_id not in voters else max(1, len(voters) // 2)
+        return len(named) >= enough and len(certificate.votes) <= 2 * len(voters) + 2
 
     def _screened(self, message: Message) -> Message:
         """A member's forwarded proposals, less what it may not propose: a membership change (only a

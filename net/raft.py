@@ -146,6 +146,8 @@ MAX_ENTRY_BYTES = 16 * 1024  # a proposal larger than this could not travel in o
 MAX_TERM_LEAD = 1000
 #: Why an append is refused whose signed head is not the chain hash its entries make on our log.
 NOT_SIGNED = "its entries are not the ones its leader signed on top of our log"
+#: Refused election certificates a node remembers (``_check_leader``).
+CERTIFICATES_REFUSED_KEPT = 64
 #: Acks whose signatures a follower remembers having checked.
 ACKS_CHECKED = 1024
 #: Signed heads a node keeps (its own as leader, its leaders' as follower), the oldest forgotten first.
@@ -225,6 +227,8 @@ class RaftNode:
         #: certificate: the only leader whose appends and heartbeats it takes in that term.
         self._certified: tuple[int, str] | None = None
         self._certificate: Certificate | None = None
+        #: Certificates refused lately, with why: a flood of one is checked once.
+        self._refused_certificates: OrderedDict[Certificate, str] = OrderedDict()
         #: The highest term a voter's answer named: the next campaign starts above it.
         self._term_heard = 0
         #: As a pre-candidate, the term it asked about.
@@ -388,7 +392,8 @@ class RaftNode:
             return problem
         if message.sender in self.convicted:
             return f"{message.kind} from {message.sender}, whose fork is proven: ignored"
-        self._heard_at[message.sender] = self._ticks
+        if message.sender in self._voters:  # only a voter's silence is asked about (``_join_forced``)
+            self._heard_at[message.sender] = self._ticks
         if message.kind == "prop":
             if self._state != LEADER:
                 return "proposal dropped: not the leader"
@@ -691,9 +696,15 @@ class RaftNode:
                 f"{message.kind} of term {term} carries the certificate of {certificate.leader} "
                 f"in term {certificate.term}"
             )
-        problem = self._certificate_problem(certificate)
-        if problem:
-            return Misconduct(f"{message.kind} of term {term} refused: its election certificate {problem}")
+        refused = self._refused_certificates.get(certificate)
+        if refused is None:
+            refused = self._certificate_problem(certificate)
+            if refused:  # the same one sent again is refused without checking its signatures again
+                self._refused_certificates[certificate] = refused
+                while len(self._refused_certificates) > CERTIFICATES_REFUSED_KEPT:
+                    self._refused_certificates.popitem(last=False)
+        if refused:
+            return Misconduct(f"{message.kind} of term {term} refused: its election certificate {refused}")
         if self._certified is not None and self._certified[0] == term:
             # Two quorums of one term share a voter: one of them voted twice.
             return Misconduct(
@@ -891,10 +902,12 @@ class RaftNode:
         with the heads this node holds: the proof of a fork when that leader signed another log for the
         same index and term (recorded in ``forks``, the leader convicted), else None. A head whose
         signature is not its leader's is ignored (``signed``: already checked)."""
-        if not signed and not head_is_signed(self._signer, head):
-            return None
         key = (head.term, head.index)
         known = self._heads.get(key)
+        if known is not None and (known.leader != head.leader or known.hash == head.hash):
+            return None  # nothing new (most heads another member shows): no signature to check
+        if not signed and not head_is_signed(self._signer, head):
+            return None
         if known is None:
             self._heads[key] = head
             while len(self._heads) > HEADS_KEPT:

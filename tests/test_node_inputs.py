@@ -476,3 +476,23 @@ def test_a_seated_players_process_retired_while_away_is_a_learner_again_at_its_f
         context.term()
 
     run(scene)
+
+
+def test_a_strangers_made_up_certificate_is_dropped_at_the_door_unchecked(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A node our log does not count may show an election certificate (it may have been elected since
+    we last heard): only one that names enough of our voters is worth checking. A stranger's made-up
+    one, of its own votes, costs a glance, not a signature check per vote and per message."""
+    network = MemoryNetwork()
+    leader, follower, stranger = "127.0.0.1:4001~a", "127.0.0.1:4002~b", "127.0.0.1:4009~z"
+    transport = network.transport(follower)
+    asyncio.run(transport.start())
+    node = Node(transport, TABLE, MemoryStorage(), voters=(leader, follower),
+                address_of=lambda node_id: f"memory://{node_id}")  # fmt: skip
+    made_up = unsigned_certificate(5, stranger, (stranger, "127.0.0.1:4010~y", "127.0.0.1:4011~x"))
+    heartbeat = Message("heartbeat", 5, stranger, follower, certificate=made_up)
+    caplog.set_level(logging.WARNING, logger="kdm.net")
+    node._receive(stranger, node_codec(TABLE).encode(stranger, "raft", message_to_dict(heartbeat)))
+    assert f"dropped a raft heartbeat from {stranger}: not a member of this table" in caplog.text
+    assert (node.raft.term, node.leader) == (0, None)

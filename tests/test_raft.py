@@ -1150,3 +1150,37 @@ def chain_of(net: Net, append: Message) -> bytes:
     for entry in append.entries:
         chain = chain_hash(chain, entry)
     return chain
+
+
+class CountingSigner:
+    """A node's signer on the net's key ring that counts the signatures it checks."""
+
+    def __init__(self, net: Net, node_id: str) -> None:
+        self.inner, self.checked = net.keys.signer(node_id), 0
+
+    def sign(self, payload: bytes) -> bytes:
+        return self.inner.sign(payload)
+
+    def verify(self, node_id: str, payload: bytes, signature: bytes) -> bool:
+        self.checked += 1
+        return self.inner.verify(node_id, payload, signature)
+
+
+def test_a_made_up_certificate_sent_again_and_again_is_checked_once() -> None:
+    net = led_by_a("abc")
+    counting = CountingSigner(net, "b")
+    b = net["b"]
+    b._signer = counting
+    term, at = b.term + 1, (b.last_index, b.term)
+    made_up = Certificate(term, "c", *at, (signed_vote(net, "c", term, "c", at), Vote("a", b"\x00" * 32)))
+    heartbeat = Message("heartbeat", term, "c", "b", certificate=made_up)
+    first = b.step(heartbeat)
+    checked = counting.checked
+    for _ in range(50):
+        assert b.step(heartbeat) == first
+    assert isinstance(first, Misconduct) and checked > 0 and counting.checked == checked
+    # The same leader's heads shown again by another member cost no signature either.
+    net.run(2)
+    head = b.recent_heads(1)[0]
+    before = counting.checked
+    assert b.check_head(head) is None and counting.checked == before
