@@ -72,6 +72,7 @@ from kdm.manager import PluginInfo, Rules
 from kdm.membership import voting_homes
 from kdm.net.clock import monotonic_ms
 from kdm.net.loops import every
+from kdm.net.raft_messages import ConfChange
 from kdm.record import NO_TABLE_YET, SEEDED_DUTIES, Notice, TableRecord, commitment
 
 log = logging.getLogger("kdm.peer")
@@ -743,6 +744,10 @@ class Peer:
         early, self._early_notes = self._early_notes, []
         for sender, note in early:
             self.received_direct(sender, note)
+
+    def membership_changed(self, change: ConfChange) -> None:
+        """A committed membership change (``Node.on_membership``), handed to the record in log order."""
+        self.record.membership_changed(change.kind, change.node_id, change.voters)
 
     def _agent(self, identity: str) -> Agent | None:
         return next((agent for agent in self.agents if agent.identity == identity), None)

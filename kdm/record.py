@@ -219,6 +219,10 @@ class TableRecord:
     position: int = 0
     #: The positions of each node's recent chat lines (``CHAT_LOG_WINDOW``).
     chat_positions: dict[str, list[int]] = field(default_factory=dict)
+    #: After a forced reconfiguration (the survivors of a table that lost its quorum went on without
+    #: the others, ``membership_changed``): the nodes that vote, kept up to date by the membership
+    #: changes committed since. None while no configuration was forced: the voting homes vote.
+    forced_voters: set[str] | None = None
 
     @property
     def rules(self) -> Rules:
@@ -248,7 +252,23 @@ class TableRecord:
         laptop runs in a process of its own, which that player's process hears or does not."""
         owner = self.seats[seat]
         mine = {owner.process, owner.home}
-        return [home for home in dict.fromkeys(voting_homes(self.seats)) if home not in mine]
+        homes = dict.fromkeys(voting_homes(self.seats))
+        if self.forced_voters is not None:
+            # The voters dropped when the survivors went on are gone for good: their word cannot come,
+            # and asking for it would leave the dead seats to no one.
+            homes = dict.fromkeys(home for home in homes if home in self.forced_voters)
+        return [home for home in homes if home not in mine]
+
+    def membership_changed(self, kind: str, node: str, voters: tuple[str, ...] = ()) -> None:
+        """A membership change of the table's consensus was committed, in log order among the entries
+        (``ConfChange``: ``force`` names the survivors, ``add_voter``/``remove`` one node). Only a forced
+        configuration changes what the record asks for: whose word on a silent seat counts."""
+        if kind == "force":
+            self.forced_voters = set(voters)
+        elif self.forced_voters is not None and kind == "add_voter":
+            self.forced_voters.add(node)
+        elif self.forced_voters is not None and kind == "remove":
+            self.forced_voters.discard(node)
 
     def silence_problem(self, seat: int, why: str, silence: dict[str, Any]) -> str | None:
         """Why the word ``silence`` (signer → [position, signature]) does not let a takeover of ``seat``

@@ -20,6 +20,7 @@ from kdm.deck import OpenDeck
 from kdm.errors import UsageError
 from kdm.fair.table import FairDeck, deck_of_table
 from kdm.manager import installed_plugins
+from kdm.net.raft_messages import ConfChange
 from kdm.net.storage import read_log_checked
 from kdm.record import Notice, TableRecord
 
@@ -52,29 +53,35 @@ def replay(path: Path, lang: str = "en", say: Callable[[str], None] = print) -> 
     }
 
 
-def read_committed(path: Path) -> tuple[list[bytes], bool]:
-    """The data of the committed entries of a log file that the table applied (membership changes and
-    leaders' no-ops are not the game's business), and whether the file is chained. An unreadable or
-    altered file is a ``UsageError`` naming what is wrong."""
+def read_committed(path: Path) -> tuple[list[bytes | ConfChange], bool]:
+    """The committed entries of a log file that the table applied, in order: the data of each game
+    entry and each membership change (a forced one changes whose word a takeover needs; leaders'
+    no-ops are not the table's business), and whether the file is chained. An unreadable or altered
+    file is a ``UsageError`` naming what is wrong."""
     try:
         hard_state, entries, found = read_log_checked(path)
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
     if found.broken:
         raise UsageError(f"{path} was altered: {found.broken}")
-    data = [entry.data for entry in entries[: hard_state.commit] if entry.kind == "normal" and entry.data]
+    data: list[bytes | ConfChange] = []
+    for entry in entries[: hard_state.commit]:
+        if entry.kind == "normal" and entry.data:
+            data.append(entry.data)
+        elif entry.kind == "conf" and (change := ConfChange.from_entry(entry)) is not None:
+            data.append(change)
     return data, found.chained
 
 
 def replayed(
-    data: Iterable[bytes], on_notice: Callable[[TableRecord, Notice], None] | None = None
+    data: Iterable[bytes | ConfChange], on_notice: Callable[[TableRecord, Notice], None] | None = None
 ) -> TableRecord:
     """The table the committed entries ``data`` make (``replayed_with_deck``)."""
     return replayed_with_deck(data, on_notice)[0]
 
 
 def replayed_with_deck(
-    data: Iterable[bytes], on_notice: Callable[[TableRecord, Notice], None] | None = None
+    data: Iterable[bytes | ConfChange], on_notice: Callable[[TableRecord, Notice], None] | None = None
 ) -> tuple[TableRecord, OpenDeck | FairDeck]:
     """The table the committed entries ``data`` make, applied as every peer applied them, and its deck:
     signatures checked from the founder's create on, and the faces a seat claims checked against the
@@ -99,6 +106,9 @@ def replayed_with_deck(
         "not a fair table" if (fair_deck := fair()) is None else fair_deck.show_keys(seat, keys)
     )
     for entry in data:
+        if isinstance(entry, ConfChange):
+            record.membership_changed(entry.kind, entry.node_id, entry.voters)
+            continue
         try:
             decoded = msgpack.unpackb(entry, raw=False, strict_map_key=True)
         except Exception:

@@ -289,6 +289,7 @@ class TableSession:
         )  # fmt: skip
         self.peer.laptop = config.laptop
         node.on_commit = self.peer.committed
+        node.on_membership = self.peer.membership_changed
         node.on_direct = self.peer.received_direct
         node.screen_proposal = self.peer.screen_proposal
         node.holds_a_seat = lambda node_id: any(seat.home == node_id for seat in self.peer.record.seats)

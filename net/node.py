@@ -322,6 +322,9 @@ class Node:
             silence_ticks=round(STRANDED_AFTER_MS / tick_ms),
         )  # fmt: skip
         self.on_commit = on_commit
+        #: Told of each committed membership change, in log order among the entries ``on_commit``
+        #: is told of (the record asks a forced configuration's survivors for their word).
+        self.on_membership: Callable[[ConfChange], None] | None = None
         self.on_leader: Callable[[str | None], None] | None = None
         #: Called with the node id of a leader whose fork is proven (``RaftNode.forks``).
         self.on_fork: Callable[[str], None] | None = None
@@ -1132,11 +1135,15 @@ class Node:
                     self.journal(ready.committed)
                 for entry in ready.committed:
                     self._applying = entry.index
-                    if entry.kind == "normal" and entry.data and self.on_commit is not None:
-                        try:
+                    try:
+                        if entry.kind == "normal" and entry.data and self.on_commit is not None:
                             self.on_commit(entry.data)
-                        except Exception:  # a bug above us must not stop consensus for the others
-                            log.exception("applying committed entry %d failed", entry.index)
+                        elif entry.kind == "conf" and self.on_membership is not None:
+                            change = ConfChange.from_entry(entry)
+                            if change is not None:  # bad bytes: every node skipped them alike
+                                self.on_membership(change)
+                    except Exception:  # a bug above us must not stop consensus for the others
+                        log.exception("applying committed entry %d failed", entry.index)
                 self._applying = None
                 raft.advance(ready)
             if raft.leader is not None:

@@ -160,6 +160,27 @@ def test_at_a_table_of_two_voters_the_one_others_word_is_the_takers_own() -> Non
     assert took.kind == "took_over"
 
 
+def test_after_the_survivors_went_on_without_the_others_the_survivors_word_is_enough() -> None:
+    """Four laptops, three gone for good: the one left goes on without them (a forced configuration,
+    committed in the log among the entries). The dead cannot give their word on each other, so the
+    survivors' word alone lets each dead seat to a bot; a voter promoted again later counts again."""
+    record, nodes = started(4)
+    survivor, *dead = nodes
+    assert record.silence_voters(3) == [survivor.id, dead[0].id, dead[1].id]
+    mine = {survivor.id: word(survivor, record, 3)}
+    (refused,) = record.apply(takeover(survivor, record, 3, mine))
+    assert refused.reason.endswith(
+        f"2 of the 3 other voters must say its process {dead[2].id} is silent, 1 did"
+    )
+    record.membership_changed("force", survivor.id, (survivor.id,))
+    for seat in (1, 2, 3):
+        assert record.silence_voters(seat) == [survivor.id]
+        (took,) = record.apply(takeover(survivor, record, seat, {survivor.id: word(survivor, record, seat)}))
+        assert took.kind == "took_over"
+    record.membership_changed("add_voter", dead[0].id)
+    assert record.forced_voters == {survivor.id, dead[0].id}
+
+
 def test_a_node_without_a_seat_writes_nothing_but_its_own_join() -> None:
     record, _nodes = started(3)
     stranger = Node(42000)

@@ -21,7 +21,7 @@ from kdm.cli import _session_config, build_parser
 from kdm.session import ALONE_GIVE_UP_S, SessionConfig, TableSession
 from kdm.testing import run_virtual
 from tests.netns import LineWatcher
-from tests.processes import DEADLINE_S, KDM, bot_player, start
+from tests.processes import DEADLINE_S, KDM, Table, bot_player, start
 
 ROUNDS = 2
 
@@ -70,6 +70,36 @@ def test_a_player_and_their_bot_killed_at_once_and_the_other_goes_on_when_told(t
     report = json.loads((tmp_path / "bob.json").read_text())
     assert report["rounds"] == ROUNDS and report["digest"]
     assert any(line.startswith("a bot stands in for seat 0 (ann)") for line in joiner_said.lines)
+
+
+def test_two_laptops_of_three_die_and_the_one_left_goes_on_alone(tmp_path: Path) -> None:
+    """The dead cannot give their word on each other's seats: once the survivor went on without them
+    (a forced configuration, in the log), its word alone lets a bot take each dead seat."""
+    scene = Table(tmp_path)
+    try:
+        scene.player(0, "host", "--players", "3", "--option", f"rounds={ROUNDS}", "--no-advertise")
+        listening = scene.host.wait_for(lambda line: line.startswith("listening on "), DEADLINE_S)
+        assert listening is not None
+        scene.player(1, "join", listening.split()[2], "--name", "ann")
+        assert scene.host.wait_for(lambda line: line.endswith("takes seat 1"), DEADLINE_S)
+        survivor, said = scene.player(
+            2, "join", listening.split()[2], "--name", "bob", "--if-stranded", "go-on"
+        )
+        assert said.wait_for(lambda line: "passes to" in line, DEADLINE_S)
+        for dead in scene.processes[:2]:
+            dead.kill()
+            dead.wait(DEADLINE_S)
+        going_on = said.wait_for(lambda line: line.startswith("going on without "), DEADLINE_S)
+        assert going_on is not None and going_on.endswith(": bots play their seats")
+        assert survivor.wait(DEADLINE_S) == 0
+    except BaseException:
+        scene.show()
+        raise
+    finally:
+        scene.stop()
+    assert scene.report(2)["rounds"] == ROUNDS
+    for seat in (0, 1):
+        assert any(line.startswith(f"a bot stands in for seat {seat} ") for line in said.lines)
 
 
 def stranded_alone(wait_for_ever: bool) -> SimpleNamespace:
