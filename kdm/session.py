@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -299,6 +300,8 @@ class TableSession:
         self.on_fork: Callable[[str], None] | None = None
         node.on_refused = self._refused
         node.on_pin_guesses = self._pin_guesses
+        node.on_door = self._door
+        node.door_name = config.name
         self.players = players
         self.error: str | None = None
         self.pin_refused = False
@@ -319,6 +322,10 @@ class TableSession:
         #: Told (host, wrong PINs from it in the last hour, seconds between two checks) when someone
         #: guesses the table's PIN (``kdm.net.admission``): the screen.
         self.on_pin_guesses: Callable[[str, int, float], None] | None = None
+        #: Told (joiner, its name, wrong PINs from its host lately, gone) of who waits at the door for
+        #: the leader's PIN check (``Node.on_door``): the screen, where a seated player may let them in.
+        self.on_door: Callable[[str, str, int, bool], None] | None = None
+        self._said_at_the_door: OrderedDict[str, None] = OrderedDict()
         self._reconcile_soon = False
         self._answering: asyncio.DatagramTransport | None = None
 
@@ -477,6 +484,22 @@ class TableSession:
         )
         if self.on_pin_guesses is not None:
             self.on_pin_guesses(host, tried, interval_s)
+
+    def _door(self, joiner: str, name: str, tried: int, gone: bool) -> None:
+        if not gone and joiner not in self._said_at_the_door:  # once: the leader tells it every few s
+            self._said_at_the_door[joiner] = None
+            while len(self._said_at_the_door) > 64:
+                self._said_at_the_door.popitem(last=False)
+            self.say(f"{name or 'someone'} ({joiner}) waits at the door for the PIN check")
+        if self.on_door is not None:
+            self.on_door(joiner, name, tried, gone)
+
+    def let_in(self, joiner: str) -> bool:
+        """This seated player lets ``joiner`` in without the PIN check; False if this process may not
+        (it holds no seat: its node does not vote) or the table has no leader now."""
+        let = self.node.let_in(joiner)
+        self.say(f"let {joiner} in without the PIN check" if let else f"could not let {joiner} in")
+        return let
 
     def _check_stranded(self) -> None:
         """Say when the table cannot commit, naming the laptops not heard from, and when it can again;

@@ -241,6 +241,10 @@ class Verifier:
         self.guessed_wrong(joiner)
         return joiner, False
 
+    def forget(self, joiner: str) -> None:
+        """End ``joiner``'s exchange unchecked (a seated player let it in)."""
+        self._open.pop(joiner, None)
+
     def guessed_wrong(self, joiner: str) -> None:
         """``joiner`` guessed wrong, here or at another member: it waits behind those that did not."""
         self._wrong_by[joiner] = self._wrong_by.pop(joiner, 0) + 1

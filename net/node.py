@@ -21,8 +21,11 @@ holds ``MAX_LEARNERS`` learners. At a table with a PIN, a node admits only a new
 no log entry, no direct note, no pong. A member tells every other member of each wrong guess it checks,
 and of each right one (``pin_checked``: a direct message, not an entry of the log, for the backoff and
 the screens need a count, not one order of it on every peer, and a flood of guesses must not fill the
-log); once the table is slowed (``GuessBackoff``), only its leader checks confirmations, one at a time,
-so the table's pace is kept in one place, and every member says who guesses (``on_pin_guesses``). A node
+log). Only the leader checks confirmations (another member sends the joiner to it), so the table's pace
+is kept in one place: a guesser that knocks at every member at once gets no more turns than at one, not
+even while the members have yet to hear of each other's wrong guesses. Once the table is slowed
+(``GuessBackoff``), the leader checks one at a time, and every member says who guesses
+(``on_pin_guesses``). A node
 sends to non-members only to answer them (which table is this? the PIN exchange),
 ``STRANGER_ANSWERS_PER_S`` a second, and keeps at most ``MAX_STRANGER_SOCKETS`` sockets to them, the
 least recently used closed first; it answers pings from members only. A leader takes no membership
@@ -99,6 +102,10 @@ CAUGHT_UP_SLACK = 32
 MAX_ADMITTED = 64
 #: How often a member says again that someone guesses the PIN (while they go on).
 PIN_GUESSES_SAID_EVERY_MS = 60_000.0
+#: How often the leader tells the members who waits at the door for the PIN check, per joiner (ms).
+DOOR_TOLD_EVERY_MS = 5_000.0
+#: The longest name a joiner may show at the door.
+MAX_DOOR_NAME = 32
 #: A voter that has heard no leader, nor a quorum of voters, for this long is stranded (``not_heard_from``):
 #: past an election or two (0.5 to 1 s each), so a table that only changes leader is never stranded.
 STRANDED_AFTER_MS = 2000.0
@@ -150,7 +157,19 @@ def _raft_body(body: dict[str, Any]) -> None:
 
 
 def _hello_body(body: dict[str, Any]) -> None:
-    check_fields(body, {"node": str}, {"offer": bytes, "proof": bytes})
+    check_fields(body, {"node": str}, {"offer": bytes, "proof": bytes, "name": str})
+    if len(body.get("name", "")) > MAX_DOOR_NAME:
+        raise ValueError(f"a name at the door is at most {MAX_DOOR_NAME} characters")
+
+
+def _door_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"joiner": str, "name": str, "tried": int, "gone": bool})
+    if len(body["name"]) > MAX_DOOR_NAME:
+        raise ValueError(f"a name at the door is at most {MAX_DOOR_NAME} characters")
+
+
+def _let_in_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"joiner": str})
 
 
 def _pin_body(body: dict[str, Any]) -> None:
@@ -210,6 +229,7 @@ def node_codec(table: str) -> Codec:
     return Codec(
         table,
         {"raft": _raft_body, "hello": _hello_body, "pin": _pin_body, "pin_checked": _pin_checked_body,
+         "door": _door_body, "let_in": _let_in_body,
          "ping": _ping_body, "pong": _pong_body, "direct": _direct_body, "heads": _heads_body,
          "fork": _fork_body},
     )  # fmt: skip
@@ -384,6 +404,14 @@ class Node:
         #: Called with (host, its wrong guesses lately, seconds between two checks) when someone guesses
         #: the PIN at the table: the application shows it on screen.
         self.on_pin_guesses: Callable[[str, int, float], None] | None = None
+        #: Called with (joiner, the name it gives, wrong PINs from its host lately, gone) when a joiner
+        #: waits at the door for the leader's PIN check (gone: it no longer does): the screen shows it,
+        #: and a seated player may let it in without the check (``let_in``).
+        self.on_door: Callable[[str, str, int, bool], None] | None = None
+        #: joiner → when the leader last told the members it waits at the door (monotonic ms).
+        self._door: OrderedDict[str, float] = OrderedDict()
+        #: The name this joiner gives at the door (the player's), shown to the table while it waits.
+        self.door_name = ""
         #: Whether this joiner was told that its confirmation waits for the table's turn.
         self._told_to_wait = False
         #: The leader a member sent this joiner to, while the table is slowed by wrong PINs (None: none).
@@ -623,6 +651,13 @@ class Node:
                 if self._verifier is not None:
                     self._verifier.guessed_wrong(body["joiner"])
                 self._guessed_wrong(body["joiner"])
+        elif envelope.kind == "door":
+            if sender != self.raft.leader or sender == self.node_id:
+                self._drop("news of the door", sender, "only the leader checks PINs")
+            elif self.on_door is not None:
+                self.on_door(body["joiner"], body["name"], body["tried"], body["gone"])
+        elif envelope.kind == "let_in":
+            self._let_in(body["joiner"], sender)
         elif envelope.kind == "ping":
             if sender in self.members:
                 self._send(sender, "pong", {"sent": body["sent"], "time": monotonic_ms()})
@@ -728,6 +763,8 @@ class Node:
         body: dict[str, Any] = {"node": self.node_id}
         if self._prover is not None:
             body["offer"] = self._prover.offer
+            if self.door_name:
+                body["name"] = self.door_name[:MAX_DOOR_NAME]
             if to in self._proofs:
                 body["proof"] = self._proofs[to]
         self._greeted[to] = None
@@ -753,7 +790,7 @@ class Node:
         if leader and leader != self.node_id and self.silent_ms(leader) <= REHELLO_AFTER_MS:
             return leader
         if self._pin_leader is not None and self.node_id not in self.members:
-            return self._pin_leader  # only the leader checks a PIN while the table is slowed
+            return self._pin_leader  # only the leader checks a PIN
         # No leader heard lately: it may be gone for good (a killed process comes back as another
         # node), so ask around, the member it joined through first.
         others = [member for member in self.members if member not in (self.node_id, self._contact)]
@@ -779,9 +816,7 @@ class Node:
                 self._drop("a PIN answer", member, f"it sends this node to {leader!r}, which is no node")
                 return
             if self._pin_leader != leader:
-                log.info(
-                    "the table is slowed by wrong PINs: %s sends this node to its leader %s", member, leader
-                )
+                log.info("%s sends this node to the table's leader %s, which checks PINs", member, leader)
             self._pin_leader = leader
             self._say_hello()
             return
@@ -848,6 +883,11 @@ class Node:
             self._drop("a hello", joiner, "it offers no PIN, and this table has one")
             self._answer(joiner, "pin", {"answer": b""})
             return False
+        if not self.is_leader:
+            log.info("sent %s to the leader: only the leader checks PINs", joiner)
+            if self.raft.leader is not None:
+                self._answer(joiner, "pin", {"answer": b"", "verdict": "ask", "leader": self.raft.leader})
+            return False
         if proof:
             held = verifier.confirmed(joiner, offer, proof)
             if held is not None:
@@ -855,12 +895,9 @@ class Node:
                 if held and verifier.waiting(joiner):
                     wait_s = self._backoff.interval_s(monotonic_ms())
                     self._answer(joiner, "pin", {"answer": b"", "verdict": "held", "wait_s": wait_s})
+                if verifier.waiting(joiner):
+                    self._at_the_door(joiner, body.get("name", ""))
                 return False
-        if self._backoff.slowed(monotonic_ms()) and not self.is_leader:
-            self._drop("a hello", joiner, "the table is slowed by wrong PINs: only its leader answers")
-            if self.raft.leader is not None:
-                self._answer(joiner, "pin", {"answer": b"", "verdict": "ask", "leader": self.raft.leader})
-            return False
         answered = verifier.answer(joiner, offer)
         if isinstance(answered, str):
             self._drop("a hello", joiner, answered)
@@ -875,8 +912,8 @@ class Node:
         assert verifier is not None
         while verifier.holds:
             now = monotonic_ms()
-            if self._backoff.slowed(now) and not self.is_leader:
-                return  # it may lead later: the joiner's next hello finds its confirmation held
+            if not self.is_leader:
+                return  # it may lead again: the joiner's next hello finds its confirmation held
             wait_ms = self._backoff.wait_ms(now)
             if wait_ms > 0:
                 if self._check_waits is None:
@@ -887,6 +924,7 @@ class Node:
             checked = verifier.check_next()
             assert checked is not None
             joiner, proved = checked
+            self._left_the_door(joiner)
             for member in self.members:
                 if member != self.node_id:
                     self._send(member, "pin_checked", {"joiner": joiner, "wrong": not proved})
@@ -901,6 +939,61 @@ class Node:
             self._drop("a hello", joiner, f"a wrong PIN (wrong guesses checked here: {verifier.wrong})")
             self._answer(joiner, "pin", {"answer": b"", "verdict": "wrong"})
             self._guessed_wrong(joiner)
+
+    def _at_the_door(self, joiner: str, name: str) -> None:
+        """The leader holds ``joiner``'s confirmation for its turn: every member hears of it (again every
+        ``DOOR_TOLD_EVERY_MS`` while it waits), so a seated player may let it in (``let_in``)."""
+        now = monotonic_ms()
+        told = self._door.get(joiner)
+        if told is not None and now - told < DOOR_TOLD_EVERY_MS:
+            return
+        self._door[joiner] = now
+        self._door.move_to_end(joiner)
+        while len(self._door) > MAX_ADMITTED:
+            self._door.popitem(last=False)
+        self._tell_the_door(joiner, name, gone=False)
+
+    def _left_the_door(self, joiner: str) -> None:
+        if self._door.pop(joiner, None) is not None:
+            self._tell_the_door(joiner, "", gone=True)
+
+    def _tell_the_door(self, joiner: str, name: str, gone: bool) -> None:
+        tried = self._backoff.tried(host_of(joiner), monotonic_ms())
+        news = {"joiner": joiner, "name": name, "tried": tried, "gone": gone}
+        for member in self.members:
+            if member != self.node_id:
+                self._send(member, "door", news)
+        if self.on_door is not None:
+            self.on_door(joiner, name, tried, gone)
+
+    def let_in(self, joiner: str) -> bool:
+        """This seated player lets ``joiner`` in without the PIN check (a friend at the door while a
+        stranger slows the table down): the leader does it, told so if it is another node. False if this
+        node does not vote (only a seated player's kdm may) or knows no leader."""
+        if self.node_id not in self.raft.voters or self.raft.leader is None:
+            return False
+        if self.is_leader:
+            self._let_in(joiner, self.node_id)
+        else:
+            self._send(self.raft.leader, "let_in", {"joiner": joiner})
+        return True
+
+    def _let_in(self, joiner: str, by: str) -> None:
+        if by not in self.raft.voters:
+            self._drop("a joiner let in", by, "only a seated player's kdm lets a joiner in")
+        elif not self.is_leader:
+            self._drop("a joiner let in", by, "this node does not lead: the leader checks PINs")
+        elif not is_node_id(joiner) or joiner in self.members:
+            self._drop("a joiner let in", by, f"{joiner!r} is no joiner at the door")
+        else:
+            log.warning("%s let %s in without the PIN check", by, joiner)
+            if self._verifier is not None:
+                self._verifier.forget(joiner)
+            self._left_the_door(joiner)
+            self._admitted[joiner] = None
+            while len(self._admitted) > MAX_ADMITTED:
+                self._admitted.popitem(last=False)
+            self._welcome(joiner)
 
     def _checks_turn(self) -> None:
         self._check_waits = None

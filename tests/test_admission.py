@@ -299,11 +299,11 @@ def send(transport: MemoryTransport, kind: str, body: dict[str, object], to: str
     transport.send(to, node_codec(TABLE).encode(transport.node_id, kind, body))
 
 
-def test_wrong_guesses_at_one_member_slow_the_whole_table_and_every_member_says_so() -> None:
-    """A stranger guesses at a spectator (a member too): the spectator tells the leader of each wrong
-    guess, both say who guesses, and from then on the spectator answers no offer (it sends the joiner
-    to the leader) and the leader checks one confirmation per interval, a friend's before the
-    stranger's, though the friend knocked at the spectator's door."""
+def test_only_the_leader_checks_pins_and_its_wrong_guesses_slow_every_member_who_says_so() -> None:
+    """A stranger knocks at a spectator (a member too): it is sent to the leader, which alone checks PINs,
+    so knocking at every member at once earns no more turns. The leader tells the spectator of each wrong
+    guess, both say who guesses, and once slowed the leader checks one confirmation per interval, a
+    friend's before the stranger's, though the friend knocked at the spectator's door."""
 
     async def scene() -> None:
         network = MemoryNetwork()
@@ -316,41 +316,90 @@ def test_wrong_guesses_at_one_member_slow_the_whole_table_and_every_member_says_
         spectator.on_pin_guesses = lambda *guesses: said["spectator"].append(guesses)
         stranger = network.transport("10.0.0.7:3")
         await stranger.start()
+        codec = node_codec(TABLE)
+
+        async def answer() -> dict[str, object]:
+            sender, payload = await asyncio.wait_for(stranger.recv(), 1.0)
+            return dict(codec.decode(payload, claimed_sender=sender).body)
+
+        offer = Prover(TABLE, "10.0.0.7:3", "0000").offer
+        send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer}, to="spectator:2")
+        assert (await answer())["verdict"] == "ask" and spectator._verifier is not None
+        send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer, "proof": bytes(32)}, to="spectator:2")
+        assert (await answer())["leader"] == "founder:1" and spectator._verifier.wrong == 0
         for guess in range(FREE_WRONG_PINS):
             offer = Prover(TABLE, "10.0.0.7:3", f"{guess:04d}").offer
-            send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer}, to="spectator:2")
-            await until(lambda: False, 0.3)
-            send(
-                stranger,
-                "hello",
-                {"node": "10.0.0.7:3", "offer": offer, "proof": bytes(32)},
-                to="spectator:2",
-            )
-            await until(lambda: False, 0.3)
-        assert spectator._verifier is not None and spectator._verifier.wrong == FREE_WRONG_PINS
+            send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer})
+            assert (await answer())["answer"]
+            send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer, "proof": bytes(32)})
+            assert (await answer())["verdict"] == "wrong"
+            await until(lambda: False, 0.6)  # within the table's PIN exchanges a second
+        founder_verifier = table.founder._verifier
+        assert founder_verifier is not None and founder_verifier.wrong == FREE_WRONG_PINS
         told = [("10.0.0.7", FREE_WRONG_PINS, SLOWED_INTERVAL_S)]
         assert await until(lambda: said == {"founder": told, "spectator": told})
-        # The spectator answers no more offers; the leader holds the stranger's guess and a friend's.
+        # The leader holds the stranger's next guess and a friend's, who knocked at the spectator's.
         offer = Prover(TABLE, "10.0.0.7:3", "0003").offer
-        send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer}, to="spectator:2")
         send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer})
-        await until(lambda: False, 0.3)
+        assert (await answer())["answer"]
         send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer, "proof": bytes(32)})
+        assert (await answer())["verdict"] == "held"
         friend = await table.joiner("friend:4", PIN, contact="spectator:2")
-        founder_verifier = table.founder._verifier
-        assert founder_verifier is not None
         assert await until(lambda: founder_verifier.waiting("friend:4"))
         assert friend._pin_leader == "founder:1"  # the spectator sent it there (it might not know it)
-        assert founder_verifier.waiting("10.0.0.7:3") and founder_verifier.wrong == 0
+        assert founder_verifier.waiting("10.0.0.7:3") and founder_verifier.wrong == FREE_WRONG_PINS
         assert await until(lambda: friend.node_id in table.founder.raft.learners, SLOWED_INTERVAL_S + 1)
         assert founder_verifier.waiting("10.0.0.7:3")  # the friend went first, the stranger waits on
         # The spectator heard of that turn too: were it to lead now, it would wait as long.
         assert await until(
             lambda: spectator._backoff.wait_ms(monotonic_ms()) > (SLOWED_INTERVAL_S - 1) * 1000
         )
-        assert await until(lambda: founder_verifier.wrong == 1, SLOWED_INTERVAL_S + 1)
-        assert spectator._verifier.wrong == FREE_WRONG_PINS
+        assert await until(lambda: founder_verifier.wrong == FREE_WRONG_PINS + 1, SLOWED_INTERVAL_S + 1)
+        assert spectator._verifier.wrong == 0  # it checked none
         await asyncio.gather(stranger.close(), friend.stop(), spectator.stop(), table.founder.stop())
+
+    run_virtual(scene())
+
+
+def test_a_seated_player_lets_a_named_friend_in_while_a_stranger_slows_the_table() -> None:
+    """A stranger's wrong guesses slow the table; a friend knocks, named, and waits for the leader's
+    check. Every voter hears who waits at the door, and the other seated player lets the friend in at
+    once, without the check. A stranger's word is not enough: it cannot let itself in."""
+
+    async def scene() -> None:
+        network = MemoryNetwork()
+        table = Table(network)
+        await table.start()
+        player = await table.joiner("player:2", PIN)
+        assert await until(lambda: player.node_id in table.founder.raft.learners)
+        assert table.founder.promote(player.node_id)
+        assert await until(lambda: player.node_id in player.raft.voters and player.raft.leader is not None)
+        door: list[tuple[str, str, int, bool]] = []
+        player.on_door = lambda *news: door.append(news)
+        stranger = network.transport("10.0.0.7:3")
+        await stranger.start()
+        for guess in range(FREE_WRONG_PINS + 1):
+            offer = Prover(TABLE, "10.0.0.7:3", f"{guess:04d}").offer
+            send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer})
+            await until(lambda: False, 0.6)
+            send(stranger, "hello", {"node": "10.0.0.7:3", "offer": offer, "proof": bytes(32)})
+            await until(lambda: False, 0.6)
+        verifier = table.founder._verifier
+        assert verifier is not None and verifier.wrong == FREE_WRONG_PINS and verifier.waiting("10.0.0.7:3")
+        send(stranger, "let_in", {"joiner": "10.0.0.7:3"})  # its own word: dropped
+        transport = network.transport("friend:4")
+        await transport.start()
+        friend = Node(transport, TABLE, MemoryStorage(), voters=("founder:1",), address_of=address, pin=PIN)
+        friend.door_name = "Bob"
+        await friend.start(contact="founder:1")
+        assert await until(lambda: ("friend:4", "Bob", 0, False) in door)
+        assert ("10.0.0.7:3", "", FREE_WRONG_PINS, False) in door  # waiting too, with its wrong guesses
+        assert player.let_in("friend:4")
+        assert await until(lambda: friend.node_id in table.founder.raft.learners, 2.0)  # not a turn of 20 s
+        assert ("friend:4", "", 0, True) in door
+        assert "10.0.0.7:3" not in table.founder.members and verifier.waiting("10.0.0.7:3")
+        assert not friend.let_in("10.0.0.7:3")  # a spectator's kdm does not vote: it lets no one in
+        await asyncio.gather(stranger.close(), friend.stop(), player.stop(), table.founder.stop())
 
     run_virtual(scene())
 

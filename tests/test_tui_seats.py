@@ -21,6 +21,7 @@ from kdm.agents import Bot
 from kdm.identity import Identity
 from kdm.kilo.events import Feint
 from kdm.manager import Rules, installed_plugins
+from kdm.net.admission import FREE_WRONG_PINS
 from kdm.peer import Peer, local_time_ms
 from kdm.record import REPLAYED, Notice
 from kdm.session import BotProcess, SessionConfig
@@ -286,3 +287,27 @@ def test_someone_guessing_the_pin_is_named_on_screen_in_english_and_french() -> 
     assert say("fr", "pin_guesses", host="10.0.0.7", count=12, seconds="20") == (
         "quelqu'un à 10.0.0.7 : 12 PIN faux, un seul vérifié par 20 s"
     )
+
+
+def test_a_friend_at_the_door_is_named_and_l_lets_them_in_but_never_the_guesser() -> None:
+    """Issue 25: while a stranger slows the PIN checks, a seated player lets a named friend in from their
+    screen. Told who waits at the door (``Node.on_door``), the screen names the friend with their
+    address; ``L`` lets them in (the session asks the leader); the guesser waiting too is never the one
+    offered, and once the friend is in, the line goes."""
+    let: list[str] = []
+
+    async def scene() -> None:
+        async with keyed_table() as t:
+            t.screen.let_in = lambda joiner: let.append(joiner) or True
+            t.screen.show_door("10.0.0.7:41000~key", "Bob", FREE_WRONG_PINS + 9, gone=False)
+            assert t.screen.at_the_door is None  # the guesser: no key lets it in
+            t.screen.show_door("10.0.0.5:42000~key", "Alice", 0, gone=False)
+            await t.shows("Alice at 10.0.0.5 waits for the PIN check: L lets them in now")
+            await t.press("L", lambda: bool(let), "the player's decision")
+            assert let == ["10.0.0.5:42000~key"]
+            assert t.screen.log[-1].text == "you let Alice in"
+            await until(lambda: "waits at the door" not in t.text(), "the line gone")
+            t.screen.show_door("10.0.0.5:42000~key", "", 0, gone=True)
+            assert t.screen.at_the_door is None
+
+    run(scene)

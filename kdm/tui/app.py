@@ -165,6 +165,8 @@ class TableUI:
         session.on_stranded = self.app.screen.show_stranded
         session.on_fork = self.app.screen.show_fork
         session.on_pin_guesses = self.app.screen.show_pin_guesses
+        session.on_door = self.app.screen.show_door
+        self.app.screen.let_in = session.let_in
         watching = asyncio.get_running_loop().create_task(self._watch_bots(session))
         try:
             await self.app.run()

@@ -201,6 +201,10 @@ def add_every_table_keys(bindings: KeyBindings, screen: TableScreen, chooser: Fi
     def _go_on(event: KeyPressEvent) -> None:
         screen.go_on_without_them()
 
+    @bindings.add("L", filter=free & Condition(lambda: screen.at_the_door is not None))
+    def _let_in(event: KeyPressEvent) -> None:
+        screen.let_in_at_the_door()
+
     @bindings.add("/", filter=free & ~overlay)
     def _chat(event: KeyPressEvent) -> None:
         screen.open_chat()

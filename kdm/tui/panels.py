@@ -18,6 +18,7 @@ from kdm.cards import JOKER, RED_SUITS, pretty, suit_of
 from kdm.engine import SeatView
 from kdm.kilo.rules import LEFT, is_combo
 from kdm.net.keys import fingerprint
+from kdm.net.node import host_of
 from kdm.tui.extension import Fragments as PartFragments
 from kdm.tui.plugin_panels import (
     ALL_HINTS,
@@ -314,6 +315,11 @@ def message_text(screen: TableScreen) -> Fragments:
         return [
             ("class:error", " " + screen.say("going_on" if screen.going_on else "stranded_ask", names=names))
         ]
+    waiting = screen.at_the_door
+    if waiting is not None:  # a question too, while the friend waits
+        joiner, name = waiting
+        host = host_of(joiner)
+        return [("class:call", " " + screen.say("at_the_door", name=name or host, host=host))]
     return [("class:message", " " + screen.message)] if screen.message else []
 
 

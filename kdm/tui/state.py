@@ -27,6 +27,8 @@ from kdm.kilo.events import Feint, Pass, Slap
 from kdm.kilo.rules import NAME as KILO
 from kdm.kilo.rules import KiloView
 from kdm.names import SeatNames, stand_in_name
+from kdm.net.admission import FREE_WRONG_PINS
+from kdm.net.node import host_of
 from kdm.peer import Peer, local_time_ms
 from kdm.record import FULL, PLAYING, REPLAYED, Notice
 from kdm.tui.extension import ScreenPart
@@ -145,6 +147,12 @@ class TableScreen:
         self.go_on: Callable[[], bool] | None = None
         #: The player decided to go on without ``stranded``: the table is electing among the others.
         self.going_on = False
+        #: Who waits at the door for the leader's PIN check, oldest first: joiner's node id → (the name
+        #: it gives, the wrong PINs from its host lately), told through ``show_door``.
+        self.door: dict[str, tuple[str, int]] = {}
+        #: Lets a joiner in without the PIN check, as this seated player decides
+        #: (``TableSession.let_in``); None where nobody may (a spectator, a test's fake table).
+        self.let_in: Callable[[str], bool] | None = None
         #: Who acted for each seat from which event on: ``seat -> [(seq, name), ...]``.
         self._acting: dict[int, list[tuple[int, str]]] = {}
         #: ``HOST:PORT`` others join this table at, for the waiting room; and whether it is found by name.
@@ -457,6 +465,37 @@ class TableScreen:
         """The process of ``names`` led the table and sent two logs: the table goes on without it."""
         self._add("error", self.say("fork_proven", names=names))
         self.on_change()
+
+    def show_door(self, joiner: str, name: str, tried: int, gone: bool) -> None:
+        """``joiner`` waits at the door for the table's PIN check (a stranger slows it down), or no longer."""
+        self.door.pop(joiner, None)
+        if not gone:
+            self.door[joiner] = (name, tried)
+        self.on_change()
+
+    @property
+    def at_the_door(self) -> tuple[str, str] | None:
+        """(node id, name) of the joiner ``L`` lets in: the latest whose host is not the one guessing
+        (fewer wrong PINs than slow the table down), so the screen never offers the guesser a way in."""
+        if self.let_in is None or self.watching:
+            return None
+        friends = [(joiner, name) for joiner, (name, tried) in self.door.items() if tried < FREE_WRONG_PINS]
+        return friends[-1] if friends else None
+
+    def let_in_at_the_door(self) -> bool:
+        """This seated player lets in the joiner the screen names at the door (``L``)."""
+        waiting = self.at_the_door
+        if waiting is None or self.let_in is None:
+            return False
+        joiner, name = waiting
+        who = name or host_of(joiner)
+        if self.let_in(joiner):
+            self.door.pop(joiner, None)
+            self._add("info", self.say("let_in", name=who))
+        else:
+            self._add("error", self.say("let_in_refused", name=who))
+        self.on_change()
+        return True
 
     def go_on_without_them(self) -> bool:
         """The player decides that the table goes on without the laptops not heard from (``G``)."""

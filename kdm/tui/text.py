@@ -83,6 +83,15 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "someone at {host} tried {count} wrong PINs: one checked every {seconds} s",
         "quelqu'un à {host} : {count} PIN faux, un seul vérifié par {seconds} s",
     ),
+    "at_the_door": (
+        "{name} at {host} waits for the PIN check: L lets them in now",
+        "{name} à {host} attend la vérification du PIN : L pour l'admettre tout de suite",
+    ),
+    "let_in": ("you let {name} in", "vous faites entrer {name}"),
+    "let_in_refused": (
+        "{name} cannot be let in from here: only a seated player can, while the table has a leader",
+        "impossible de faire entrer {name} d'ici : seul un joueur assis le peut, quand la table a un meneur",
+    ),
     "stranded": (
         "the table cannot go on without {names}: no news from their laptops",
         "la table est bloquée sans {names} : aucune nouvelle de leur ordinateur",
