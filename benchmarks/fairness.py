@@ -20,9 +20,9 @@ import argparse
 import json
 import random
 
-from kdm.kilo.events import Slap
-from kdm.kilo.testing import ScriptedKilo
 from kdm.net.clock import ClockEstimator, ClockSample
+from kdm.plugins.kilo.events import Slap
+from kdm.plugins.kilo.testing import ScriptedKilo
 
 KINGS = ["KH", "KS", "KD", "KC"]
 

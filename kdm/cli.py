@@ -86,7 +86,7 @@ def checked_target(target: str | None) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="kdm",
-        description="Kilo de merde: a serverless LAN card game.",
+        description="kdm: card games at a table of laptops on one LAN, with no server.",
         epilog="kdm COMMAND --help says more of each; kdm play --bots 3 plays at once.",
     )
     parser.add_argument("--version", action="version", version=f"kdm {__version__}")

@@ -4,7 +4,7 @@ Applying an event returns effects (``Effect``): read-only mappings with a ``kind
 transcript, the terminal table), for the driver (whose bots look again) and for the deck (which faces
 a seed made). At run time they are plain dicts, so listeners, screens and ``kdm_describe`` read them by
 key; for a type checker each game declares its own kinds as ``TypedDict`` records, one per kind, with
-``kind: Literal[...]``, joined in a tagged union that its rules return (``kdm.kilo.effects``).
+``kind: Literal[...]``, joined in a tagged union that its rules return (``kdm.plugins.kilo.effects``).
 
 The core reads only the kinds declared here; a game builds them as they are, or extends one by
 subclassing it (its ``dealt`` may name the dealer, its ``game_over`` the scores). Every effect may
@@ -66,6 +66,15 @@ class Dealt(Hints):
 
     kind: Literal["dealt"]
     round: int
+
+
+class RoundOver(Hints):
+    """Round ``round`` (a deal) is over, with ``scores`` so far, one per seat or per team as the game
+    counts them: every game's screen keeps them for its scores window."""
+
+    kind: Literal["round_over"]
+    round: int
+    scores: list[int]
 
 
 class GameOver(Hints):

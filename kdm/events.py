@@ -2,7 +2,7 @@
 
 Events are frozen dataclasses with a ``kind``; their fields are msgpack-friendly (ints, floats, str,
 bytes, tuples of those). The core knows only the seeded events (a game's start, a deal, a reshuffle,
-from seeds the table agreed); a game brings its own (the base game's are in ``kdm.kilo.events``, a
+from seeds the table agreed); a game brings its own (the base game's are in ``kdm.plugins.kilo.events``, a
 spoon grab or a Kem's call in their plugins) through ``kdm_event_types``, and they go through the same
 codec.
 

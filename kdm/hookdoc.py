@@ -1,5 +1,5 @@
 """The hook reference of ``docs/plugins.md``, generated from the hook specs so that it never drifts: the
-core's (``kdm.hookspecs``), then those kdm's own games add (``kdm_addhooks``: ``kdm.kilo.hookspecs``).
+core's (``kdm.hookspecs``), then those kdm's own games add (``kdm_addhooks``: ``kdm.plugins.kilo.hookspecs``).
 
 Owns the rendering of that reference (for every hook spec, in source order under the module's
 ``# --- section ---`` comments: its name, its signature, whether it is ``firstresult``, its docstring)

@@ -2,13 +2,14 @@
 
 The core (the engine, the table record, the peer, the simulation) is game-neutral: seats, tokens, zones,
 phases, the event loop. Everything a game means is a plugin, found through the entry-point group ``kdm``
-(``kdm.manager``): a game mode (the base Kilo de merde in ``kdm.kilo``, Kem's in ``kdm.plugins.kems``, or
+(``kdm.manager``): a game mode (the base Kilo de merde in ``kdm.plugins.kilo``, Kem's in
+``kdm.plugins.kems``, or
 a third party's), then the table's variants and house rules. pluggy calls the plugin registered *last*
 first, so a variant overrides its game by implementing the same ``firstresult`` hook, or wraps it with
 ``@hookimpl(wrapper=True)``.
 
 A game adds the hooks its own rules ask (``kdm_addhooks``, the way pytest plugins add hooks): the base
-game's are in ``kdm.kilo.hookspecs``, and its variants (``kdm.plugins``) implement those as a house
+game's are in ``kdm.plugins.kilo.hookspecs``, and its variants (``kdm.plugins``) implement those as a house
 rule of a third party would. The reference in ``docs/plugins.md`` lists both.
 
 A plugin module may set ``KDM_MODE = True`` (it is a game mode: a table plays one),
@@ -45,7 +46,7 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 @hookspec(historic=True)
 def kdm_addhooks(pluginmanager: pluggy.PluginManager) -> None:
     """Add the hook specs this plugin's own rules call, with ``pluginmanager.add_hookspecs(module)``,
-    so that the table's other plugins can implement them (the base game adds ``kdm.kilo.hookspecs``).
+    so that the table's other plugins can implement them (the base game adds ``kdm.plugins.kilo.hookspecs``).
 
     **historic**: called once for every plugin as it is registered, before its other hooks are checked.
     A game's hook names start with ``kdm_`` too and must not clash with another game's.

@@ -12,7 +12,7 @@ calls after every event. Timers are never fired behind a test's back: ``fire(kin
 test says.
 
 A game brings its own helpers on top: the base game's (deal these hands, slap at this time, the
-``kdm_table`` fixture for house rules) are in ``kdm.kilo.testing``. ``play`` runs a bots-only game and
+``kdm_table`` fixture for house rules) are in ``kdm.plugins.kilo.testing``. ``play`` runs a bots-only game and
 ``check_places`` checks that no card lies in two places and that every public face is true. Plugins that
 no distribution installs (a module or class with ``@hookimpl`` functions written in the test) go in
 ``plugins=[...]``.

@@ -26,10 +26,10 @@ from kdm.effects import Hints
 from kdm.engine import Duty, Engine, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
-from kdm.kilo import rules as kilo
-from kdm.kilo.bots import choose_card, maybe_feint, slap_now
-from kdm.kilo.events import Pass
 from kdm.options import OptionWords, TableOption
+from kdm.plugins.kilo import rules as kilo
+from kdm.plugins.kilo.bots import choose_card, maybe_feint, slap_now
+from kdm.plugins.kilo.events import Pass
 from kdm.state import TableState
 
 NAME = "all_at_once"

@@ -14,9 +14,9 @@ import math
 from kdm.cards import pretty
 from kdm.engine import Effect, SeatView
 from kdm.hookspecs import hookimpl
-from kdm.kilo.calls import GO_CALL
-from kdm.kilo.events import Pass
 from kdm.plugins.all_at_once import NAME, AllAtOnceView, Go, Steer
+from kdm.plugins.kilo.calls import GO_CALL
+from kdm.plugins.kilo.events import Pass
 from kdm.tui.extension import Fragments, Key, Screen, ScreenPart, view_part
 
 CHOSEN_MARK = "✓"

@@ -11,8 +11,8 @@ player holds a combo" is known when every seat has instigated a valid slap this 
 from __future__ import annotations
 
 from kdm.hookspecs import hookimpl
-from kdm.kilo import rules as kilo
 from kdm.options import OptionWords, TableOption
+from kdm.plugins.kilo import rules as kilo
 from kdm.state import TableState
 
 NAME = "marathon"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
-from kdm.kilo.rules import NAME as KILO
-from kdm.kilo.rules import KiloView
+from kdm.plugins.kilo.rules import NAME as KILO
+from kdm.plugins.kilo.rules import KiloView
 from kdm.plugins.marathon import NAME
 from kdm.tui.extension import Screen, ScreenPart, view_part
 

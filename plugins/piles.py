@@ -21,9 +21,9 @@ from kdm.effects import Hints
 from kdm.engine import Duty, Engine, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
-from kdm.kilo import rules as kilo
-from kdm.kilo.effects import KiloEffect
-from kdm.kilo.events import Draw
+from kdm.plugins.kilo import rules as kilo
+from kdm.plugins.kilo.effects import KiloEffect
+from kdm.plugins.kilo.events import Draw
 from kdm.state import TableState
 
 NAME = "piles"

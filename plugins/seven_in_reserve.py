@@ -21,9 +21,9 @@ from kdm.effects import Hints
 from kdm.engine import Duty, Engine, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
-from kdm.kilo import rules as kilo
-from kdm.kilo.effects import Drew
 from kdm.options import OptionWords, TableOption
+from kdm.plugins.kilo import rules as kilo
+from kdm.plugins.kilo.effects import Drew
 from kdm.state import TableState
 
 NAME = "seven_in_reserve"

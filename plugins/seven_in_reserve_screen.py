@@ -11,8 +11,8 @@ from __future__ import annotations
 from kdm.cards import pretty
 from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
-from kdm.kilo.rules import NAME as KILO
-from kdm.kilo.rules import KiloView
+from kdm.plugins.kilo.rules import NAME as KILO
+from kdm.plugins.kilo.rules import KiloView
 from kdm.plugins.seven_in_reserve import NAME, KeepSeven, ReserveView
 from kdm.tui.extension import Fragments, Key, Screen, ScreenPart, view_part
 from kdm.tui.text import is_yes

@@ -25,10 +25,10 @@ from kdm.deck import Knowledge
 from kdm.engine import Duty, Engine, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
-from kdm.kilo import rules as kilo
-from kdm.kilo.effects import KiloEffect, Slapping
-from kdm.kilo.events import Slap
 from kdm.options import OptionWords, TableOption
+from kdm.plugins.kilo import rules as kilo
+from kdm.plugins.kilo.effects import KiloEffect, Slapping
+from kdm.plugins.kilo.events import Slap
 from kdm.state import TableState
 
 NAME = "spoons"

@@ -13,9 +13,9 @@ import dataclasses
 from kdm.engine import SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
-from kdm.kilo.events import Slap
-from kdm.kilo.rules import NAME as KILO
-from kdm.kilo.rules import KiloView
+from kdm.plugins.kilo.events import Slap
+from kdm.plugins.kilo.rules import NAME as KILO
+from kdm.plugins.kilo.rules import KiloView
 from kdm.plugins.spoons import NAME, Grab, SpoonsView
 from kdm.tui.extension import Fragments, Screen, ScreenPart, view_part
 

@@ -68,8 +68,6 @@ from kdm.driver import TableDriver
 from kdm.engine import Duty, SeatView
 from kdm.entries import SILENT, Act, Chat, Done, EntryId, Takeover
 from kdm.events import Event, TimedEvent
-from kdm.kilo import bots as kilo_bots
-from kdm.kilo.events import Announce, Draw, ShowHand, Slap
 from kdm.manager import installed_plugins
 from kdm.net.admission import Prover
 from kdm.net.keys import new_keys, public_key_of
@@ -79,6 +77,8 @@ from kdm.net.raft_messages import Certificate, ConfChange, Message, Vote, messag
 from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_signing import TableSigner, head_payload, vote_payload
 from kdm.peer import CLOCK_SETTLE_MS, Peer
+from kdm.plugins.kilo import bots as kilo_bots
+from kdm.plugins.kilo.events import Announce, Draw, ShowHand, Slap
 from kdm.record import NO_TABLE_YET, Notice
 
 ATTACKS_ENV = "KDM_ATTACKS"

@@ -4,9 +4,9 @@ react to slaps with seeded reaction times, feint, and are sometimes fooled."""
 from __future__ import annotations
 
 from kdm.agents import Bot, Profile
-from kdm.kilo.bots import decide, greedy_pass
-from kdm.kilo.events import Feint, Pass, Slap
-from kdm.kilo.testing import ScriptedKilo
+from kdm.plugins.kilo.bots import decide, greedy_pass
+from kdm.plugins.kilo.events import Feint, Pass, Slap
+from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.sim import Simulation
 
 CALM = Profile(feint_chance=0.0, fooled_chance=0.0)

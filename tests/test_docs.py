@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from kdm import hookdoc, hookspecs
-from kdm.kilo import hookspecs as kilo_hookspecs
+from kdm.plugins.kilo import hookspecs as kilo_hookspecs
 
 if sys.version_info >= (3, 11):
     import tomllib

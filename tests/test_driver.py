@@ -9,9 +9,9 @@ from kdm.agents import Bot, Profile
 from kdm.deck import MAX_NOTES, OpenDeck, PrivateNote
 from kdm.driver import SystemClock, TableDriver
 from kdm.engine import Duty
-from kdm.kilo.events import Close, Slap
-from kdm.kilo.testing import ScriptedKilo
 from kdm.net.clock import monotonic_ms
+from kdm.plugins.kilo.events import Close, Slap
+from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.testing import FakeClock, run_virtual
 
 CALM = Profile(feint_chance=0.0, fooled_chance=0.0)

@@ -7,7 +7,7 @@ import msgpack
 import pytest
 
 from kdm.events import SEEDED_EVENTS, Deal, EventCodec, Shuffle, StartGame
-from kdm.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, Resume, ShowHand, Slap
+from kdm.plugins.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, Resume, ShowHand, Slap
 
 SAMPLES = [
     StartGame(seed=b"\x00" * 32),

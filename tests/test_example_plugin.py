@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from kdm.cards import rank_of
-from kdm.kilo.rules import RANK_KILOS
 from kdm.manager import AUTOLOAD_ENV, ENTRY_POINT_GROUP
+from kdm.plugins.kilo.rules import RANK_KILOS
 
 EXAMPLE = "lightaces"
 KDM = Path(sys.executable).with_name("kdm")

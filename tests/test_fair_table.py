@@ -36,10 +36,10 @@ from kdm.fair.table import (
     pack_keys,
     unpack_keys,
 )
-from kdm.kilo.events import Announce
 from kdm.manager import Rules
 from kdm.net.keys import new_keys
 from kdm.peer import Peer
+from kdm.plugins.kilo.events import Announce
 from kdm.replay import replayed_with_deck
 from kdm.state import TableState
 from kdm.testing import run_virtual

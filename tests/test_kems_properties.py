@@ -30,7 +30,6 @@ from kdm.deck import OpenDeck, PrivateNote
 from kdm.engine import Duty, Effect, Engine, IllegalAction
 from kdm.events import SEEDED_BY_KIND as SEEDED
 from kdm.events import Event, TimedEvent
-from kdm.kilo.events import Close, ShowHand
 from kdm.manager import Rules
 from kdm.plugins.kems.events import Call, Exchange, Gesture, Quiet, Say, ShowTwo, Sweep, SweepAnswer, Turn
 from kdm.plugins.kems.rules import (
@@ -48,6 +47,7 @@ from kdm.plugins.kems.rules import (
     team_seats,
 )
 from kdm.plugins.kems.view import KemsView
+from kdm.plugins.kilo.events import Close, ShowHand
 from kdm.sim import Simulation
 from tests.test_variant_properties import PHASES, assert_replays, through_the_wire, times
 

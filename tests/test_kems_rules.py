@@ -24,7 +24,6 @@ from kdm.deck import PrivateNote
 from kdm.engine import Duty, Effect, IllegalAction
 from kdm.errors import OptionError, TableError
 from kdm.events import Deal, Event, Shuffle
-from kdm.kilo.events import Close, ShowHand
 from kdm.manager import Rules
 from kdm.plugins.kems.events import (
     Call,
@@ -42,6 +41,7 @@ from kdm.plugins.kems.events import (
 )
 from kdm.plugins.kems.rules import BIN, GESTURES, NOTES_CLOSED, TABLE, TALON, deck_faces, kems
 from kdm.plugins.kems.view import KemsView, Signs
+from kdm.plugins.kilo.events import Close, ShowHand
 from kdm.testing import ScriptedTable, check_places, without_hints
 
 SEVENS = ["7H", "7S", "7D", "7C"]

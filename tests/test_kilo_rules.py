@@ -11,10 +11,10 @@ import pytest
 from kdm.cards import faces_of_ranks, full_deck
 from kdm.engine import IllegalAction
 from kdm.errors import OptionError, TableError
-from kdm.kilo.events import Pass
-from kdm.kilo.rules import DEALT_RANKS, LEFT, PILE, RIGHT, passing_direction
-from kdm.kilo.testing import ScriptedKilo
 from kdm.manager import Rules
+from kdm.plugins.kilo.events import Pass
+from kdm.plugins.kilo.rules import DEALT_RANKS, LEFT, PILE, RIGHT, passing_direction
+from kdm.plugins.kilo.testing import ScriptedKilo
 
 # Seat 0 holds four kings (a rank combo); QH at seat 1 starts; QS at seat 2 (one pass to the left).
 KINGS_AT_0 = [

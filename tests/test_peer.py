@@ -20,11 +20,11 @@ from kdm.agents import Bot, Profile
 from kdm.entries import Act, Chat, EntryId, Takeover
 from kdm.events import Event
 from kdm.identity import Identity
-from kdm.kilo.events import Slap
 from kdm.manager import Rules, installed_plugins
 from kdm.net.clock import ClockEstimator, ClockSample
 from kdm.net.keys import NodeKeys, new_keys
 from kdm.peer import CHAT_BURST, CHAT_WINDOW_MS, CLOCK_SETTLE_MS, RETRY_S, Peer, local_time_ms
+from kdm.plugins.kilo.events import Slap
 from kdm.record import TableRecord, commitment
 from kdm.replay import replayed
 from kdm.testing import run_virtual

@@ -1,4 +1,5 @@
-"""The plugin kit (``kdm.testing``, and the base game's ``kdm.kilo.testing``): a house rule written in a
+"""The plugin kit (``kdm.testing``, and the base game's ``kdm.plugins.kilo.testing``): a house rule written
+in a
 test is tested in a few lines, with the ``kdm_table`` fixture, ``play`` for bots-only games and
 ``check_cards`` for card conservation."""
 
@@ -11,8 +12,8 @@ import pytest
 
 from kdm.events import Deal
 from kdm.hookspecs import hookimpl
-from kdm.kilo.testing import ScriptedKilo, check_cards
 from kdm.options import TableOption
+from kdm.plugins.kilo.testing import ScriptedKilo, check_cards
 from kdm.testing import ScriptedTable, check_places, play
 
 pytest_plugins = ["pytester"]
@@ -88,7 +89,7 @@ def test_kit_arranges_hidden_faces_and_settles_a_game_mode_s_reveals() -> None:
     check_places(table)
 
 
-AUTHOR_CONFTEST = 'pytest_plugins = ["kdm.kilo.testing"]\n'
+AUTHOR_CONFTEST = 'pytest_plugins = ["kdm.plugins.kilo.testing"]\n'
 AUTHOR_TEST = """
 from kdm.hookspecs import hookimpl
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from kdm.errors import PluginError, TableError
-from kdm.kilo.testing import ScriptedKilo
 from kdm.manager import AUTOLOAD_ENV, Rules, installed_plugins
+from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.sim import simulate
 
 HOUSE_RULE = '''

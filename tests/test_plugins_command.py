@@ -63,7 +63,8 @@ def test_lists_the_built_ins_first_by_name(capsys: pytest.CaptureFixture[str]) -
 def test_hooks_span_every_module_of_a_plugin(capsys: pytest.CaptureFixture[str]) -> None:
     plugins = plugins_json(capsys)
     kilo = plugins["kilo"]["hooks"]
-    # kdm_apply is in kdm.kilo.rules, kdm_bot_decide in kdm.kilo.bots, kdm_describe in kdm.kilo.calls.
+    # kdm_apply is in kdm.plugins.kilo.rules, kdm_bot_decide in kdm.plugins.kilo.bots, kdm_describe in
+    # kdm.plugins.kilo.calls.
     assert {"kdm_apply", "kdm_bot_decide", "kdm_describe"} <= set(kilo)
     order = hook_order(installed_plugins())
     assert kilo == sorted(kilo, key=order.index)

@@ -24,10 +24,10 @@ from kdm.cards import derive_seed, full_deck, is_face, rank_of, suit_of
 from kdm.deck import OpenDeck
 from kdm.engine import Duty, Effect, Engine, IllegalAction
 from kdm.events import Deal, Event, Shuffle, StartGame
-from kdm.kilo.bots import decide
-from kdm.kilo.events import Announce, Close, Draw, Feint, Pass, ShowHand, Slap
-from kdm.kilo.rules import PILE, RANK_KILOS, is_combo, kilos_zone, table
 from kdm.manager import Rules
+from kdm.plugins.kilo.bots import decide
+from kdm.plugins.kilo.events import Announce, Close, Draw, Feint, Pass, ShowHand, Slap
+from kdm.plugins.kilo.rules import PILE, RANK_KILOS, is_combo, kilos_zone, table
 from kdm.sim import SimResult, Simulation, simulate
 from kdm.state import canonical
 

@@ -161,7 +161,7 @@ def test_a_process_back_from_a_lost_network_takes_its_seat_back_under_the_same_n
 
 
 def test_the_base_game_keeps_a_seat_in_a_slap_window() -> None:
-    from kdm.kilo.testing import ScriptedKilo
+    from kdm.plugins.kilo.testing import ScriptedKilo
 
     scripted = ScriptedKilo(4)
     scripted.start()

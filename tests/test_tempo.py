@@ -14,8 +14,8 @@ import pytest
 
 from kdm.agents import PEOPLE_REACTION_MS, PEOPLE_THINK_MS, Bot, Profile
 from kdm.engine import IllegalAction
-from kdm.kilo.events import Pass, Resume
-from kdm.kilo.testing import ScriptedKilo
+from kdm.plugins.kilo.events import Pass, Resume
+from kdm.plugins.kilo.testing import ScriptedKilo
 
 # Seat 0 holds four kings; QH at seat 1 starts; QS at seat 2 (passing goes left).
 KINGS_AT_0 = [

@@ -31,14 +31,17 @@ from kdm.agents import Bot
 from kdm.cards import pretty
 from kdm.errors import UsageError
 from kdm.events import Event
-from kdm.kilo.events import Feint, Pass, Slap
 from kdm.manager import Rules, installed_plugins
 from kdm.peer import Peer, local_time_ms
+from kdm.plugins.kilo.events import Feint, Pass, Slap
+from kdm.plugins.kilo.screen.state import KiloPlay
+from kdm.plugins.kilo.screen.text import WORDS as KILO_WORDS
+from kdm.plugins.kilo.screen.text import say
 from kdm.testing import run_virtual
 from kdm.tui.app import TableApp
 from kdm.tui.command import add_play_parser, run_play, stderr_to
 from kdm.tui.panels import LEFT_COLUMN
-from kdm.tui.text import CATALOGUE, as_argument, say
+from kdm.tui.text import CATALOGUE, as_argument
 
 DEADLINE_S = 10.0
 
@@ -135,6 +138,13 @@ class Table:
         await self.close()
         self.open(seat)
         await self.shows(say(self.lang, "hand"))
+
+    @property
+    def play(self) -> KiloPlay:
+        """The base game's part of the screen (its chosen card, the window's result): its game screen's."""
+        game = self.app.game_screen()
+        assert game is not None and isinstance(game.state, KiloPlay), "the base game's screen is not up"
+        return game.state
 
     @property
     def state(self) -> Any:
@@ -266,7 +276,7 @@ def test_a_pass_chosen_with_a_digit_and_enter_reaches_the_log_and_the_hand() -> 
             await t.others_pass_until_my_turn()
             await t.shows("your turn: pass a card")
             before = list(t.state.hands[0])
-            await t.press("2", lambda: t.screen.selected == 1, "the second card chosen")
+            await t.press("2", lambda: t.play.selected == 1, "the second card chosen")
             await t.press("\r", lambda: len(t.log.events("pass", seat=0)) == 1, "our pass proposed")
             assert t.log.events("pass", seat=0)[0]["token"] == before[1]
             await until(lambda: before[1] not in t.state.hands[0], "our pass applied")
@@ -282,8 +292,8 @@ def test_a_pass_chosen_with_a_digit_and_enter_reaches_the_log_and_the_hand() -> 
 def test_arrows_choose_and_the_hand_shows_suits() -> None:
     async def scene() -> None:
         async with table() as t:
-            await t.press("\x1b[C", lambda: t.screen.selected == 1, "→ moves right")
-            await t.press("\x1b[D\x1b[D", lambda: t.screen.selected == len(hand_faces(t)) - 1, "← wraps")
+            await t.press("\x1b[C", lambda: t.play.selected == 1, "→ moves right")
+            await t.press("\x1b[D\x1b[D", lambda: t.play.selected == len(hand_faces(t)) - 1, "← wraps")
             suits = set("♠♥♦♣")
             hand_line = next(line for line in t.text().splitlines() if line.startswith(" 1 "))
             assert len([c for c in hand_line if c in suits]) == len(hand_faces(t))
@@ -315,7 +325,7 @@ def test_a_slap_is_timed_shown_at_once_and_the_window_result_follows() -> None:
                 await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 * seat))
             # A slap when every hand did not hold 4 (or without a combo) is false: its instigator draws.
             await t.shows("false slap by player0")
-            result = t.screen.result
+            result = t.play.result
             # Not every hand held 4: "late" when the slap follows the pass that left a checkpoint.
             assert result is not None and result.reason in ("late", "not_four")
             await t.shows(say("en", f"why_{result.reason}", name="player0"))  # the reason, under the verdict
@@ -524,6 +534,8 @@ def assert_both_languages(catalogue: Mapping[str, tuple[str, str]]) -> None:
 
 def test_every_string_exists_in_both_languages_with_the_same_fields() -> None:
     assert_both_languages(CATALOGUE)
+    assert_both_languages(KILO_WORDS)
+    assert not set(CATALOGUE) & set(KILO_WORDS)  # a word is every table's or the base game's
     assert say("fr", "seated", name="Zoé", seat=2) == "Zoé prend la place 2"
 
 

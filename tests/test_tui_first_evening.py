@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from prompt_toolkit.input import create_pipe_input
 
-from kdm.kilo.events import Slap
 from kdm.peer import local_time_ms
+from kdm.plugins.kilo.events import Slap
 from kdm.tui.keys import ESCAPE_WAIT_S
 from kdm.tui.lobby import LobbyState
 from kdm.tui.lobby_app import lobby_application

@@ -9,9 +9,9 @@ one there on every peer alike, then the key's event is committed and applied eve
 
 from __future__ import annotations
 
-from kdm.kilo import rules as kilo
-from kdm.kilo.events import Feint
 from kdm.peer import local_time_ms
+from kdm.plugins.kilo import rules as kilo
+from kdm.plugins.kilo.events import Feint
 from tests.test_example_plugin import require_example
 from tests.test_tui import Table, run, table
 

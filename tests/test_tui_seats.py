@@ -19,15 +19,15 @@ import pytest
 from kdm import session
 from kdm.agents import Bot
 from kdm.identity import Identity
-from kdm.kilo.events import Feint
 from kdm.manager import Rules, installed_plugins
 from kdm.net.admission import FREE_WRONG_PINS
 from kdm.peer import Peer, local_time_ms
+from kdm.plugins.kilo.events import Feint
+from kdm.plugins.kilo.screen.text import say
 from kdm.record import REPLAYED, Notice
 from kdm.session import BotProcess, SessionConfig
 from kdm.tui import app
 from kdm.tui.app import TableUI
-from kdm.tui.text import say
 from tests.test_tui import DEADLINE_S, FakeLog, FakeNode, Screen80x24, Table, run, run_real, until
 
 KEYS = [Identity.ephemeral() for _ in range(4)]

@@ -6,9 +6,9 @@ press names the round it was made in. Pipe input, as tests/test_tui.py; every se
 
 from __future__ import annotations
 
-from kdm.kilo.events import Pass, Slap
 from kdm.peer import local_time_ms
-from kdm.tui.text import say
+from kdm.plugins.kilo.events import Pass, Slap
+from kdm.plugins.kilo.screen.text import say
 from tests.test_tui import run, table, until
 
 

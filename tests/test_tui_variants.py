@@ -23,14 +23,14 @@ from kdm.cards import JOKER, pretty
 from kdm.engine import SeatView
 from kdm.errors import UsageError
 from kdm.events import Event
-from kdm.kilo import rules as kilo
-from kdm.kilo.calls import GO_CALL
-from kdm.kilo.events import Feint, Slap
-from kdm.kilo.testing import ScriptedKilo
 from kdm.peer import local_time_ms
 from kdm.plugins import seven_in_reserve_screen as reserve_screen
 from kdm.plugins.all_at_once import Go
 from kdm.plugins.all_at_once_screen import next_change_s, seconds_left
+from kdm.plugins.kilo import rules as kilo
+from kdm.plugins.kilo.calls import GO_CALL
+from kdm.plugins.kilo.events import Feint, Slap
+from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.plugins.seven_in_reserve import KeepSeven
 from kdm.plugins.spoons import Grab
 from kdm.tui.command import run_play
@@ -128,12 +128,12 @@ def test_piles_shows_each_pile_and_the_loser_chooses_one_with_a_digit() -> None:
             await slap_falsely_and_lose(t)
             await t.shows("your draw: choose a pile, 1-3")
             assert t.text().splitlines()[-1].startswith(" 1-3 choose a pile")
-            selected = t.screen.selected
+            selected = t.play.selected
             await t.press("7", lambda: "there is no pile 7" in t.text(), "a pile that is not there")
             before = shown_sizes()
             await t.press("2", lambda: bool(t.log.events("choose_pile")), "our choice proposed")
             assert t.log.events("choose_pile") == [{"kind": "choose_pile", "seat": 0, "pile": 1}]
-            assert t.screen.selected == selected  # the digits chose a pile, not a card
+            assert t.play.selected == selected  # the digits chose a pile, not a card
             await until(lambda: shown_sizes() == [before[0], before[1] - 1, before[2]], "pile 2 drawn from")
             await t.shows("draws from pile 2")  # the log counts piles as people do, from 1
             assert "choose a pile" not in t.text()

@@ -26,10 +26,10 @@ from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
 from kdm.engine import Effect, Engine, IllegalAction
 from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
-from kdm.kilo.events import Close, Draw, Feint, Pass, Slap
-from kdm.kilo.rules import kilos_zone, table
 from kdm.manager import Rules
 from kdm.plugins.all_at_once import Go, Steer
+from kdm.plugins.kilo.events import Close, Draw, Feint, Pass, Slap
+from kdm.plugins.kilo.rules import kilos_zone, table
 from kdm.plugins.piles import ChoosePile
 from kdm.plugins.spoons import Grab
 from kdm.sim import Simulation

@@ -12,7 +12,7 @@ import pytest
 from kdm.cards import JOKER
 from kdm.engine import IllegalAction
 from kdm.errors import OptionError
-from kdm.kilo.testing import ScriptedKilo
+from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.plugins.seven_in_reserve import RESERVING, KeepSeven
 
 KINGS_AT_0 = [

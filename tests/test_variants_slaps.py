@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from kdm.engine import IllegalAction
-from kdm.kilo.events import Draw
-from kdm.kilo.testing import ScriptedKilo
+from kdm.plugins.kilo.events import Draw
+from kdm.plugins.kilo.testing import ScriptedKilo
 
 KINGS_AT_0 = [
     ["KH", "KS", "KD", "KC"],

@@ -13,8 +13,8 @@ import pytest
 from kdm.cli import main
 from kdm.errors import PluginError, TableError
 from kdm.hookspecs import hookimpl
-from kdm.kilo.testing import ScriptedKilo
 from kdm.manager import Rules, plugin_from
+from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.sim import simulate
 
 VARIANTS = ("all_at_once", "spoons", "piles", "jokers", "seven_in_reserve", "marathon", "classic")

@@ -445,7 +445,7 @@ class FairDeck:
         was handed here (or taken here), each on the deck the one before it made."""
         turn, deck = shuffle.turn(self.players), shuffle.current()
         while turn is not None and (
-            turn[1] not in self.here or ("turn", shuffle.index, *turn, deck_hash(deck)) in self._owed
+            turn[1] not in self.here or ("shuffle_turn", shuffle.index, *turn, deck_hash(deck)) in self._owed
         ):
             handed = self._ahead.get((shuffle.index, *turn))
             if handed is None or handed[1] != deck_hash(deck):
@@ -456,11 +456,11 @@ class FairDeck:
         step, seat = turn
         # Owed once per deck: taken on a deck the log turns out not to hold, it is taken again on the
         # log's (its first part is refused: ``_append_turn``).
-        self._owed.add(("turn", shuffle.index, step, seat, deck_hash(deck)))
-        self.timings.start(("turn", shuffle.index))
+        self._owed.add(("shuffle_turn", shuffle.index, step, seat, deck_hash(deck)))
+        self.timings.start(("shuffle_turn", shuffle.index))
         try:
             fields = self._take_turn(shuffle, step, seat, deck)
-            self.timings.stop(("turn", shuffle.index), "turn_ms")
+            self.timings.stop(("shuffle_turn", shuffle.index), "turn_ms")
         except GroupError as error:
             before = seat - 1 if seat else self.players - 1
             self._find(Finding(before, f"passed a deck that is not one ({error})"))
@@ -876,7 +876,7 @@ class FairDeck:
             if face is not None:
                 self.known.setdefault(message.to, {})[token] = face
                 learnt.add(message.to)
-                self.timings.stop(("pass", token), "private_pass_ms")
+                self.timings.stop(("private_pass", token), "private_pass_ms")
         return sorted(learnt)
 
     def _ring(self, shuffle: int, seat: int) -> KeyRing | None:
@@ -1120,7 +1120,7 @@ class Timings:
                     and token not in known
                     and token not in deck.public
                 ):
-                    self.start(("pass", token))
+                    self.start(("private_pass", token))
             self._hands[seat] = hand
             shuffles = {deck.where[token][0] for token in hand if token in deck.where}
             if len(shuffles) == 1 and all(token in known for token in hand):

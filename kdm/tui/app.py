@@ -127,8 +127,13 @@ class TableApp:
     async def _count_down(self) -> None:
         """Redraw when a plugin's countdown shows one second less (``ScreenPart.redraw_in``)."""
         while True:
-            parts = self.screen.parts
-            waits = [part.redraw_in(self.screen) for part in parts if part.redraw_in is not None]
+            game = self.game_screen()
+            given = game.given if game is not None else None
+            waits = (
+                [part.redraw_in(given) for part in self.screen.parts if part.redraw_in is not None]
+                if given is not None
+                else []
+            )
             wait = min((w for w in waits if w is not None), default=None)
             await asyncio.sleep(LIVENESS_S if wait is None else wait)
             if wait is not None:

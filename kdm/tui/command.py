@@ -65,7 +65,7 @@ def add_play_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
     play = commands.add_parser(
         "play",
         help="play at the terminal table: with bots, at a table on the LAN, or at a new one",
-        description="Play Kilo de merde in the terminal. With no argument, list the tables on the LAN "
+        description="Play at a table in the terminal. With no argument, list the tables on the LAN "
         "and offer to create one; with --bots N, play at once against N bot peers on this machine.",
     )
     play.add_argument("target", nargs="?", default=None, metavar="TABLE", help=f"{TARGET_HELP}, to join")

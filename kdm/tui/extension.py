@@ -38,9 +38,13 @@ Part = TypeVar("Part")
 
 
 class Screen(Protocol):
-    """What a plugin's screen part may use of the table screen."""
+    """What a plugin's screen part may use of its game's screen (the base game's ``KiloPlay`` is one)."""
 
-    lang: str
+    @property
+    def lang(self) -> str:
+        """The player's language."""
+        ...
+
     #: One line of feedback under the hand, until the next action.
     message: str
     #: The index of the hand card the player has chosen (arrows, digits).
@@ -103,15 +107,17 @@ class Key:
 class GameScreen:
     """A game mode's whole table screen, made for one ``TableScreen`` once the table is known.
 
-    ``container`` and ``bindings`` (prompt_toolkit's) replace the base game's while ``active()`` holds;
-    ``on_notice`` hears every notice of the peer, as the table screen does; ``state`` is the game's own
-    screen state (tests press keys and look at it)."""
+    ``container`` and ``bindings`` (prompt_toolkit's) replace the waiting room's while ``active()``
+    holds; ``on_notice`` hears every notice of the peer, after the table screen; ``state`` is the game's
+    own screen state (tests press keys and look at it); ``given`` the ``Screen`` the game gives its
+    plugins' parts (their keys, lines and countdowns), if it weaves them in."""
 
     container: AnyContainer
     bindings: KeyBindingsBase
     active: Callable[[], bool]
     on_notice: Callable[[Notice], None]
     state: object = None
+    given: Screen | None = None
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,11 @@
 """The table screen's keys, gated by what is on screen (the quit question, an overlay, the game's end).
 
-Slap and feint keys stamp the press first thing: prompt_toolkit calls a handler synchronously from the
-callback that reads the terminal, so the stamp is the moment the key was read (DESIGN 5.6). They work
-with the help or the scoreboard open, since a slap cannot wait for the player to close a window; only
-the quit question holds every key. A key that sends an action does not redraw at once: its commit does
-(``drawn_with_commit``). A house rule's keys (``ScreenPart.keys``: the piles' digits, all_at_once's
-steering and GO) come from its screen part, and win over the game's while they are live.
-Help, scores and leaving are every game's keys (``add_every_table_keys``; Kem's has them too).
+Help, scores, the log, chat, the table's questions and leaving are every game's keys
+(``add_every_table_keys``: the waiting room's, the base game's and Kem's screens have them); the waiting
+room adds ``b`` (a bot). A game's own keys are its screen's (``ScreenPart.screen``). A key that sends an
+action does not redraw at once: its commit does (``drawn_with_commit``). A house rule's keys
+(``ScreenPart.keys``: the piles' digits, all_at_once's steering and GO) come from its screen part, woven
+into its game's by ``plugin_bindings``, and win over the game's while they are live.
 """
 
 from __future__ import annotations
@@ -19,23 +18,19 @@ from typing import TYPE_CHECKING, Any
 from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition, FilterOrBool, to_filter
 from prompt_toolkit.key_binding import (
-    DynamicKeyBindings,
     KeyBindings,
     KeyBindingsBase,
     KeyPressEvent,
-    merge_key_bindings,
 )
 from prompt_toolkit.keys import Keys
 
-from kdm.peer import local_time_ms
-from kdm.tui.extension import Key, ScreenPart
+from kdm.tui.extension import Key, Screen, ScreenPart
 from kdm.tui.state import TableScreen
 from kdm.tui.text import is_yes
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
-HAND_KEYS = "12345"
 #: An action sent is drawn with its commit. Drawing "sent" at once would hold the loop for a redraw
 #: while the commit's messages wait; the feedback is drawn after this only if the commit is slow.
 FEEDBACK_AFTER_S = 0.05
@@ -67,54 +62,24 @@ def drawn_with_commit(event: KeyPressEvent, sent: bool) -> NotImplementedOrNone:
 
 
 def table_bindings(screen: TableScreen) -> KeyBindingsBase:
-    """Key bindings for ``screen``; leaving the table exits the running application."""
+    """Key bindings for the waiting room (and a game without a screen of its own); leaving the table
+    exits the running application."""
     bindings = KeyBindings()
-    asking = Condition(lambda: screen.asking)
-    overlay = Condition(lambda: screen.help_open or screen.scores_open)
-    free = ~asking
-    choosing = ~asking & ~overlay & Condition(lambda: not screen.over)
-
-    @bindings.add(" ", filter=free)
-    def _slap(event: KeyPressEvent) -> NotImplementedOrNone:
-        pressed = local_time_ms()
-        return drawn_with_commit(event, screen.slap(pressed))
-
-    @bindings.add("f", filter=free)
-    def _feint(event: KeyPressEvent) -> NotImplementedOrNone:
-        pressed = local_time_ms()
-        return drawn_with_commit(event, screen.feint(pressed))
-
-    for index, key in enumerate(HAND_KEYS):
-
-        @bindings.add(key, filter=choosing)
-        def _choose(event: KeyPressEvent, index: int = index) -> None:
-            screen.choose(index)
-
-    @bindings.add("left", filter=choosing)
-    def _left(event: KeyPressEvent) -> None:
-        screen.move(-1)
-
-    @bindings.add("right", filter=choosing)
-    def _right(event: KeyPressEvent) -> None:
-        screen.move(1)
-
-    @bindings.add("enter", filter=choosing)
-    def _pass(event: KeyPressEvent) -> NotImplementedOrNone:
-        return drawn_with_commit(event, screen.pass_chosen())
+    free = ~Condition(lambda: screen.asking)
 
     @bindings.add("b", filter=free)
     def _bot(event: KeyPressEvent) -> None:
         screen.add_bot()
 
     add_every_table_keys(bindings, screen)
-    return merge_key_bindings([bindings, DynamicKeyBindings(plugin_bindings(screen))])
+    return bindings
 
 
-def plugin_bindings(screen: TableScreen) -> Callable[[], KeyBindings]:
+def plugin_bindings(screen: TableScreen, given: Screen) -> Callable[[], KeyBindings]:
     """The keys the table's plugins add (``ScreenPart.keys``), live while their ``when`` holds and the
-    screen is free for play, made again only when the table's parts change (once it is known). Added
-    after the game's, they win over a game key while they are live (a digit chooses a pile instead of
-    a card)."""
+    screen is free for play, made again only when the table's parts change (once it is known); their
+    handlers are given the game's screen (``given``). Added after the game's, they win over a game key
+    while they are live (a digit chooses a pile instead of a card)."""
     made: list[tuple[list[ScreenPart], KeyBindings]] = []
     playing = Condition(lambda: not screen.asking and not screen.help_open and not screen.scores_open)
 
@@ -124,12 +89,12 @@ def plugin_bindings(screen: TableScreen) -> Callable[[], KeyBindings]:
             return made[0][1]
         bindings = KeyBindings()
         for key in (key for part in parts for key in part.keys):
-            live = playing & Condition(partial(key.when, screen))
+            live = playing & Condition(partial(key.when, given))
             for name in key.keys:
 
                 @bindings.add(name, filter=live)
                 def _plugin(event: KeyPressEvent, key: Key = key, name: str = name) -> NotImplementedOrNone:
-                    return drawn_with_commit(event, key.act(screen, name))
+                    return drawn_with_commit(event, key.act(given, name))
 
         made[:] = [(parts, bindings)]
         return bindings

@@ -2,15 +2,17 @@
 
 A header line; on the left the players and the table, on the right the event log; then the hand, one
 line of feedback and the key footer; overlays for help, the quit question, the scoreboard and the final
-ranking. What each panel says is in ``panels``. Fits 80×24; a larger terminal gets a wider, longer log.
-Colour is decoration only: with ``NO_COLOR`` (one-bit output) the chosen card, slaps and feints still
-stand out by reverse video, bold and italics.
+ranking. ``table_layout`` lays out what a game's ``Panels`` say (the base game's screen uses it with its
+own); ``build_layout`` is the waiting room every game shares, with the panels of ``panels``. Fits
+80×24; a larger terminal gets a wider, longer log. Colour is decoration only: with ``NO_COLOR`` (one-bit
+output) the chosen card, slaps and feints still stand out by reverse video, bold and italics.
 """
 
 from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import islice
 
 from prompt_toolkit.application import get_app
@@ -32,21 +34,8 @@ from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
 from prompt_toolkit.widgets import Frame
 
-from kdm.tui.panels import (
-    LEFT_COLUMN,
-    Fragments,
-    footer_text,
-    hand_text,
-    header_text,
-    help_text,
-    message_text,
-    players_text,
-    players_title,
-    quit_text,
-    ranking_text,
-    scores_text,
-    table_text,
-)
+from kdm.tui import panels as shared
+from kdm.tui.panels import LEFT_COLUMN, Fragments, message_text, quit_text
 from kdm.tui.state import LogLine, TableScreen
 
 #: Rows of the terminal a window over the screen leaves free: its frame's two and one above and below.
@@ -96,21 +85,36 @@ def table_style(no_colour: bool | None = None) -> Style:
     return Style.from_dict({**COLOURS, **NO_COLOUR_ATTRIBUTES} if no_colour else COLOURS)
 
 
-def build_layout(screen: TableScreen) -> Layout:
-    """The whole table screen."""
+@dataclass(frozen=True)
+class Panels:
+    """What each panel of a table screen says, read at every redraw (``table_layout`` lays them out)."""
 
-    def text(render: Callable[[TableScreen], Fragments]) -> FormattedTextControl:
-        return FormattedTextControl(lambda: render(screen))
+    header: Callable[[], Fragments]
+    players_title: Callable[[], str]
+    players: Callable[[], Fragments]
+    table: Callable[[], Fragments]
+    hand: Callable[[], Fragments]
+    footer: Callable[[], Fragments]
+    help: Callable[[], Fragments]
+    scores: Callable[[], Fragments]
+    ranking: Callable[[], Fragments]
 
+
+def table_layout(screen: TableScreen, panels: Panels) -> FloatContainer:
+    """A whole table screen: ``panels`` in their places, with the log, the message line and the
+    overlays of ``screen`` (help and scores scroll; the ranking once the game is over)."""
     # Titled panels and one rule rather than Frames: every frame is three more splits to lay out, and
     # a redraw is on the path from a key press to the screen (benchmarks/input_latency.py).
     # Every seat's row stays in view: at ten players the table panel below gives up its rows first.
-    players_rows = Window(text(players_text), height=lambda: Dimension.exact(rows_of(players_text(screen))))
-    players = titled(lambda: players_title(screen), players_rows)
-    table = titled(lambda: screen.say("table_panel"), Window(text(table_text), wrap_lines=True))
+    players_rows = Window(
+        FormattedTextControl(panels.players), height=lambda: Dimension.exact(rows_of(panels.players()))
+    )
+    players = titled(panels.players_title, players_rows)
+    table_rows = Window(FormattedTextControl(panels.table), wrap_lines=True)
+    table = titled(lambda: screen.say("table_panel"), table_rows)
     body = HSplit(
         [
-            Window(text(header_text), height=1, style="class:header"),
+            Window(FormattedTextControl(panels.header), height=1, style="class:header"),
             VSplit(
                 [
                     HSplit([players, table], width=Dimension.exact(LEFT_COLUMN)),
@@ -120,26 +124,40 @@ def build_layout(screen: TableScreen) -> Layout:
                 # Exact widths: prompt_toolkit shares out spare columns one at a time otherwise.
                 width=lambda: Dimension.exact(columns()),
             ),
-            Window(text(hand_text), height=3),
-            Window(text(message_text), height=1),
-            Window(text(footer_text), height=1, style="class:footer"),
+            Window(FormattedTextControl(panels.hand), height=3),
+            Window(FormattedTextControl(lambda: message_text(screen)), height=1),
+            Window(FormattedTextControl(panels.footer), height=1, style="class:footer"),
         ]
     )
     floats = [
+        overlay(lambda: screen.say("help_title"), panels.help, lambda: screen.help_open, screen),
+        overlay(lambda: screen.say("scores"), panels.scores, lambda: screen.scores_open, screen),
         overlay(
-            lambda: screen.say("help_title"), lambda: help_text(screen), lambda: screen.help_open, screen
-        ),
-        overlay(
-            lambda: screen.say("scores"), lambda: scores_text(screen), lambda: screen.scores_open, screen
-        ),
-        overlay(
-            lambda: screen.say("ranking"),
-            lambda: ranking_text(screen),
-            lambda: screen.over and not screen.scores_open,
+            lambda: screen.say("ranking"), panels.ranking, lambda: screen.over and not screen.scores_open
         ),
         quit_overlay(screen),
     ]
-    return Layout(FloatContainer(body, floats=floats))
+    return FloatContainer(body, floats=floats)
+
+
+def build_layout(screen: TableScreen) -> Layout:
+    """The waiting room every game shares (and the table of a game without a screen of its own)."""
+
+    def of(render: Callable[[TableScreen], Fragments]) -> Callable[[], Fragments]:
+        return lambda: render(screen)
+
+    panels = Panels(
+        of(shared.header_text),
+        lambda: shared.players_title(screen),
+        of(shared.players_text),
+        of(shared.table_text),
+        of(shared.hand_text),
+        of(shared.footer_text),
+        of(shared.help_text),
+        of(shared.scores_text),
+        of(shared.ranking_text),
+    )
+    return Layout(table_layout(screen, panels))
 
 
 def columns() -> int:

@@ -1,5 +1,6 @@
-"""What the table's plugins add to the table screen's panels (their ``ScreenPart``, ``kdm.tui.extension``),
-woven into the screen's own: functions of the ``TableScreen`` and its view.
+"""What the table's plugins add to a game's screen's panels (their ``ScreenPart``, ``kdm.tui.extension``),
+woven into the game's own: functions of the game's screen (a ``Weaving``: the ``Screen`` the parts are
+given, with the parts and the peer) and its view, for any game's screen to use (the base game's does).
 
 Status lines at the top of the table panel; marks on the players' rows and their legend, at the foot of
 the table panel; the hand's status line when a plugin asks something of this seat; the footer's key
@@ -12,21 +13,44 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 from kdm.engine import SeatView
-from kdm.tui.state import TableScreen
+from kdm.peer import Peer
+from kdm.tui.extension import Screen, ScreenPart
 from kdm.tui.text import packed
 
 Fragments = StyleAndTextTuples
 #: The footer's width for hints (the screen's 80 columns, less its margin).
 FOOTER_WIDTH = 79
-#: The hints left out first when the footer is too narrow for all (each is in the help).
-OPTIONAL_HINTS = ("hint_scores", "hint_feint", "hint_choose")
 
 
-def status_lines(screen: TableScreen, view: SeatView, width: int) -> Fragments:
+class Said(Protocol):
+    """What the rules' lines need of a screen: the table and the player's language."""
+
+    @property
+    def lang(self) -> str: ...
+
+    @property
+    def peer(self) -> Peer: ...
+
+    def say(self, key: str, **fields: object) -> str: ...
+
+
+class Weaving(Screen, Protocol):
+    """A game's screen that weaves its plugins' parts in: the ``Screen`` they are given, with the parts
+    and the table."""
+
+    @property
+    def parts(self) -> list[ScreenPart]: ...
+
+    @property
+    def peer(self) -> Peer: ...
+
+
+def status_lines(screen: Weaving, view: SeatView, width: int) -> Fragments:
     """The plugins' lines at the top of the table panel (``ScreenPart.status``)."""
     lines: Fragments = []
     for part in screen.parts:
@@ -38,12 +62,12 @@ def status_lines(screen: TableScreen, view: SeatView, width: int) -> Fragments:
 # --- the players' rows --------------------------------------------------------------------------------
 
 
-def seat_marks(screen: TableScreen, view: SeatView, seat: int) -> str:
+def seat_marks(screen: Weaving, view: SeatView, seat: int) -> str:
     """The plugins' marks after a seat's row (``ScreenPart.marks``)."""
     return "".join(part.marks(view, seat) for part in screen.parts if part.marks is not None)
 
 
-def legend(screen: TableScreen, view: SeatView, width: int) -> list[str]:
+def legend(screen: Weaving, view: SeatView, width: int) -> list[str]:
     """What the marks on the rows mean, for the marks shown now (none: no legend)."""
     words = [word for part in screen.parts if part.legend is not None for word in part.legend(screen, view)]
     return packed(words, width)
@@ -52,7 +76,7 @@ def legend(screen: TableScreen, view: SeatView, width: int) -> list[str]:
 # --- the hand, the footer and the help ------------------------------------------------------------
 
 
-def hand_status(screen: TableScreen, view: SeatView) -> tuple[str, str] | None:
+def hand_status(screen: Weaving, view: SeatView) -> tuple[str, str] | None:
     """What a plugin asks of this seat now, for the hand's status line (None: the base game's)."""
     for part in screen.parts:
         asked = part.hand_status(screen, view) if part.hand_status is not None else None
@@ -61,18 +85,16 @@ def hand_status(screen: TableScreen, view: SeatView) -> tuple[str, str] | None:
     return None
 
 
-#: Every key hint of the base game's table, in the footer's order.
-ALL_HINTS = ("hint_choose", "hint_pass", "hint_slap", "hint_feint", "hint_scores", "hint_help", "hint_quit")
-
-
-def footer_hints(screen: TableScreen, view: SeatView | None, names: Sequence[str] = ALL_HINTS) -> list[str]:
+def footer_hints(
+    screen: Weaving, view: SeatView | None, names: Sequence[str], optional: Sequence[str] = ()
+) -> list[str]:
     """The keys ``names`` (those that work at the table now), as the plugins change them, as many as
-    fit the footer."""
+    fit the footer, leaving out the ``optional`` ones (in that order) first."""
     hints = [screen.say(name) for name in names]
     for part in screen.parts:
         if part.hints is not None:
             hints = part.hints(screen, view, hints)
-    return fitted([hint for hint in hints if hint], [screen.say(name) for name in OPTIONAL_HINTS])
+    return fitted([hint for hint in hints if hint], [screen.say(name) for name in optional])
 
 
 def fitted_hints(names: list[str], optional: tuple[str, ...], say: Callable[[str], str]) -> list[str]:
@@ -91,7 +113,7 @@ def fitted(hints: list[str], optional: list[str]) -> list[str]:
     return hints
 
 
-def help_lines(screen: TableScreen) -> str:
+def help_lines(screen: Weaving) -> str:
     """The help's part for the house rules at this table (empty at a table of the game alone)."""
     names = [info.name for info in screen.peer.record.rules.plugins if not info.mode]
     if not names:
@@ -104,7 +126,7 @@ def help_lines(screen: TableScreen) -> str:
     return "\n".join(lines)
 
 
-def rules_lines(screen: TableScreen, width: int) -> Fragments:
+def rules_lines(screen: Said, width: int) -> Fragments:
     """The rules of the game and of each house rule at the table, as their plugins word them
     (``kdm_rules_text``): each title in bold, its paragraphs flowed to ``width``; then the options this
     table changed from their defaults."""
@@ -126,7 +148,7 @@ def rules_lines(screen: TableScreen, width: int) -> Fragments:
     return lines
 
 
-def table_options(screen: TableScreen) -> str:
+def table_options(screen: Said) -> str:
     """The options this table set away from their defaults, as ``name value`` pairs in the screen's
     language ("" for none)."""
     engine = screen.peer.record.engine

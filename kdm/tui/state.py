@@ -1,13 +1,17 @@
-"""The table screen's state: what the player sees, and what their keys do at the table.
+"""The table screen's state for every game: what the player sees around the game, and what the keys
+every table has do.
 
 Pure logic, no prompt_toolkit: the layout reads this object at every redraw and the key bindings call
-its methods. It follows the peer's notices (``on_notice``) to keep the event log, the last slap or feint,
-the window's result, round results and the final ranking. It marks an event shown only once a redraw has
-painted it (``mark_painted``, DESIGN 5.6), and it turns key presses into events proposed through the
-peer, with the slap timing contract: ``t_sync`` on the agreed clock, and ``trigger``/``rt`` measured from
-the moment the trigger was painted on this screen. What the house rules add (their keys, words, and
-what an event the screen sends becomes at their table) comes from their ``ScreenPart``
-(``kdm.tui.extension``): ``parts``, ``say`` and ``act`` weave it in.
+its methods. It follows the peer's notices (``on_notice``) to keep the event log, who plays each seat,
+round results and the final ranking, chat, who is lost, the questions a table asks (leave? watch
+instead? go on without them? let them in?) and the help and score windows. It marks an event shown
+only once a redraw has painted it (``mark_painted``, DESIGN 5.6), and gives a game's screen what it
+needs to time a press as the slap timing contract says: ``on_agreed_clock`` for ``t_sync`` and
+``reaction_ms`` from the moment the trigger was painted on this screen. The game itself is on the
+game's own screen (``ScreenPart.screen``, a ``GameScreen``: the base game's and Kem's come from their
+plugins); what its plugins add (words, log styles, what an event the screen sends becomes at their
+table) comes from their ``ScreenPart`` (``kdm.tui.extension``): ``parts``, ``say`` and ``act`` weave
+it in.
 """
 
 from __future__ import annotations
@@ -15,17 +19,11 @@ from __future__ import annotations
 import sys
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from kdm.cards import pretty
 from kdm.engine import Effect, SeatView
 from kdm.entries import MAX_CHAT
 from kdm.events import Event
-from kdm.kilo.calls import QUEENS_CALL
-from kdm.kilo.events import Feint, Pass, Slap
-from kdm.kilo.rules import NAME as KILO
-from kdm.kilo.rules import KiloView
 from kdm.names import SeatNames, stand_in_name
 from kdm.net.admission import FREE_WRONG_PINS
 from kdm.net.node import host_of
@@ -37,54 +35,12 @@ from kdm.tui.text import CATALOGUE, say, say_from
 LOG_LINES = 300
 #: A seated process not heard from for this long is shown as lost (the peer hands its seat to a bot at 3 s).
 LOST_AFTER_MS = 1500.0
-#: How each effect's log line is styled (a plugin's ``ScreenPart.log_styles`` adds its own); the rest are
-#: plain.
-EFFECT_STYLES = {
-    "slapped": "slap",
-    "feinted": "feint",
-    "window_closed": "result",
-    "hand_shown": "result",
-    "judged": "result",
-    "drew": "result",
-    "passing_started": "call",
-    "round_over": "round",
-    "game_over": "round",
-}
-#: Effects that flash a banner: effect kind → the prefix of its words (a plugin's ``ScreenPart.flashes``
-#: adds its own).
-FLASHES = {"slapped": "slap"}
 
 
 @dataclass(frozen=True)
 class LogLine:
     style: str
     text: str
-
-
-@dataclass(frozen=True)
-class Flash:
-    """The latest slap or feint, shown big until the next one."""
-
-    kind: str  # "slap", "feint", or a plugin's (``ScreenPart.flashes``: "grab" with spoons)
-    seat: int
-    seq: int
-    opened: bool = False
-
-
-@dataclass
-class WindowResult:
-    """A judged slap window: who slapped when, who was first, and who drew what."""
-
-    seq: int
-    round: int
-    valid: bool
-    first: int
-    order: list[tuple[int, float]]
-    losers: list[int]
-    #: Why it was judged so (``Judged.reason``): what the screen says under the verdict.
-    reason: str = ""
-    shown: list[str] | None = None
-    draws: list[tuple[int, str, bool]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -105,8 +61,8 @@ class TableScreen:
     ) -> None:
         self.peer = peer
         self.lang = lang
-        #: Rings the terminal's bell when someone else opens a slap window or a call is made (None:
-        #: silent, ``--no-bell``): a slap comes while one looks at one's hand.
+        #: Rings the terminal's bell when someone else opens a window (an effect a plugin flashes) or a
+        #: call is made (None: silent, ``--no-bell``): a slap comes while one looks at one's hand.
         self.bell: Callable[[], None] | None = None
         self.on_change = on_change or (lambda: None)
         self._add_bot = add_bot
@@ -114,13 +70,8 @@ class TableScreen:
         #: How many of the newest log lines are scrolled out of view (PgUp / PgDn); 0: the newest shows.
         self.log_back = 0
         self.logged = 0  # lines ever added: tells a changed log from an unchanged one
-        self.selected = 0
-        self.fresh: set[int] = set()
-        self.flash: Flash | None = None
-        self.result: WindowResult | None = None
         self.rounds: list[RoundResult] = []
         self.winners: list[int] | None = None
-        self.call = ""
         self.message = ""
         self.help_open = False
         #: How far the open help or scores window is scrolled down, in lines (clamped as it is drawn).
@@ -160,12 +111,8 @@ class TableScreen:
         self.advertised = False
         #: The PIN joiners must type, shown in the founder's waiting room ("": the table has none).
         self.pin = ""
-        self._hand: tuple[int, ...] = ()
         self._view: SeatView | None = None
         self._view_key: tuple[int, int, int | None, bool] | None = None
-        self._passing: int | None = None  # token of our pass until it is applied or refused
-        self._slapping = False
-        self._shown_hand: list[str] | None = None  # the first slapper's hand, until the window is judged
         self._parts: tuple[object, list[ScreenPart]] | None = None
         self._catch_up()
 
@@ -241,11 +188,6 @@ class TableScreen:
             spectator = self.peer.seat is None and self.watching
             self._view, self._view_key = self.peer.public_view() if spectator else self.peer.view(), key
         return self._view
-
-    @staticmethod
-    def kilo(view: SeatView) -> KiloView | None:
-        part: Any = view.rules.get(KILO)
-        return part if isinstance(part, KiloView) else None
 
     @property
     def over(self) -> bool:
@@ -332,84 +274,40 @@ class TableScreen:
             self.watch_offer = notice.reason  # the game started, or the table is full: watch instead?
             self._add("error", self.say("refused", reason=notice.reason))
         elif notice.kind == "rejected" and mine:
-            self._passing, self._slapping = None, False
             self._add("error", self.say("refused", reason=notice.reason))
             if notice.entry == "chat":  # said where the line was typed, whatever the game's layout
                 self.message = self.say("refused", reason=notice.reason)
         elif notice.kind == "applied":
             self.unpainted.append(notice.seq)
             for effect in notice.effects:
-                self._follow(effect, notice.seq)
-                for part in self.parts:
-                    if part.follow is not None:
-                        part.follow(self, effect)
-        self._track_hand()
+                self._follow(effect)
         self.on_change()
 
-    def _by_kind(
-        self, own: Mapping[str, str], of_part: Callable[[ScreenPart], Mapping[str, str]], kind: str
-    ) -> str | None:
-        """What the screen (``own``), else a plugin's screen part (``of_part``), says of effect ``kind``."""
-        if kind in own:
-            return own[kind]
+    def _by_kind(self, of_part: Callable[[ScreenPart], Mapping[str, str]], kind: str) -> str | None:
+        """What the first of the table's screen parts that says anything of effect ``kind`` says."""
         return next((of_part(part)[kind] for part in self.parts if kind in of_part(part)), None)
 
-    def _follow(self, effect: Effect, seq: int) -> None:
+    def _follow(self, effect: Effect) -> None:
+        """An effect's line in the log, styled as the plugin of its kind says; the bell; and what every
+        game's screen shows of a round's or the game's end (the core's ``round_over`` and
+        ``game_over``)."""
         kind = effect["kind"]
         line = self.peer.record.describe(effect, self.lang)
-        style = self._by_kind(EFFECT_STYLES, lambda part: part.log_styles, kind) or "info"
+        style = self._by_kind(lambda part: part.log_styles, kind) or "info"
         if line:
             self._add(style, line)
         me = self.peer.seat
-        flash = self._by_kind(FLASHES, lambda part: part.flashes, kind)
+        flash = self._by_kind(lambda part: part.flashes, kind)
         if (
             self.bell is not None
             and not self.peer.behind()
             and (style == "call" or (flash is not None and effect["opened"] and effect["seat"] != me))
         ):
             self.bell()
-        if flash is not None:
-            self.flash = Flash(flash, effect["seat"], effect["seq"], bool(effect["opened"]))
-            if effect["opened"]:
-                self.result = None
-            if effect["seat"] == me:
-                self._slapping = False
-        elif kind == "feinted":
-            self.flash = Flash("feint", effect["seat"], effect["seq"])
-        elif kind == "judged":
-            order = [(int(s), float(t)) for s, t in effect["order"]]
-            valid, first, losers = bool(effect["valid"]), int(effect["first"]), list(effect["losers"])
-            reason = str(effect.get("reason", ""))
-            self.result = WindowResult(seq, self._round(), valid, first, order, losers, reason)
-            self.result.shown, self._shown_hand = self._shown_hand, None
-        elif kind == "hand_shown":
-            self._shown_hand = [pretty(card, self.lang) for card in effect["cards"]]
-        elif kind == "drew" and self.result is not None:
-            self.result.draws.append((effect["seat"], effect["card"], bool(effect["flush"])))
-        elif kind == "passed" and effect["seat"] == me:
-            self._passing, self.message, self.fresh = None, "", set()
-        elif kind == "passed" and effect["to"] == me:
-            self.fresh = {effect["token"]}
-        elif kind == "passing_started":
-            self.call = QUEENS_CALL
-        elif kind == "dealt":
-            self.flash, self.fresh, self.call = None, set(), ""
-        elif kind == "round_over":
+        if kind == "round_over":
             self.rounds.append(RoundResult(effect["round"], tuple(effect["scores"])))
         elif kind == "game_over":
             self.winners = list(effect["winners"])
-
-    def _round(self) -> int:
-        engine = self.peer.record.engine
-        return engine.state.round if engine is not None else 0
-
-    def _track_hand(self) -> None:
-        view = self.view()
-        tokens = tuple(token for token, _face in view.hand) if view is not None else ()
-        if tokens != self._hand:
-            self.fresh &= set(tokens)
-            self._hand = tokens
-        self.selected = max(0, min(self.selected, len(tokens) - 1))
 
     def _add(self, style: str, text: str) -> None:
         self.log.append(LogLine(style, text))
@@ -506,89 +404,6 @@ class TableScreen:
         return True
 
     # --- the player's keys ------------------------------------------------------------------------
-
-    def choose(self, index: int) -> None:
-        view = self.view()
-        if view is not None and 0 <= index < len(view.hand):
-            self.selected = index
-            self.on_change()
-
-    def move(self, step: int) -> None:
-        view = self.view()
-        if view is not None and view.hand:
-            self.selected = (self.selected + step) % len(view.hand)
-            self.on_change()
-
-    def pass_chosen(self) -> bool:
-        """Pass the chosen card, if it is this seat's turn and no pass of ours is on its way.
-
-        Like ``slap`` and ``feint``: True when an event was proposed (its commit will redraw the screen),
-        False when the player was told why not (the screen must redraw now)."""
-        view, seat = self.view(), self.peer.seat
-        if view is None or seat is None:
-            return self.tell("not_seated")
-        if view.phase != "passing":
-            return self.tell("no_passing")
-        if view.turn != seat:
-            return self.tell("not_your_turn")
-        kilo = self.kilo(view)
-        if kilo is not None and kilo.holding:
-            return self.tell("holding")  # the checkpoint holds for people: the table would refuse it
-        if self._passing is not None or not view.hand:
-            return False
-        token, face = view.hand[self.selected]
-        self._passing = token
-        self.message = self.say("pass_sent", card=pretty(face, self.lang) if face else "?")
-        return self.act(Pass(seat=seat, token=token))
-
-    def slap(self, pressed_ms: float) -> bool:
-        """Slap the pile (or grab a spoon); ``pressed_ms`` is when the key was read, on ``local_time_ms``."""
-        view, seat = self.view(), self.peer.seat
-        if view is None or seat is None:
-            return self.tell("not_seated")
-        kilo = self.kilo(view)
-        if kilo is None or view.phase not in ("passing", "window"):
-            return self.tell("no_slapping")
-        if self._slapping or (kilo.window_open and seat in kilo.slapped):
-            return self.tell("already_slapped")
-        if not kilo.window_open and seat in kilo.barred:
-            return self.tell("barred")
-        if not self.clock_ready():
-            return False
-        self._slapping = True
-        trigger, rt = self._trigger(kilo, seat, pressed_ms)
-        if trigger is None and kilo.window_open:
-            # Not painted yet, but pressed for this window all the same: naming it (and the round)
-            # makes a press that arrives after the window closed void, not a false slap of the next.
-            trigger = kilo.window_opened_by
-        t_sync = self.on_agreed_clock(pressed_ms)
-        return self.act(Slap(seat=seat, t_sync=t_sync, trigger=trigger, rt=rt, round=view.round))
-
-    def feint(self, pressed_ms: float) -> bool:
-        """Feint: the slapping gesture without the slap, timed like one."""
-        view, seat = self.view(), self.peer.seat
-        if view is None or seat is None:
-            return self.tell("not_seated")
-        kilo = self.kilo(view)
-        if kilo is None or view.phase not in ("passing", "window"):
-            return self.tell("no_feinting")
-        if not self.clock_ready():
-            return False
-        trigger, rt = self._trigger(kilo, seat, pressed_ms)
-        return self.act(Feint(seat=seat, t_sync=self.on_agreed_clock(pressed_ms), trigger=trigger, rt=rt))
-
-    def _trigger(self, kilo: KiloView, seat: int, pressed_ms: float) -> tuple[int | None, float | None]:
-        """The slap or feint of this window the player saw before pressing (the window's opener, or the
-        last feint when no window is open), and the time from its paint to the press."""
-        if kilo.window_open:
-            trigger = kilo.window_opened_by
-        elif kilo.last_feint_seat != seat:
-            trigger = kilo.last_feint
-        else:
-            trigger = None  # one's own feint is no surprise
-        if trigger is None or trigger not in self.painted:
-            return None, None
-        return trigger, self.reaction_ms(trigger, pressed_ms)
 
     def reaction_ms(self, trigger: int, pressed_ms: float) -> float | None:
         """The time from the paint of event ``trigger`` to a press at ``pressed_ms`` (the driver's)."""

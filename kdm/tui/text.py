@@ -19,13 +19,7 @@ LANGUAGES = ("en", "fr")
 CATALOGUE: dict[str, tuple[str, str]] = {
     # --- the table screen -------------------------------------------------------------------------
     "table": ("table «{name}»", "table « {name} »"),
-    "round": ("round {round}/{rounds}", "manche {round}/{rounds}"),
-    "round_open": ("round {round}", "manche {round}"),
-    "pile": ("pile {cards}", "tas {cards}"),
-    "left": ("passing left ↓", "on passe à gauche ↓"),
-    "right": ("passing right ↑", "on passe à droite ↑"),
     "players": ("Players", "Joueurs"),
-    "columns": ("   # name            cards  kilos", "   # nom            cartes  kilos"),
     "log": ("Log", "Journal"),
     "table_panel": ("Table", "Table"),
     "you": ("you", "vous"),
@@ -33,15 +27,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "lost": ("lost", "perdu"),
     "free_seat": ("free seat", "place libre"),
     "hand": ("Your hand", "Votre main"),
-    "your_turn": ("your turn: pass a card", "à vous : passez une carte"),
-    "turn_of": ("{name} is passing", "{name} passe"),
     "watching": ("you are watching", "vous regardez"),
-    "new_card": ("new", "nouvelle"),
     # The footer is made of key hints, the ones that work now (see ``plugin_panels.footer_hints``).
-    "hint_choose": ("1-5 ←→ choose", "1-5 ←→ choix"),
-    "hint_pass": ("Enter pass", "Entrée passe"),
-    "hint_slap": ("Space slap", "Espace tape"),
-    "hint_feint": ("f feint", "f feinte"),
     "hint_scores": ("s scores", "s scores"),
     "hint_help": ("? help", "? aide"),
     "hint_quit": ("q quit", "q quitte"),
@@ -85,12 +72,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "at_the_door": (
         "{name} at {host} waits for the PIN check: L lets them in now",
-        "{name} à {host} attend la vérification du PIN : L pour l'admettre tout de suite",
+        "{name} à {host} attend la vérification du PIN : L pour l'admettre",
     ),
     "let_in": ("you let {name} in", "vous faites entrer {name}"),
     "let_in_refused": (
-        "{name} cannot be let in from here: only a seated player can, while the table has a leader",
-        "impossible de faire entrer {name} d'ici : seul un joueur assis le peut, quand la table a un meneur",
+        "{name} cannot be let in: only a seated player can, once the table has a leader",
+        "{name} ne peut entrer : seul un joueur assis le peut, la table ayant un meneur",
     ),
     "stranded": (
         "the table cannot go on without {names}: no news from their laptops",
@@ -106,29 +93,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "unstranded": ("the table goes on", "la table continue"),
     "refused": ("refused: {reason}", "refusé : {reason}"),
-    "slap_banner": ("✋ SLAP! {name}", "✋ PAF ! {name}"),
-    "slap_opens": ("opens a window", "tape le tas"),
-    "feint_banner": ("✋ … {name} raises a hand", "✋ … {name} lève la main"),
-    "slapped_so_far": ("slapped: {names}", "ont tapé : {names}"),
-    "valid_slap": ("valid slap by {name}", "tape valable de {name}"),
-    "false_slap": ("false slap by {name}", "fausse tape de {name}"),
-    "why_no_combo": ("{name} had no combo", "{name} n'avait pas de combinaison"),
-    "why_not_four": ("not every hand held four cards", "les mains n'étaient pas toutes à quatre cartes"),
-    "why_late": ("too late: the checkpoint had passed", "trop tard : le moment était passé"),
-    "why_feint": ("fooled by a feint", "piégé par une feinte"),
-    "checkpoint": (
-        "● everyone holds 4: a combo? slap!",
-        "● tout le monde a 4 cartes : une combinaison ? tapez !",
-    ),
-    "showed": ("{name} shows {cards}", "{name} montre {cards}"),
-    "order": ("order:", "ordre :"),
-    "draws": ("draws: {names}", "pioche : {names}"),
-    "drew": ("{name} draws {card}", "{name} pioche {card}"),
-    "flushed": ("{name}: « la chasse ! »", "{name} : « la chasse ! »"),
-    "nothing_drawn": ("the pile is empty: nothing drawn", "le tas est vide : rien à piocher"),
     "round_over": ("round {round} over", "fin de la manche {round}"),
-    "round_gains": (": {gains}", " : {gains}"),
-    "kilos": ("{kilos} kg", "{kilos} kg"),
     "scores": ("Scores", "Scores"),
     "scores_round": ("round", "manche"),
     "scores_total": ("total", "total"),
@@ -137,12 +102,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "game_over": ("game over", "partie terminée"),
     "any_key": ("q or Enter: leave the table", "q ou Entrée : quitter la table"),
     # --- feedback to the player's keys ------------------------------------------------------------
-    "not_your_turn": ("not your turn to pass", "ce n'est pas à vous de passer"),
-    "no_passing": ("no passing now", "on ne passe pas maintenant"),
-    "pass_sent": ("passing {card}…", "vous passez {card}…"),
-    "no_slapping": ("no slapping now", "on ne tape pas maintenant"),
-    "already_slapped": ("you have already slapped", "vous avez déjà tapé"),
-    "no_feinting": ("no feinting now", "on ne feinte pas maintenant"),
     "fork_proven": (
         "{names} sent two logs (proven): the table goes on without",
         "{names} a envoyé deux journaux (preuve faite) : on continue sans",
@@ -157,11 +116,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "bot_failed": ("your bot could not sit: {reason}", "votre robot n'a pas pu s'asseoir : {reason}"),
     "no_bot_room": ("every seat is taken", "toutes les places sont prises"),
     # --- house rules (variants) -------------------------------------------------------------------
-    "barred": (
-        "you may not open a window again this round",
-        "vous ne pouvez plus lancer de tape cette manche",
-    ),
-    "in_front": ("in front of each player", "devant chaque joueur"),
     "help_variants": ("At this table ({names}):", "À cette table ({names}) :"),
     "help_marks": ("marks: {marks}", "marques : {marks}"),
     # --- waiting room -----------------------------------------------------------------------------
@@ -200,29 +154,23 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "↑↓ PgUp PgDn: more (lines {first}-{last} of {total})",
         "↑↓ PgUp PgDn : la suite (lignes {first} à {last} sur {total})",
     ),
-    "help": (
-        "1 to 5       choose a card of your hand\n"
-        "← →          choose the card to the left or right\n"
-        "Enter        pass the chosen card (on your turn)\n"
-        "Space        slap the pile\n"
-        "f            feint: the gesture without the slap\n"
+    "help_table": (
         "s            scores of every round\n"
         "/            say something to the whole table\n"
         "PgUp PgDn    scroll the log back and forth\n"
         "b            add a bot (waiting room)\n"
         "?            these keys and the rules; ? or Esc closes them\n"
         "q            leave the table (asks first)",
-        "1 à 5        choisir une carte de votre main\n"
-        "← →          choisir la carte à gauche ou à droite\n"
-        "Entrée       passer la carte choisie (à votre tour)\n"
-        "Espace       taper sur le tas\n"
-        "f            feinter : le geste sans taper\n"
         "s            les scores de chaque manche\n"
         "/            dire quelque chose à toute la table\n"
         "PgUp PgDn    faire défiler le journal\n"
         "b            ajouter un robot (salle d'attente)\n"
         "?            ces touches et les règles ; ? ou Échap les ferme\n"
         "q            quitter la table (demande d'abord)",
+    ),
+    "no_game_screen": (
+        "this game brings no screen of its own: the log says what happens",
+        "ce jeu n'apporte pas d'écran à lui : le journal dit ce qui se passe",
     ),
     "chat_prompt": (
         "say: {draft}▏  Enter sends · Esc cancels",
@@ -300,12 +248,6 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "off": ("off", "non"),
     "full": ("full", "complète"),
     # --- people's pace: what the footer and the hand line say can be done now ---------------------
-    "hint_slap_now": ("slap now: Space", "tapez : Espace"),
-    "slap_now": ("✋ slap now! (Space)", "✋ tapez ! (Espace)"),
-    "combo_slap_now": ("✋ a combo: slap now! (Space)", "✋ une combinaison : tapez ! (Espace)"),
-    "you_slapped": ("you slapped: the others are slapping", "vous avez tapé : les autres tapent"),
-    "holding": ("your turn: pass once the checkpoint is over", "à vous : passez une fois le moment passé"),
-    "next_round_soon": ("the next round is dealt in a moment", "la manche suivante arrive"),
 }
 
 

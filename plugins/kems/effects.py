@@ -181,12 +181,8 @@ class CallResult(Hints):
     scores: list[int]
 
 
-class RoundOver(Hints):
+class RoundOver(core.RoundOver):
     """Deal ``round`` is over; ``scores`` are the teams' points."""
-
-    kind: Literal["round_over"]
-    round: int
-    scores: list[int]
 
 
 class GameOver(core.GameOver):

@@ -36,7 +36,6 @@ from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction, effecti
 from kdm.entries import chat_problem
 from kdm.events import Deal, Event, Shuffle
 from kdm.hookspecs import hookimpl
-from kdm.kilo.events import Close, ShowHand
 from kdm.options import OptionWords, TableOption
 from kdm.plugins.kems.effects import CallJudged, CallResult, HandKept, KemsEffect, SweepAnswered
 from kdm.plugins.kems.events import (
@@ -56,6 +55,7 @@ from kdm.plugins.kems.events import (
     TeamReady,
     Turn,
 )
+from kdm.plugins.kilo.events import Close, ShowHand
 from kdm.state import TableState
 
 NAME = "kems"

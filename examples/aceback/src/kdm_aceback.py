@@ -13,8 +13,8 @@ from kdm.effects import Hints
 from kdm.engine import Effect, Engine, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
-from kdm.kilo import rules as kilo
 from kdm.names import SeatNames
+from kdm.plugins.kilo import rules as kilo
 from kdm.state import TableState
 from kdm.tui.extension import Fragments, Key, Screen, ScreenPart, view_part
 

@@ -11,7 +11,7 @@ import pytest
 
 from kdm.engine import IllegalAction, SeatView
 from kdm.events import Event
-from kdm.kilo.testing import ScriptedKilo
+from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.tui.extension import ScreenPart
 from kdm.tui.text import say_from
 

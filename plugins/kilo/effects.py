@@ -1,7 +1,7 @@
 """What the base game's rules say happened: one typed record per kind of effect, and their union.
 
 At run time every effect is a plain dict (``kdm.effects``); these records let a type checker check
-each one ``kdm.kilo.rules`` builds, key by key. The kinds the core reads (``shuffled``, ``dealt``) are
+each one ``kdm.plugins.kilo.rules`` builds, key by key. The kinds the core reads (``shuffled``, ``dealt``) are
 the core's records, ``game_over`` extends the core's with the kilos. A variant of the base game declares
 its own kinds in its own module, deriving from these where its effect is one of them under another
 name or with more to say (``spoons``' grab is a ``Slapping``, ``seven_in_reserve``'s draw a ``Drew``).
@@ -140,12 +140,8 @@ class Rested(Hints):
     round: int
 
 
-class RoundOver(Hints):
+class RoundOver(core.RoundOver):
     """Round ``round`` is over; ``scores`` are the kilos in front of each seat."""
-
-    kind: Literal["round_over"]
-    round: int
-    scores: list[int]
 
 
 class GameOver(core.GameOver):

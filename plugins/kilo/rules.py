@@ -30,7 +30,8 @@ from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction
 from kdm.engine import effective_time as engine_effective_time
 from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
 from kdm.hookspecs import hookimpl
-from kdm.kilo.effects import (
+from kdm.options import OptionWords, TableOption
+from kdm.plugins.kilo.effects import (
     Announced,
     Drew,
     HandShown,
@@ -42,8 +43,7 @@ from kdm.kilo.effects import (
     Rested,
     Slapped,
 )
-from kdm.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, Resume, ShowHand, Slap
-from kdm.options import OptionWords, TableOption
+from kdm.plugins.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, Resume, ShowHand, Slap
 from kdm.state import TableState
 
 NAME = "kilo"

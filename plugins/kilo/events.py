@@ -1,5 +1,6 @@
 """The base game's events: the queens' calls, passes, slaps and feints, a window's close, a hand shown,
-a card drawn (RULES 1). Registered through ``kdm_event_types`` by ``kdm.kilo.rules``; the variants that
+a card drawn (RULES 1). Registered through ``kdm_event_types`` by ``kdm.plugins.kilo.rules``; the variants
+that
 build on the base game use them too.
 """
 

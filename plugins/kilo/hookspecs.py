@@ -1,4 +1,4 @@
-"""The hooks the base game's rules ask, added to a table by ``kdm.kilo`` through ``kdm_addhooks``.
+"""The hooks the base game's rules ask, added to a table by ``kdm.plugins.kilo`` through ``kdm_addhooks``.
 
 Variants of the base game implement these as a third party's house rule would; each module in
 ``kdm.plugins`` says more. How the built-in ones use them, so that none needs a special case:
@@ -31,7 +31,7 @@ from kdm.hookspecs import hookspec
 
 if TYPE_CHECKING:
     from kdm.engine import Engine
-    from kdm.kilo.effects import Drew
+    from kdm.plugins.kilo.effects import Drew
     from kdm.state import TableState
 
 
@@ -99,7 +99,7 @@ def kdm_window_judged(state: TableState, window: Any, valid: bool, losers: list[
 @hookspec(firstresult=True)
 def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> Sequence[Drew] | None:
     """What a drawn card does once it is face up in front of ``seat`` (count it, or flush), told as a
-    ``drew`` effect (``kdm.kilo.effects.Drew``; a variant's may say more: ``seven_in_reserve``'s says
+    ``drew`` effect (``kdm.plugins.kilo.effects.Drew``; a variant's may say more: ``seven_in_reserve``'s says
     what became of the 7 in reserve). ``firstresult``; the token is already off the pile and its face
     public.
     """

@@ -16,9 +16,9 @@ from kdm.agents import Bot, Decision
 from kdm.cards import full_deck, rank_of, suit_of
 from kdm.engine import SeatView
 from kdm.hookspecs import hookimpl
-from kdm.kilo.events import Feint, Pass, Slap
-from kdm.kilo.rules import HAND, KiloView, is_combo
-from kdm.kilo.rules import NAME as KILO
+from kdm.plugins.kilo.events import Feint, Pass, Slap
+from kdm.plugins.kilo.rules import HAND, KiloView, is_combo
+from kdm.plugins.kilo.rules import NAME as KILO
 
 #: A greedy bot that passes this many times without getting closer to a combo changes its target.
 STUCK_PASSES = 3

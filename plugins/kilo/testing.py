@@ -8,7 +8,8 @@ house-rule authors use.
 
 ``ScriptedKilo`` is ``kdm.testing.ScriptedTable`` (real events, an open deck whose faces the test
 chooses, duties settled after every event, timers fired only when the test says) plus the base game's
-moves and readings. For plugin authors (``docs/plugins.md``): ``pytest_plugins = ["kdm.kilo.testing"]``
+moves and readings. For plugin authors (``docs/plugins.md``): ``pytest_plugins =
+["kdm.plugins.kilo.testing"]``
 in a ``conftest.py`` gives the ``kdm_table`` fixture (a ``ScriptedKilo`` factory whose tables are
 checked with ``check_cards`` when the test ends).
 """
@@ -24,8 +25,8 @@ import pytest
 from kdm.cards import derive_seed, shuffled
 from kdm.engine import Effect
 from kdm.events import Deal, StartGame
-from kdm.kilo.events import Close, Feint, Pass, Slap
-from kdm.kilo.rules import KiloTable, kilos_zone, table
+from kdm.plugins.kilo.events import Close, Feint, Pass, Slap
+from kdm.plugins.kilo.rules import KiloTable, kilos_zone, table
 from kdm.testing import ScriptedTable, check_places, live_cards
 
 
