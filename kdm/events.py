@@ -2,9 +2,10 @@
 
 Events are frozen dataclasses with a ``kind``; their fields are msgpack-friendly (ints, floats, str,
 bytes, tuples of those). The core knows only the seeded events (a game's start, a deal, a reshuffle,
-from seeds the table agreed); a game brings its own (the base game's are in ``kdm.plugins.kilo.events``, a
-spoon grab or a Kem's call in their plugins) through ``kdm_event_types``, and they go through the same
-codec.
+from seeds the table agreed), and defines two that games share and register themselves: ``ShowHand``
+here and a reaction window's ``Close`` (``kdm.window``); a game brings its own (the base game's are
+in ``kdm.plugins.kilo.events``, a spoon grab or a Kem's call in their plugins) through
+``kdm_event_types``, and they go through the same codec.
 
 Times are milliseconds. ``t_sync`` is a press time on the table's agreed clock; ``rt`` is the time from the
 moment the ``trigger`` event (by its sequence number) was shown on the player's screen to the press, on the
@@ -64,6 +65,17 @@ class Shuffle(Event):
 
 #: The events every table knows: the seeded ones the record applies once every seat has revealed its
 #: nonce (DESIGN 5.5). A game brings its own through ``kdm_event_types``.
+@dataclass(frozen=True)
+class ShowHand(Event):
+    """``seat`` turns its hand face up: ``cards[i]`` is the face of ``tokens[i]`` (a game asks it when its
+    rules want a hand seen; the deck checks the faces against what it dealt, ``kdm_claimed_faces``)."""
+
+    kind: ClassVar[str] = "show_hand"
+    seat: int
+    tokens: tuple[int, ...]
+    cards: tuple[str, ...]
+
+
 SEEDED_EVENTS: tuple[type[StartGame | Deal | Shuffle], ...] = (StartGame, Deal, Shuffle)
 #: The same, by the kind of duty each one fulfils.
 SEEDED_BY_KIND: dict[str, type[StartGame | Deal | Shuffle]] = {kind.kind: kind for kind in SEEDED_EVENTS}
@@ -92,6 +104,10 @@ class EventCodec:
     @property
     def kinds(self) -> list[str]:
         return sorted(self._types)
+
+    def type_of(self, kind: str) -> type[Event]:
+        """The event type registered for ``kind`` (KeyError for a kind this codec does not know)."""
+        return self._types[kind]
 
     def encode(self, event: Event) -> dict[str, Any]:
         """The event as a plain dict with its ``kind``."""

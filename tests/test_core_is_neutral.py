@@ -42,6 +42,7 @@ def core_modules() -> list[tuple[str, Path]]:
 
 
 CORE = core_modules()
+CORE_NAMES = frozenset(name for name, _path in CORE)
 
 
 def builtin_plugins() -> dict[str, list[str]]:
@@ -55,12 +56,14 @@ def builtin_plugins() -> dict[str, list[str]]:
 
 
 def game_event_kinds() -> set[str]:
-    """Every event kind a built-in game or variant registers (the core's seeded ones excluded)."""
+    """Every event kind a built-in game or variant registers that a game defines: the core's seeded
+    ones and those the core defines for games to share (``ShowHand``, a window's ``Close``) excluded."""
     installed = installed_plugins()
     kinds: set[str] = set()
     for name, info in installed.items():
         if info.builtin:
-            kinds |= set(Rules(table_plugins([name], installed)).codec.kinds)
+            codec = Rules(table_plugins([name], installed)).codec
+            kinds |= {kind for kind in codec.kinds if codec.type_of(kind).__module__ not in CORE_NAMES}
     return kinds - set(EventCodec(SEEDED_EVENTS).kinds)
 
 
@@ -147,3 +150,25 @@ def f(kilos):
 '''
     found = naming_a_game(source, {"kilo", "kems"}, {"slap"})
     assert sorted(found) == ["line 3: 'kilos'", "line 6: 'kems'", "line 6: 'slap'"]
+
+
+def kems_modules() -> list[str]:
+    """Every module of Kem's package, found by walking it."""
+    folder = ROOT / "plugins" / "kems"
+    names = []
+    for path in sorted(folder.rglob("*.py")):
+        parts = list(path.relative_to(folder).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        names.append(".".join(["kdm.plugins.kems", *parts]))
+    return names
+
+
+@pytest.mark.parametrize("module", kems_modules())
+def test_kems_imports_nothing_of_the_base_game(module: str) -> None:
+    """Issue 26: Kem's is a game beside the base game, not on it: what both need is the core's
+    (``kdm.window``'s ``Close``, ``kdm.events.ShowHand``)."""
+    program = f"import json, sys; import {module}; print(json.dumps(sorted(sys.modules)))"
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True)
+    base_game = [name for name in json.loads(run.stdout) if name.startswith("kdm.plugins.kilo")]
+    assert not base_game, f"importing {module} loads {', '.join(base_game)}"

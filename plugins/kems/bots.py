@@ -26,11 +26,11 @@ from kdm.agents import Bot, Decision
 from kdm.cards import RANKS, full_deck, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
+from kdm.events import ShowHand
 from kdm.hookspecs import hookimpl
 from kdm.plugins.kems.events import Call, Exchange, Gesture, ShowTwo, Sweep, SweepAnswer, TeamReady
 from kdm.plugins.kems.rules import GESTURES, HAND, NAME, is_four_of_a_kind, partner_of, team_of
 from kdm.plugins.kems.view import KemsView, Signs
-from kdm.plugins.kilo.events import ShowHand
 
 #: A learned gesture must have come before an opponent's confirmed call this often to be trusted...
 CATCH_MIN_SCORE = 2.0

@@ -23,7 +23,6 @@ deck service lets that player alone learn them.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -34,7 +33,7 @@ from kdm.deck import PrivateNote
 from kdm.effects import ShownPrivately
 from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction, effective_time
 from kdm.entries import chat_problem
-from kdm.events import Deal, Event, Shuffle
+from kdm.events import Deal, Event, ShowHand, Shuffle
 from kdm.hookspecs import hookimpl
 from kdm.options import OptionWords, TableOption
 from kdm.plugins.kems.effects import CallJudged, CallResult, HandKept, KemsEffect, SweepAnswered
@@ -55,8 +54,8 @@ from kdm.plugins.kems.events import (
     TeamReady,
     Turn,
 )
-from kdm.plugins.kilo.events import Close, ShowHand
 from kdm.state import TableState
+from kdm.window import Close, race, tiebreaks
 
 NAME = "kems"
 PLAYER_COUNTS = (4, 6, 8)
@@ -407,7 +406,7 @@ def _new_deal_fields(data: KemsTable, seed: bytes, players: int) -> None:
     fresh = KemsTable()
     for name in DEAL_FIELDS:
         setattr(data, name, getattr(fresh, name))
-    data.tiebreak = [hashlib.blake2b(seed + bytes([s]), digest_size=8).digest() for s in range(players)]
+    data.tiebreak = tiebreaks(seed, players)
 
 
 def _keep_hand(engine: Engine, event: Event) -> list[KemsEffect]:
@@ -711,7 +710,7 @@ def _close(engine: Engine, event: Event) -> list[KemsEffect]:
     state = engine.state
     _expect(state, "calling", "no call is open")
     data = kems(state)
-    ordered = sorted(data.calls, key=lambda c: (c[3], data.tiebreak[c[0]]))
+    ordered = race(data.calls, lambda call: call[0], lambda call: call[3], data.tiebreak)
     seat, call, target, _eff, seq = ordered[0]
     data.calls.clear()
     data.judged, data.judged_seq = (seat, call, target), seq

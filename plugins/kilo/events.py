@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from kdm.events import Event, TimedEvent
+from kdm.events import Event, ShowHand, TimedEvent
+from kdm.window import Close
 
 __all__ = ["EVENTS", "Announce", "Close", "Draw", "Feint", "Pass", "Resume", "ShowHand", "Slap"]
 
@@ -50,28 +51,11 @@ class Feint(TimedEvent):
 
 
 @dataclass(frozen=True)
-class Close(Event):
-    """The open window's time is up (proposed by the leader ``slap_timeout_ms`` after it opened)."""
-
-    kind: ClassVar[str] = "close"
-
-
-@dataclass(frozen=True)
 class Resume(Event):
     """A pause for people is over: a checkpoint has held ``checkpoint_ms``, or a round's result has
     been on screen ``round_pause_ms`` (proposed by the leader when the time is up)."""
 
     kind: ClassVar[str] = "resume"
-
-
-@dataclass(frozen=True)
-class ShowHand(Event):
-    """``seat`` turns its hand face up: ``cards[i]`` is the face of ``tokens[i]``."""
-
-    kind: ClassVar[str] = "show_hand"
-    seat: int
-    tokens: tuple[int, ...]
-    cards: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ timer is up, so every peer agrees on them. A bots-only table has neither.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +44,7 @@ from kdm.plugins.kilo.effects import (
 )
 from kdm.plugins.kilo.events import EVENTS, Announce, Close, Draw, Feint, Pass, Resume, ShowHand, Slap
 from kdm.state import TableState
+from kdm.window import race, tiebreaks
 
 NAME = "kilo"
 MIN_PLAYERS, MAX_PLAYERS = 3, 10
@@ -313,8 +313,7 @@ def _deal(engine: Engine, event: Event) -> list[KiloEffect]:
         drawn_from=kilo.drawn_from,
         draws=kilo.draws,
     )
-    fresh.tiebreak = [hashlib.blake2b(event.seed + bytes([s]), digest_size=8).digest()
-                      for s in range(state.players)]  # fmt: skip
+    fresh.tiebreak = tiebreaks(event.seed, state.players)
     fresh.to_announce = [QUEEN_OF_HEARTS]
     if state.options["direction"] == "toward-queen-of-spades":
         fresh.to_announce.append(QUEEN_OF_SPADES)
@@ -516,8 +515,8 @@ def _close_window(engine: Engine) -> list[KiloEffect]:
     window = kilo.window
     assert window is not None
     window.closed = True
-    kilo.ordered = [(seat, eff) for seat, eff, _seq in
-                    sorted(window.slaps, key=lambda s: (s[1], kilo.tiebreak[s[0]]))]  # fmt: skip
+    raced = race(window.slaps, lambda slap: slap[0], lambda slap: slap[1], kilo.tiebreak)
+    kilo.ordered = [(seat, eff) for seat, eff, _seq in raced]
     effects: list[KiloEffect] = [{"kind": "window_closed", "order": list(kilo.ordered)}]
     if window.checkpoint:
         state.phase = "judging"  # the first slapper must show a combo

@@ -18,12 +18,12 @@ from typing import Any
 
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
+from kdm.events import ShowHand
 from kdm.plugins.kems.events import Call, Exchange, Gesture, ShowTwo, Sweep, SweepAnswer, TeamReady
 from kdm.plugins.kems.rules import GESTURES, HAND, NAME, TABLE_CARDS, is_four_of_a_kind, team_of
 from kdm.plugins.kems.screen.text import say
 from kdm.plugins.kems.text import CALL_NAMES, gesture_name
 from kdm.plugins.kems.view import KemsView, Signs
-from kdm.plugins.kilo.events import ShowHand
 from kdm.record import Notice
 from kdm.tui.panels import card_fragment
 from kdm.tui.state import TableScreen
