@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from kdm.cards import shuffled
 from kdm.effects import Effect, is_shown_privately, is_shuffled
-from kdm.engine import Duty, Engine
+from kdm.engine import Duty, Engine, Owed
 from kdm.events import Event
 from kdm.state import TableState
 
@@ -65,7 +65,7 @@ def reveal_duty(engine: Engine, event: Event) -> Duty | None:
         (
             duty
             for duty in engine.awaiting()
-            if duty.kind == event.kind and duty.seat in (None, seat) and duty.after_ms is None
+            if duty.kind == event.kind and duty.seat in (None, seat) and duty.owed_as is Owed.REVEAL
         ),
         None,
     )

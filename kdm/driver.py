@@ -31,7 +31,7 @@ from typing import Protocol
 from kdm.agents import Bot, Decision
 from kdm.deck import Deck, PrivateNote
 from kdm.effects import Effect
-from kdm.engine import Duty, Engine
+from kdm.engine import Duty, Engine, Owed
 from kdm.events import Event, TimedEvent
 from kdm.net.clock import monotonic_ms
 
@@ -167,7 +167,7 @@ class TableDriver:
     def fulfil(self, duty: Duty) -> Event | None:
         """The event that fulfils ``duty`` from this host: a table timer's event (nothing but its kind),
         or what the game reveals from the faces known here; None for a seed or a face not known here."""
-        if duty.after_ms is not None and duty.seat is None:
+        if duty.owed_as is Owed.TIMER:
             return self.engine.rules.codec.decode({"kind": duty.kind})
         event: Event | None = self.deck.fulfil(duty, self.engine.state, self._reveal)
         return event

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import enum
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from kdm.effects import Effect
 from kdm.errors import KdmError
-from kdm.events import Event, TimedEvent
+from kdm.events import SEEDED_BY_KIND, Event, TimedEvent
 from kdm.options import OptionWords, TableOption
 from kdm.state import TableState
 
@@ -25,7 +26,16 @@ if TYPE_CHECKING:
     from kdm.deck import Knowledge
     from kdm.manager import Rules
 
-__all__ = ["MIN_REACTION_OPTION", "Duty", "Effect", "Engine", "IllegalAction", "SeatView", "effective_time"]
+__all__ = [
+    "MIN_REACTION_OPTION",
+    "Duty",
+    "Effect",
+    "Engine",
+    "IllegalAction",
+    "Owed",
+    "SeatView",
+    "effective_time",
+]
 
 
 class IllegalAction(KdmError):
@@ -75,9 +85,7 @@ class Duty:
     ``kind`` is the event kind that fulfils it (``deal``, ``show_hand``, ``draw``, ``announce``,
     ``close``...). ``seat`` is who must act, when known; ``tokens`` and ``cards`` narrow what is asked;
     ``after_ms`` is a timer, counted from when the duty first appeared (``ref`` tells duties apart).
-    With no ``seat`` it is the table's timer (the leader proposes its event on time); with a ``seat``
-    it is that seat's decision with a deadline (a choice the rules give a seat time for): its player,
-    or its bot, may act until then, and then the seat's own process answers as ``kdm_reveal`` says.
+    What it asks of the hosts is ``owed_as`` (a ``Owed``), which these fields say.
     """
 
     kind: str
@@ -86,6 +94,30 @@ class Duty:
     cards: tuple[str, ...] = ()
     after_ms: float | None = None
     ref: int = 0
+
+    @property
+    def owed_as(self) -> Owed:
+        """What this duty asks of the table's hosts: a seed, a table timer, a seat's decision with a
+        deadline, or a reveal (``Owed``)."""
+        if self.kind in SEEDED_BY_KIND:
+            return Owed.SEED
+        if self.after_ms is not None:
+            return Owed.TIMER if self.seat is None else Owed.DECISION
+        return Owed.REVEAL
+
+
+class Owed(enum.Enum):
+    """What a ``Duty`` asks of the table's hosts."""
+
+    #: A seeded event (a start, a deal, a reshuffle): the seed the table agrees on makes it.
+    SEED = "seed"
+    #: The table's timer: the leader proposes the event (nothing but its kind) when ``after_ms`` is up.
+    TIMER = "timer"
+    #: A seat's decision with a deadline (a choice the rules give a seat time for): its player, or its
+    #: bot, may act until then; then the seat's own process answers as ``kdm_reveal`` says.
+    DECISION = "decision"
+    #: Faces only some host knows (a seat's process, or the deck for the table's): it answers at once.
+    REVEAL = "reveal"
 
 
 @dataclass(slots=True)

@@ -39,7 +39,7 @@ from kdm import entries
 from kdm.agents import Bot, Profile
 from kdm.deck import Deck, Knowledge, OpenDeck, PrivateNote
 from kdm.driver import SystemClock, TableDriver
-from kdm.engine import Duty, SeatView
+from kdm.engine import Duty, Owed, SeatView
 from kdm.entries import (
     SILENT,
     WITHHELD,
@@ -73,7 +73,7 @@ from kdm.membership import voting_homes
 from kdm.net.clock import monotonic_ms
 from kdm.net.loops import every
 from kdm.net.raft_messages import ConfChange
-from kdm.record import NO_TABLE_YET, SEEDED_DUTIES, Notice, TableRecord, commitment
+from kdm.record import NO_TABLE_YET, Notice, TableRecord, commitment
 
 log = logging.getLogger("kdm.peer")
 RETRY_S = 0.25
@@ -861,7 +861,7 @@ class Peer:
         if engine is None or not record.started or engine.over:
             return
         for duty in engine.awaiting():
-            if duty.after_ms is not None and duty.seat is None:
+            if duty.owed_as is Owed.TIMER:
                 self._owe_timer(duty)  # Close, a table-called GO: the leader proposes them on time
                 continue
             for agent in self.agents:
@@ -884,7 +884,7 @@ class Peer:
         engine, record = self.record.engine, self.record
         assert engine is not None and agent.seat is not None
         state = engine.state
-        if duty.kind in SEEDED_DUTIES:
+        if duty.owed_as is Owed.SEED:
             key = ("reveal", record.shuffles)
             if agent.identity in record.reveals or key in agent.owed:
                 return
@@ -897,7 +897,7 @@ class Peer:
                 Reveal, agent, shuffle=record.shuffles, nonce=nonce, next_commit=agent.fresh_commitment()
             )
             agent.paying[agent.counter] = key
-        elif duty.seat == agent.seat and duty.after_ms is not None:
+        elif duty.owed_as is Owed.DECISION and duty.seat == agent.seat:
             # The seat's own decision, with a deadline (a choice the rules give a seat time for): its
             # player (a person at the screen, its bot) has until then; then this process answers for
             # the seat as the game says (kdm_reveal), if the table still waits for it.

@@ -43,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm.engine import Effect, Engine, IllegalAction
+from kdm.engine import Effect, Engine, IllegalAction, Owed
 from kdm.entries import (
     ENTRY_TYPES,
     SILENT,
@@ -71,8 +71,6 @@ from kdm.manager import PluginInfo, Rules, table_plugins
 from kdm.membership import voting_homes
 from kdm.net.keys import verify_key_of
 from kdm.state import TableState
-
-SEEDED_DUTIES = SEEDED_BY_KIND
 
 
 def commitment(nonce: bytes) -> bytes:
@@ -492,13 +490,13 @@ class TableRecord:
             return []
         engine = self.engine
         assert engine is not None
-        duty = next((d for d in engine.awaiting() if d.kind in SEEDED_DUTIES), None)
+        duty = next((d for d in engine.awaiting() if d.owed_as is Owed.SEED), None)
         if duty is None:
             return []
         seed = shuffle_seed([self.reveals[seat.node] for seat in self.seats])
         self.reveals = {}
         self.shuffles += 1
-        return self._apply_event(SEEDED_DUTIES[duty.kind](seed=seed), node="")
+        return self._apply_event(SEEDED_BY_KIND[duty.kind](seed=seed), node="")
 
     def _takeover(self, entry: Takeover) -> list[Notice]:
         """A seated node's process plays a gone player's seat from now on, under identity ``node``."""

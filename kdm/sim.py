@@ -19,7 +19,7 @@ from kdm.agents import Bot
 from kdm.cards import derive_seed
 from kdm.deck import OpenDeck, PrivateNote
 from kdm.driver import SteppedClock, TableDriver
-from kdm.engine import Duty, Effect, Engine, IllegalAction
+from kdm.engine import Duty, Effect, Engine, IllegalAction, Owed
 from kdm.events import SEEDED_BY_KIND, Event
 from kdm.manager import Rules
 
@@ -117,7 +117,7 @@ class Simulation:
             driver.wake(range(self.engine.state.players))
         duties = self.engine.awaiting()
         for duty in duties:
-            if duty.after_ms is None:
+            if duty.owed_as in (Owed.SEED, Owed.REVEAL):  # owed at once; timers and decisions wait
                 self._commit(self._fulfil(duty), listener)
                 return
         # The earliest timer (the first of equals); every timer is asked, so each counts from now on.
@@ -138,9 +138,8 @@ class Simulation:
         self._commit(self._fulfil(timer_duty), listener)
 
     def _fulfil(self, duty: Duty) -> Event:
-        seeded = SEEDED_BY_KIND.get(duty.kind)
-        if seeded is not None:
-            return seeded(seed=derive_seed(self.master, duty.kind, self.engine.state.seq))
+        if duty.owed_as is Owed.SEED:
+            return SEEDED_BY_KIND[duty.kind](seed=derive_seed(self.master, duty.kind, self.engine.state.seq))
         event = self.driver.fulfil(duty)
         if event is None:
             raise RuntimeError(f"the simulation cannot fulfil {duty.kind!r}")

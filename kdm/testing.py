@@ -34,7 +34,7 @@ from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
 from kdm.driver import SteppedClock, TableDriver
 from kdm.effects import HINTS
-from kdm.engine import Effect, Engine
+from kdm.engine import Effect, Engine, Owed
 from kdm.events import Deal, Event, Shuffle, StartGame
 from kdm.manager import Rules, plugin_from
 from kdm.sim import SimResult, Simulation
@@ -166,7 +166,11 @@ class ScriptedTable:
         seat to choose otherwise acts with ``settle=False`` and applies the seat's own event."""
         effects: list[Effect] = []
         while True:
-            duties = [d for d in self.engine.awaiting() if d.after_ms is None and d.kind != "deal"]
+            duties = [
+                d
+                for d in self.engine.awaiting()
+                if d.owed_as in (Owed.SEED, Owed.REVEAL) and d.kind != "deal"
+            ]
             if not duties:
                 return effects
             duty = duties[0]
@@ -180,7 +184,14 @@ class ScriptedTable:
     def fire(self, kind: str) -> list[Effect]:
         """The table's timer ``kind`` is up (a variant's ``go``, the ``close`` of a window): apply it.
         The timer must be awaited now, as a driver would only fire a timer the table asks for."""
-        timer = next((d for d in self.engine.awaiting() if d.kind == kind and d.after_ms is not None), None)
+        timer = next(
+            (
+                d
+                for d in self.engine.awaiting()
+                if d.kind == kind and d.owed_as in (Owed.TIMER, Owed.DECISION)
+            ),
+            None,
+        )
         if timer is None:
             raise AssertionError(f"the table awaits no {kind!r} timer: {self.engine.awaiting()}")
         event = self.driver.fulfil(timer)  # a table timer's event, or the seat's answer when time is up

@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from kdm.engine import Effect, SeatView
+from kdm.engine import Effect, Owed, SeatView
 from kdm.entries import MAX_CHAT
 from kdm.events import Event
 from kdm.names import SeatNames, stand_in_name
@@ -164,8 +164,8 @@ class TableScreen:
         engine, driver = self.peer.record.engine, self.peer.driver
         if engine is None or driver is None or engine.over:
             return None
-        duty = next((d for d in engine.awaiting() if d.kind == kind and d.after_ms is not None), None)
-        if duty is None or duty.seat is not None:
+        duty = next((d for d in engine.awaiting() if d.kind == kind and d.owed_as is Owed.TIMER), None)
+        if duty is None:
             return None
         return max(0.0, driver.timer_due(duty) - local_time_ms())
 
