@@ -30,7 +30,8 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from kdm import session
-from kdm.peer import Peer, local_time_ms
+from kdm.net.clock import monotonic_ms
+from kdm.peer import Peer
 from kdm.record import Notice
 from kdm.session import SessionConfig, TableSession
 from kdm.tui.app import TableApp
@@ -57,12 +58,12 @@ class TimedScreen(TableScreen):
         self.refused = False
 
     def pass_chosen(self) -> bool:
-        self.read_ms = local_time_ms()
+        self.read_ms = monotonic_ms()
         return super().pass_chosen()
 
     def on_notice(self, notice: Notice) -> None:
         if any(e["kind"] == "passed" and e["seat"] == self.peer.seat for e in notice.effects):
-            self.applied_ms = local_time_ms()
+            self.applied_ms = monotonic_ms()
         elif notice.kind == "rejected" and notice.node == self.peer.me.identity:
             self.refused = True  # a bot's slap opened a window just before: no pass, no figure
         super().on_notice(notice)
@@ -91,7 +92,7 @@ class Bench:
 
             def render_starts(_application: object) -> None:
                 if pending and screen.applied_ms is not None and "render" not in pending:
-                    pending["render"] = local_time_ms()
+                    pending["render"] = monotonic_ms()
 
             def painted() -> None:
                 repainted.set()
@@ -103,7 +104,7 @@ class Bench:
                     pending.clear()
                     measured.set()
                 elif pending and pending["token"] not in {token for token, _face in view.hand}:
-                    now = local_time_ms()
+                    now = monotonic_ms()
                     assert screen.read_ms is not None and screen.applied_ms is not None
                     self.total.append(now - pending["pressed"])
                     self.read.append(screen.read_ms - pending["pressed"])
@@ -130,7 +131,7 @@ class Bench:
                 measured.clear()
                 screen.read_ms = screen.applied_ms = None
                 screen.refused = False
-                pending.update(token=view.hand[0][0], pressed=local_time_ms())
+                pending.update(token=view.hand[0][0], pressed=monotonic_ms())
                 keys.send_text("\r")
                 await asyncio.wait_for(measured.wait(), 30)
             app.application.exit()

@@ -38,7 +38,7 @@ from nacl.public import Box, PrivateKey, PublicKey
 from kdm import entries
 from kdm.agents import Bot, Profile
 from kdm.deck import Deck, Knowledge, OpenDeck, PrivateNote
-from kdm.driver import SystemClock, TableDriver
+from kdm.driver import Clock, SystemClock, TableDriver
 from kdm.engine import Duty, Owed, SeatView
 from kdm.entries import (
     SILENT,
@@ -70,7 +70,6 @@ from kdm.fair.table import (
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
 from kdm.membership import voting_homes
-from kdm.net.clock import monotonic_ms
 from kdm.net.loops import every
 from kdm.net.raft_messages import ConfChange
 from kdm.record import NO_TABLE_YET, Notice, TableRecord, commitment
@@ -123,12 +122,6 @@ class Consensus(Protocol):
     def silent_ms(self, node_id: str) -> float: ...
 
     def send_direct(self, to: str, data: bytes) -> None: ...
-
-
-def local_time_ms() -> float:
-    """This process's monotonic clock, in ms: what reaction times are measured on (the running loop's
-    clock, ``kdm.net.clock.monotonic_ms``)."""
-    return monotonic_ms()
 
 
 @dataclass
@@ -184,6 +177,7 @@ class Peer:
         on_notice: Callable[[Notice], None] | None = None,
         identity: Identity | None = None,
         first_counter: int = 0,
+        clock: Clock | None = None,
     ) -> None:
         self.node = node
         #: Where this process's entry counters start: a process that comes back as the same node (after a
@@ -220,7 +214,9 @@ class Peer:
         self.takeover_after_s = TAKEOVER_AFTER_S
         #: The word gathered for each seat this process would take over, while it leads.
         self._words: dict[int, Word] = {}
-        self.clock = SystemClock(node.agreed_time_ms)
+        #: The one clock this process reads (``kdm.driver.Clock``): the real ones unless a host injects
+        #: another; the driver, the screen and every press are timed on it.
+        self.clock: Clock = clock if clock is not None else SystemClock(node.agreed_time_ms)
         self._driver: TableDriver | None = None
         self._bots_timer: asyncio.TimerHandle | None = None
         self.finished = asyncio.Event()
@@ -330,7 +326,7 @@ class Peer:
         agent.counter += 1
         entry = entry_type(EntryId(agent.identity, agent.counter), **fields)
         data = entries.encode(entry, self.sign, self.table)
-        now = local_time_ms()
+        now = self.clock.local_ms()
         key = (agent.identity, agent.counter)
         self._pending[key] = (data, now, now)
         self.node.propose(data)
@@ -367,7 +363,7 @@ class Peer:
         return None
 
     def _screen_chat(self, sender: str) -> str | None:
-        now = monotonic_ms()
+        now = self.clock.local_ms()
         recent = [t for t in self._chatted.get(sender, []) if now - t < CHAT_WINDOW_MS]
         if len(recent) >= CHAT_BURST:
             return f"more than {CHAT_BURST} chat lines in {CHAT_WINDOW_MS / 1000:.0f} s"
@@ -383,7 +379,7 @@ class Peer:
         engine = self.record.engine
         if engine is None or self._led_since is None:
             return None
-        now = monotonic_ms()
+        now = self.clock.local_ms()
         if now - self._led_since < CLOCK_SETTLE_MS:
             return None
         try:
@@ -392,7 +388,7 @@ class Peer:
             return None
         if not isinstance(event, TimedEvent) or not math.isfinite(event.t_sync):
             return None
-        off = event.t_sync - self.node.agreed_time_ms()
+        off = event.t_sync - self.clock.agreed_ms()
         woke, stopped_ms = self._stalled
         bound = T_SYNC_BOUND_MS + (stopped_ms if off < 0 and now - woke < CLOCK_SETTLE_MS else 0.0)
         if abs(off) > bound:
@@ -405,7 +401,7 @@ class Peer:
                 # Caught up on an entry the peer is not handed (a membership change, a new leader's
                 # empty entry): what was put off is done now, or a bot whose turn it is would sleep on.
                 self._caught_up()
-            self.retry_pending(local_time_ms())
+            self.retry_pending(self.clock.local_ms())
 
         await every(RETRY_S, look, "retrying proposals")
 
@@ -414,7 +410,7 @@ class Peer:
         now further from the agreed clock than the leader takes (``T_SYNC_BOUND_MS``): that refusal is
         final, and proposing it again only made it older (a restarted player's process retried one
         for 400 s). Its bot thinks again instead."""
-        agreed = self.node.agreed_time_ms() - (local_time_ms() - now)  # ``now`` on the agreed clock
+        agreed = self.clock.agreed_ms() - (self.clock.local_ms() - now)  # ``now`` on the agreed clock
         for key, (data, first, last) in list(self._pending.items()):
             if now - last < RETRY_S * 1000:
                 continue
@@ -580,9 +576,8 @@ class Peer:
             said = self.node.silent_ms(node) > limit_ms and (awake_ms is None or awake_ms() > limit_ms)
         else:
             since = self._withheld_since.get(seat)
-            said = (
-                kind == WITHHELD and since is not None and monotonic_ms() - since > self.key_timeout_s * 1000
-            )
+            waited_ms = self.clock.local_ms() - since if since is not None else 0.0
+            said = kind == WITHHELD and since is not None and waited_ms > self.key_timeout_s * 1000
         if not said:
             return None
         position, hand = self.record.position, seats[seat].commitment
@@ -649,12 +644,13 @@ class Peer:
         that one is silent past ``after_s``, so that a dead leader's seat waits no longer than any
         other)."""
         self._deck_work()  # keys that never came are asked for after a while, the table quiet or not
-        self._track_withheld(monotonic_ms())  # every voter may be asked whether a seat withheld its keys
+        # every voter may be asked whether a seat withheld its keys
+        self._track_withheld(self.clock.local_ms())
         if not self.node.is_leader:
             self._leading_since = self._led_since = None
             self._forget_takeovers()
             return
-        now = monotonic_ms()
+        now = self.clock.local_ms()
         if self._led_since is None:
             self._led_since = now
         if self._leading_since is None or late:
@@ -723,7 +719,7 @@ class Peer:
                 self._press_times.pop((ident[0], ident[1]), None)
             if sent is not None and entry.get("t") == Act.TYPE:
                 # Game actions only: joins wait for membership changes, which is not play.
-                self.latencies_ms.append(local_time_ms() - sent[1])
+                self.latencies_ms.append(self.clock.local_ms() - sent[1])
             author = self._agent(ident[0])
             debt = author.paying.pop(ident[1], None) if author is not None else None
             paid = (author, debt) if author is not None and debt is not None else None
@@ -755,7 +751,7 @@ class Peer:
     def _handle(self, notice: Notice) -> None:
         mine = self._agent(notice.node)
         if notice.kind == "created":
-            self.deck = deck_of_table(self.record, monotonic_ms)
+            self.deck = deck_of_table(self.record, self.clock.local_ms)
         if notice.kind in ("seated", "took_over", "returned") and notice.seat is not None:
             self._seat_changed_hands(notice.seat, mine)
             engine = self.record.engine
@@ -985,7 +981,7 @@ class Peer:
         if not isinstance(deck, FairDeck) or engine is None or not self.record.started or self.behind():
             return
         deck.here = self._seats_here()
-        for item in deck.work(engine.state, [] if engine.over else engine.awaiting(), monotonic_ms()):
+        for item in deck.work(engine.state, [] if engine.over else engine.awaiting(), self.clock.local_ms()):
             seat = item.seat if isinstance(item, ToLog) else item.sender
             agent = next((a for a in self.agents if a.seat == seat), None)
             if agent is None:

@@ -21,9 +21,9 @@ from kdm.entries import Act, Chat, EntryId, Takeover
 from kdm.events import Event
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
-from kdm.net.clock import ClockEstimator, ClockSample
+from kdm.net.clock import ClockEstimator, ClockSample, monotonic_ms
 from kdm.net.keys import NodeKeys, new_keys
-from kdm.peer import CHAT_BURST, CHAT_WINDOW_MS, CLOCK_SETTLE_MS, RETRY_S, Peer, local_time_ms
+from kdm.peer import CHAT_BURST, CHAT_WINDOW_MS, CLOCK_SETTLE_MS, RETRY_S, Peer
 from kdm.plugins.kilo.events import Slap
 from kdm.record import TableRecord, commitment
 from kdm.replay import replayed
@@ -96,11 +96,11 @@ class FakeNode:
         return True
 
     def agreed_time_ms(self) -> float:
-        return local_time_ms()
+        return monotonic_ms()
 
     def silent_ms(self, node_id: str) -> float:
         if node_id in self.log.silent_since:
-            return local_time_ms() - self.log.silent_since[node_id]
+            return monotonic_ms() - self.log.silent_since[node_id]
         return 0.0 if node_id in {p.node.node_id for p in self.log.peers} - self.log.gone else 1e9
 
 
@@ -206,7 +206,7 @@ def test_a_lost_seat_that_must_act_is_played_within_two_seconds_of_its_silence(
         state = lambda: watcher.record.engine.state  # type: ignore[union-attr]  # noqa: E731
         while watcher.record.engine is None or not (state().phase == "passing" and state().turn == lost):
             await asyncio.sleep(0.001)
-        seq, died = state().seq, local_time_ms()
+        seq, died = state().seq, monotonic_ms()
         log.gone.add(f"n{lost}")
         log.silent_since[f"n{lost}"] = died
         await peers[lost].stop()
@@ -217,7 +217,7 @@ def test_a_lost_seat_that_must_act_is_played_within_two_seconds_of_its_silence(
         while not (state().seq > seq and state().turn != lost):  # the seat passed (its stand-in did)
             await asyncio.sleep(0.001)
         assert watcher.record.seats[lost].node == f"{log.leader}#{lost}"
-        stall = local_time_ms() - died
+        stall = monotonic_ms() - died
         for peer in peers:
             if peer is not peers[lost]:
                 await peer.stop()
@@ -239,7 +239,7 @@ def test_the_leader_takes_no_takeover_from_another_and_no_press_timed_far_from_i
         codec = peers[0].record.rules.codec
 
         def slap(off_ms: float) -> bytes:
-            event = codec.encode(Slap(seat=1, t_sync=local_time_ms() + off_ms))
+            event = codec.encode(Slap(seat=1, t_sync=monotonic_ms() + off_ms))
             return entries.encode(Act(EntryId("n1", 99), event=event))
 
         takeover = entries.encode(Takeover(EntryId("n1#2", 1), seat=2, commit=bytes(32)))
@@ -273,7 +273,7 @@ def test_a_leader_that_was_stopped_takes_presses_as_old_as_its_stop_and_no_older
         leader._look_at_seats(1.2, late=False)
 
         def slap(off_ms: float) -> bytes:
-            event = codec.encode(Slap(seat=1, t_sync=local_time_ms() + off_ms))
+            event = codec.encode(Slap(seat=1, t_sync=monotonic_ms() + off_ms))
             return entries.encode(Act(EntryId("n1", 99), event=event))
 
         await asyncio.sleep(CLOCK_SETTLE_MS / 1000 + 1)
@@ -551,20 +551,20 @@ def test_at_a_signed_table_the_leader_takes_a_seat_over_only_with_a_quorums_word
         peers[0].start_game()
         leading = peers[0]
         state = lambda: peers[1].record.engine.state  # type: ignore[union-attr]  # noqa: E731
-        while leading._leading_since is None or local_time_ms() - leading._leading_since < 1500:
+        while leading._leading_since is None or monotonic_ms() - leading._leading_since < 1500:
             await asyncio.sleep(0.01)  # past the leader's settling: it judges every seat's silence
         leading.take_over_with_word(1, "live")
         asked_at = len(log.entries)
         while not (state().phase == "passing" and state().turn == 2):
             await asyncio.sleep(0.001)  # meanwhile the other voter, asked, said nothing
         assert 1 in leading._words and peers[1].record.seats[1].node == nodes[1].node_id
-        lost, died = nodes[2].node_id, local_time_ms()
+        lost, died = nodes[2].node_id, monotonic_ms()
         log.gone.add(lost)
         log.silent_since[lost] = died
         await peers[2].stop()
         while peers[1].record.seats[2].node == lost:
             await asyncio.sleep(0.001)
-        stall = local_time_ms() - died
+        stall = monotonic_ms() - died
         for peer in peers[:2]:
             await peer.stop()
         taken = [
@@ -618,7 +618,7 @@ def test_a_takeover_asked_for_by_a_leader_that_lost_its_lead_is_never_proposed_a
         node.leading = False
         peer._forget_takeovers()  # what the seat watcher does as soon as this process follows
         node.proposed.clear()
-        peer.retry_pending(local_time_ms() + 60_000)  # long after: anything still pending goes again
+        peer.retry_pending(monotonic_ms() + 60_000)  # long after: anything still pending goes again
         await peer.stop()
         return node, peer
 
@@ -1051,7 +1051,7 @@ def test_a_press_too_old_for_the_leader_is_not_proposed_again() -> None:
         await seat_everyone(peers, {"rounds": 1})
         peers[0].start_game()
         node.dropping = True
-        now = local_time_ms()
+        now = monotonic_ms()
         peers[1].act(Slap(seat=1, t_sync=now - 3210.0))  # stamped on a clock 3.2 s behind
         peers[1].act(Slap(seat=1, t_sync=now - 20.0))
         for retry in range(1, 4):  # within a second of the press in time
@@ -1114,7 +1114,7 @@ def test_a_process_presses_only_once_its_clock_is_agreed_with_the_leaders() -> N
                 break
             await asyncio.sleep(0.001)
         unsynced = acts_of_seat_1("slap"), acts_of_seat_1("pass"), held_since is not None
-        now = local_time_ms()
+        now = monotonic_ms()
         node.clock.add(ClockSample(sent=now, server_time=now, received=now))
         await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in peers)), timeout=60)
         for peer in peers:

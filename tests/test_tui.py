@@ -32,7 +32,8 @@ from kdm.cards import pretty
 from kdm.errors import UsageError
 from kdm.events import Event
 from kdm.manager import Rules, installed_plugins
-from kdm.peer import Peer, local_time_ms
+from kdm.net.clock import monotonic_ms
+from kdm.peer import Peer
 from kdm.plugins.kilo.events import Feint, Pass, Slap
 from kdm.plugins.kilo.screen.state import KiloPlay
 from kdm.plugins.kilo.screen.text import WORDS as KILO_WORDS
@@ -79,7 +80,7 @@ class FakeNode:
         return True
 
     def agreed_time_ms(self) -> float:
-        return local_time_ms() + 1000.0  # an offset, so the test can tell agreed from local times
+        return monotonic_ms() + 1000.0  # an offset, so the test can tell agreed from local times
 
     def silent_ms(self, node_id: str) -> float:
         return self.log.silent_ms.get(node_id, 0.0)
@@ -312,17 +313,17 @@ def test_a_slap_is_timed_shown_at_once_and_the_window_result_follows() -> None:
                 # given us a real combo: pass once, so that a hand of 5 makes the slap false whatever we hold.
                 await t.away_from_checkpoint()
             await until(lambda: "everyone holds 4" not in t.text(), "the checkpoint's marker gone")
-            before = local_time_ms()
+            before = monotonic_ms()
             await t.press(" ", lambda: len(t.log.events("slap", seat=0)) == 1, "our slap proposed")
             slap = t.log.events("slap", seat=0)[0]
             # No slap or feint was shown before: no trigger, the press time on the agreed clock.
             assert slap["trigger"] is None and slap["rt"] is None
-            assert before + 1000.0 <= slap["t_sync"] <= local_time_ms() + 1000.0
+            assert before + 1000.0 <= slap["t_sync"] <= monotonic_ms() + 1000.0
             await t.shows("✋ SLAP! player0 opens a window")
             opener = t.state.rules["kilo"].window.opened_by
             await until(lambda: opener in t.screen.painted, "the opener painted")
             for seat in (1, 2, 3):
-                await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 * seat))
+                await t.act(seat, Slap(seat=seat, t_sync=monotonic_ms(), trigger=opener, rt=100.0 * seat))
             # A slap when every hand did not hold 4 (or without a combo) is false: its instigator draws.
             await t.shows("false slap by player0")
             result = t.play.result
@@ -361,7 +362,7 @@ def test_a_press_before_the_clock_is_agreed_again_is_held_back_with_a_word_then_
 def test_a_feint_shows_distinctly_and_a_slap_after_it_names_it_as_trigger() -> None:
     async def scene() -> None:
         async with table() as t:
-            await t.act(1, Feint(seat=1, t_sync=local_time_ms()))
+            await t.act(1, Feint(seat=1, t_sync=monotonic_ms()))
             feint = t.state.rules["kilo"].last_feint
             await t.shows("✋ … player1 raises a hand")
             assert "SLAP" not in t.text()
@@ -370,7 +371,7 @@ def test_a_feint_shows_distinctly_and_a_slap_after_it_names_it_as_trigger() -> N
             await t.press(" ", lambda: len(t.log.events("slap", seat=0)) == 1, "our slap proposed")
             slap = t.log.events("slap", seat=0)[0]
             assert slap["trigger"] == feint
-            assert 0.0 <= slap["rt"] <= local_time_ms() - painted_at
+            assert 0.0 <= slap["rt"] <= monotonic_ms() - painted_at
             await t.press("f", lambda: len(t.log.events("feint", seat=0)) == 1, "our feint proposed")
 
     run(scene)
@@ -381,9 +382,9 @@ def test_the_bell_rings_when_another_opens_a_window_not_for_a_feint_or_our_own_s
         async with table() as t:
             rings: list[int] = []
             t.screen.bell = lambda: rings.append(t.state.seq)
-            await t.act(1, Feint(seat=1, t_sync=local_time_ms()))
+            await t.act(1, Feint(seat=1, t_sync=monotonic_ms()))
             await t.shows("✋ … player1 raises a hand")
-            await t.act(2, Slap(seat=2, t_sync=local_time_ms()))
+            await t.act(2, Slap(seat=2, t_sync=monotonic_ms()))
             await t.shows("✋ SLAP! player2 opens a window")
             assert rings == [t.state.rules["kilo"].window.opened_by + 1]  # once, for the window
             await t.press(" ", lambda: len(t.log.events("slap", seat=0)) == 1, "our slap proposed")
@@ -438,7 +439,7 @@ def test_an_event_is_shown_when_the_redraw_that_paints_it_ends() -> None:
         async with table() as t:
             applied: dict[int, float] = {}
             t.peers[0].on_notice = _spy(t.peers[0].on_notice, applied, t.peers[0])
-            await t.act(2, Feint(seat=2, t_sync=local_time_ms()))
+            await t.act(2, Feint(seat=2, t_sync=monotonic_ms()))
             feint = t.state.rules["kilo"].last_feint
             await until(lambda: feint in t.screen.painted, "the feint painted")
             assert t.peers[0].driver.shown[feint] >= applied[feint]  # the paint's stamp replaced the apply's
@@ -611,7 +612,7 @@ def test_the_final_ranking_and_leaving_after_the_game() -> None:
             opener = t.state.rules["kilo"].window.opened_by
             for seat in (1, 2, 3):
                 await t.act(
-                    seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 + 50.0 * seat)
+                    seat, Slap(seat=seat, t_sync=monotonic_ms(), trigger=opener, rt=100.0 + 50.0 * seat)
                 )
             await t.shows("Final ranking")
             text = t.text()

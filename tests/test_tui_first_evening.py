@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from prompt_toolkit.input import create_pipe_input
 
-from kdm.peer import local_time_ms
+from kdm.net.clock import monotonic_ms
 from kdm.plugins.kilo.events import Slap
 from kdm.tui.keys import ESCAPE_WAIT_S
 from kdm.tui.lobby import LobbyState
@@ -81,7 +81,7 @@ def test_a_french_table_says_the_round_is_over_with_a_space_before_the_colon() -
             opener = t.state.rules["kilo"].window.opened_by
             await until(lambda: opener in t.screen.painted, "the opener painted")
             for seat in (1, 2, 3):
-                await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 * seat))
+                await t.act(seat, Slap(seat=seat, t_sync=monotonic_ms(), trigger=opener, rt=100.0 * seat))
             await t.shows("fin de la manche 1 : player")  # whoever drew, and what it weighed
             assert "manche 1:" not in t.text()
 

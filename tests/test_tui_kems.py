@@ -29,7 +29,7 @@ from kdm.cards import pretty, rank_of
 from kdm.deck import Knowledge, PrivateNote
 from kdm.errors import UsageError
 from kdm.manager import Rules
-from kdm.peer import local_time_ms
+from kdm.net.clock import monotonic_ms
 from kdm.plugins.kems.events import Call, Gesture, Sweep, SweepAnswer, TeamReady
 from kdm.plugins.kems.rules import GESTURES, kems
 from kdm.plugins.kems.screen.state import KemsPlay
@@ -285,7 +285,7 @@ def test_a_marked_card_that_is_no_longer_known_shows_as_unknown_and_is_not_given
             on_table = table_cards(t)
             await t.press("15", lambda: len(play(t).give) == 1 and len(play(t).take) == 1, "2 marked")
             first_card_not_read_yet(t)
-            await t.act(1, Gesture(seat=1, t_sync=local_time_ms(), gesture="cough"))  # a fresh view
+            await t.act(1, Gesture(seat=1, t_sync=monotonic_ms(), gesture="cough"))  # a fresh view
             await t.shows(f"give ?? · take {pretty(on_table[0][1])}")
             await t.press("\r", lambda: "card 1 is not read yet" in t.text(), "the exchange refused")
             assert not t.log.events("exchange")
@@ -300,7 +300,7 @@ def test_a_gesture_from_the_menu_is_stamped_like_a_slap_and_the_feed_shows_every
     async def scene() -> None:
         async with kems_table() as t:
             await agree_sign(t)
-            await t.act(1, Gesture(seat=1, t_sync=local_time_ms(), gesture="cough"))
+            await t.act(1, Gesture(seat=1, t_sync=monotonic_ms(), gesture="cough"))
             seen = kems(t.state).gestures[-1][2]
             await until(lambda: seen in t.screen.painted, "seat 1's gesture painted")
             await t.shows("player1 coughs")
@@ -308,16 +308,16 @@ def test_a_gesture_from_the_menu_is_stamped_like_a_slap_and_the_feed_shows_every
             await t.shows("Make a gesture (everyone sees it)")
             for key, gesture in zip("abcdefghijkl", GESTURES, strict=True):
                 assert f"{key}  {gesture_name(gesture)}" in t.text()
-            before = local_time_ms()
+            before = monotonic_ms()
             await t.press("d", lambda: bool(t.log.events("gesture", seat=0)), "our gesture proposed")
             (made,) = t.log.events("gesture", seat=0)
             assert made["gesture"] == "yawn" and made["trigger"] == seen
-            assert 0.0 <= made["rt"] <= local_time_ms() - t.peers[0].driver.shown[seen]
-            assert before + 1000.0 <= made["t_sync"] <= local_time_ms() + 1000.0  # on the agreed clock
+            assert 0.0 <= made["rt"] <= monotonic_ms() - t.peers[0].driver.shown[seen]
+            assert before + 1000.0 <= made["t_sync"] <= monotonic_ms() + 1000.0  # on the agreed clock
             await t.shows("player0 yawns")
             feed = [line[LEFT_COLUMN + 1 :] for line in t.text().splitlines()[2:8]]
             assert feed[:2] == ["player1 coughs", "player0 yawns"], feed
-            await t.act(2, Gesture(seat=2, t_sync=local_time_ms(), gesture="wink"))
+            await t.act(2, Gesture(seat=2, t_sync=monotonic_ms(), gesture="wink"))
             await t.shows("player2 winks ★")  # the partner's sign, starred on this screen only
             await t.sit(3)
             await t.shows("player2 winks")
@@ -333,20 +333,18 @@ def test_kems_double_and_contre_keys_send_calls_stamped_like_slaps() -> None:
     async def scene() -> None:
         async with kems_table() as t:
             await agree_sign(t)
-            await t.act(2, Gesture(seat=2, t_sync=local_time_ms(), gesture="wink"))
+            await t.act(2, Gesture(seat=2, t_sync=monotonic_ms(), gesture="wink"))
             sign = kems(t.state).gestures[-1][2]
             await until(lambda: sign in t.screen.painted, "the partner's sign painted")
-            await t.act(
-                1, Gesture(seat=1, t_sync=local_time_ms(), gesture="yawn")
-            )  # seen later, not the sign
+            await t.act(1, Gesture(seat=1, t_sync=monotonic_ms(), gesture="yawn"))  # seen later, not the sign
             await until(lambda: kems(t.state).gestures[-1][2] in t.screen.painted, "a decoy painted")
             sign_shown = t.peers[0].driver.shown[sign]  # (the call ends the deal: the next one forgets it)
-            before = local_time_ms()
+            before = monotonic_ms()
             await t.press("k", lambda: bool(t.log.events("call", seat=0)), "Kem's called")
             (call,) = t.log.events("call", seat=0)
             assert (call["call"], call["target"], call["trigger"]) == ("kems", -1, sign)
-            assert 0.0 <= call["rt"] <= local_time_ms() - sign_shown
-            assert before + 1000.0 <= call["t_sync"] <= local_time_ms() + 1000.0
+            assert 0.0 <= call["rt"] <= monotonic_ms() - sign_shown
+            assert before + 1000.0 <= call["t_sync"] <= monotonic_ms() + 1000.0
             await left_shows(t, "last: « Kem's ! » by player0: failed -1")
             assert re.search(r"0 player0 \(you\) +0 +-1", t.text())
 
@@ -356,7 +354,7 @@ def test_kems_double_and_contre_keys_send_calls_stamped_like_slaps() -> None:
             await left_shows(t, "last: « Double Kem's ! » by player0: failed -2")
 
             await hunt_again(t)
-            await t.act(3, Gesture(seat=3, t_sync=local_time_ms(), gesture="smile"))
+            await t.act(3, Gesture(seat=3, t_sync=monotonic_ms(), gesture="smile"))
             smiled = kems(t.state).gestures[-1][2]
             await until(lambda: smiled in t.screen.painted, "seat 3's gesture painted")
             await t.press("c", lambda: play(t).choosing_target, "the opponent asked for")
@@ -402,7 +400,7 @@ def test_calls_in_an_open_window_and_a_second_call_refused() -> None:
         async with kems_table(options={"call_window_ms": 600_000}) as t:
             await agree_sign(t)
             await t.press("k", lambda: t.state.phase == "calling", "our call opened the window")
-            await t.act(1, Call(seat=1, t_sync=local_time_ms(), call="contre", target=2))
+            await t.act(1, Call(seat=1, t_sync=monotonic_ms(), call="contre", target=2))
             await left_shows(t, "calls: player0 « Kem's ! », player1 « Contre Kem's ! » (against player2)")
             assert re.search(r"0 player0 \(you\) .* K!", t.text()) and re.search(
                 r"1 player1 .* CK→2", t.text()
@@ -480,7 +478,7 @@ def test_scores_and_the_final_ranking_by_team() -> None:
             for peer in t.peers:
                 assert peer.record.engine is not None
                 kems(peer.record.engine.state).team_scores[1] = 11
-            await t.act(1, Call(seat=1, t_sync=local_time_ms(), call="kems"))
+            await t.act(1, Call(seat=1, t_sync=monotonic_ms(), call="kems"))
             await t.shows("Final ranking")
             text = t.text()
             assert re.search(r" 1\. team 1  player1 \+ player3 +10 pts  ★ winner", text), text
@@ -522,7 +520,7 @@ def test_a_kems_table_fits_80x24_without_colour(monkeypatch: pytest.MonkeyPatch,
         async with kems_table(output=output, players=players) as t:
             await agree_sign(t)
             kems(t.state).barred.append(players - 1)  # a mark on the last row, which must show
-            await t.act(1, Gesture(seat=1, t_sync=local_time_ms(), gesture="shrug"))
+            await t.act(1, Gesture(seat=1, t_sync=monotonic_ms(), gesture="shrug"))
             await t.press("15", lambda: len(play(t).take) == 1, "cards marked")
             await t.shows("· take")
             lines = t.text().splitlines()
@@ -564,7 +562,7 @@ def test_the_accused_chooses_the_two_cards_the_caller_sees() -> None:
             assert len({rank_of(face) for _token, face in mine}) > 1, "a deal with four: pick another seed"
             pairs = itertools.combinations(mine[::-1], 2)
             pair = next((a, b) for a, b in pairs if rank_of(a[1]) != rank_of(b[1]))
-            await t.act(1, Call(seat=1, t_sync=local_time_ms(), call="contre", target=0))
+            await t.act(1, Call(seat=1, t_sync=monotonic_ms(), call="contre", target=0))
             await until(lambda: t.state.phase == "answering", "the Contre answered by us")
             await t.shows("show player1 two cards: mark 1-4, Enter (600 s, then the table picks)")
             keys = "".join(str(index + 1) for index, card in enumerate(mine) if card in pair)
@@ -583,7 +581,7 @@ def test_an_accused_who_does_not_choose_has_the_table_choose_when_the_time_is_up
     async def scene() -> None:
         async with kems_table(options={"show_answer_ms": 300}) as t:
             await agree_sign(t)
-            await t.act(1, Call(seat=1, t_sync=local_time_ms(), call="contre", target=0))
+            await t.act(1, Call(seat=1, t_sync=monotonic_ms(), call="contre", target=0))
             await until(lambda: bool(t.log.events("show_two", seat=0)), "the table's choice, in our name")
             ((first, second),) = [event["tokens"] for event in t.log.events("show_two")]
             faces = dict(hand(t))

@@ -9,7 +9,7 @@ one there on every peer alike, then the key's event is committed and applied eve
 
 from __future__ import annotations
 
-from kdm.peer import local_time_ms
+from kdm.net.clock import monotonic_ms
 from kdm.plugins.kilo import rules as kilo
 from kdm.plugins.kilo.events import Feint
 from tests.test_example_plugin import require_example
@@ -38,7 +38,7 @@ def test_a_person_sends_an_ace_back_with_the_plugin_s_key() -> None:
             assert "a ace back" not in t.text()
             await t.press("a", lambda: "no ace of yours to send back" in t.text(), "told why not")
             ace = put_an_ace_in_front_of(t, 0)
-            await t.act(3, Feint(seat=3, t_sync=local_time_ms()))  # an event: the screen looks again
+            await t.act(3, Feint(seat=3, t_sync=monotonic_ms()))  # an event: the screen looks again
             await t.shows("a: send A♠ back under the pile")
             assert t.text().splitlines()[-1].rstrip().endswith("a ace back")  # the footer's hint
             await t.press("a", lambda: bool(t.log.events("return_ace")), "the ace sent back")

@@ -21,7 +21,8 @@ from kdm.agents import Bot
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.net.admission import FREE_WRONG_PINS
-from kdm.peer import Peer, local_time_ms
+from kdm.net.clock import monotonic_ms
+from kdm.peer import Peer
 from kdm.plugins.kilo.events import Feint
 from kdm.plugins.kilo.screen.text import say
 from kdm.record import REPLAYED, Notice
@@ -82,7 +83,7 @@ def test_a_player_away_is_marked_and_what_the_stand_in_did_stays_its_own() -> No
             await t.shows("player2 is away: bot 2 plays")
             assert re.search(r"2 player2 .* away", t.text())
             before, during = 0, t.state.seq
-            await t.act(0, Feint(seat=0, t_sync=local_time_ms()))  # an event while the bot stands in
+            await t.act(0, Feint(seat=0, t_sync=monotonic_ms()))  # an event while the bot stands in
             assert t.screen.name(2) == "bot 2"  # who acts for the seat now
             restart(t, 2).join_table()
             await t.shows("player2 takes their seat back")

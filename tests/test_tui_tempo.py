@@ -6,7 +6,7 @@ press names the round it was made in. Pipe input, as tests/test_tui.py; every se
 
 from __future__ import annotations
 
-from kdm.peer import local_time_ms
+from kdm.net.clock import monotonic_ms
 from kdm.plugins.kilo.events import Pass, Slap
 from kdm.plugins.kilo.screen.text import say
 from tests.test_tui import run, table, until
@@ -32,7 +32,7 @@ def test_the_footer_and_the_hand_line_say_slap_now_while_a_window_is_open() -> N
             await until(lambda: not t.state.rules["kilo"].checkpoint, "away from the checkpoint")
             await t.shows("Space slap")
             assert "slap now" not in t.text()  # between checkpoints a slap is false: no "now"
-            await t.act(2, Slap(seat=2, t_sync=local_time_ms()))
+            await t.act(2, Slap(seat=2, t_sync=monotonic_ms()))
             await t.shows("✋ slap now! (Space)")
             text = t.text()
             assert footer(text).startswith(" slap now: Space") and "Enter pass" not in footer(text)
@@ -67,10 +67,10 @@ def test_a_held_checkpoint_says_slap_now_and_the_pass_waits_for_its_end() -> Non
 def test_a_rounds_end_keeps_its_result_on_screen_and_offers_only_the_tables_keys() -> None:
     async def scene() -> None:
         async with table(options={"round_pause_ms": 3000}) as t:
-            await t.act(1, Slap(seat=1, t_sync=local_time_ms()))  # a false slap or not: the round ends
+            await t.act(1, Slap(seat=1, t_sync=monotonic_ms()))  # a false slap or not: the round ends
             opener = t.state.rules["kilo"].window.opened_by
             for seat in (2, 3, 0):
-                await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 + seat))
+                await t.act(seat, Slap(seat=seat, t_sync=monotonic_ms(), trigger=opener, rt=100.0 + seat))
             await until(lambda: t.state.phase == "resting", "the round's rest")
             await t.shows(say("en", "next_round_soon"))
             text = t.text()
@@ -84,7 +84,7 @@ def test_a_rounds_end_keeps_its_result_on_screen_and_offers_only_the_tables_keys
 def test_a_press_names_the_round_and_the_window_it_was_made_for() -> None:
     async def scene() -> None:
         async with table() as t:
-            await t.act(2, Slap(seat=2, t_sync=local_time_ms()))
+            await t.act(2, Slap(seat=2, t_sync=monotonic_ms()))
             await t.shows("slap now! (Space)")
             await t.press(" ", lambda: len(t.log.events("slap", seat=0)) == 1, "our slap proposed")
             slap = t.log.events("slap", seat=0)[0]

@@ -23,7 +23,7 @@ from kdm.cards import JOKER, pretty
 from kdm.engine import SeatView
 from kdm.errors import UsageError
 from kdm.events import Event
-from kdm.peer import local_time_ms
+from kdm.net.clock import monotonic_ms
 from kdm.plugins import seven_in_reserve_screen as reserve_screen
 from kdm.plugins.all_at_once import Go
 from kdm.plugins.all_at_once_screen import next_change_s, seconds_left
@@ -58,7 +58,7 @@ async def slap_falsely_and_lose(t: Table) -> None:
     await t.press(" ", lambda: t.state.phase == "window", "our slap opened a window")
     opener = t.state.rules["kilo"].window.opened_by
     for seat in (1, 2, 3):
-        await t.act(seat, Slap(seat=seat, t_sync=local_time_ms(), trigger=opener, rt=100.0 + 50.0 * seat))
+        await t.act(seat, Slap(seat=seat, t_sync=monotonic_ms(), trigger=opener, rt=100.0 + 50.0 * seat))
     await until(lambda: t.state.phase == "drawing", "the window judged")
 
 
@@ -72,30 +72,30 @@ def test_spoons_space_grabs_a_spoon_timed_like_a_slap_and_the_table_shows_who_ho
             assert "grab now: Space" in t.text() and "slap now" not in t.text()  # a checkpoint
             await t.away_from_checkpoint()
             await t.shows("Space grab")
-            await t.act(1, Feint(seat=1, t_sync=local_time_ms()))
+            await t.act(1, Feint(seat=1, t_sync=monotonic_ms()))
             feint = t.state.rules["kilo"].last_feint
             await until(lambda: feint in t.screen.painted, "the feint painted")
-            before = local_time_ms()
+            before = monotonic_ms()
             await t.press(" ", lambda: len(t.log.events("grab", seat=0)) == 1, "our grab proposed")
             grab = t.log.events("grab", seat=0)[0]
             assert not t.log.events("slap")  # at this table the pile is not slapped
             # Stamped like a slap: the press on the agreed clock, the feint seen as its trigger.
-            assert before + 1000.0 <= grab["t_sync"] <= local_time_ms() + 1000.0
+            assert before + 1000.0 <= grab["t_sync"] <= monotonic_ms() + 1000.0
             shown = t.peers[0].driver.shown[feint]
-            assert grab["trigger"] == feint and 0.0 <= grab["rt"] <= local_time_ms() - shown
+            assert grab["trigger"] == feint and 0.0 <= grab["rt"] <= monotonic_ms() - shown
             await t.shows("✋ GRAB! player0 grabs first")
             await t.shows("spoons left: 2 of 3")
             assert "held by player0" in t.text()
             opener = t.state.rules["kilo"].window.opened_by
             await until(lambda: opener in t.screen.painted, "the opener painted")
-            await t.act(1, Grab(seat=1, t_sync=local_time_ms(), trigger=opener, rt=120.0))
+            await t.act(1, Grab(seat=1, t_sync=monotonic_ms(), trigger=opener, rt=120.0))
             await t.shows("spoons left: 1 of 3")
             assert "held by player0, player1" in t.text()
             assert re.search(r"1 player1 .*✋", t.text())
             t.keys.send_text(" ")
             await t.shows("you have already grabbed")
             assert len(t.log.events("grab", seat=0)) == 1
-            await t.act(2, Grab(seat=2, t_sync=local_time_ms(), trigger=opener, rt=150.0))
+            await t.act(2, Grab(seat=2, t_sync=monotonic_ms(), trigger=opener, rt=150.0))
             # The third spoon is taken: the window closes without the last player, a false first grab.
             await t.shows("false grab by player0")
 
@@ -233,7 +233,7 @@ def test_a_seven_in_reserve_barred_seats_and_jokers_are_shown() -> None:
             state.rules["seven_in_reserve"].kept[1] = 0
             state.scores[3] = 1008
             t.peers[0].deck.faces[state.hands[0][0]] = JOKER
-            await t.act(3, Feint(seat=3, t_sync=local_time_ms()))  # an event: the screen looks again
+            await t.act(3, Feint(seat=3, t_sync=monotonic_ms()))  # an event: the screen looks again
             await t.shows("⊘ may not open a window")
             text = t.text()
             assert re.search(r"0 player0 \(you\) .*⊘", text) and re.search(r"2 player2 .*⊘", text)

@@ -20,7 +20,7 @@ from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
 from prompt_toolkit.layout import AnyContainer, DynamicContainer, Layout
 from prompt_toolkit.output import ColorDepth, Output
 
-from kdm.peer import Peer, local_time_ms
+from kdm.peer import Peer
 from kdm.record import Notice
 from kdm.session import BotProcess, TableSession, spawn_bot, stop_process
 from kdm.tui.extension import GameScreen
@@ -90,7 +90,7 @@ class TableApp:
         return next((game for game in self.game_screens() if game.active()), None)
 
     def _painted(self, _application: Application[None]) -> None:
-        self.screen.mark_painted(local_time_ms())
+        self.screen.mark_painted(self.peer.clock.local_ms())
         for listener in self.painted_listeners:
             listener()
 

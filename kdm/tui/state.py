@@ -27,7 +27,7 @@ from kdm.events import Event
 from kdm.names import SeatNames, stand_in_name
 from kdm.net.admission import FREE_WRONG_PINS
 from kdm.net.node import host_of
-from kdm.peer import Peer, local_time_ms
+from kdm.peer import Peer
 from kdm.record import FULL, PLAYING, REPLAYED, Notice
 from kdm.tui.extension import ScreenPart
 from kdm.tui.text import CATALOGUE, say, say_from
@@ -167,7 +167,7 @@ class TableScreen:
         duty = next((d for d in engine.awaiting() if d.kind == kind and d.owed_as is Owed.TIMER), None)
         if duty is None:
             return None
-        return max(0.0, driver.timer_due(duty) - local_time_ms())
+        return max(0.0, driver.timer_due(duty) - self.peer.clock.local_ms())
 
     def act(self, event: Event) -> bool:
         """Send ``event`` for this seat, as the table's plugins want it (``ScreenPart.sends``): True, as
@@ -420,7 +420,8 @@ class TableScreen:
         return self.tell("clock_settling")
 
     def on_agreed_clock(self, pressed_ms: float) -> float:
-        """``pressed_ms`` (on ``local_time_ms``) on the table's agreed clock, as a slap's ``t_sync``."""
+        """``pressed_ms`` (on the peer's clock, ``Clock.local_ms``) on the table's agreed clock, as a
+        slap's ``t_sync``."""
         driver = self.peer.driver
         return pressed_ms if driver is None else driver.agreed_at(pressed_ms)
 

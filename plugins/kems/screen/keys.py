@@ -20,7 +20,6 @@ from prompt_toolkit.key_binding import (
     KeyPressEvent,
 )
 
-from kdm.peer import local_time_ms
 from kdm.plugins.kems.screen.state import GESTURE_KEYS, HAND_KEYS, TABLE_KEYS, KemsPlay
 from kdm.tui.keys import add_every_table_keys, drawn_with_commit
 from kdm.tui.text import is_yes
@@ -72,17 +71,17 @@ def kems_bindings(play: KemsPlay) -> KeyBindings:
 
         @bindings.add(key, filter=menu)
         def _gesture(event: KeyPressEvent, index: int = index) -> NotImplementedOrNone:
-            pressed = local_time_ms()
+            pressed = screen.peer.clock.local_ms()
             return drawn_with_commit(event, play.make_gesture(index, pressed))
 
     @bindings.add("k", filter=free)
     def _kems(event: KeyPressEvent) -> NotImplementedOrNone:
-        pressed = local_time_ms()
+        pressed = screen.peer.clock.local_ms()
         return drawn_with_commit(event, play.call("kems", pressed))
 
     @bindings.add("d", filter=free)
     def _double(event: KeyPressEvent) -> NotImplementedOrNone:
-        pressed = local_time_ms()
+        pressed = screen.peer.clock.local_ms()
         return drawn_with_commit(event, play.call("double", pressed))
 
     @bindings.add("c", filter=free)
@@ -93,7 +92,7 @@ def kems_bindings(play: KemsPlay) -> KeyBindings:
 
         @bindings.add(key, filter=target)
         def _accused(event: KeyPressEvent, seat: int = seat) -> NotImplementedOrNone:
-            pressed = local_time_ms()
+            pressed = screen.peer.clock.local_ms()
             return drawn_with_commit(event, play.call("contre", pressed, target=seat))
 
     @bindings.add("b", filter=free)

@@ -22,7 +22,6 @@ from prompt_toolkit.key_binding import (
     merge_key_bindings,
 )
 
-from kdm.peer import local_time_ms
 from kdm.plugins.kilo.screen.state import KiloPlay
 from kdm.tui.keys import add_every_table_keys, drawn_with_commit, plugin_bindings
 
@@ -43,12 +42,12 @@ def kilo_bindings(play: KiloPlay) -> KeyBindingsBase:
 
     @bindings.add(" ", filter=free)
     def _slap(event: KeyPressEvent) -> NotImplementedOrNone:
-        pressed = local_time_ms()
+        pressed = screen.peer.clock.local_ms()
         return drawn_with_commit(event, play.slap(pressed))
 
     @bindings.add("f", filter=free)
     def _feint(event: KeyPressEvent) -> NotImplementedOrNone:
-        pressed = local_time_ms()
+        pressed = screen.peer.clock.local_ms()
         return drawn_with_commit(event, play.feint(pressed))
 
     for index, key in enumerate(HAND_KEYS):
