@@ -13,15 +13,19 @@ secret sign in Kem's, delivered from one seat's process to another's directly (`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kdm.cards import shuffled
 from kdm.effects import Effect, is_shown_privately, is_shuffled
 from kdm.engine import Duty, Engine, Owed
 from kdm.events import Event
+from kdm.fair.messages import Finding, Reseal, ToLog, ToNext, ToSeat, ToTable
 from kdm.state import TableState
+
+if TYPE_CHECKING:
+    from kdm.entries import DeckPart
 
 #: The ``kdm_reveal`` hook: the event a plugin builds for its own reveal duty, or None.
 Reveal = Callable[..., Event | None]
@@ -72,10 +76,21 @@ def reveal_duty(engine: Engine, event: Event) -> Duty | None:
 
 
 class Deck(Protocol):
-    """A table's deck service, as its hosts use it: ``OpenDeck`` here, or ``kdm.fair.table.FairDeck``."""
+    """A table's deck service, as its hosts use it: ``OpenDeck`` here, or ``kdm.fair.table.FairDeck``.
+
+    The first methods are every deck's: faces learnt from effects, notes, what a seat knows, duties
+    answered from faces, claims checked. The others are what a deck with secrets asks of its host
+    (``kdm.fair.messages`` has their records): the seats played here, the parts it owes the log and
+    the messages it owes other seats (``work``), what it takes from the log and from other processes,
+    and the cheats it caught. A deck with no secrets answers them as having none (``OpenDeck``), so a
+    host never asks which deck it holds."""
 
     #: seat → the private notes it sent or received, oldest first.
     notes: dict[int, list[PrivateNote]]
+    #: The seats played by this process (a deck with secrets holds theirs).
+    here: set[int]
+    #: The cheats the deck caught, oldest first.
+    findings: list[Finding]
 
     def observe(self, effects: Iterable[Effect]) -> None: ...
 
@@ -87,11 +102,43 @@ class Deck(Protocol):
 
     def false_claim(self, engine: Engine, event: Event) -> str | None: ...
 
+    def applied(self, event: Event, seq: int) -> None: ...
+
+    def voided(self, state: TableState) -> None: ...
+
+    def keys_for(self, seat: int, claimed: Mapping[int, str] | None) -> bytes: ...
+
+    def waiting_on(self, state: TableState, duties: Sequence[Duty]) -> set[int]: ...
+
+    def work(
+        self, state: TableState, duties: Sequence[Duty], now_ms: float | None = None
+    ) -> list[ToLog | ToNext | ToSeat | ToTable | Reseal]: ...
+
+    def sealed_part(self, reseal: Reseal, seal: Callable[[bytes], bytes]) -> dict[str, Any]: ...
+
+    def sealed_for(self, seat: int, tokens: bytes, sealed: bytes) -> list[tuple[int, int, bytes]]: ...
+
+    def committed(self, part: DeckPart, seat: int) -> str | None: ...
+
+    def show_keys(self, seat: int, data: bytes) -> str | None: ...
+
+    def ahead(self, message: ToNext) -> str | None: ...
+
+    def opened(self, secrets: ToTable) -> str | None: ...
+
+    def received(self, message: ToSeat) -> list[int]: ...
+
 
 class OpenDeck:
-    """Every face at the table, derived from the seeds in the log."""
+    """Every face at the table, derived from the seeds in the log: a deck with no secrets, which owes
+    its host nothing and takes no part or key (``Deck``'s second half)."""
+
+    #: Why an open deck takes no part of a fair one.
+    NOT_FAIR = "this table's deck is not fair"
 
     def __init__(self) -> None:
+        self.here: set[int] = set()
+        self.findings: list[Finding] = []
         self.faces: dict[int, str] = {}
         #: seat → tokens shown to that seat alone (their faces are in ``faces``).
         self.shown: dict[int, list[int]] = {}
@@ -166,3 +213,43 @@ class OpenDeck:
         if expected is None or expected == event:
             return None
         return "it claims faces that are not the ones dealt"
+
+    # --- what a deck with secrets asks of its host: nothing, here ------------------------------
+
+    def applied(self, event: Event, seq: int) -> None:
+        """Nothing to follow: the faces come from the seeds (``observe``)."""
+
+    def voided(self, state: TableState) -> None:
+        """Nothing to deal again: every face is known from the seeds."""
+
+    def keys_for(self, seat: int, claimed: Mapping[int, str] | None) -> bytes:
+        return b""
+
+    def waiting_on(self, state: TableState, duties: Sequence[Duty]) -> set[int]:
+        return set()
+
+    def work(
+        self, state: TableState, duties: Sequence[Duty], now_ms: float | None = None
+    ) -> list[ToLog | ToNext | ToSeat | ToTable | Reseal]:
+        return []
+
+    def sealed_part(self, reseal: Reseal, seal: Callable[[bytes], bytes]) -> dict[str, Any]:
+        raise ValueError(self.NOT_FAIR)
+
+    def sealed_for(self, seat: int, tokens: bytes, sealed: bytes) -> list[tuple[int, int, bytes]]:
+        return []
+
+    def committed(self, part: DeckPart, seat: int) -> str | None:
+        return self.NOT_FAIR
+
+    def show_keys(self, seat: int, data: bytes) -> str | None:
+        return self.NOT_FAIR
+
+    def ahead(self, message: ToNext) -> str | None:
+        return self.NOT_FAIR
+
+    def opened(self, secrets: ToTable) -> str | None:
+        return self.NOT_FAIR
+
+    def received(self, message: ToSeat) -> list[int]:
+        return []

@@ -56,17 +56,24 @@ from kdm.entries import (
     Takeover,
 )  # fmt: skip
 from kdm.events import Event, TimedEvent
-from kdm.fair.table import (
-    FairDeck,
+from kdm.fair.messages import (
+    KEYS,
+    OPEN,
+    TURN,
     Reseal,
     ToLog,
     ToNext,
     ToSeat,
     ToTable,
-    deck_of_table,
-    pack_keys,
-    unpack_keys,
+    keys_payload,
+    read_payload,
+    read_sealed,
+    read_turn,
+    sealed_message,
+    secrets_payload,
+    turn_message,
 )
+from kdm.fair.table import deck_of_table
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
 from kdm.membership import voting_homes
@@ -484,7 +491,7 @@ class Peer:
         action that names faces carries the keys that show them (``FairDeck.keys_for``)."""
         agent = agent or self.me
         fields: dict[str, Any] = {"event": self.record.rules.codec.encode(event)}
-        if isinstance(self.deck, FairDeck) and agent.seat is not None:
+        if agent.seat is not None:
             claimed = self.record.rules.caller("kdm_claimed_faces")(event=event)
             keys = self.deck.keys_for(agent.seat, claimed)
             if keys:
@@ -676,7 +683,7 @@ class Peer:
         shown), as seen here: the leader takes a seat that withholds its keys, and a voter asked says
         whether it has waited as long."""
         engine, deck = self.record.engine, self.deck
-        if not isinstance(deck, FairDeck) or engine is None or engine.over or not self.record.started:
+        if engine is None or engine.over or not self.record.started:
             self._withheld_since.clear()
             return
         waiting = deck.waiting_on(engine.state, engine.awaiting()) - self._seats_here()
@@ -778,7 +785,7 @@ class Peer:
         elif notice.kind == "voided":
             log.warning("%s", notice.reason)
             engine = self.record.engine
-            if isinstance(self.deck, FairDeck) and engine is not None:
+            if engine is not None:
                 self.deck.here = self._seats_here()
                 self.deck.voided(engine.state)
             if self.driver is not None:
@@ -790,7 +797,7 @@ class Peer:
         elif notice.kind == "applied":
             driver = self.driver
             assert driver is not None  # an event was applied: there is a table
-            if isinstance(self.deck, FairDeck) and notice.event is not None:
+            if notice.event is not None:
                 self.deck.applied(notice.event, notice.seq)
             concerned = driver.applied(notice.seq, notice.effects)
             if any(effect["kind"] == "game_over" for effect in notice.effects):
@@ -833,8 +840,7 @@ class Peer:
         driver = self.driver
         if driver is not None:  # the bots this process runs change only here
             driver.bots = self._bots_by_seat()
-        if isinstance(self.deck, FairDeck):
-            self.deck.here = self._seats_here()
+        self.deck.here = self._seats_here()
 
     # --- duties the table owes -------------------------------------------------------------------
 
@@ -945,8 +951,6 @@ class Peer:
     def _take_deck_part(self, part: DeckPart, seat: int) -> str | None:
         """A committed part of the fair deck, taken by the deck (the same way on every peer)."""
         deck = self.deck
-        if not isinstance(deck, FairDeck):
-            return "this table's deck is not fair"
         answers: list[tuple[int, int, bytes]] = []
         if part.step == "sealed":
             with contextlib.suppress(ValueError):  # the deck says why it refuses them
@@ -962,7 +966,7 @@ class Peer:
         here (``FairDeck.received`` checks it, and names ``owner`` if it is false)."""
         agent = next((a for a in self.agents if a.seat == asker), None)
         seats, deck = self.record.seats, self.deck
-        if agent is None or not isinstance(deck, FairDeck):
+        if agent is None:
             return
         try:
             key = Box(agent.box, PublicKey(seats[owner].box_key)).decrypt(sealed)
@@ -971,14 +975,12 @@ class Peer:
         deck.received(ToSeat(owner, asker, {token: {owner: key}}))
 
     def _show_keys(self, seat: int, keys: bytes) -> str | None:
-        if not isinstance(self.deck, FairDeck):
-            return "this table's deck is not fair"
         return self.deck.show_keys(seat, keys)
 
     def _deck_work(self) -> None:
         """What the fair deck owes from the seats played here: parts for the log, keys for other seats."""
         deck, engine = self.deck, self.record.engine
-        if not isinstance(deck, FairDeck) or engine is None or not self.record.started or self.behind():
+        if engine is None or not self.record.started or self.behind():
             return
         deck.here = self._seats_here()
         for item in deck.work(engine.state, [] if engine.over else engine.awaiting(), self.clock.local_ms()):
@@ -989,45 +991,31 @@ class Peer:
             if isinstance(item, ToLog):
                 self.propose(DeckPart, agent, seat=seat, **item.fields)
             elif isinstance(item, ToNext):  # public (the log gets it too): no need to seal it
-                body = {
-                    "t": "part",
-                    "sender": seat,
-                    "to": item.to,
-                    "shuffle": item.shuffle,
-                    "step": item.step,
-                    "deck": item.deck,
-                    "after": item.after,
-                }
-                process = self.record.seats[item.to].process
-                self.node.send_direct(process, msgpack.packb(body, use_bin_type=True))
+                self.node.send_direct(self.record.seats[item.to].process, turn_message(item))
             elif isinstance(item, Reseal):  # keys asked for in the log: given there, sealed to the asker
                 box = Box(agent.box, PublicKey(self.record.seats[item.to].box_key))
                 sealed = deck.sealed_part(item, box.encrypt)
                 self.propose(DeckPart, agent, seat=seat, **sealed)
             elif isinstance(item, ToSeat):
-                self._send_deck_message("keys", agent, item.to, {"keys": pack_keys(item.keys)})
+                self._send_deck_message(KEYS, agent, item.to, keys_payload(item.keys))
             else:  # secrets for an audit: once to every other process at the table
-                secrets = {"shuffle": item.shuffle, "keys": item.keys, "order": item.order}
                 reached = {self.node.node_id}
                 for seat_to, taken in enumerate(self.record.seats):
                     process = taken.process
                     if process not in reached:
                         reached.add(process)
-                        self._send_deck_message("open", agent, seat_to, secrets)
+                        self._send_deck_message(OPEN, agent, seat_to, secrets_payload(item))
         self._tell_findings()
 
-    def _send_deck_message(self, kind: str, agent: Agent, to: int, payload: dict[str, Any]) -> None:
+    def _send_deck_message(self, kind: str, agent: Agent, to: int, payload: bytes) -> None:
         """A fair deck's message from ``agent``'s seat to seat ``to`` (keys for cards it may read, or
         secrets for an audit), sealed to that seat, straight to its process."""
         seats = self.record.seats
-        if not seats[to].box_key:
+        if not seats[to].box_key or agent.seat is None:
             log.warning("seat %d has no key for private messages: the fair deck cannot reach it", to)
             return
-        sealed = Box(agent.box, PublicKey(seats[to].box_key)).encrypt(
-            msgpack.packb(payload, use_bin_type=True)
-        )
-        body = {"t": kind, "sender": agent.seat, "to": to, "box": bytes(sealed)}
-        self.node.send_direct(seats[to].process, msgpack.packb(body, use_bin_type=True))
+        sealed = Box(agent.box, PublicKey(seats[to].box_key)).encrypt(payload)
+        self.node.send_direct(seats[to].process, sealed_message(kind, agent.seat, to, bytes(sealed)))
 
     def _received_keys(self, sender: str, body: dict[str, Any], data: bytes) -> None:
         """A fair deck's message from another seat's process to a seat played here (keys, or secrets
@@ -1035,19 +1023,11 @@ class Peer:
         that plays the seat it says, or does not open."""
         deck = self.deck
         try:
-            from_seat, to_seat = body["sender"], body["to"]
-            if not all(isinstance(v, int) and v >= 0 for v in (from_seat, to_seat)):
-                raise ValueError("no such seat")
-            raw = self._unsealed(sender, data, from_seat, to_seat, body["box"])
-            if raw is _EARLY or not isinstance(deck, FairDeck):
+            message = read_sealed(body)
+            raw = self._unsealed(sender, data, message.sender, message.to, message.box)
+            if raw is _EARLY:
                 return
-            if body["t"] == "open":
-                secrets = ToTable(from_seat, raw["shuffle"], raw["keys"], raw["order"])
-                if not (isinstance(secrets.shuffle, int) and isinstance(secrets.keys + secrets.order, bytes)):
-                    raise ValueError("secrets of the wrong types")
-                keys = {}
-            else:
-                keys = unpack_keys(raw["keys"])
+            said = read_payload(message, raw)
         except (
             ValueError,
             KeyError,
@@ -1058,43 +1038,33 @@ class Peer:
         ) as error:
             log.warning("dropped a fair deck's message from %s: %s", sender, error)
             return
-        if body["t"] == "open":
-            problem = deck.opened(secrets)
+        if isinstance(said, ToTable):
+            problem = deck.opened(said)
             if problem:
-                log.warning("dropped seat %d's secrets from %s: %s", from_seat, sender, problem)
+                log.warning("dropped seat %d's secrets from %s: %s", said.sender, sender, problem)
             self._tell_findings()
             return
-        learnt = deck.received(ToSeat(from_seat, to_seat, keys))
+        learnt = deck.received(said)
         self._tell_findings()
         if learnt:
             self._owe_duties()
             self._deck_work()
             if self.on_notice is not None:
-                self.on_notice(Notice("note", seat=to_seat))
+                self.on_notice(Notice("note", seat=said.to))
             self._wake_bots(learnt)
 
     def _received_turn(self, sender: str, body: dict[str, Any]) -> None:
         """A turn in a shuffle handed straight here by the seat before (``ToNext``): our seat takes its
         turn on it at once. Dropped, with the reason, if its sender does not play that seat."""
-        deck, seats = self.deck, self.record.seats
+        seats = self.record.seats
         try:
-            turn = ToNext(
-                body["sender"], body["to"], body["shuffle"], body["step"], body["deck"], body["after"]
-            )
-            if not (isinstance(turn.sender, int) and 0 <= turn.sender < len(seats)):
-                raise ValueError("no such seat")
+            turn = read_turn(body, len(seats))
             if seats[turn.sender].process != sender:
                 raise ValueError(f"it does not play seat {turn.sender}")
-            if not (isinstance(turn.shuffle, int) and isinstance(turn.step, str)):
-                raise ValueError("a turn of the wrong types")
-            if not (isinstance(turn.deck, bytes) and isinstance(turn.after, bytes)):
-                raise ValueError("a turn of the wrong types")
-        except (KeyError, ValueError) as error:
+        except ValueError as error:
             log.warning("dropped a turn from %s: %s", sender, error)
             return
-        if not isinstance(deck, FairDeck):
-            return
-        problem = deck.ahead(turn)
+        problem = self.deck.ahead(turn)
         if problem is not None:
             log.info("a turn from %s waits for the log: %s", sender, problem)
             return
@@ -1103,8 +1073,6 @@ class Peer:
     def _tell_findings(self) -> None:
         """Say each cheat the fair deck caught, once."""
         deck = self.deck
-        if not isinstance(deck, FairDeck):
-            return
         for finding in deck.findings[self._findings_told :]:
             if self.on_notice is not None:
                 self.on_notice(Notice("cheat", seat=finding.seat, reason=finding.reason))
@@ -1173,10 +1141,10 @@ class Peer:
             if kind == WORD:
                 self._heard_word(sender, body)
                 return
-            if isinstance(body, dict) and body.get("t") in ("keys", "open"):
+            if isinstance(body, dict) and body.get("t") in (KEYS, OPEN):
                 self._received_keys(sender, body, data)
                 return
-            if isinstance(body, dict) and body.get("t") == "part":
+            if isinstance(body, dict) and body.get("t") == TURN:
                 self._received_turn(sender, body)
                 return
             from_seat, to_seat, sealed = body["sender"], body["to"], body["box"]

@@ -89,22 +89,14 @@ def replayed_with_deck(
     shows the replay only the faces the table was shown). ``on_notice`` is told of each notice in
     order."""
     record = TableRecord(installed_plugins())
+    # A fair table's deck (``deck_of_table``) holds no seat's secrets here, so the log shows it the
+    # faces the table was shown, and nothing else.
     deck: OpenDeck | FairDeck = OpenDeck()
-
-    def fair() -> FairDeck | None:
-        """A fair table's deck (``deck_of_table``): it holds no seat's secrets, so the log shows it the
-        faces the table was shown, and nothing else."""
-        return deck if isinstance(deck, FairDeck) else None
-
     record.check_claims = lambda event: (
         None if record.engine is None else deck.false_claim(record.engine, event)
     )
-    record.take_deck_part = lambda part, seat: (
-        "not a fair table" if (fair_deck := fair()) is None else fair_deck.committed(part, seat)
-    )
-    record.show_keys = lambda seat, keys: (
-        "not a fair table" if (fair_deck := fair()) is None else fair_deck.show_keys(seat, keys)
-    )
+    record.take_deck_part = lambda part, seat: deck.committed(part, seat)
+    record.show_keys = lambda seat, keys: deck.show_keys(seat, keys)
     for entry in data:
         if isinstance(entry, ConfChange):
             record.membership_changed(entry.kind, entry.node_id, entry.voters)
@@ -122,10 +114,10 @@ def replayed_with_deck(
         for notice in record.apply(decoded):
             if notice.kind == "created":
                 deck = deck_of_table(record)
-            if notice.kind == "voided" and isinstance(deck, FairDeck) and record.engine is not None:
+            if notice.kind == "voided" and record.engine is not None:
                 deck.voided(record.engine.state)
             if notice.kind == "applied":
-                if isinstance(deck, FairDeck) and notice.event is not None:
+                if notice.event is not None:
                     deck.applied(notice.event, notice.seq)
                 deck.observe(notice.effects)  # the faces each shuffle makes, as each peer learns them
             if on_notice is not None:

@@ -50,6 +50,16 @@ from kdm.entries import DeckPart
 from kdm.events import Event
 from kdm.fair.group import POINT_BYTES, GroupError, commitment, invert, lock, product, random_key
 from kdm.fair.keyring import KeyRing
+from kdm.fair.messages import (
+    Finding,
+    Reseal,
+    ToLog,
+    ToNext,
+    ToSeat,
+    ToTable,
+    pack_keys,
+    unpack_keys,
+)
 from kdm.fair.shuffle import (
     Cheat,
     Secrets,
@@ -82,50 +92,8 @@ __all__ = [
 ]
 
 POINT = POINT_BYTES
-#: One handed key on the wire: token (4 bytes), owner seat (1), key (32).
-KEY_RECORD = 4 + 1 + POINT
 FRESH_STEPS = ("lock", "key")
 RESHUFFLE_STEPS = ("strip", "lock", "key")
-
-
-@dataclass(frozen=True)
-class ToLog:
-    """A part seat ``seat`` owes the log (the fields of a ``kdm.entries.DeckPart``)."""
-
-    seat: int
-    fields: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class ToSeat:
-    """Keys seat ``sender`` hands seat ``to``, straight to its process: token → owner seat → key."""
-
-    sender: int
-    to: int
-    keys: dict[int, dict[int, bytes]]
-
-
-@dataclass(frozen=True)
-class ToNext:
-    """Seat ``sender``'s turn in a shuffle, handed straight to the process of seat ``to``, whose turn
-    comes next: it takes its own on it at once, without waiting for the log (which gets both)."""
-
-    sender: int
-    to: int
-    shuffle: int
-    step: str
-    deck: bytes
-    after: bytes
-
-
-@dataclass(frozen=True)
-class Reseal:
-    """Keys seat ``sender`` was asked for in the log (its seat ``to`` says they never came): to seal to
-    that seat and put in the log (``sealed``), so the table sees they were given. token → key."""
-
-    sender: int
-    to: int
-    keys: dict[int, bytes]
 
 
 #: How long a seat waits for a key of a card in its hand before it asks for it in the log (ms): keys
@@ -133,45 +101,6 @@ class Reseal:
 ASK_AFTER_MS = 3000.0
 #: A key sealed for one seat, as the log holds it (PyNaCl ``Box``: nonce, key, tag).
 SEALED_KEY = 24 + POINT + 16
-
-
-@dataclass(frozen=True)
-class ToTable:
-    """Seat ``sender``'s secrets for the audit of shuffle ``shuffle``, for every other seat's process
-    (sealed to each, never in the log: the log alone shows no face the table was not shown)."""
-
-    sender: int
-    shuffle: int
-    keys: bytes
-    order: bytes
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A cheat the deck caught (``seat`` did ``reason``), for the log and the screen."""
-
-    seat: int
-    reason: str
-
-
-def pack_keys(keys: Mapping[int, Mapping[int, bytes]]) -> bytes:
-    """Keys by token and owner as bytes (``KEY_RECORD`` each), for an action or a direct message."""
-    return b"".join(
-        token.to_bytes(4, "big") + owner.to_bytes(1, "big") + key
-        for token, owners in sorted(keys.items())
-        for owner, key in sorted(owners.items())
-    )
-
-
-def unpack_keys(data: bytes) -> dict[int, dict[int, bytes]]:
-    """The keys ``pack_keys`` packed; ``ValueError`` for bytes that are not such records."""
-    if not isinstance(data, bytes) or len(data) % KEY_RECORD:
-        raise ValueError(f"keys come in records of {KEY_RECORD} bytes")
-    keys: dict[int, dict[int, bytes]] = {}
-    for start in range(0, len(data), KEY_RECORD):
-        record = data[start : start + KEY_RECORD]
-        keys.setdefault(int.from_bytes(record[:4], "big"), {})[record[4]] = record[5:]
-    return keys
 
 
 def deck_hash(deck: Sequence[bytes]) -> bytes:
