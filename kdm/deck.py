@@ -75,6 +75,26 @@ def reveal_duty(engine: Engine, event: Event) -> Duty | None:
     )
 
 
+@dataclass(frozen=True)
+class DeckTerms:
+    """What a table's choice of deck (its create entry names it) means for its record, the same on every
+    peer."""
+
+    #: Whether each seat holds secrets of the deck that leave with its process: a seat that changes
+    #: hands voids the round in play, which is dealt again from its start.
+    secrets_leave_with_seat: bool
+    #: Whether the log carries the deck's parts, and actions the keys that show their faces.
+    takes_parts: bool
+
+
+#: Each deck a table may choose, by name: ``open`` (faces from the seeds in the log) and ``fair``
+#: (``kdm.fair``: each seat holds keys, and the log holds the shuffles' parts).
+DECK_TERMS: dict[str, DeckTerms] = {
+    "open": DeckTerms(secrets_leave_with_seat=False, takes_parts=False),
+    "fair": DeckTerms(secrets_leave_with_seat=True, takes_parts=True),
+}
+
+
 class Deck(Protocol):
     """A table's deck service, as its hosts use it: ``OpenDeck`` here, or ``kdm.fair.table.FairDeck``.
 

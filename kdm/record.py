@@ -43,6 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kdm.deck import DECK_TERMS, DeckTerms
 from kdm.engine import Effect, Engine, IllegalAction, Owed
 from kdm.entries import (
     ENTRY_TYPES,
@@ -87,7 +88,7 @@ def shuffle_seed(nonces: list[bytes]) -> bytes:
 
 
 #: The deck services a table may use (``kdm.deck.OpenDeck``, ``kdm.fair.table.FairDeck``).
-DECKS = ("open", "fair")
+DECKS = tuple(DECK_TERMS)
 
 #: Why a join was refused (``Notice.code``): the joiner may watch instead (``PLAYING``, ``FULL``), or
 #: ask again once the table's ``create`` is applied (``NO_TABLE_YET``: a join can reach the log first).
@@ -226,6 +227,11 @@ class TableRecord:
     def rules(self) -> Rules:
         assert self.engine is not None
         return self.engine.rules
+
+    @property
+    def terms(self) -> DeckTerms:
+        """What the table's deck means for this record (``kdm.deck.DECK_TERMS``)."""
+        return DECK_TERMS[self.deck]
 
     def describe(self, effect: Effect, lang: str = "en") -> str | None:
         """What the table says of ``effect`` (``kdm_describe``), calling each seat by its player's name."""
@@ -432,7 +438,7 @@ class TableRecord:
         the process that played it, so a round in play is voided and played again from its deal
         (DESIGN 7); the deck deals again every card it can no longer read (``voided`` notice)."""
         engine = self.engine
-        if self.deck != "fair" or not self.started or engine is None or engine.over:
+        if not self.terms.secrets_leave_with_seat or not self.started or engine is None or engine.over:
             return []
         # A round is in play unless the table awaits its next deal, or rests before it with the cards
         # gathered (a table of people pauses on a round's result): the last round's start is stale then.
@@ -537,7 +543,7 @@ class TableRecord:
         if isinstance(event, StartGame | Deal | Shuffle):
             raise UsageError("seeds come from reveals, not from one player")
         if entry.keys:
-            if self.deck != "fair" or self.show_keys is None or acting is None:
+            if not self.terms.takes_parts or self.show_keys is None or acting is None:
                 raise UsageError(f"{node}'s {event.kind} carries keys, which only a fair deck's seat shows")
             problem = self.show_keys(acting, entry.keys)
             if problem is not None:
@@ -551,7 +557,8 @@ class TableRecord:
         engine = self.engine
         assert engine is not None
         seq = engine.state.seq
-        before = engine.snapshot() if self.deck == "fair" and not node else None  # a seeded event: a deal?
+        # A seeded event (a deal?) at a table whose seats hold the deck's secrets: its start is kept.
+        before = engine.snapshot() if self.terms.secrets_leave_with_seat and not node else None
         effects = engine.apply(event)
         if before is not None and any(effect["kind"] == "dealt" for effect in effects):
             self.round_start = before
@@ -561,7 +568,7 @@ class TableRecord:
     def _deck_part(self, entry: DeckPart) -> list[Notice]:
         """A seat's part in the fair deck: its turn in a shuffle, keys it shows, secrets it opens."""
         node, seat = entry.id.node, entry.seat
-        if not self.started or self.deck != "fair":
+        if not self.started or not self.terms.takes_parts:
             raise UsageError("deck parts belong to a fair deck's game")
         if not (0 <= seat < len(self.seats) and self.seats[seat].node == node):
             raise UsageError(f"{node} cannot act for seat {seat}")
