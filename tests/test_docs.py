@@ -307,3 +307,16 @@ def test_the_readme_is_a_guide_and_the_dated_figures_are_in_docs_benchmarks() ->
     for heading in ["## Speed", "### Kem's bot league", "### Network figures", "### Fair dealing",
                     "### Between laptops", "## Reliability"]:  # fmt: skip
         assert f"\n{heading}\n" in figures and f"\n{heading}\n" not in readme
+
+
+def test_the_architecture_page_names_files_that_exist_and_walks_one_slap() -> None:
+    """Issue 26: ``docs/architecture.md`` says where each part lives and the path of one slap, file by
+    file; a file it names that moves or goes makes this fail, so the page cannot drift."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:kdm|net|plugins|tests)/[\w/]*?(?:\.py|/))`", page))
+    assert {"kdm/peer.py", "net/raft.py", "plugins/kilo/screen/", "kdm/window.py"} <= named
+    assert [path for path in sorted(named) if not (ROOT / path).exists()] == []
+    path = page.split("## The path of one slap", 1)[1]
+    steps = re.findall(r"^\d+\. `([\w/]+\.py)`", path, re.MULTILINE)
+    assert len(steps) == len(re.findall(r"^\d+\. ", path, re.MULTILINE)) >= 10  # each step names its file
+    assert f"{len(steps)} steps in {len(set(steps))} files" in path  # the counts it gives are true
