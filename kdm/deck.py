@@ -27,7 +27,8 @@ from kdm.state import TableState
 if TYPE_CHECKING:
     from kdm.entries import DeckPart
 
-#: The ``kdm_reveal`` hook: the event a plugin builds for its own reveal duty, or None.
+#: The ``kdm_reveal`` hook (``kdm.manager.RevealHook``): the event a plugin builds for its own reveal
+#: duty, or None.
 Reveal = Callable[..., Event | None]
 
 
@@ -221,7 +222,7 @@ class OpenDeck:
         (``kdm_claimed_faces``), and rebuilds an event that fulfils a reveal duty (a shown hand, a draw,
         a called card) as the game's ``kdm_reveal`` would from the true faces, and compares."""
         rules = engine.rules
-        claimed = rules.caller("kdm_claimed_faces")(event=event) or {}
+        claimed = rules.hooks.claimed_faces(event=event) or {}
         known = self.faces
         for token, face in claimed.items():
             if known.get(token, face) != face:
@@ -229,7 +230,7 @@ class OpenDeck:
         duty = reveal_duty(engine, event)
         if duty is None:
             return None  # not a reveal: the rules judge it
-        expected = self.fulfil(duty, engine.state, rules.caller("kdm_reveal"))
+        expected = self.fulfil(duty, engine.state, rules.hooks.reveal)
         if expected is None or expected == event:
             return None
         return "it claims faces that are not the ones dealt"

@@ -116,8 +116,8 @@ class TableDriver:
         #: ``(due, order, plan)``, earliest first (tuples compare faster than dataclasses).
         self._queue: list[tuple[float, int, Plan]] = []
         self._order = 0
-        self._bot_decide = engine.rules.caller("kdm_bot_decide")
-        self._reveal = engine.rules.caller("kdm_reveal")
+        self._bot_decide = engine.rules.hooks.bot_decide
+        self._reveal = engine.rules.hooks.reveal
 
     # --- time ------------------------------------------------------------------------------------
 
@@ -204,7 +204,7 @@ class TableDriver:
 
     def note_refused(self, note: PrivateNote) -> str | None:
         """Why the table takes no such note now (None: it does)."""
-        refusal: str | None = self.engine.rules.caller("kdm_note_refused")(state=self.engine.state, note=note)
+        refusal: str | None = self.engine.rules.hooks.note_refused(state=self.engine.state, note=note)
         return refusal
 
     def wake(self, seats: Iterable[int]) -> None:

@@ -156,9 +156,8 @@ class Engine:
     def __init__(self, rules: Rules, players: int, options: dict[str, Any] | None = None) -> None:
         self.rules = rules
         self.state = TableState(players=players, options=rules.resolve(players, options or {}))
-        self._apply = rules.caller("kdm_apply")
-        self._awaiting = rules.caller("kdm_awaiting")
-        self._view_parts = rules.caller("kdm_view")
+        hooks = rules.hooks
+        self._apply, self._awaiting, self._view_parts = hooks.apply, hooks.awaiting, hooks.view
         rules.setup_table(self.state)
 
     @property

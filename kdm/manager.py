@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import pluggy
 
@@ -39,8 +39,76 @@ from kdm.names import SeatNames
 from kdm.options import TableOption, resolve_options
 
 if TYPE_CHECKING:
+    from kdm.agents import Bot, Decision
+    from kdm.deck import Knowledge, PrivateNote
+    from kdm.engine import Duty, Engine
+    from kdm.events import Event
     from kdm.state import TableState
     from kdm.tui.extension import ScreenPart
+
+
+class ApplyHook(Protocol):
+    """``kdm_apply``: what ``event`` does to ``engine``'s state, or None if no plugin handles it."""
+
+    def __call__(self, *, engine: Engine, event: Event) -> Sequence[Effect] | None: ...
+
+
+class AwaitingHook(Protocol):
+    """``kdm_awaiting``: what the table waits for from outside the players."""
+
+    def __call__(self, *, state: TableState) -> list[Duty] | None: ...
+
+
+class ViewHook(Protocol):
+    """``kdm_view``: every plugin's part of a seat's view, ``(name, data)``."""
+
+    def __call__(self, *, state: TableState, seat: int, knowledge: Knowledge) -> list[tuple[str, Any]]: ...
+
+
+class BotDecideHook(Protocol):
+    """``kdm_bot_decide``: what ``bot`` does next from its seat's view, or None to wait."""
+
+    def __call__(self, *, view: Any, bot: Bot) -> Decision | None: ...
+
+
+class RevealHook(Protocol):
+    """``kdm_reveal``: the event that fulfils ``duty`` from the faces known here, or None."""
+
+    def __call__(self, *, duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event | None: ...
+
+
+class RefusedHook(Protocol):
+    """``kdm_chat_refused``: why the table refuses a chat line now, or None."""
+
+    def __call__(self, *, state: TableState, seat: int, text: str) -> str | None: ...
+
+
+class NoteRefusedHook(Protocol):
+    """``kdm_note_refused``: why the table takes no private note now, or None."""
+
+    def __call__(self, *, state: TableState, note: PrivateNote) -> str | None: ...
+
+
+class ClaimedFacesHook(Protocol):
+    """``kdm_claimed_faces``: the faces an event shows the table, token → face, or None."""
+
+    def __call__(self, *, event: Event) -> Mapping[int, str] | None: ...
+
+
+@dataclass(frozen=True)
+class CoreHooks:
+    """The hooks the core calls at every event, typed: each field is the table's caller for its hook
+    (``Rules.caller``), so a misspelt hook or argument is a type error, not a silent None."""
+
+    apply: ApplyHook
+    awaiting: AwaitingHook
+    view: ViewHook
+    bot_decide: BotDecideHook
+    reveal: RevealHook
+    chat_refused: RefusedHook
+    note_refused: NoteRefusedHook
+    claimed_faces: ClaimedFacesHook
+
 
 ENTRY_POINT_GROUP = "kdm"
 AUTOLOAD_ENV = "KDM_DISABLE_PLUGIN_AUTOLOAD"
@@ -213,6 +281,7 @@ class Rules:
             ) from None
         self._hook: Any = self.manager.hook
         self._callers: dict[str, Callable[..., Any]] = {}
+        self._hooks: CoreHooks | None = None
         self.codec = EventCodec(SEEDED_EVENTS)
         for event_types in self._hook.kdm_event_types():
             for event_type in event_types:
@@ -291,6 +360,23 @@ class Rules:
             if refusal:
                 raise TableError(refusal)
         return options
+
+    @property
+    def hooks(self) -> CoreHooks:
+        """The hooks the core calls, typed (``CoreHooks``), made once per table."""
+        if self._hooks is None:
+            caller = self.caller
+            self._hooks = CoreHooks(
+                apply=caller("kdm_apply"),
+                awaiting=caller("kdm_awaiting"),
+                view=caller("kdm_view"),
+                bot_decide=caller("kdm_bot_decide"),
+                reveal=caller("kdm_reveal"),
+                chat_refused=caller("kdm_chat_refused"),
+                note_refused=caller("kdm_note_refused"),
+                claimed_faces=caller("kdm_claimed_faces"),
+            )
+        return self._hooks
 
     def caller(self, name: str) -> Callable[..., Any]:
         """A caller for hook ``name``, with pluggy's semantics minus its per-call machinery: how the

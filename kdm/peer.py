@@ -492,7 +492,7 @@ class Peer:
         agent = agent or self.me
         fields: dict[str, Any] = {"event": self.record.rules.codec.encode(event)}
         if agent.seat is not None:
-            claimed = self.record.rules.caller("kdm_claimed_faces")(event=event)
+            claimed = self.record.rules.hooks.claimed_faces(event=event)
             keys = self.deck.keys_for(agent.seat, claimed)
             if keys:
                 fields["keys"] = keys

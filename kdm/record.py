@@ -595,7 +595,7 @@ class TableRecord:
         problem = chat_problem(entry.text)
         if problem:
             raise UsageError(problem)
-        refusal = self.rules.caller("kdm_chat_refused")(state=self.engine.state, seat=seat, text=entry.text)
+        refusal = self.rules.hooks.chat_refused(state=self.engine.state, seat=seat, text=entry.text)
         if refusal:
             raise UsageError(refusal)
         self.chat.append((seat, entry.text))

@@ -12,6 +12,7 @@ import dataclasses
 import logging
 import re
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import msgpack
@@ -575,8 +576,10 @@ class _Rules:
     def __init__(self, revealed: Event) -> None:
         self.revealed = revealed
 
-    def caller(self, name: str) -> Callable[..., Any]:
-        return (lambda **_: None) if name == "kdm_claimed_faces" else (lambda **_: self.revealed)
+    @property
+    def hooks(self) -> Any:
+        """The two hooks a deck's check asks (``Rules.hooks``): no face claimed; ``revealed`` revealed."""
+        return SimpleNamespace(claimed_faces=lambda **_: None, reveal=lambda **_: self.revealed)
 
 
 class _Engine:

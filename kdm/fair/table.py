@@ -963,8 +963,8 @@ class FairDeck:
         own keys came with it, ``show_keys``); a reveal nobody can check yet (a queen called: its holder
         alone knows the card) is taken on trust and checked at the audit."""
         rules = engine.rules
-        self._reveal = rules.caller("kdm_reveal")
-        claimed = rules.caller("kdm_claimed_faces")(event=event) or {}
+        self._reveal = rules.hooks.reveal
+        claimed = rules.hooks.claimed_faces(event=event) or {}
         for token, face in claimed.items():
             shown = self.public.get(token)
             if shown is None:
