@@ -337,3 +337,14 @@ def test_play_says_a_bad_option_in_one_line_with_status_2(capsys: pytest.Capture
     assert cli.main(["play", "--bots", "3", "--variant", "all_at_once", "--option", "go_interval_ms=5"]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and error.startswith("kdm play: error: option go_interval_ms")
+
+
+def test_at_a_spoons_table_no_line_of_the_base_game_says_slap() -> None:
+    """Spoons grabs instead of slapping: every word of the base game's screen that says "slap" is said
+    otherwise there, but for the slap's banner (spoons flashes its own grab) and the help (spoons adds
+    its line); a full run once dealt four queens, and the hand said "a combo: slap now!"."""
+    from kdm.plugins.kilo.screen.text import WORDS
+    from kdm.plugins.spoons_screen import RENAMES
+
+    slapping = {key for key, (english, _french) in WORDS.items() if "slap" in english.lower()}
+    assert slapping - set(RENAMES) == {"slap_banner", "help"}
