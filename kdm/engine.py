@@ -11,10 +11,10 @@ import copy
 import dataclasses
 import enum
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from kdm.effects import Effect
 from kdm.errors import KdmError
@@ -31,6 +31,7 @@ __all__ = [
     "Duty",
     "Effect",
     "Engine",
+    "Handlers",
     "IllegalAction",
     "Owed",
     "SeatView",
@@ -118,6 +119,38 @@ class Owed(enum.Enum):
     DECISION = "decision"
     #: Faces only some host knows (a seat's process, or the deck for the table's): it answers at once.
     REVEAL = "reveal"
+
+
+EventType = TypeVar("EventType", bound=Event)
+Result = TypeVar("Result")
+
+
+class Handlers(Generic[Result]):
+    """A game's handlers of its events, by event class, for its ``kdm_apply``: ``@handlers.on(Pass)``
+    registers a function of ``(engine, event)`` typed for that event (no ``isinstance`` at its top);
+    ``apply`` calls the one for an event's class, or returns None when the game has none (another
+    plugin's event)."""
+
+    def __init__(self) -> None:
+        self._by_type: dict[type[Event], Callable[[Engine, Any], Result]] = {}
+
+    def on(
+        self, event_type: type[EventType]
+    ) -> Callable[[Callable[[Engine, EventType], Result]], Callable[[Engine, EventType], Result]]:
+        """Register the decorated function as the handler of ``event_type``."""
+
+        def register(handler: Callable[[Engine, EventType], Result]) -> Callable[[Engine, EventType], Result]:
+            if event_type in self._by_type:
+                raise ValueError(f"two handlers for {event_type.kind!r}")
+            self._by_type[event_type] = handler
+            return handler
+
+        return register
+
+    def apply(self, engine: Engine, event: Event) -> Result | None:
+        """What the handler of ``event``'s class returns, or None if there is none."""
+        handler = self._by_type.get(type(event))
+        return None if handler is None else handler(engine, event)
 
 
 @dataclass(slots=True)

@@ -16,14 +16,13 @@ passing (re)started or the previous GO.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from kdm.agents import Bot, Decision
 from kdm.deck import Knowledge
 from kdm.effects import Hints
-from kdm.engine import Duty, Engine, IllegalAction, SeatView
+from kdm.engine import Duty, Engine, Handlers, IllegalAction, SeatView
 from kdm.events import Event
 from kdm.hookspecs import hookimpl
 from kdm.options import OptionWords, TableOption
@@ -141,16 +140,19 @@ def steered(state: TableState, data: AllAtOnceTable) -> bool:
     return data.steered or not needs_steering(state)
 
 
+#: The handlers of this plugin's events, by event class (``kdm_apply`` calls the one for an event).
+HANDLERS: Handlers[list[AllAtOnceEffect]] = Handlers()
+
+
 @hookimpl
 def kdm_apply(engine: Engine, event: Event) -> list[AllAtOnceEffect] | None:
     if engine.state.phase != "passing":
         return None  # Steer and Go are refused below; a Pass is refused by the base game
-    handler = _HANDLERS.get(event.kind)
-    return None if handler is None else handler(engine, event)
+    return HANDLERS.apply(engine, event)
 
 
-def _choose(engine: Engine, event: Event) -> list[AllAtOnceEffect]:
-    assert isinstance(event, Pass)
+@HANDLERS.on(Pass)
+def _choose(engine: Engine, event: Pass) -> list[AllAtOnceEffect]:
     state = engine.state
     if not 0 <= event.seat < state.players or event.token not in state.hands[event.seat]:
         raise IllegalAction(f"seat {event.seat} does not hold card {event.token}")
@@ -159,8 +161,8 @@ def _choose(engine: Engine, event: Event) -> list[AllAtOnceEffect]:
     return [{"kind": "chose", "seat": event.seat, "token": event.token}]
 
 
-def _steer(engine: Engine, event: Event) -> list[AllAtOnceEffect]:
-    assert isinstance(event, Steer)
+@HANDLERS.on(Steer)
+def _steer(engine: Engine, event: Steer) -> list[AllAtOnceEffect]:
     state = engine.state
     data, starter = current(state), kilo.table(state).starter
     if event.seat != starter:
@@ -175,8 +177,8 @@ def _steer(engine: Engine, event: Event) -> list[AllAtOnceEffect]:
     return [{"kind": "steered", "seat": event.seat, "direction": event.direction}]
 
 
-def _go(engine: Engine, event: Event) -> list[AllAtOnceEffect]:
-    assert isinstance(event, Go)
+@HANDLERS.on(Go)
+def _go(engine: Engine, event: Go) -> list[AllAtOnceEffect]:
     state = engine.state
     data, base = current(state), kilo.table(state)
     by_table = state.options["go_interval_ms"] != STARTER
@@ -208,13 +210,6 @@ def _pick(seed: bytes, gos: int) -> int:
     return int.from_bytes(
         hashlib.blake2b(seed + b"go" + gos.to_bytes(4, "big"), digest_size=8).digest(), "big"
     )
-
-
-_HANDLERS: dict[str, Callable[[Engine, Event], list[AllAtOnceEffect]]] = {
-    Pass.kind: _choose,
-    Steer.kind: _steer,
-    Go.kind: _go,
-}
 
 
 @hookimpl

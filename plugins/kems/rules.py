@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.cards import faces_of_ranks, full_deck, rank_of
 from kdm.deck import PrivateNote
 from kdm.effects import ShownPrivately
-from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction, effective_time
+from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, Handlers, IllegalAction, effective_time
 from kdm.entries import chat_problem
 from kdm.events import Deal, Event, ShowHand, Shuffle
 from kdm.hookspecs import hookimpl
@@ -327,10 +327,14 @@ def kdm_setup_table(state: TableState) -> None:
     state.phase = "signing"  # RULES 3.2: each team agrees its signs privately before the game
 
 
-def _team_ready(engine: Engine, event: Event) -> list[KemsEffect]:
+#: The handlers of this plugin's events, by event class (``kdm_apply`` calls the one for an event).
+HANDLERS: Handlers[list[KemsEffect]] = Handlers()
+
+
+@HANDLERS.on(TeamReady)
+def _team_ready(engine: Engine, event: TeamReady) -> list[KemsEffect]:
     """RULES 3.2: the first seat of a team says its team's signs are agreed; play begins once every team
     has (or at ``ready_time``)."""
-    assert isinstance(event, TeamReady)
     state = engine.state
     _expect(state, "signing", "signs are agreed before the game")
     data = kems(state)
@@ -348,8 +352,8 @@ def _team_ready(engine: Engine, event: Event) -> list[KemsEffect]:
     return effects
 
 
-def _ready_time(engine: Engine, event: Event) -> list[KemsEffect]:
-    assert isinstance(event, ReadyTime)
+@HANDLERS.on(ReadyTime)
+def _ready_time(engine: Engine, event: ReadyTime) -> list[KemsEffect]:
     state = engine.state
     _expect(state, "signing", "the time for signs is over")
     return _close_signs(state)
@@ -368,13 +372,12 @@ def _close_signs(state: TableState) -> list[KemsEffect]:
 
 @hookimpl
 def kdm_apply(engine: Engine, event: Event) -> list[KemsEffect] | None:
-    handler = _HANDLERS.get(event.kind)
-    return None if handler is None else handler(engine, event)
+    return HANDLERS.apply(engine, event)
 
 
-def _deal(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(Deal)
+def _deal(engine: Engine, event: Deal) -> list[KemsEffect]:
     """RULES 3.3: a fresh deck, shuffled, four cards to each player one at a time; the rest is the talon."""
-    assert isinstance(event, Deal)
     state = engine.state
     _expect(state, "dealing", "cards are dealt only between deals")
     data = kems(state)
@@ -409,8 +412,8 @@ def _new_deal_fields(data: KemsTable, seed: bytes, players: int) -> None:
     data.tiebreak = tiebreaks(seed, players)
 
 
-def _keep_hand(engine: Engine, event: Event) -> list[KemsEffect]:
-    assert isinstance(event, KeepHand)
+@HANDLERS.on(KeepHand)
+def _keep_hand(engine: Engine, event: KeepHand) -> list[KemsEffect]:
     state = engine.state
     _expect(state, "checking", "hands are checked only after the deal")
     data = kems(state)
@@ -437,9 +440,9 @@ def _start_turning(state: TableState) -> None:
         state.phase = "reshuffling"
 
 
-def _redraw(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(Redraw)
+def _redraw(engine: Engine, event: Redraw) -> list[KemsEffect]:
     """RULES 3.3: three or four of a rank are shown, go back into the talon (shuffled), and are redrawn."""
-    assert isinstance(event, Redraw)
     state = engine.state
     _expect(state, "checking", "hands are checked only after the deal")
     data = kems(state)
@@ -459,9 +462,9 @@ def _redraw(engine: Engine, event: Event) -> list[KemsEffect]:
     return [{"kind": "redrawn", "seat": event.seat, "cards": list(event.cards)}]
 
 
-def _shuffle(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(Shuffle)
+def _shuffle(engine: Engine, event: Shuffle) -> list[KemsEffect]:
     """The talon (after a redraw) or the bin (when the talon ran out) is shuffled into a new talon."""
-    assert isinstance(event, Shuffle)
     state = engine.state
     _expect(state, "reshuffling", "nothing is being shuffled now")
     data = kems(state)
@@ -487,9 +490,9 @@ def _shuffle(engine: Engine, event: Event) -> list[KemsEffect]:
     return effects
 
 
-def _turn(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(Turn)
+def _turn(engine: Engine, event: Turn) -> list[KemsEffect]:
     """RULES 3.4.1 and 3.4.4: turn cards until four lie face up without three of a rank."""
-    assert isinstance(event, Turn)
     state = engine.state
     _expect(state, "turning", "no cards are being turned now")
     data = kems(state)
@@ -526,9 +529,9 @@ def _open_hunt(state: TableState) -> list[KemsEffect]:
     return [{"kind": "hunt_open", "table": [state.faces[t] for t in state.zones[TABLE]]}]
 
 
-def _exchange(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(Exchange)
+def _exchange(engine: Engine, event: Exchange) -> list[KemsEffect]:
     """RULES 3.4.2: give k cards, take k table cards; a card already taken voids the whole exchange."""
-    assert isinstance(event, Exchange)
     state = engine.state
     data = kems(state)
     _check_seat(state, event.seat)
@@ -567,16 +570,17 @@ def _exchange(engine: Engine, event: Event) -> list[KemsEffect]:
     return effects
 
 
-def _quiet(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(Quiet)
+def _quiet(engine: Engine, event: Quiet) -> list[KemsEffect]:
     state = engine.state
     _expect(state, "hunt", "the hunt is not on")
     kems(state).sweepable = True
     return [{"kind": "quiet"}]
 
 
-def _sweep(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(Sweep)
+def _sweep(engine: Engine, event: Sweep) -> list[KemsEffect]:
     """RULES 3.4.3: « Balayage ? », once nobody has exchanged for ``sweep_after_ms``."""
-    assert isinstance(event, Sweep)
     state = engine.state
     _expect(state, "hunt", "a sweep is asked during the hunt")
     _check_seat(state, event.seat)
@@ -593,8 +597,8 @@ def _sweep(engine: Engine, event: Event) -> list[KemsEffect]:
     return [{"kind": "sweep_asked", "seat": event.seat, "wake": others}]
 
 
-def _sweep_answer(engine: Engine, event: Event) -> list[KemsEffect]:
-    assert isinstance(event, SweepAnswer)
+@HANDLERS.on(SweepAnswer)
+def _sweep_answer(engine: Engine, event: SweepAnswer) -> list[KemsEffect]:
     state = engine.state
     _expect(state, "sweep", "nobody asked for a sweep")
     _check_seat(state, event.seat)
@@ -615,9 +619,9 @@ def _sweep_answer(engine: Engine, event: Event) -> list[KemsEffect]:
     return [answered, *_sweep_table(state)]
 
 
-def _sweep_time(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(SweepTime)
+def _sweep_time(engine: Engine, event: SweepTime) -> list[KemsEffect]:
     """RULES 3.4.3: a question left unanswered for ``sweep_answer_ms`` counts as accepted by the silent."""
-    assert isinstance(event, SweepTime)
     state = engine.state
     _expect(state, "sweep", "nobody asked for a sweep")
     data = kems(state)
@@ -641,9 +645,9 @@ def _sweep_table(state: TableState) -> list[KemsEffect]:
     return [{"kind": "binned", "cards": faces, "reason": "sweep", "wake": ()}]
 
 
-def _gesture(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(Gesture)
+def _gesture(engine: Engine, event: Gesture) -> list[KemsEffect]:
     """RULES 3.2: anyone may make any gesture at any time, and everyone sees it."""
-    assert isinstance(event, Gesture)
     state = engine.state
     _playing(state)
     _check_seat(state, event.seat)
@@ -656,8 +660,8 @@ def _gesture(engine: Engine, event: Event) -> list[KemsEffect]:
     return [{"kind": "gestured", "seat": event.seat, "gesture": event.gesture, "seq": state.seq}]
 
 
-def _say(engine: Engine, event: Event) -> list[KemsEffect]:
-    assert isinstance(event, Say)
+@HANDLERS.on(Say)
+def _say(engine: Engine, event: Say) -> list[KemsEffect]:
     state = engine.state
     _playing(state)
     _check_seat(state, event.seat)
@@ -673,9 +677,9 @@ def _say(engine: Engine, event: Event) -> list[KemsEffect]:
     return [{"kind": "said", "seat": event.seat, "text": text}]
 
 
-def _call(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(Call)
+def _call(engine: Engine, event: Call) -> list[KemsEffect]:
     """RULES 3.5: a call opens a window (or joins it); the earliest effective time counts."""
-    assert isinstance(event, Call)
     state = engine.state
     if state.phase not in ("hunt", "calling"):
         raise IllegalAction("calls are made during the hunt only")
@@ -705,7 +709,8 @@ def _call(engine: Engine, event: Event) -> list[KemsEffect]:
              "effective": eff, "opened": opened}]  # fmt: skip
 
 
-def _close(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(Close)
+def _close(engine: Engine, event: Close) -> list[KemsEffect]:
     """The call window's time is up: the earliest call counts, the others are void."""
     state = engine.state
     _expect(state, "calling", "no call is open")
@@ -727,10 +732,10 @@ def _close(engine: Engine, event: Event) -> list[KemsEffect]:
     return [judged]
 
 
-def _show_hand(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(ShowHand)
+def _show_hand(engine: Engine, event: ShowHand) -> list[KemsEffect]:
     """A whole hand shown for a call, or in answer to a Contre by an accused who holds four of a kind
     (without four, the accused answers with ``ShowTwo``: RULES 3.5, the deal goes on)."""
-    assert isinstance(event, ShowHand)
     state = engine.state
     data = kems(state)
     if state.phase == "answering":
@@ -767,9 +772,9 @@ def _show_hand(engine: Engine, event: Event) -> list[KemsEffect]:
     return effects + _score(engine)
 
 
-def _show_two(engine: Engine, event: Event) -> list[KemsEffect]:
+@HANDLERS.on(ShowTwo)
+def _show_two(engine: Engine, event: ShowTwo) -> list[KemsEffect]:
     """RULES 3.5: a failed Contre: two cards to the caller only, -1, and no more Contre this deal."""
-    assert isinstance(event, ShowTwo)
     state = engine.state
     _expect(state, "answering", "no Contre Kem's is being answered")
     data = kems(state)
@@ -854,28 +859,6 @@ def _end_deal(state: TableState) -> list[KemsEffect]:
         return [*effects, {"kind": "game_over", "winners": winners, "team": data.winner}]
     state.phase = "dealing"
     return effects
-
-
-_HANDLERS: dict[str, Callable[[Engine, Event], list[KemsEffect]]] = {
-    Deal.kind: _deal,
-    KeepHand.kind: _keep_hand,
-    Redraw.kind: _redraw,
-    Shuffle.kind: _shuffle,
-    Turn.kind: _turn,
-    Exchange.kind: _exchange,
-    Quiet.kind: _quiet,
-    Sweep.kind: _sweep,
-    SweepAnswer.kind: _sweep_answer,
-    Gesture.kind: _gesture,
-    Say.kind: _say,
-    Call.kind: _call,
-    Close.kind: _close,
-    ShowHand.kind: _show_hand,
-    ShowTwo.kind: _show_two,
-    TeamReady.kind: _team_ready,
-    ReadyTime.kind: _ready_time,
-    SweepTime.kind: _sweep_time,
-}
 
 
 def _expect(state: TableState, phase: str, reason: str) -> None:

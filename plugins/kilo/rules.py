@@ -18,14 +18,14 @@ timer is up, so every peer agrees on them. A bots-only table has neither.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of, suit_of
 from kdm.deck import Knowledge
 from kdm.effects import Shuffled
-from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction
+from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, Handlers, IllegalAction
 from kdm.engine import effective_time as engine_effective_time
 from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
 from kdm.hookspecs import hookimpl
@@ -252,20 +252,23 @@ def is_combo(cards: list[str], suit_combos: bool) -> bool:
 TABLE_PHASES = frozenset({"dealing", "announcing", "judging", "resting"})
 
 
+#: The handlers of this plugin's events, by event class (``kdm_apply`` calls the one for an event).
+HANDLERS: Handlers[list[KiloEffect]] = Handlers()
+
+
 @hookimpl
 def kdm_apply(engine: Engine, event: Event) -> list[KiloEffect] | None:
-    handler = _HANDLERS.get(event.kind)
-    if handler is None:
+    effects = HANDLERS.apply(engine, event)
+    if effects is None:
         return None
-    effects = handler(engine, event)
     if engine.state.phase in TABLE_PHASES:
         for effect in effects:
             effect.setdefault("wake", ())
     return effects
 
 
-def _start_game(engine: Engine, event: Event) -> list[KiloEffect]:
-    assert isinstance(event, StartGame)
+@HANDLERS.on(StartGame)
+def _start_game(engine: Engine, event: StartGame) -> list[KiloEffect]:
     state = engine.state
     _expect(state, "setup", "the game has already started")
     dealt, pile_cards = engine.rules.caller("kdm_deck")(players=state.players, options=state.options)
@@ -296,8 +299,8 @@ def _start_game(engine: Engine, event: Event) -> list[KiloEffect]:
     ]
 
 
-def _deal(engine: Engine, event: Event) -> list[KiloEffect]:
-    assert isinstance(event, Deal)
+@HANDLERS.on(Deal)
+def _deal(engine: Engine, event: Deal) -> list[KiloEffect]:
     state = engine.state
     _expect(state, "dealing", "cards are dealt only between rounds")
     kilo = table(state)
@@ -325,8 +328,8 @@ def _deal(engine: Engine, event: Event) -> list[KiloEffect]:
     ]
 
 
-def _announce(engine: Engine, event: Event) -> list[KiloEffect]:
-    assert isinstance(event, Announce)
+@HANDLERS.on(Announce)
+def _announce(engine: Engine, event: Announce) -> list[KiloEffect]:
     state = engine.state
     _expect(state, "announcing", "the queens are called only at the start of a round")
     kilo = table(state)
@@ -379,8 +382,8 @@ def passing_direction(rule: str, players: int, starter: int, spades: int | None)
     return RIGHT if going_right < going_left else LEFT
 
 
-def _pass(engine: Engine, event: Event) -> list[KiloEffect]:
-    assert isinstance(event, Pass)
+@HANDLERS.on(Pass)
+def _pass(engine: Engine, event: Pass) -> list[KiloEffect]:
     state = engine.state
     _expect(state, "passing", "no passing now")
     if event.seat != state.turn:
@@ -420,8 +423,8 @@ def effective_time(state: TableState, event: TimedEvent) -> float:
     return engine_effective_time(table(state).reactions, event, state.options.get("min_reaction_ms", 0))
 
 
-def _slap(engine: Engine, event: Event) -> list[KiloEffect]:
-    assert isinstance(event, Slap)
+@HANDLERS.on(Slap)
+def _slap(engine: Engine, event: Slap) -> list[KiloEffect]:
     if event.round:  # a person's press, which names its round
         check_fresh(engine.state, event.round, event.trigger)
     return slap(engine, event)
@@ -486,8 +489,8 @@ def _mistake(kilo: KiloTable) -> str:
     return "not_four"
 
 
-def _feint(engine: Engine, event: Event) -> list[KiloEffect]:
-    assert isinstance(event, Feint)
+@HANDLERS.on(Feint)
+def _feint(engine: Engine, event: Feint) -> list[KiloEffect]:
     state = engine.state
     _expect(state, ("passing", "window"), "no feinting now")
     _check_seat(state, event.seat)
@@ -498,8 +501,8 @@ def _feint(engine: Engine, event: Event) -> list[KiloEffect]:
     return [{"kind": "feinted", "seat": event.seat, "seq": state.seq}]
 
 
-def _close(engine: Engine, event: Event) -> list[KiloEffect]:
-    assert isinstance(event, Close)
+@HANDLERS.on(Close)
+def _close(engine: Engine, event: Close) -> list[KiloEffect]:
     _expect(engine.state, "window", "no window is open")
     return _close_window(engine)
 
@@ -524,8 +527,8 @@ def _close_window(engine: Engine) -> list[KiloEffect]:
     return effects + _judge(engine, combo=False)
 
 
-def _show_hand(engine: Engine, event: Event) -> list[KiloEffect]:
-    assert isinstance(event, ShowHand)
+@HANDLERS.on(ShowHand)
+def _show_hand(engine: Engine, event: ShowHand) -> list[KiloEffect]:
     state = engine.state
     _expect(state, "judging", "no hand is being shown now")
     first = table(state).ordered[0][0]
@@ -582,8 +585,8 @@ def _why_false(kilo: KiloTable, window: Window) -> str:
     return "feint" if fooled else "no_combo"
 
 
-def _draw(engine: Engine, event: Event) -> list[KiloEffect]:
-    assert isinstance(event, Draw)
+@HANDLERS.on(Draw)
+def _draw(engine: Engine, event: Draw) -> list[KiloEffect]:
     return draw(engine, event)
 
 
@@ -657,8 +660,8 @@ def kilos_of(engine: Engine, seat: int) -> int:
     return sum(weight(engine, state.faces[t]) or 0 for t in state.zones[kilos_zone(seat)])
 
 
-def _shuffle(engine: Engine, event: Event) -> list[KiloEffect]:
-    assert isinstance(event, Shuffle)
+@HANDLERS.on(Shuffle)
+def _shuffle(engine: Engine, event: Shuffle) -> list[KiloEffect]:
     state = engine.state
     _expect(state, "shuffling", "nothing is being shuffled now")
     zone = table(state).drawn_from
@@ -708,9 +711,9 @@ def _end_round(engine: Engine) -> list[KiloEffect]:
     return effects
 
 
-def _resume(engine: Engine, event: Event) -> list[KiloEffect]:
+@HANDLERS.on(Resume)
+def _resume(engine: Engine, event: Resume) -> list[KiloEffect]:
     """A pause for people is over (``Resume``): the held checkpoint, or the rest after a round."""
-    assert isinstance(event, Resume)
     state = engine.state
     kilo = table(state)
     if state.phase == "resting":
@@ -823,21 +826,6 @@ def _expect(state: TableState, phases: str | tuple[str, ...], reason: str) -> No
 def _check_seat(state: TableState, seat: int) -> None:
     if not 0 <= seat < state.players:
         raise IllegalAction(f"there is no seat {seat}")
-
-
-_HANDLERS: dict[str, Callable[[Engine, Event], list[KiloEffect]]] = {
-    StartGame.kind: _start_game,
-    Deal.kind: _deal,
-    Announce.kind: _announce,
-    Pass.kind: _pass,
-    Slap.kind: _slap,
-    Feint.kind: _feint,
-    Close.kind: _close,
-    ShowHand.kind: _show_hand,
-    Draw.kind: _draw,
-    Shuffle.kind: _shuffle,
-    Resume.kind: _resume,
-}
 
 
 # --- views ----------------------------------------------------------------------------------------
