@@ -30,9 +30,11 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from kdm import session
+from kdm.events import Event
 from kdm.net.clock import monotonic_ms
+from kdm.notices import Applied, Notice, Rejected
 from kdm.peer import Peer
-from kdm.record import Notice
+from kdm.plugins.kilo.events import Pass
 from kdm.session import SessionConfig, TableSession
 from kdm.tui.app import TableApp
 from kdm.tui.state import TableScreen
@@ -49,7 +51,7 @@ def percentile(values: list[float], percent: float) -> float:
 
 
 class TimedScreen(TableScreen):
-    """The table screen, noting when our pass is read from the keys and when it is applied."""
+    """The table screen, noting when our pass is sent from the keys and when it is applied."""
 
     def __init__(self, peer: Peer) -> None:
         super().__init__(peer)
@@ -57,14 +59,18 @@ class TimedScreen(TableScreen):
         self.applied_ms: float | None = None
         self.refused = False
 
-    def pass_chosen(self) -> bool:
-        self.read_ms = monotonic_ms()
-        return super().pass_chosen()
+    def act(self, event: Event) -> bool:
+        """Every action the screen sends goes through here: a pass is read (the base game's screen,
+        ``KiloPlay.pass_chosen``, sends it at once)."""
+        if isinstance(event, Pass):
+            self.read_ms = monotonic_ms()
+        return super().act(event)
 
     def on_notice(self, notice: Notice) -> None:
-        if any(e["kind"] == "passed" and e["seat"] == self.peer.seat for e in notice.effects):
+        effects = notice.effects if isinstance(notice, Applied) else ()
+        if any(e["kind"] == "passed" and e["seat"] == self.peer.seat for e in effects):
             self.applied_ms = monotonic_ms()
-        elif notice.kind == "rejected" and notice.node == self.peer.me.identity:
+        elif isinstance(notice, Rejected) and notice.node == self.peer.me.identity:
             self.refused = True  # a bot's slap opened a window just before: no pass, no figure
         super().on_notice(notice)
 

@@ -79,7 +79,20 @@ from kdm.manager import PluginInfo, Rules
 from kdm.membership import voting_homes
 from kdm.net.loops import every
 from kdm.net.raft_messages import ConfChange
-from kdm.record import NO_TABLE_YET, Notice, TableRecord, commitment
+from kdm.notices import (
+    Applied,
+    Cheat,
+    Created,
+    NoteArrived,
+    Notice,
+    Rejected,
+    Returned,
+    Seated,
+    Started,
+    TookOver,
+    Voided,
+)
+from kdm.record import NO_TABLE_YET, TableRecord, commitment
 
 log = logging.getLogger("kdm.peer")
 RETRY_S = 0.25
@@ -733,7 +746,7 @@ class Peer:
         notices = self.record.apply(entry)
         for notice in notices:
             self._handle(notice)
-        if paid is not None and any(notice.kind == "rejected" for notice in notices):
+        if paid is not None and any(isinstance(notice, Rejected) for notice in notices):
             # A refused reveal is owed again: the next one may be right. Only that one: another of
             # the seat's entries refused meanwhile (a slap too late) says nothing of a reveal on its
             # way, which would then be proposed twice.
@@ -757,32 +770,32 @@ class Peer:
 
     def _handle(self, notice: Notice) -> None:
         mine = self._agent(notice.node)
-        if notice.kind == "created":
+        if isinstance(notice, Created):
             self.deck = deck_of_table(self.record, self.clock.local_ms)
-        if notice.kind in ("seated", "took_over", "returned") and notice.seat is not None:
+        if isinstance(notice, (Seated | TookOver | Returned)) and notice.seat is not None:
             self._seat_changed_hands(notice.seat, mine)
             engine = self.record.engine
             if mine is not None and mine.seat is not None and engine is not None and engine.over:
                 # Every seat says it is done, and the table ends once all have: the seat came here
                 # after the game's end (its player back, or a stand-in for a player gone before).
                 self.propose(Done, mine)
-            if notice.kind == "returned" and mine is self.me and notice.previous:
+            if isinstance(notice, Returned) and mine is self.me and notice.previous:
                 self.rejoined = True
-            if notice.kind != "seated":
+            if not isinstance(notice, Seated):
                 self._pass_notes_on(notice.seat)
-        elif notice.kind == "rejected" and notice.code == NO_TABLE_YET and mine is self.me:
+        elif isinstance(notice, Rejected) and notice.code == NO_TABLE_YET and mine is self.me:
             # Our join reached the log before the founder's create (it asked "which table?" early):
             # ask again once the table exists.
             log.info("entry from %s refused: %s; asking again once it exists", notice.node, notice.reason)
             self._join_when_created = True
-        elif notice.kind == "rejected":
+        elif isinstance(notice, Rejected):
             level = logging.WARNING if mine is not None else logging.INFO
             log.log(level, "entry from %s refused: %s", notice.node or "?", notice.reason)
             if mine is not None:
                 mine.asking = False
                 if mine.bot is not None and mine.seat is not None:
                     self._wake_bots([mine.seat])  # the table moved on: think again
-        elif notice.kind == "voided":
+        elif isinstance(notice, Voided):
             log.warning("%s", notice.reason)
             engine = self.record.engine
             if engine is not None:
@@ -791,10 +804,10 @@ class Peer:
             if self.driver is not None:
                 for seat in list(self.driver.plans):
                     self.driver.cancel(seat)
-        elif notice.kind == "created" and self._join_when_created:
+        elif isinstance(notice, Created) and self._join_when_created:
             self._join_when_created = False
             self.join_table()
-        elif notice.kind == "applied":
+        elif isinstance(notice, Applied):
             driver = self.driver
             assert driver is not None  # an event was applied: there is a table
             if notice.event is not None:
@@ -814,9 +827,9 @@ class Peer:
             self.finished.set()
         if self.on_notice is not None:
             self.on_notice(notice)
-        if notice.kind == "applied":
+        if isinstance(notice, Applied):
             self._wake_bots(concerned)
-        elif notice.kind in ("started", "took_over", "returned", "voided"):
+        elif isinstance(notice, (Started | TookOver | Returned | Voided)):
             self._wake_bots()
 
     def _seat_changed_hands(self, seat: int, now: Agent | None) -> None:
@@ -1050,7 +1063,7 @@ class Peer:
             self._owe_duties()
             self._deck_work()
             if self.on_notice is not None:
-                self.on_notice(Notice("note", seat=said.to))
+                self.on_notice(NoteArrived(seat=said.to))
             self._wake_bots(learnt)
 
     def _received_turn(self, sender: str, body: dict[str, Any]) -> None:
@@ -1075,7 +1088,7 @@ class Peer:
         deck = self.deck
         for finding in deck.findings[self._findings_told :]:
             if self.on_notice is not None:
-                self.on_notice(Notice("cheat", seat=finding.seat, reason=finding.reason))
+                self.on_notice(Cheat(seat=finding.seat, reason=finding.reason))
         self._findings_told = len(deck.findings)
 
     # --- private notes ---------------------------------------------------------------------------
@@ -1194,7 +1207,7 @@ class Peer:
         if driver is None:
             self.deck.note(note)
         if self.on_notice is not None:
-            self.on_notice(Notice("note", seat=note.to))
+            self.on_notice(NoteArrived(seat=note.to))
         if concerned is not None:
             self._wake_bots(concerned)
 

@@ -71,6 +71,21 @@ from kdm.identity import claim_is_valid
 from kdm.manager import PluginInfo, Rules, table_plugins
 from kdm.membership import voting_homes
 from kdm.net.keys import verify_key_of
+from kdm.notices import (
+    Applied,
+    Created,
+    DeckPartTaken,
+    Finished,
+    Notice,
+    Rejected,
+    Returned,
+    Returning,
+    Said,
+    Seated,
+    Started,
+    TookOver,
+    Voided,
+)
 from kdm.state import TableState
 
 
@@ -103,30 +118,6 @@ SILENCE_FRESH_ENTRIES = 100
 #: included: a leader's door lets five in ten seconds in, so a person talking alone to a quiet table
 #: meets this after forty seconds at the soonest, and a leader flooding the table after twenty lines.
 CHAT_LOG_BURST, CHAT_LOG_WINDOW = 20, 40
-
-
-@dataclass(frozen=True)
-class Notice:
-    """Something a committed entry did, for the peer: ``kind`` and details.
-
-    ``previous``: for ``returned``, who played the seat until now; for ``rejected``, ``entry`` is the
-    refused entry's type and ``code``, for a refused join, ``PLAYING`` or ``FULL`` when the joiner may
-    watch instead; for ``voided``, ``code`` is ``REPLAYED`` when the round in play is dealt again (not
-    when the table awaited its next deal anyway).
-    """
-
-    kind: str
-    node: str = ""
-    seat: int | None = None
-    reason: str = ""
-    event: Event | None = None
-    effects: tuple[Effect, ...] = ()
-    seq: int = -1
-    previous: str = ""
-    entry: str = ""
-    code: str = ""
-    #: For ``chat``: the line said.
-    text: str = ""
 
 
 @dataclass
@@ -328,14 +319,14 @@ class TableRecord:
             except ValueError as error:
                 kind, node = _type_and_author(entry)
                 said = f"malformed {kind} entry" if kind else "malformed entry"
-                return [Notice("rejected", node=node, reason=f"{said}: {error}", entry=kind)]
+                return [Rejected(node=node, reason=f"{said}: {error}", entry=kind)]
         kind, node = entry.TYPE, entry.id.node
         key = (node, entry.id.counter)
         if key in self.applied_ids or key in self.refused_ids:
             return []  # a copy of an entry already judged (a retried proposal committed twice)
         if self.signed and not signed_by_author(entry, signature, self.table):
             # Not remembered: a forger must not use up the ids of the node it writes in the name of.
-            return [Notice("rejected", node=node, reason=f"not signed by {node}'s key", entry=kind)]
+            return [Rejected(node=node, reason=f"not signed by {node}'s key", entry=kind)]
         try:
             if not isinstance(entry, Create | Join) and not self.sits(author_node(entry)):
                 seatless = author_node(entry)
@@ -344,11 +335,11 @@ class TableRecord:
                 )
             notices = _APPLY[type(entry)](self, entry)
         except (KeyError, TypeError, ValueError) as error:
-            refused = Notice("rejected", node=node, reason=f"malformed {kind} entry: {error}", entry=kind)
+            refused = Rejected(node=node, reason=f"malformed {kind} entry: {error}", entry=kind)
         except _Refused as refusal:
-            refused = Notice("rejected", node=node, reason=str(refusal), entry=kind, code=refusal.code)
+            refused = Rejected(node=node, reason=str(refusal), entry=kind, code=refusal.code)
         except (IllegalAction, KdmError) as error:
-            refused = Notice("rejected", node=node, reason=str(error), entry=kind)
+            refused = Rejected(node=node, reason=str(error), entry=kind)
         else:
             self.applied_ids.add(key)
             return notices + self._seat_returns()
@@ -377,7 +368,7 @@ class TableRecord:
         self.engine = Engine(rules, entry.players, dict(entry.options))
         self.listed, self.deck = entry.listed, entry.deck
         self.name, self.host, self.players, self.plugins = entry.name, node, entry.players, plugins
-        return [Notice("created", node=node)]
+        return [Created(node=node)]
 
     def _join(self, entry: Join) -> list[Notice]:
         node = entry.id.node
@@ -401,7 +392,7 @@ class TableRecord:
         laptop = entry.laptop if entry.laptop != node else ""
         self.seats.append(Seat(node, name, bot, commit, box_key, player, laptop=laptop))
         self.joined.add(node)
-        return [Notice("seated", node=node, seat=len(self.seats) - 1)]
+        return [Seated(node=node, seat=len(self.seats) - 1)]
 
     def _come_back(self, seat: int, back: Return) -> list[Notice]:
         """The player of ``seat`` is back from ``back.node``; the seat is theirs at the next moment the
@@ -413,11 +404,11 @@ class TableRecord:
             raise UsageError(f"{back.node} is already seated")
         self.returning[seat] = back
         self.joined.add(back.node)
-        return [Notice("returning", node=back.node, seat=seat)]
+        return [Returning(node=back.node, seat=seat)]
 
     def _seat_returns(self) -> list[Notice]:
         """Give back every seat whose player is back, if the rules allow it now."""
-        notices = []
+        notices: list[Notice] = []
         engine = self.engine
         for seat, back in sorted(self.returning.items()):
             if engine is not None and self.started and not engine.over and not engine.player_may_return(seat):
@@ -429,7 +420,7 @@ class TableRecord:
                 laptop=previous.laptop,
             )  # fmt: skip
             self._restart_reveals()
-            notices.append(Notice("returned", node=back.node, seat=seat, previous=previous.node))
+            notices.append(Returned(node=back.node, seat=seat, previous=previous.node))
             notices += self._void(seat, "its player is back, and the keys of its stand-in left with it")
         return notices
 
@@ -448,7 +439,7 @@ class TableRecord:
         if start is not None and replayed:
             engine.restore(start)
         said = f"seat {seat} changed hands ({why})" + (": the round is played again" if replayed else "")
-        return [Notice("voided", seat=seat, reason=said, code=REPLAYED if replayed else "")]
+        return [Voided(seat=seat, reason=said, code=REPLAYED if replayed else "")]
 
     def _restart_reveals(self) -> None:
         if self.reveals:
@@ -474,7 +465,7 @@ class TableRecord:
         assert self.engine is not None
         # Whether people sit is the log's to say, so every peer paces the game alike (kdm.state).
         self.engine.state.people = tuple(seat for seat, taken in enumerate(self.seats) if not taken.bot)
-        return [Notice("started", node=node)]
+        return [Started(node=node)]
 
     def _reveal(self, entry: Reveal) -> list[Notice]:
         node = entry.id.node
@@ -529,7 +520,7 @@ class TableRecord:
         self._restart_reveals()
         if entry.why:
             self.barred.add(seat)
-        took = Notice("took_over", node=node, seat=seat, reason=entry.why)
+        took = TookOver(node=node, seat=seat, reason=entry.why)
         return [took, *self._void(seat, entry.why or "its player's process is gone")]
 
     def _event(self, entry: Act) -> list[Notice]:
@@ -562,7 +553,7 @@ class TableRecord:
         effects = engine.apply(event)
         if before is not None and any(effect["kind"] == "dealt" for effect in effects):
             self.round_start = before
-        notices = [Notice("applied", node=node, event=event, effects=tuple(effects), seq=seq)]
+        notices = [Applied(node=node, event=event, effects=tuple(effects), seq=seq)]
         return notices + self._maybe_shuffle()
 
     def _deck_part(self, entry: DeckPart) -> list[Notice]:
@@ -575,11 +566,11 @@ class TableRecord:
         problem = self.take_deck_part(entry, seat) if self.take_deck_part is not None else None
         if problem is not None:
             raise UsageError(f"seat {seat}'s {entry.step}: {problem}")
-        return [Notice("deck", node=node, seat=seat, entry=entry.step)]
+        return [DeckPartTaken(node=node, seat=seat, step=entry.step)]
 
     def _done(self, entry: Done) -> list[Notice]:
         self.done.add(entry.id.node)
-        return [Notice("done", node=entry.id.node)]
+        return [Finished(node=entry.id.node)]
 
     def _chat(self, entry: Chat) -> list[Notice]:
         node, seat = entry.id.node, entry.seat
@@ -599,7 +590,7 @@ class TableRecord:
         if refusal:
             raise UsageError(refusal)
         self.chat.append((seat, entry.text))
-        return [Notice("chat", node=node, seat=seat, text=entry.text)]
+        return [Said(node=node, seat=seat, text=entry.text)]
 
 
 class _Refused(UsageError):

@@ -22,7 +22,8 @@ from kdm.fair.table import FairDeck, deck_of_table
 from kdm.manager import installed_plugins
 from kdm.net.raft_messages import ConfChange
 from kdm.net.storage import read_log_checked
-from kdm.record import Notice, TableRecord
+from kdm.notices import Applied, Created, Notice, Rejected, Voided
+from kdm.record import TableRecord
 
 
 def replay(path: Path, lang: str = "en", say: Callable[[str], None] = print) -> dict[str, Any]:
@@ -30,9 +31,9 @@ def replay(path: Path, lang: str = "en", say: Callable[[str], None] = print) -> 
     data, chained = read_committed(path)
 
     def tell(record: TableRecord, notice: Notice) -> None:
-        if notice.kind == "rejected":
+        if isinstance(notice, Rejected):
             say(f"(refused: {notice.reason})")
-        for effect in notice.effects:
+        for effect in notice.effects if isinstance(notice, Applied) else ():
             line = record.describe(effect, lang) if record.engine is not None else None
             if line:
                 say(line)
@@ -112,11 +113,11 @@ def replayed_with_deck(
             if isinstance(ident, list) and ident and isinstance(ident[0], str):
                 record.table = ident[0]
         for notice in record.apply(decoded):
-            if notice.kind == "created":
+            if isinstance(notice, Created):
                 deck = deck_of_table(record)
-            if notice.kind == "voided" and record.engine is not None:
+            if isinstance(notice, Voided) and record.engine is not None:
                 deck.voided(record.engine.state)
-            if notice.kind == "applied":
+            if isinstance(notice, Applied):
                 if notice.event is not None:
                     deck.applied(notice.event, notice.seq)
                 deck.observe(notice.effects)  # the faces each shuffle makes, as each peer learns them

@@ -44,8 +44,21 @@ from kdm.net.node import Node, ask_table_id, listen
 from kdm.net.storage import FileStorage
 from kdm.net.transport import TransportError, ZmqTransport
 from kdm.net.wire import PROTOCOL_VERSION, WireError
+from kdm.notices import (
+    Applied,
+    Cheat,
+    Created,
+    Notice,
+    Rejected,
+    Returned,
+    Returning,
+    Seated,
+    Started,
+    TookOver,
+    Voided,
+)
 from kdm.peer import Peer
-from kdm.record import FULL, NO_TABLE_YET, PLAYING, Notice
+from kdm.record import FULL, NO_TABLE_YET, PLAYING
 from kdm.settings import keep_games
 
 log = logging.getLogger("kdm.session")
@@ -381,11 +394,11 @@ class TableSession:
     def _notice(self, notice: Notice) -> None:
         peer = self.peer
         mine = notice.node == self.node.node_id
-        if notice.kind == "rejected" and notice.entry == "create" and peer.record.engine is None:
+        if isinstance(notice, Rejected) and notice.entry == "create" and peer.record.engine is None:
             self.error = notice.reason  # this process cannot follow the table (a plugin it lacks)
             self.done.set()
         elif (
-            notice.kind == "rejected"
+            isinstance(notice, Rejected)
             and mine
             and notice.entry == "join"
             and peer.seat is None
@@ -398,37 +411,37 @@ class TableSession:
             else:
                 self.error = notice.reason  # our own join (or table) was refused
                 self.done.set()
-        elif notice.kind == "seated":
+        elif isinstance(notice, Seated):
             self.say(f"{self._seat_name(notice.seat)} ({notice.node}) takes seat {notice.seat}")
             record = peer.record
             if record.starts_the_game(self.node.node_id) and len(record.seats) == record.players:
                 peer.start_game()
-        elif notice.kind == "took_over":
+        elif isinstance(notice, TookOver):
             why = f": {notice.reason}" if notice.reason else ""
             self.say(f"a bot stands in for seat {notice.seat} ({self._seat_name(notice.seat)}){why}")
-        elif notice.kind in ("voided", "cheat"):
-            self.say(f"fair deck: {notice.reason}" if notice.kind == "voided" else
+        elif isinstance(notice, (Voided | Cheat)):
+            self.say(f"fair deck: {notice.reason}" if isinstance(notice, Voided) else
                      f"fair deck: seat {notice.seat} {notice.reason}")  # fmt: skip
-        elif notice.kind == "returning":
+        elif isinstance(notice, Returning):
             self.say(f"{self._seat_name(notice.seat)} is back for seat {notice.seat}")
-        elif notice.kind == "returned":
+        elif isinstance(notice, Returned):
             self.say(f"{self._seat_name(notice.seat)} ({notice.node}) takes seat {notice.seat} back")
             record = peer.record
             full = len(record.seats) == record.players and not record.started
             if full and mine and record.starts_the_game(self.node.node_id):
                 peer.start_game()  # the founder came back to a full waiting room
-        elif notice.kind == "started":
+        elif isinstance(notice, Started):
             self.say("the game starts")
-        elif notice.kind == "applied":
+        elif isinstance(notice, Applied):
             for effect in notice.effects:
                 if effect["kind"] == "judged":
                     self.windows += 1
                 line = peer.record.describe(effect, self.config.lang)
                 if line:
                     self.say(line)
-        if notice.kind in ("seated", "returned") and mine and self.seat_memory is not None:
+        if isinstance(notice, (Seated | Returned)) and mine and self.seat_memory is not None:
             self.seat_memory.remember(peer.table, peer.record.name, notice.seat or 0)
-        if notice.kind in ("created", "seated", "returned", "started"):
+        if isinstance(notice, (Created | Seated | Returned | Started)):
             self._advertising.append(asyncio.get_running_loop().create_task(self._advertise_if_leading()))
         if not self._reconcile_soon:
             # Once the entries being applied are all applied: the seats are the log's, not part of it.

@@ -76,10 +76,11 @@ from kdm.net.raft_log import chain_hash
 from kdm.net.raft_messages import Certificate, ConfChange, Message, Vote, message_to_dict
 from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_signing import TableSigner, head_payload, vote_payload
+from kdm.notices import Notice, Rejected
 from kdm.peer import CLOCK_SETTLE_MS, Peer
 from kdm.plugins.kilo import bots as kilo_bots
 from kdm.plugins.kilo.events import Announce, Draw, ShowHand, Slap
-from kdm.record import NO_TABLE_YET, Notice
+from kdm.record import NO_TABLE_YET
 
 ATTACKS_ENV = "KDM_ATTACKS"
 #: How late (after this process started) the cheater forges its first press: past the leader's settling
@@ -596,7 +597,7 @@ def late_founder(joins: int) -> None:
 
     def handle(self: Peer, notice: Notice) -> None:
         honest_handle(self, notice)
-        if self in held and notice.kind == "rejected" and notice.code == NO_TABLE_YET:
+        if self in held and isinstance(notice, Rejected) and notice.code == NO_TABLE_YET:
             refused[self] = refused.get(self, 0) + 1
             if refused[self] == joins:
                 args, kwargs = held.pop(self)

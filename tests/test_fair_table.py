@@ -39,6 +39,7 @@ from kdm.fair.table import (
 )
 from kdm.manager import Rules
 from kdm.net.keys import new_keys
+from kdm.notices import TookOver, Voided
 from kdm.peer import Peer
 from kdm.plugins.kilo.events import Announce
 from kdm.replay import replayed_with_deck
@@ -263,7 +264,7 @@ def test_the_log_of_a_fair_game_read_alone_names_no_card_the_table_was_not_shown
     shown: set[str] = set()
 
     def gather(_record: Any, notice: Any) -> None:
-        for effect in notice.effects:  # what the table is told: every face in it was shown to all
+        for effect in getattr(notice, "effects", ()):  # what the table is told: each face was shown to all
             if effect["kind"] != "shuffled":  # but the cards a shuffle takes (which is which is hidden)
                 shown.update(value for value in _strings(effect) if value in all_faces)
 
@@ -507,7 +508,9 @@ def test_a_player_gone_mid_round_takes_its_keys_away_and_the_round_is_played_aga
         engine = peers[2].record.engine
         if engine is None or engine.state.round < 2 or engine.state.phase != "passing":
             return None
-        peers[0].on_notice = lambda notice: voided.append(notice.reason) if notice.kind == "voided" else None
+        peers[0].on_notice = lambda notice: (
+            voided.append(notice.reason) if isinstance(notice, Voided) else None
+        )
         return peers[2]
 
     log, survivors = run_virtual(fair_game(kill=second_round))
@@ -531,7 +534,9 @@ def test_a_seat_that_withholds_its_turn_is_named_and_a_bot_plays_it_to_the_end()
     def withhold(peers: list[Peer]) -> None:
         for peer in peers:
             peer.key_timeout_s = 0.5
-        peers[0].on_notice = lambda notice: said.append(notice.reason) if notice.kind == "took_over" else None
+        peers[0].on_notice = lambda notice: (
+            said.append(notice.reason) if isinstance(notice, TookOver) else None
+        )
         deck = peers[3].driver and peers[3].deck
         assert isinstance(deck, FairDeck)
         honest = deck._turns
@@ -553,7 +558,9 @@ def test_at_a_signed_table_a_seat_that_withholds_its_turn_is_taken_with_the_vote
     def withhold(peers: list[Peer]) -> None:
         for peer in peers:
             peer.key_timeout_s = 0.5
-        peers[0].on_notice = lambda notice: said.append(notice.reason) if notice.kind == "took_over" else None
+        peers[0].on_notice = lambda notice: (
+            said.append(notice.reason) if isinstance(notice, TookOver) else None
+        )
         deck = peers[3].deck
         assert isinstance(deck, FairDeck)
         honest = deck._turns
@@ -760,7 +767,9 @@ def test_a_seat_that_never_gives_a_seat_its_keys_is_taken_over_and_the_round_dea
         log = KeyedLog()
         peers = bot_peers(log, 4, b"fair-test", people=(1,))  # seat 1: a person, who waits
         said: list[str] = []
-        peers[0].on_notice = lambda notice: said.append(notice.reason) if notice.kind == "took_over" else None
+        peers[0].on_notice = lambda notice: (
+            said.append(notice.reason) if isinstance(notice, TookOver) else None
+        )
         for peer in peers:
             peer.key_timeout_s = 0.5
             peer.start(takeover_after_s=2.0)

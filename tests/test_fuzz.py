@@ -80,6 +80,7 @@ from kdm.net.raft_messages import (
 from kdm.net.storage import CHAIN_START, FileStorage, _chained, _load_into, read_log_checked
 from kdm.net.transport import MemoryNetwork, MemoryTransport
 from kdm.net.wire import MAX_MESSAGE_BYTES, PROTOCOL_VERSION, Codec, Envelope, WireError
+from kdm.notices import Applied, Rejected
 from kdm.record import TableRecord, commitment
 from kdm.replay import replay
 from kdm.sim import simulate
@@ -866,7 +867,7 @@ def started_record() -> TableRecord:
     steps += [{"t": "start", "id": [SEATS[0], 3]}]
     for step in steps:
         (notice,) = record.apply(step)
-        assert notice.kind != "rejected", notice
+        assert not isinstance(notice, Rejected), notice
     return record
 
 
@@ -911,10 +912,10 @@ def fuzz_record(count: Count, seed: int, stop: int) -> None:
             decoded = wire  # not msgpack any more: the record takes the map itself
         notices = record.apply(decoded)
         count.inputs += 1
-        if any(notice.kind == "rejected" for notice in notices):
+        if any(isinstance(notice, Rejected) for notice in notices):
             assert len(notices) == 1 and notices[0].reason, notices
             assert record_state(record) == before, (wire, notices[0].reason)
-        elif notices and notices[0].kind == "applied":
+        elif notices and isinstance(notices[0], Applied):
             upcoming = None  # the game went another way: only mutated entries from here on
 
 

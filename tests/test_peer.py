@@ -23,6 +23,7 @@ from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.net.clock import ClockEstimator, ClockSample, monotonic_ms
 from kdm.net.keys import NodeKeys, new_keys
+from kdm.notices import Created, Rejected, Seated, TookOver
 from kdm.peer import CHAT_BURST, CHAT_WINDOW_MS, CLOCK_SETTLE_MS, RETRY_S, Peer
 from kdm.plugins.kilo.events import Slap
 from kdm.record import TableRecord, commitment
@@ -426,9 +427,9 @@ def test_entries_are_applied_once_even_if_committed_twice() -> None:
         "plugins": {"kilo": "0.1.0"},
     }
     record.plugins = {}
-    assert [n.kind for n in record.apply(create)] == ["created"]
+    assert [type(n) for n in record.apply(create)] == [Created]
     join = {"t": "join", "id": ["h", 2], "name": "h", "commit": commitment(b"x")}
-    assert [n.kind for n in record.apply(join)] == ["seated"]
+    assert [type(n) for n in record.apply(join)] == [Seated]
     assert record.apply(join) == []
     assert len(record.seats) == 1
 
@@ -451,7 +452,7 @@ def test_entries_are_applied_once_even_if_committed_twice() -> None:
 )
 def test_malformed_entries_are_refused_with_a_reason(entry: object, reason: str) -> None:
     (notice,) = TableRecord(installed_plugins()).apply(entry)
-    assert notice.kind == "rejected" and reason in notice.reason
+    assert isinstance(notice, Rejected) and reason in notice.reason
 
 
 def test_a_table_needing_a_missing_plugin_says_which() -> None:
@@ -583,9 +584,9 @@ def test_a_process_whose_seat_was_taken_may_still_take_over_others() -> None:
     record = table_of_three()
     record.apply({"t": "start", "id": ["a", 3]})
     (took,) = record.apply({"t": "takeover", "id": ["a#1", 1], "seat": 1, "commit": commitment(b"x")})
-    assert took.kind == "took_over" and record.seats[1].node == "a#1"
+    assert isinstance(took, TookOver) and record.seats[1].node == "a#1"
     (again,) = record.apply({"t": "takeover", "id": ["b#0", 1], "seat": 0, "commit": commitment(b"y")})
-    assert again.kind == "took_over" and record.seats[0].node == "b#0"
+    assert isinstance(again, TookOver) and record.seats[0].node == "b#0"
     (stranger,) = record.apply({"t": "takeover", "id": ["z#2", 1], "seat": 2, "commit": commitment(b"z")})
     assert stranger.reason == "z holds no seat: a node without one proposes nothing but its own join"
 
@@ -981,7 +982,7 @@ def test_a_player_started_again_asks_for_their_seat_once_though_a_takeover_comes
         node = HoldingNode(log, "n2")
         said: list[str] = []
         again = Peer(node, installed, bot=quick_bot(2, b"again"), identity=key, first_counter=1 << 32,
-                     on_notice=lambda notice: said.append(notice.kind))  # fmt: skip
+                     on_notice=lambda notice: said.append(type(notice).__name__))  # fmt: skip
         for data in log.entries:
             again.committed(data)
         log.peers = [peers[0], peers[1], again]
@@ -1017,7 +1018,7 @@ def test_a_player_started_again_asks_for_their_seat_once_though_a_takeover_comes
 
     joins, said, seat = run_virtual(scene())
     assert joins == ["n2"]
-    assert (said.count("returning"), said.count("returned")) == (1, 1)
+    assert (said.count("Returning"), said.count("Returned")) == (1, 1)
     assert seat == ("n2", False)
 
 

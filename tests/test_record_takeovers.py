@@ -13,6 +13,7 @@ from typing import Any
 from kdm import entries
 from kdm.entries import SILENT, WITHHELD, Chat, Create, Done, Join, Reveal, Start, Takeover
 from kdm.manager import installed_plugins
+from kdm.notices import Rejected, Said, Started, TookOver
 from kdm.record import CHAT_LOG_BURST, CHAT_LOG_WINDOW, SILENCE_FRESH_ENTRIES, TableRecord, commitment
 from tests.test_signed_entries import PLUGINS, Node, seated_table
 
@@ -20,7 +21,7 @@ from tests.test_signed_entries import PLUGINS, Node, seated_table
 def started(players: int) -> tuple[TableRecord, list[Node]]:
     record, nodes = seated_table(players)
     (notice,) = record.apply(nodes[0].write(Start, record.table))
-    assert notice.kind == "started"
+    assert isinstance(notice, Started)
     return record, nodes
 
 
@@ -43,7 +44,9 @@ def takeover(taker: Node, record: TableRecord, seat: int, silence: dict[str, Any
 
 def both(records: list[TableRecord], entry: dict[str, Any]) -> str:
     """Apply ``entry`` at every record: each does the same; the one notice's reason, or its kind."""
-    said = {tuple((n.kind, n.reason) for n in record.apply(entry)) for record in records}
+    said = {
+        tuple((type(n).__name__, getattr(n, "reason", "")) for n in record.apply(entry)) for record in records
+    }
     assert len(said) == 1, said
     ((kind, reason),) = said.pop()
     return reason or kind
@@ -53,7 +56,7 @@ def test_a_quorum_of_the_other_voters_word_lets_a_takeover_in() -> None:
     record, nodes = started(4)
     silence = {node.id: word(node, record, 3) for node in nodes[:2]}  # 2 of seats 0-2
     (took,) = record.apply(takeover(nodes[0], record, 3, silence))
-    assert took.kind == "took_over" and record.seats[3].node == f"{nodes[0].id}#3"
+    assert isinstance(took, TookOver) and record.seats[3].node == f"{nodes[0].id}#3"
 
 
 def test_the_leader_alone_is_refused_by_every_peer_with_one_reason() -> None:
@@ -88,7 +91,7 @@ def test_the_word_of_the_seats_own_process_a_stranger_or_another_key_does_not_co
         nodes[2].id: word(nodes[2], record, 2),  # of another seat
     }
     (refused,) = record.apply(takeover(nodes[0], record, 3, silence))
-    assert refused.kind == "rejected"
+    assert isinstance(refused, Rejected)
     assert "2 of the 3 other voters must say its process" in refused.reason and ", 0 did" in refused.reason
     assert f"{victim.id} is not one of them" in refused.reason
     assert f"{stranger.id} is not one of them" in refused.reason
@@ -104,11 +107,11 @@ def test_a_word_kept_for_later_is_stale() -> None:
     for _ in range(SILENCE_FRESH_ENTRIES):
         record.apply({"t": "nonsense"})  # any committed entry counts, a malformed one too
     (refused,) = record.apply(takeover(nodes[0], record, 2, silence))
-    assert refused.kind == "rejected"
+    assert isinstance(refused, Rejected)
     assert f"word was given at entry {given}, not in the {SILENCE_FRESH_ENTRIES} before" in refused.reason
     fresh = {node.id: word(node, record, 2) for node in nodes[:2]}
     (took,) = record.apply(takeover(nodes[0], record, 2, fresh))
-    assert took.kind == "took_over"
+    assert isinstance(took, TookOver)
 
 
 def test_a_word_on_the_seat_as_it_stood_before_its_commitment_moved_does_not_count() -> None:
@@ -121,7 +124,7 @@ def test_a_word_on_the_seat_as_it_stood_before_its_commitment_moved_does_not_cou
     )
     assert record.apply(reveal) == []  # the shuffle waits for the others' reveals
     (refused,) = record.apply(takeover(nodes[0], record, 2, silence))
-    assert refused.kind == "rejected" and refused.reason.endswith(
+    assert isinstance(refused, Rejected) and refused.reason.endswith(
         f"{nodes[1].id}'s word is not signed by its key for the seat as it stands"
     )
 
@@ -130,10 +133,10 @@ def test_a_word_that_a_seat_is_silent_does_not_let_it_be_taken_for_withheld_keys
     record, nodes = started(3)
     silent = {node.id: word(node, record, 2) for node in nodes[:2]}
     (refused,) = record.apply(takeover(nodes[0], record, 2, silent, why="withheld its keys for 10 s"))
-    assert refused.kind == "rejected" and f"is {WITHHELD}, 0 did" in refused.reason
+    assert isinstance(refused, Rejected) and f"is {WITHHELD}, 0 did" in refused.reason
     withheld = {node.id: word(node, record, 2, WITHHELD) for node in nodes[:2]}
     (took, *_voided) = record.apply(takeover(nodes[0], record, 2, withheld, why="withheld its keys for 10 s"))
-    assert took.kind == "took_over" and 2 in record.barred
+    assert isinstance(took, TookOver) and 2 in record.barred
 
 
 def test_at_a_table_of_two_voters_the_one_others_word_is_the_takers_own() -> None:
@@ -157,7 +160,7 @@ def test_at_a_table_of_two_voters_the_one_others_word_is_the_takers_own() -> Non
         f"1 of the 1 other voters must say its process {joiner.id} is silent, 0 did"
     )
     (took,) = record.apply(takeover(founder, record, 2, {founder.id: word(founder, record, 2)}))
-    assert took.kind == "took_over"
+    assert isinstance(took, TookOver)
 
 
 def test_after_the_survivors_went_on_without_the_others_the_survivors_word_is_enough() -> None:
@@ -176,7 +179,7 @@ def test_after_the_survivors_went_on_without_the_others_the_survivors_word_is_en
     for seat in (1, 2, 3):
         assert record.silence_voters(seat) == [survivor.id]
         (took,) = record.apply(takeover(survivor, record, seat, {survivor.id: word(survivor, record, seat)}))
-        assert took.kind == "took_over"
+        assert isinstance(took, TookOver)
     record.membership_changed("add_voter", dead[0].id)
     assert record.forced_voters == {survivor.id, dead[0].id}
 
@@ -198,14 +201,14 @@ def test_one_nodes_chat_lines_are_at_most_a_share_of_the_last_entries() -> None:
     talker = nodes[1]
     for line in range(CHAT_LOG_BURST):
         (said,) = record.apply(talker.write(Chat, record.table, seat=1, text=f"line {line}"))
-        assert said.kind == "chat"
+        assert isinstance(said, Said)
     (refused,) = record.apply(talker.write(Chat, record.table, seat=1, text="one too many"))
     assert refused.reason == (
         f"{talker.id}'s chat lines would be more than {CHAT_LOG_BURST} of the last {CHAT_LOG_WINDOW} entries"
     )
     (other,) = record.apply(nodes[2].write(Chat, record.table, seat=2, text="my turn"))
-    assert other.kind == "chat"  # another's lines are theirs to count
+    assert isinstance(other, Said)  # another's lines are theirs to count
     for _ in range(CHAT_LOG_WINDOW - CHAT_LOG_BURST):
         record.apply({"t": "nonsense"})
     (again,) = record.apply(talker.write(Chat, record.table, seat=1, text="later"))
-    assert again.kind == "chat"
+    assert isinstance(again, Said)

@@ -16,6 +16,7 @@ from kdm.net.keys import NodeKeys, new_keys
 from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_messages import HardState
 from kdm.net.storage import FileStorage
+from kdm.notices import Created, Rejected, Seated
 from kdm.record import NO_TABLE_YET, TableRecord, commitment
 from kdm.replay import replay
 
@@ -47,11 +48,11 @@ def seated_table(players: int = 3) -> tuple[TableRecord, list[Node]]:
     table = nodes[0].id
     record = TableRecord(installed_plugins(), table=table)
     founder = nodes[0]
-    assert [n.kind for n in record.apply(founder.write(Create, table, name="t", players=players, options={},
-                                                       plugins=PLUGINS))] == ["created"]  # fmt: skip
+    assert [type(n) for n in record.apply(founder.write(Create, table, name="t", players=players, options={},
+                                                       plugins=PLUGINS))] == [Created]  # fmt: skip
     for node in nodes:
         notices = record.apply(node.write(Join, table, commit=commitment(node.id.encode())))
-        assert notices and notices[0].kind == "seated", notices
+        assert notices and isinstance(notices[0], Seated), notices
     return record, nodes
 
 
@@ -65,7 +66,7 @@ def test_an_entry_in_another_nodes_name_is_refused() -> None:
     stranger = Node(42000)
     forged = nodes[1].write(Act, record.table, signer=stranger.keys, event={"kind": "slap", "seat": 1})
     (notice,) = record.apply(forged)
-    assert notice.kind == "rejected" and notice.reason == f"not signed by {nodes[1].id}'s key"
+    assert isinstance(notice, Rejected) and notice.reason == f"not signed by {nodes[1].id}'s key"
 
 
 def test_an_unsigned_or_mangled_entry_is_refused() -> None:
@@ -106,14 +107,14 @@ def test_only_the_founder_creates_the_table() -> None:
     created = record.apply(
         founder.write(Create, founder.id, name="t", players=3, options={}, plugins=PLUGINS)
     )
-    assert [n.kind for n in created] == ["created"]
+    assert [type(n) for n in created] == [Created]
 
 
 def test_a_table_without_a_keyed_id_takes_unsigned_entries() -> None:
     # The in-memory networks of the tests name nodes without keys: their tables check no signature.
     record = TableRecord(installed_plugins(), table="h")
     create = {"t": "create", "id": ["h", 1], "name": "t", "players": 3, "options": {}, "plugins": PLUGINS}
-    assert [n.kind for n in record.apply(create)] == ["created"]
+    assert [type(n) for n in record.apply(create)] == [Created]
 
 
 def test_a_replay_refuses_what_the_table_refused(tmp_path: Path) -> None:
@@ -154,4 +155,4 @@ def test_an_entry_is_judged_once_and_a_forgery_uses_up_none_of_its_victims_ids()
     (refused,) = record.apply(forged)
     assert refused.reason == f"not signed by {joiner.id}'s key"
     (seated,) = record.apply(joiner.write(Join, table, commit=commitment(b"again")))
-    assert seated.kind == "seated" and record.seat_of(joiner.id) == 0
+    assert isinstance(seated, Seated) and record.seat_of(joiner.id) == 0

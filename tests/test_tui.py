@@ -33,6 +33,7 @@ from kdm.errors import UsageError
 from kdm.events import Event
 from kdm.manager import Rules, installed_plugins
 from kdm.net.clock import monotonic_ms
+from kdm.notices import Applied
 from kdm.peer import Peer
 from kdm.plugins.kilo.events import Feint, Pass, Slap
 from kdm.plugins.kilo.screen.state import KiloPlay
@@ -449,7 +450,7 @@ def test_an_event_is_shown_when_the_redraw_that_paints_it_ends() -> None:
 
 def _spy(previous: Any, applied: dict[int, float], peer: Peer) -> Callable[[Any], None]:
     def spy(notice: Any) -> None:
-        if notice.kind == "applied":
+        if isinstance(notice, Applied):
             applied[notice.seq] = peer.driver.shown[notice.seq]
         previous(notice)
 

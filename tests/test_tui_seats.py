@@ -22,10 +22,11 @@ from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.net.admission import FREE_WRONG_PINS
 from kdm.net.clock import monotonic_ms
+from kdm.notices import Seated, Voided
 from kdm.peer import Peer
 from kdm.plugins.kilo.events import Feint
 from kdm.plugins.kilo.screen.text import say
-from kdm.record import REPLAYED, Notice
+from kdm.record import REPLAYED
 from kdm.session import BotProcess, SessionConfig
 from kdm.tui import app
 from kdm.tui.app import TableUI
@@ -190,7 +191,7 @@ def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:
     async def scene() -> None:
         async with keyed_table() as t:
             t.screen.own_bots.add("player3")
-            t.screen.on_notice(Notice("seated", node="n3", seat=3))
+            t.screen.on_notice(Seated(node="n3", seat=3))
             assert t.screen.message == "your bot sits at seat 3"
             with tempfile.TemporaryFile() as errors:
                 failing = session.spawn_bot(
@@ -229,11 +230,11 @@ def test_a_round_dealt_again_is_said_once_and_rightly_for_a_player_away_and_one_
             t.log.peers.remove(t.peers[2])
             t.peers[0].take_over(2, Bot(2, "greedy", seed=b"t"))
             await t.shows("player2 is away")
-            t.screen.on_notice(Notice("voided", seat=2, reason="…", code=REPLAYED))
-            t.screen.on_notice(Notice("voided", seat=2, reason="…"))  # between rounds: nothing dealt
+            t.screen.on_notice(Voided(seat=2, reason="…", code=REPLAYED))
+            t.screen.on_notice(Voided(seat=2, reason="…"))  # between rounds: nothing dealt
             restart(t, 2).join_table()
             await t.shows("player2 takes their seat back")
-            t.screen.on_notice(Notice("voided", seat=2, reason="…", code=REPLAYED))
+            t.screen.on_notice(Voided(seat=2, reason="…", code=REPLAYED))
             said = [line.text for line in t.screen.log if "dealt again" in line.text]
             assert len(said) == 2, said
             assert "player2's keys left with their laptop" in said[0]

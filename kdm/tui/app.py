@@ -20,8 +20,8 @@ from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
 from prompt_toolkit.layout import AnyContainer, DynamicContainer, Layout
 from prompt_toolkit.output import ColorDepth, Output
 
+from kdm.notices import Notice
 from kdm.peer import Peer
-from kdm.record import Notice
 from kdm.session import BotProcess, TableSession, spawn_bot, stop_process
 from kdm.tui.extension import GameScreen
 from kdm.tui.keys import answer_escape_at_once, table_bindings

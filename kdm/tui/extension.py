@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindingsBase
     from prompt_toolkit.layout import AnyContainer
 
-    from kdm.record import Notice
+    from kdm.notices import Notice
     from kdm.tui.state import TableScreen
 
 Fragments = list[tuple[str, str]]

@@ -27,8 +27,22 @@ from kdm.events import Event
 from kdm.names import SeatNames, stand_in_name
 from kdm.net.admission import FREE_WRONG_PINS
 from kdm.net.node import host_of
+from kdm.notices import (
+    Applied,
+    Cheat,
+    NoteArrived,
+    Notice,
+    Rejected,
+    Returned,
+    Returning,
+    Said,
+    Seated,
+    Started,
+    TookOver,
+    Voided,
+)
 from kdm.peer import Peer
-from kdm.record import FULL, PLAYING, REPLAYED, Notice
+from kdm.record import FULL, PLAYING, REPLAYED
 from kdm.tui.extension import ScreenPart
 from kdm.tui.text import CATALOGUE, say, say_from
 
@@ -237,47 +251,52 @@ class TableScreen:
     def on_notice(self, notice: Notice) -> None:
         """One notice from the peer, in log order."""
         mine = notice.node == self.peer.me.identity
-        if notice.kind == "seated" and notice.seat is not None:
+        if isinstance(notice, Seated) and notice.seat is not None:
             self._note_acting(notice.seat)
             self._add("info", self.say("seated", name=self.player_name(notice.seat), seat=notice.seat))
             if self.peer.record.seats[notice.seat].name in self.own_bots:
                 self.message = self.say("bot_seated", seat=notice.seat)
-        elif notice.kind == "started":
+        elif isinstance(notice, Started):
             self._add("info", self.say("started"))
-        elif notice.kind == "chat" and notice.seat is not None:
+        elif isinstance(notice, Said):
             self._add("call", self.say("said", name=self.player_name(notice.seat), text=notice.text))
-        elif notice.kind == "took_over" and notice.seat is not None:
+        elif isinstance(notice, TookOver) and notice.seat is not None:
             self._note_acting(notice.seat)
             name, stand_in = self.player_name(notice.seat), self.name(notice.seat)
             self._add(
                 "error", self.say("withheld" if notice.reason else "took_over", name=name, bot=stand_in)
             )
-        elif notice.kind == "voided" and notice.seat is not None and notice.code == REPLAYED:
+        elif isinstance(notice, Voided) and notice.seat is not None and notice.code == REPLAYED:
             # Said once per change of hands, and only when the round is dealt again: a seat that
             # changed hands between rounds deals nothing again. Back, the player brings keys of
             # their own; away, the keys left with their laptop.
             key = "voided" if self.is_away(notice.seat) else "voided_back"
             self._add("error", self.say(key, name=self.player_name(notice.seat)))
-        elif notice.kind == "cheat":
+        elif isinstance(notice, Cheat):
             name = self.player_name(notice.seat) if notice.seat is not None and notice.seat >= 0 else "?"
             self._add("error", self.say("cheat", name=name, reason=notice.reason))
-        elif notice.kind == "returning" and notice.seat is not None:
+        elif isinstance(notice, Returning) and notice.seat is not None:
             self._add("info", self.say("returning", name=self.player_name(notice.seat)))
-        elif notice.kind == "returned" and notice.seat is not None:
+        elif isinstance(notice, Returned) and notice.seat is not None:
             self._note_acting(notice.seat)
             self.lost.discard(notice.previous.split("#", 1)[0])
             key = "you_are_back" if mine else "player_returned"
             self._add("info", self.say(key, name=self.player_name(notice.seat)))
-        elif notice.kind == "note":
+        elif isinstance(notice, NoteArrived):
             self._view_key = None  # a note is no event, but the view holds what it says (a team's sign)
-        elif notice.kind == "rejected" and mine and notice.code in (PLAYING, FULL) and self.peer.seat is None:
+        elif (
+            isinstance(notice, Rejected)
+            and mine
+            and notice.code in (PLAYING, FULL)
+            and self.peer.seat is None
+        ):
             self.watch_offer = notice.reason  # the game started, or the table is full: watch instead?
             self._add("error", self.say("refused", reason=notice.reason))
-        elif notice.kind == "rejected" and mine:
+        elif isinstance(notice, Rejected) and mine:
             self._add("error", self.say("refused", reason=notice.reason))
             if notice.entry == "chat":  # said where the line was typed, whatever the game's layout
                 self.message = self.say("refused", reason=notice.reason)
-        elif notice.kind == "applied":
+        elif isinstance(notice, Applied):
             self.unpainted.append(notice.seq)
             for effect in notice.effects:
                 self._follow(effect)

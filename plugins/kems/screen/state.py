@@ -19,12 +19,12 @@ from typing import Any
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.events import ShowHand
+from kdm.notices import Applied, Notice, Said
 from kdm.plugins.kems.events import Call, Exchange, Gesture, ShowTwo, Sweep, SweepAnswer, TeamReady
 from kdm.plugins.kems.rules import GESTURES, HAND, NAME, TABLE_CARDS, is_four_of_a_kind, team_of
 from kdm.plugins.kems.screen.text import say
 from kdm.plugins.kems.text import CALL_NAMES, gesture_name
 from kdm.plugins.kems.view import KemsView, Signs
-from kdm.record import Notice
 from kdm.tui.panels import card_fragment
 from kdm.tui.state import TableScreen
 
@@ -113,11 +113,11 @@ class KemsPlay:
 
     def on_notice(self, notice: Notice) -> None:
         """One notice from the peer, after the table screen followed it."""
-        if notice.kind == "chat" and notice.seat is not None:  # shown in the feed, among the gestures
+        if isinstance(notice, Said) and notice.seat is not None:  # shown in the feed, among the gestures
             engine = self.screen.peer.record.engine
             self.said.append((engine.state.seq if engine is not None else 0, notice.seat, notice.text))
             del self.said[:-FEED_KEPT]
-        if notice.kind == "applied":
+        if isinstance(notice, Applied):
             for effect in notice.effects:
                 if effect["kind"] == "called":
                     self.calls_seen[notice.seq] = effect["seat"]

@@ -22,11 +22,11 @@ from kdm.cards import pretty
 from kdm.effects import Effect
 from kdm.engine import SeatView
 from kdm.events import Event
+from kdm.notices import Applied, Notice, Rejected
 from kdm.peer import Peer
 from kdm.plugins.kilo.calls import QUEENS_CALL
 from kdm.plugins.kilo.events import Feint, Pass, Slap
 from kdm.plugins.kilo.rules import NAME, KiloView
-from kdm.record import Notice
 from kdm.tui.extension import ScreenPart
 from kdm.tui.state import TableScreen
 
@@ -135,9 +135,9 @@ class KiloPlay:
 
     def on_notice(self, notice: Notice) -> None:
         """One notice from the peer, after the table screen followed it."""
-        if notice.kind == "rejected" and notice.node == self.screen.peer.me.identity:
+        if isinstance(notice, Rejected) and notice.node == self.screen.peer.me.identity:
             self._passing, self._slapping = None, False
-        elif notice.kind == "applied":
+        elif isinstance(notice, Applied):
             for effect in notice.effects:
                 self._follow(effect, notice.seq)
                 for part in self.parts:
