@@ -138,6 +138,10 @@ def test_space_slaps_the_top_card_stamped_from_its_paint() -> None:
     result = text(panels.table_text(me.play))
     assert "seat 2 was quickest: 2 cards" in result and "1. seat 2 310ms" in result
     assert table.state.scores[2] == 19
+    me.play.flip()
+    assert "was quickest" in text(panels.table_text(me.play))
+    others_flip(me, 0)  # two cards turned since: the result is old news (the log keeps it)
+    assert "was quickest" not in text(panels.table_text(me.play))
 
 
 def test_a_player_out_is_told_so_and_keys_send_nothing() -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from kdm.cards import pretty
 from kdm.engine import Effect
 from kdm.hookspecs import hookimpl
-from kdm.names import SeatNames
+from kdm.names import SeatNames, counted
 
 Line = Callable[[Effect, SeatNames], str | None]
 
@@ -43,9 +43,10 @@ def _over(effect: Effect, names: SeatNames, lang: str) -> str:
     if lang == "fr":
         why = "plus qu'un joueur en jeu" if effect["reason"] == "last" else "tous les tours sont joués"
         verb = "gagnent" if len(winners) > 1 else "gagne"
-        return f"partie terminée ({why}) : {who} {verb} avec {cards} cartes"
+        return f"partie terminée ({why}) : {who} {verb} avec {counted(cards, 'fr', 'carte', 'cartes')}"
     why = "one player left in" if effect["reason"] == "last" else "every turn is played"
-    return f"game over ({why}): {who} win{'' if len(winners) > 1 else 's'} with {cards} cards"
+    verb = "win" if len(winners) > 1 else "wins"
+    return f"game over ({why}): {who} {verb} with {counted(cards, 'en', 'card', 'cards')}"
 
 
 ENGLISH: dict[str, Line] = {

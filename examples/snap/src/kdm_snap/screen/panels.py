@@ -209,7 +209,13 @@ def ranking_text(play: SnapPlay) -> Fragments:
     lines: Fragments = []
     for seat in ranked:
         name = screen.player_name(seat) + (f" ({screen.say('you')})" if seat == screen.peer.seat else "")
-        row = f"{name[:20]:<20} {play.say('snap_ranking_cards', cards=view.scores[seat]):>10}"
+        cards = view.scores[seat]
+        words = (
+            "snap_ranking_card"
+            if cards == 1 or (cards == 0 and screen.lang == "fr")
+            else "snap_ranking_cards"
+        )
+        row = f"{name[:20]:<20} {play.say(words, cards=cards):>10}"
         if seat in winners:
             lines += [("class:winner", row + "  " + screen.say("winner")), ("", "\n")]
         else:

@@ -21,6 +21,10 @@ from kdm_snap.events import Flip, Slap
 from kdm_snap.rules import NAME
 from kdm_snap.view import SnapView
 
+#: A window's result stays on the table panel until this many more cards are turned (or the next slap):
+#: by then the centre's top two cards are new, and the result old news (the log keeps it).
+RESULT_TURNS = 2
+
 
 @dataclass(frozen=True)
 class Flash:
@@ -56,6 +60,7 @@ class SnapPlay:
         self.screen = screen
         self.flash: Flash | None = None
         self.result: Result | None = None
+        self._turned_since = 0
         #: A flip or a slap of ours on its way (until it is applied or refused): not sent twice.
         self._flipping = False
         self._slapping = False
@@ -91,6 +96,11 @@ class SnapPlay:
                     tuple(effect["paid"]),
                 )  # fmt: skip
                 self.flash = None
+                self._turned_since = 0
+            elif kind == "turned" and self.result is not None:
+                self._turned_since += 1
+                if self._turned_since >= RESULT_TURNS:
+                    self.result = None
             elif kind == "flipping" and effect["seat"] == me:
                 self._flipping = False
                 self.screen.message = ""

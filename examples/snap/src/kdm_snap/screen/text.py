@@ -34,6 +34,7 @@ WORDS: dict[str, tuple[str, str]] = {
     ),
     "snap_you_slapped": ("you slapped: wait for the result", "vous avez tapé : attendez le résultat"),
     "snap_ranking_cards": ("{cards} cards", "{cards} cartes"),
+    "snap_ranking_card": ("{cards} card", "{cards} carte"),
     # --- feedback ---------------------------------------------------------------------------------
     "snap_not_your_turn": ("it is {name}'s turn to turn a card", "c'est à {name} de retourner une carte"),
     "snap_you_are_out": ("you are out of the game", "vous êtes hors jeu"),
