@@ -148,3 +148,21 @@ def test_a_pair_at_the_last_turn_is_still_won() -> None:
 def test_snap_is_played_by_two_to_eight(players: int) -> None:
     with pytest.raises(TableError, match="2 to 8 players"):
         ScriptedTable(players, variants=["snap"])
+
+
+def test_when_every_pile_is_empty_the_centre_is_shuffled_and_dealt_again() -> None:
+    table = snap_table(2)
+    for turn in range(52):  # nobody slaps: every card ends in the centre
+        flip(table, turn % 2)
+    # Seat 0's turn came with every pile empty: nobody is out, the centre is dealt again from seat 0.
+    assert snap(table.state).out == [] and table.state.phase == "playing" and table.state.turn == 0
+    assert [pile_size(table, seat) for seat in range(2)] == [26, 26] and centre(table) == []
+    assert not table.state.faces  # face down again, in an order nobody knows
+    assert table.last("shuffled")["zone"] == "centre"
+    assert table.describe_last("redealt") == (
+        "every pile is empty: the centre is shuffled and dealt again, 26 cards each"
+    )
+    assert view_of(table, 1).centre == () and view_of(table, 1).top_seq is None
+    flip(table, 0)  # the game goes on
+    assert table.last("turned")["turns"] == 53
+    check_places(table)

@@ -62,6 +62,21 @@ class SlapJudged(Hints):
     cards: list[int]
 
 
+class Gathered(Hints):
+    """Every player in has an empty pile: the centre's ``cards`` are gathered to be shuffled."""
+
+    kind: Literal["gathered"]
+    cards: int
+
+
+class Redealt(Hints):
+    """The centre, shuffled, was dealt again among the players in: ``piles`` cards each, in the
+    order they were dealt."""
+
+    kind: Literal["redealt"]
+    piles: list[int]
+
+
 class PlayerOut(Hints):
     """``seat`` has no card left: it is out of the game."""
 
@@ -78,5 +93,15 @@ class SnapOver(GameOver):
 
 
 SnapEffect = (
-    Shuffled | SnapDealt | Flipping | Turned | Slapped | SlapJudged | PlayerOut | RoundOver | SnapOver
+    Shuffled
+    | SnapDealt
+    | Flipping
+    | Turned
+    | Slapped
+    | SlapJudged
+    | Gathered
+    | Redealt
+    | PlayerOut
+    | RoundOver
+    | SnapOver
 )

@@ -8,7 +8,8 @@ in has slapped, judged by reaction time), who is out, and the game's end. Its da
 
 Phases: ``setup`` → ``playing`` (a seat's turn; at the game's last turn, a last chance to slap) →
 ``turning`` (the card's face is on its way) → ``playing`` again, or ``slapping`` (a window is open) →
-``playing``, or ``over``.
+``playing``, or ``over``; when every player in has an empty pile, ``shuffling`` (the centre, shuffled
+from an agreed seed, is dealt again among them) → ``playing``.
 
 Slaps are ranked by ``rt`` alone: the time from the moment the centre's top card was painted on the
 slapper's screen to the press (DESIGN 5.6, with the top card's turn as the trigger, whose effective
@@ -26,13 +27,15 @@ from typing import Any
 from kdm.cards import full_deck, is_face, rank_of
 from kdm.effects import RoundOver, Shuffled
 from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction, effective_time
-from kdm.events import Event, StartGame
+from kdm.events import Event, Shuffle, StartGame
 from kdm.hookspecs import hookimpl
 from kdm.options import OptionWords, TableOption
 from kdm.state import TableState
 from kdm_snap.effects import (
     Flipping,
+    Gathered,
     PlayerOut,
+    Redealt,
     SlapJudged,
     Slapped,
     SnapDealt,
@@ -83,6 +86,8 @@ class SnapTable:
     #: Windows judged so far: with a pair, without one.
     snaps: int = 0
     false_snaps: int = 0
+    #: Where the deal starts again when every pile is empty (``_gather``).
+    deal_from: int = 0
     #: Why the game ended (``last`` or ``turns``), once it has.
     reason: str = ""
 
@@ -242,6 +247,8 @@ def _give_turn(state: TableState, seat: int) -> list[SnapEffect]:
     """The turn goes to ``seat``, or the first player in after it: a player whose pile is empty when
     its turn comes is out."""
     data = snap(state)
+    if not any(pile(state, player) for player in players_in(state)):
+        return _gather(state, seat)
     effects: list[SnapEffect] = []
     for _ in range(state.players):
         if seat not in data.out:
@@ -254,7 +261,42 @@ def _give_turn(state: TableState, seat: int) -> list[SnapEffect]:
             if len(players_in(state)) <= 1:
                 return effects + _game_over(state, "last")
         seat = (seat + 1) % state.players
-    return effects + _game_over(state, "last")  # every pile is empty: cannot be, the deck is somewhere
+    return effects + _game_over(state, "last")  # cannot be: a player in holds a card
+
+
+def _gather(state: TableState, seat: int) -> list[SnapEffect]:
+    """Every player in has an empty pile (every card lies in the centre): the centre is shuffled
+    (``Shuffle``, from a seed the table agrees) and dealt again among them, from ``seat``."""
+    snap(state).deal_from = seat
+    state.phase = "shuffling"
+    state.turn = None
+    gathered: Gathered = {"kind": "gathered", "cards": len(state.zones[CENTRE]), "wake": ()}
+    return [gathered]
+
+
+def _shuffle(engine: Engine, event: Event) -> list[SnapEffect]:
+    assert isinstance(event, Shuffle)
+    state = engine.state
+    _expect(state, "shuffling", "nothing is being shuffled now")
+    data = snap(state)
+    old = state.zones[CENTRE]
+    new = state.new_tokens(len(old))
+    for token in old:
+        state.faces.pop(token, None)  # the cards are face down again, in an order nobody knows
+    seats = players_in(state)
+    first = seats.index(data.deal_from) if data.deal_from in seats else 0
+    seats = seats[first:] + seats[:first]
+    for index, seat in enumerate(seats):
+        state.zones[pile_zone(seat)] = new[index :: len(seats)]
+    state.zones[CENTRE] = []
+    data.face_up, data.top_seq, data.slapped = 0, None, []
+    state.turn = seats[0]
+    state.phase = "playing"
+    _count(state)
+    shuffled: Shuffled = {"kind": "shuffled", "zone": CENTRE, "tokens": new, "from_tokens": old,
+                          "seed": event.seed}  # fmt: skip
+    redealt: Redealt = {"kind": "redealt", "piles": [state.scores[seat] for seat in seats]}
+    return [shuffled, redealt]
 
 
 def _over_if_last(state: TableState) -> list[SnapEffect]:
@@ -425,6 +467,8 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
     phase = state.phase
     if phase == "setup":
         return [Duty(StartGame.kind)]
+    if phase == "shuffling":
+        return [Duty(Shuffle.kind)]
     data = snap(state)
     if phase == "turning":
         assert state.turn is not None
@@ -449,4 +493,5 @@ _HANDLERS: dict[str, Callable[[Engine, Event], list[SnapEffect]]] = {
     Slap.kind: _slap,
     SlapClose.kind: _close,
     SlapEnd.kind: _end,
+    Shuffle.kind: _shuffle,
 }

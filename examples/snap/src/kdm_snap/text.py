@@ -55,6 +55,9 @@ ENGLISH: dict[str, Line] = {
     "slapped": lambda e, n: f"{n[e['seat']]}: Snap! ({e['rt']:.0f} ms)",
     "slap_judged": lambda e, n: _judged(e, n, "en"),
     "player_out": lambda e, n: f"{n[e['seat']]} has no card left and is out",
+    "redealt": lambda e, n: (
+        f"every pile is empty: the centre is shuffled and dealt again, {_each(e, 'en')} cards each"
+    ),
     "game_over": lambda e, n: _over(e, n, "en"),
 }
 FRENCH: dict[str, Line] = {
@@ -63,6 +66,9 @@ FRENCH: dict[str, Line] = {
     "slapped": lambda e, n: f"{n[e['seat']]} : Snap ! ({e['rt']:.0f} ms)",
     "slap_judged": lambda e, n: _judged(e, n, "fr"),
     "player_out": lambda e, n: f"{n[e['seat']]} n'a plus de carte : hors jeu",
+    "redealt": lambda e, n: (
+        f"tous les tas sont vides : le centre est mélangé et redistribué, {_each(e, 'fr')} cartes chacun"
+    ),
     "game_over": lambda e, n: _over(e, n, "fr"),
 }
 LANGUAGES = {"en": ENGLISH, "fr": FRENCH}
@@ -85,8 +91,9 @@ the moment the card showed on each player's screen, takes the whole centre under
 with no pair costs a card: it goes face down under the centre.
 
 A player whose turn comes with no card is out; one with no card left may still slap a pair to come
-back, but a false slap then puts them out. The last player in wins; after max_turns cards turned
-(option), the most cards wins, and equal piles share the win.""",
+back, but a false slap then puts them out. When every pile is empty, the centre is shuffled and dealt
+again. The last player in wins; after max_turns cards turned (option), the most cards wins, and equal
+piles share the win.""",
     "fr": """Snap
 Tout le paquet est distribué face cachée : chacun a son tas. À tour de rôle, chacun retourne la carte
 du dessus de son tas sur le tas du centre (Entrée).
@@ -96,8 +103,9 @@ comptée depuis l'instant où la carte est apparue sur l'écran de chacun, prend
 tas. Une tape sans paire coûte une carte : elle va face cachée sous le centre.
 
 Qui n'a plus de carte quand son tour vient est hors jeu ; sans carte, on peut encore taper une paire
-pour revenir, mais une fausse tape met alors hors jeu. Le dernier en jeu gagne ; après max_turns cartes
-retournées (option), le plus de cartes gagne, et des tas égaux partagent la victoire.""",
+pour revenir, mais une fausse tape met alors hors jeu. Quand tous les tas sont vides, le centre est
+mélangé et redistribué. Le dernier en jeu gagne ; après max_turns cartes retournées (option), le plus
+de cartes gagne, et des tas égaux partagent la victoire.""",
 }
 
 
