@@ -185,3 +185,11 @@ def test_a_refused_flip_lets_the_key_send_again() -> None:
     assert me.play.flip() is True and me.sent == [Flip(seat=0), Flip(seat=0)]
     with pytest.raises(IllegalAction):
         table.event("snap_flip", seat=1)
+
+
+def test_one_card_is_said_in_the_singular_and_none_too_in_french() -> None:
+    table = snap_table(2)
+    english, french = Screen(table, 0), Screen(table, 0, lang="fr")
+    assert "26 cards face down" in text(panels.hand_text(english.play))
+    assert [panels.plural(english.play, n, "one", "many") for n in (0, 1, 2)] == ["many", "one", "many"]
+    assert [panels.plural(french.play, n, "one", "many") for n in (0, 1, 2)] == ["one", "one", "many"]

@@ -142,7 +142,7 @@ def hand_text(play: SnapPlay) -> Fragments:
         status(play, me),
         ("", "\n "),
         ("class:card" if part.piles[me] else "class:dim", " ▒▒ "),  # the back of the top card
-        ("", " " + play.say("snap_cards", cards=part.piles[me])),
+        ("", " " + play.say(plural(play, part.piles[me], "snap_card", "snap_cards"), cards=part.piles[me])),
     ]
 
 
@@ -198,6 +198,11 @@ def scores_text(play: SnapPlay) -> Fragments:
     return every_tables_scores(play.screen)
 
 
+def plural(play: SnapPlay, count: int, one: str, many: str) -> str:
+    """The word key for ``count`` cards: singular for 1 in English, for 0 and 1 in French."""
+    return one if (count < 2 if play.screen.lang == "fr" else count == 1) else many
+
+
 def ranking_text(play: SnapPlay) -> Fragments:
     """The final ranking: most cards first, the winners marked (a tie shares the win)."""
     screen = play.screen
@@ -209,13 +214,8 @@ def ranking_text(play: SnapPlay) -> Fragments:
     lines: Fragments = []
     for seat in ranked:
         name = screen.player_name(seat) + (f" ({screen.say('you')})" if seat == screen.peer.seat else "")
-        cards = view.scores[seat]
-        words = (
-            "snap_ranking_card"
-            if cards == 1 or (cards == 0 and screen.lang == "fr")
-            else "snap_ranking_cards"
-        )
-        row = f"{name[:20]:<20} {play.say(words, cards=cards):>10}"
+        cards = plural(play, view.scores[seat], "snap_ranking_card", "snap_ranking_cards")
+        row = f"{name[:20]:<20} {play.say(cards, cards=view.scores[seat]):>10}"
         if seat in winners:
             lines += [("class:winner", row + "  " + screen.say("winner")), ("", "\n")]
         else:

@@ -26,6 +26,7 @@ WORDS: dict[str, tuple[str, str]] = {
     ),
     "snap_pile": ("Your pile", "Votre tas"),
     "snap_cards": ("{cards} cards face down", "{cards} cartes face cachée"),
+    "snap_card": ("{cards} card face down", "{cards} carte face cachée"),
     "snap_your_turn": ("your turn: Enter turns your card", "à vous : Entrée retourne votre carte"),
     "snap_turn_of": ("{name} turns next", "{name} retourne ensuite"),
     "snap_watch_pairs": (
