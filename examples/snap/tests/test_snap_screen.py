@@ -23,6 +23,7 @@ from kdm.engine import IllegalAction, SeatView
 from kdm.events import Event
 from kdm.record import Notice
 from kdm.testing import ScriptedTable
+from kdm.tui.panels import RULES_WIDTH
 from kdm.tui.text import CATALOGUE, say, say_from
 
 #: The table's agreed clock runs this far ahead of the screen's own.
@@ -193,3 +194,9 @@ def test_one_card_is_said_in_the_singular_and_none_too_in_french() -> None:
     assert "26 cards face down" in text(panels.hand_text(english.play))
     assert [panels.plural(english.play, n, "one", "many") for n in (0, 1, 2)] == ["many", "one", "many"]
     assert [panels.plural(french.play, n, "one", "many") for n in (0, 1, 2)] == ["one", "one", "many"]
+
+
+def test_the_help_lines_fit_the_help_window() -> None:
+    for words in WORDS["snap_help"]:
+        for line in words.splitlines():
+            assert len(line) <= RULES_WIDTH, line

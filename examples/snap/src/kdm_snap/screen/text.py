@@ -50,9 +50,9 @@ WORDS: dict[str, tuple[str, str]] = {
     "snap_hint_turn": ("Enter turn card", "Entrée retourner"),
     "snap_hint_slap": ("Space Snap!", "Espace Snap !"),
     "snap_help": (
-        "Enter or t   turn the top card of your pile onto the centre (on your turn)\n"
+        "Enter or t   turn the top card of your pile onto the centre, on your turn\n"
         "Space        Snap! slap the centre when its top two cards have one rank\n",
-        "Entrée ou t  retourner la carte du dessus de votre tas sur le centre (à votre tour)\n"
-        "Espace       Snap ! taper le centre quand ses deux cartes du dessus ont un rang\n",
+        "Entrée ou t  retourner votre carte du dessus sur le centre, à votre tour\n"
+        "Espace       Snap ! taper quand les deux cartes du dessus ont un rang\n",
     ),
 }
