@@ -26,8 +26,9 @@ $(STAMP): $(PLAY_STAMP)
 
 # The example third-party plugins, installed the way a stranger's packages would be, after kdm (their
 # dependency).
-$(EXAMPLE_STAMP): examples/lightaces/pyproject.toml examples/aceback/pyproject.toml $(STAMP)
-	$(BIN)/python -m pip install --quiet -e examples/lightaces -e examples/aceback
+$(EXAMPLE_STAMP): examples/lightaces/pyproject.toml examples/aceback/pyproject.toml \
+		examples/snap/pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --quiet -e examples/lightaces -e examples/aceback -e examples/snap
 	touch $@
 
 play: $(PLAY_STAMP)
@@ -47,7 +48,7 @@ typecheck: $(STAMP)
 	ln -s ../../net .typecheck/kdm/net && ln -s ../../plugins .typecheck/kdm/plugins
 	cd .typecheck && ../$(BIN)/mypy -p kdm
 
-# Collects tests/ and examples/lightaces/tests (pyproject's testpaths); tests/test_example_plugin.py
+# Collects tests/ and every example's tests (pyproject's testpaths); tests/test_example_plugin.py
 # runs the installed kdm with the example plugin.
 pytest: $(STAMP) $(EXAMPLE_STAMP)
 	$(BIN)/python -m pytest
