@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from kdm_snap.events import Flip, Slap
+from kdm_snap.events import Flip, Slap, SlapClose
 from kdm_snap.rules import snap
 from kdm_snap.screen import panels
 from kdm_snap.screen.state import SnapPlay
@@ -21,7 +21,7 @@ from snap_helpers import flip, snap_table, top
 
 from kdm.engine import IllegalAction, SeatView
 from kdm.events import Event
-from kdm.record import Notice
+from kdm.notices import Applied, Rejected
 from kdm.testing import ScriptedTable
 from kdm.tui.panels import RULES_WIDTH
 from kdm.tui.text import CATALOGUE, say, say_from
@@ -80,12 +80,12 @@ class Screen:
 
     def act(self, event: Event) -> bool:
         self.sent.append(event)
-        self.heard(self.table.act(event), seq=self.table.state.seq - 1)
+        self.heard(self.table.act(event), seq=self.table.state.seq - 1, event=event)
         return True
 
-    def heard(self, effects: Any, seq: int) -> None:
+    def heard(self, effects: Any, seq: int, event: Event) -> None:
         """What the table did reaches the screen's state, as the peer's notices do."""
-        self.play.on_notice(Notice("applied", effects=tuple(effects), seq=seq))
+        self.play.on_notice(Applied(event=event, effects=tuple(effects), seq=seq))
 
     def paint(self, at_ms: float) -> None:
         """Everything applied so far is on screen since ``at_ms``."""
@@ -94,7 +94,7 @@ class Screen:
 
 
 def others_flip(screen: Screen, seat: int) -> None:
-    screen.heard(flip(screen.table, seat), seq=screen.table.state.seq - 1)
+    screen.heard(flip(screen.table, seat), seq=screen.table.state.seq - 1, event=Flip(seat=seat))
 
 
 def text(fragments: Any) -> str:
@@ -135,7 +135,7 @@ def test_space_slaps_the_top_card_stamped_from_its_paint() -> None:
     assert table.state.phase == "slapping" and "✋ seat 2: Snap!" in text(panels.table_text(me.play))
     assert me.play.slap(2400.0) is False and me.message == "you have slapped this card already"
     table.fire("snap_close")
-    me.heard([table.last("slap_judged")], seq=table.state.seq - 1)
+    me.heard([table.last("slap_judged")], seq=table.state.seq - 1, event=SlapClose())
     result = text(panels.table_text(me.play))
     assert "seat 2 was quickest: 2 cards" in result and "1. seat 2 310ms" in result
     assert table.state.scores[2] == 19
@@ -182,7 +182,7 @@ def test_a_refused_flip_lets_the_key_send_again() -> None:
     me.act = lambda event: me.sent.append(event) or True  # type: ignore[method-assign]  # on its way
     assert me.play.flip() is True
     assert me.play.flip() is False  # not sent twice while the first is on its way
-    me.play.on_notice(Notice("rejected", node="me"))
+    me.play.on_notice(Rejected(node="me", reason="a flip too late"))
     assert me.play.flip() is True and me.sent == [Flip(seat=0), Flip(seat=0)]
     with pytest.raises(IllegalAction):
         table.event("snap_flip", seat=1)

@@ -20,13 +20,13 @@ not judged against a centre its player never saw. The engine never reads a clock
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.cards import full_deck, is_face, rank_of
 from kdm.effects import RoundOver, Shuffled
-from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, IllegalAction, effective_time
+from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, Handlers, IllegalAction, effective_time
 from kdm.events import Event, Shuffle, StartGame
 from kdm.hookspecs import hookimpl
 from kdm.options import OptionWords, TableOption
@@ -158,15 +158,18 @@ def kdm_setup_table(state: TableState) -> None:
 # --- the event loop -------------------------------------------------------------------------------
 
 
+#: The handlers of this plugin's events, by event class (``kdm_apply`` calls the one for an event).
+HANDLERS: Handlers[list[SnapEffect]] = Handlers()
+
+
 @hookimpl
 def kdm_apply(engine: Engine, event: Event) -> list[SnapEffect] | None:
-    handler = _HANDLERS.get(event.kind)
-    return None if handler is None else handler(engine, event)
+    return HANDLERS.apply(engine, event)
 
 
-def _start_game(engine: Engine, event: Event) -> list[SnapEffect]:
+@HANDLERS.on(StartGame)
+def _start_game(engine: Engine, event: StartGame) -> list[SnapEffect]:
     """The whole deck, shuffled by the agreed seed, dealt one card at a time round the table."""
-    assert isinstance(event, StartGame)
     state = engine.state
     _expect(state, "setup", "the game has already started")
     faces = full_deck()
@@ -187,8 +190,8 @@ def _start_game(engine: Engine, event: Event) -> list[SnapEffect]:
     return [shuffled, dealt]
 
 
-def _flip(engine: Engine, event: Event) -> list[SnapEffect]:
-    assert isinstance(event, Flip)
+@HANDLERS.on(Flip)
+def _flip(engine: Engine, event: Flip) -> list[SnapEffect]:
     state = engine.state
     _expect(state, "playing", "no card is turned now")
     if event.seat != state.turn:
@@ -200,8 +203,8 @@ def _flip(engine: Engine, event: Event) -> list[SnapEffect]:
     return [flipping]
 
 
-def _turn_up(engine: Engine, event: Event) -> list[SnapEffect]:
-    assert isinstance(event, TurnUp)
+@HANDLERS.on(TurnUp)
+def _turn_up(engine: Engine, event: TurnUp) -> list[SnapEffect]:
     state = engine.state
     _expect(state, "turning", "no card is being turned")
     seat = state.turn
@@ -274,8 +277,8 @@ def _gather(state: TableState, seat: int) -> list[SnapEffect]:
     return [gathered]
 
 
-def _shuffle(engine: Engine, event: Event) -> list[SnapEffect]:
-    assert isinstance(event, Shuffle)
+@HANDLERS.on(Shuffle)
+def _shuffle(engine: Engine, event: Shuffle) -> list[SnapEffect]:
     state = engine.state
     _expect(state, "shuffling", "nothing is being shuffled now")
     data = snap(state)
@@ -303,8 +306,8 @@ def _over_if_last(state: TableState) -> list[SnapEffect]:
     return _game_over(state, "last") if len(players_in(state)) <= 1 else []
 
 
-def _slap(engine: Engine, event: Event) -> list[SnapEffect]:
-    assert isinstance(event, Slap)
+@HANDLERS.on(Slap)
+def _slap(engine: Engine, event: Slap) -> list[SnapEffect]:
     state = engine.state
     data = snap(state)
     window = data.window
@@ -336,8 +339,8 @@ def _slap(engine: Engine, event: Event) -> list[SnapEffect]:
     return [slapped]
 
 
-def _close(engine: Engine, event: Event) -> list[SnapEffect]:
-    assert isinstance(event, SlapClose)
+@HANDLERS.on(SlapClose)
+def _close(engine: Engine, event: SlapClose) -> list[SnapEffect]:
     _expect(engine.state, "slapping", "no slap window is open")
     return _judge(engine.state)
 
@@ -394,8 +397,8 @@ def _judge(state: TableState) -> list[SnapEffect]:
     return effects
 
 
-def _end(engine: Engine, event: Event) -> list[SnapEffect]:
-    assert isinstance(event, SlapEnd)
+@HANDLERS.on(SlapEnd)
+def _end(engine: Engine, event: SlapEnd) -> list[SnapEffect]:
     state = engine.state
     if state.phase != "playing" or snap(state).turns < state.options["max_turns"]:
         raise IllegalAction(f"the game's turns are not used up (the table is {state.phase})")
@@ -484,14 +487,3 @@ def kdm_awaiting(state: TableState) -> list[Duty]:
 def _expect(state: TableState, phase: str, reason: str) -> None:
     if state.phase != phase:
         raise IllegalAction(f"{reason} (the table is {state.phase})")
-
-
-_HANDLERS: dict[str, Callable[[Engine, Event], list[SnapEffect]]] = {
-    StartGame.kind: _start_game,
-    Flip.kind: _flip,
-    TurnUp.kind: _turn_up,
-    Slap.kind: _slap,
-    SlapClose.kind: _close,
-    SlapEnd.kind: _end,
-    Shuffle.kind: _shuffle,
-}

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from kdm.peer import local_time_ms
 from kdm.tui.keys import add_every_table_keys, drawn_with_commit
 from kdm_snap.screen.state import SnapPlay
 
@@ -36,7 +35,7 @@ def snap_bindings(play: SnapPlay) -> KeyBindings:
 
     @bindings.add(" ", filter=free)
     def _slap(event: KeyPressEvent) -> NotImplementedOrNone:
-        pressed = local_time_ms()
+        pressed = screen.peer.clock.local_ms()
         return drawn_with_commit(event, play.slap(pressed))
 
     for key in TURN_KEYS:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kdm.engine import SeatView
-from kdm.record import Notice
+from kdm.notices import Applied, Notice, Rejected
 from kdm.tui.state import TableScreen
 from kdm_snap.events import Flip, Slap
 from kdm_snap.rules import NAME
@@ -77,10 +77,10 @@ class SnapPlay:
     def on_notice(self, notice: Notice) -> None:
         """One notice from the peer, after the table screen followed it."""
         me = self.screen.peer.seat
-        if notice.kind == "rejected" and notice.node == self.screen.peer.me.identity:
+        if isinstance(notice, Rejected) and notice.node == self.screen.peer.me.identity:
             self._flipping = self._slapping = False
             return
-        if notice.kind != "applied":
+        if not isinstance(notice, Applied):
             return
         for effect in notice.effects:
             kind = effect["kind"]
