@@ -86,7 +86,7 @@ class TableApp:
         return self._games[1]
 
     def game_screen(self) -> GameScreen | None:
-        """The game mode's screen shown now instead of the base game's, if any."""
+        """The game's screen shown now instead of the waiting room, if any."""
         return next((game for game in self.game_screens() if game.active()), None)
 
     def _painted(self, _application: Application[None]) -> None:

@@ -6,9 +6,9 @@ French. A plugin says so with one ``ScreenPart``; the table screen (``kdm.tui``)
 the table for theirs and weaves them in. The built-in variants use this exactly as a third party's
 package does, from their own modules (``kdm.plugins.piles_screen`` ...).
 
-A game mode brings more: a whole table screen of its own (``GameScreen``, which is prompt_toolkit's
-containers and key bindings), shown instead of the base game's while the seat's view has the game's
-part. Kem's does (``kdm.plugins.kems.screen``).
+A game brings more: its whole table screen (``GameScreen``, which is prompt_toolkit's containers and
+key bindings), shown instead of the waiting room while the seat's view has the game's part. The base
+game's (``kdm.plugins.kilo.screen``) and Kem's (``kdm.plugins.kems.screen``) are made so.
 
 Everything else here is plain data and functions of the ``Screen``, the part of the table screen a
 plugin may use: no prompt_toolkit. Text goes on screen as *fragments*, ``(style, text)`` pairs where
