@@ -66,6 +66,12 @@ class TimedScreen(TableScreen):
             self.read_ms = monotonic_ms()
         return super().act(event)
 
+    def tell(self, key: str, **fields: object) -> bool:
+        """The key did nothing (the checkpoint holds the pass for people, the clock settles): no figure
+        for this press, as for a refused one (it waited for ever before)."""
+        self.refused = True
+        return super().tell(key, **fields)
+
     def on_notice(self, notice: Notice) -> None:
         effects = notice.effects if isinstance(notice, Applied) else ()
         if any(e["kind"] == "passed" and e["seat"] == self.peer.seat for e in effects):
