@@ -302,11 +302,47 @@ def test_the_readme_is_a_guide_and_the_dated_figures_are_in_docs_benchmarks() ->
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     figures = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     assert "](docs/benchmarks.md)" in readme and "](docs/RULES.md)" in readme
-    # A guide with its screens (five captures at 80×24 are about 9 KB), not 50 KB of dated notes.
+    # What left the README is linked from it: the screens, and what a table promises between laptops.
+    assert "](docs/screens.md)" in readme and "](docs/network.md)" in readme
+    # A guide for players and rule writers (issue 26: at most 250 lines), not 50 KB of dated notes.
     assert "Measured" not in readme and len(readme) < 36_000
+    assert len(readme.splitlines()) <= 250
     for heading in ["## Speed", "### Kem's bot league", "### Network figures", "### Fair dealing",
                     "### Between laptops", "## Reliability"]:  # fmt: skip
         assert f"\n{heading}\n" in figures and f"\n{heading}\n" not in readme
+
+
+def anchor(heading: str) -> str:
+    """The anchor a heading gets on GitHub: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def sections(page: str) -> dict[str, str]:
+    """Each heading's anchor → its text, up to the next heading of the same level or above."""
+    headings = list(re.finditer(r"^(#+) (.+)$", page, re.MULTILINE))
+    found: dict[str, str] = {}
+    for i, heading in enumerate(headings):
+        level = len(heading[1])
+        end = next((h.start() for h in headings[i + 1 :] if len(h[1]) <= level), len(page))
+        found[anchor(heading[2])] = page[heading.end() : end]
+    return found
+
+
+def test_every_key_figure_of_the_readme_is_in_the_section_it_links() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    measured = sections((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8"))
+    table = readme.split("\n## Key figures\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "](docs/benchmarks.md#" in line]
+    assert len(rows) >= 8, "the README's key figures: one row per figure, linking where it was measured"
+    for row in rows:
+        _what, value, where = (cell.strip() for cell in row.strip("|").split(" | "))
+        section = re.fullmatch(r"\[[^]]+\]\(docs/benchmarks\.md#([\w-]+)\)", where)
+        assert section and section[1] in measured, f"{where}: no such section in docs/benchmarks.md"
+        numbers = re.findall(r"(?<![\w.,])\d+(?:[.,]\d+)*", value)
+        # A number counts only whole: 1.6 is not found in 11.6, nor 26 in 2,600.
+        text = measured[section[1]]
+        missing = [n for n in numbers if not re.search(rf"(?<![\d.,]){re.escape(n)}(?![.,]?\d)", text)]
+        assert numbers and not missing, f"{value!r}: {missing} not in docs/benchmarks.md#{section[1]}"
 
 
 def test_the_architecture_page_names_files_that_exist_and_walks_one_slap() -> None:
