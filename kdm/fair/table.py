@@ -1010,7 +1010,7 @@ def deck_of_table(record: TableRecord, clock: Callable[[], float] | None = None)
 
 
 class Timings:
-    """What one process measures of its fair deck, in ms on its clock, for the README's figures
+    """What one process measures of its fair deck, in ms on its clock, for its figures (docs/benchmarks.md)
     (``benchmarks/fair_table.py``): from a shuffle's start to its seat's hand read (``shuffle_deal_ms``),
     from a card passed into a seat's hand to its face read there (``private_pass_ms``), from a card
     awaited face up to its face shown (``public_draw_ms``), each audit's computing (``audit_ms``), and
