@@ -143,7 +143,7 @@ class ScreenPart:
       for the help's line of marks;
     - ``words``: key → (English, French), and ``renames``: the screen's own word keys this plugin's
       table says otherwise (a key of its ``words``), or not at all (None: its own lines say it);
-    - ``sends(event)``: what an event the screen sends becomes at this plugin's table (spoons: a slap
+    - ``sends(event)``: what an event its game's screen sends becomes at this plugin's table (spoons: a slap
       is a grab), and ``flashes``: the kinds of its effects that flash like a slap (effect kind → the
       prefix of its banner's word keys, ``<prefix>_banner`` and ``<prefix>_opens``), and
       ``log_styles``: how the log shows its effects (effect kind → ``slap``, ``feint``, ``result``,

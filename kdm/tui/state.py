@@ -184,11 +184,8 @@ class TableScreen:
         return max(0.0, driver.timer_due(duty) - self.peer.clock.local_ms())
 
     def act(self, event: Event) -> bool:
-        """Send ``event`` for this seat, as the table's plugins want it (``ScreenPart.sends``): True, as
-        a key handler that sent returns."""
-        for part in self.parts:
-            if part.sends is not None:
-                event = part.sends(event)
+        """Send ``event`` for this seat: True, as a key handler that sent returns. (What a house rule
+        makes of an event its game's screen sends, ``ScreenPart.sends``, the game's screen asks.)"""
         self.peer.act(event)
         return True
 

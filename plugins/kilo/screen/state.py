@@ -120,6 +120,11 @@ class KiloPlay:
         return self.screen.name(seat, seq)
 
     def act(self, event: Event) -> bool:
+        """Send ``event`` as the table's variants want it (``ScreenPart.sends``: at spoons, a slap is a
+        grab); True, as a key handler that sent returns."""
+        for part in self.parts:
+            if part.sends is not None:
+                event = part.sends(event)
         return self.screen.act(event)
 
     def due_in_ms(self, kind: str) -> float | None:
