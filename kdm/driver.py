@@ -102,14 +102,25 @@ class Plan:
 class TableDriver:
     """One host's driver of one table: time stamps, duties, and the plans of the bots it runs."""
 
-    def __init__(self, engine: Engine, deck: Deck, clock: Clock, bots: Mapping[int, Bot] | None = None):
+    def __init__(
+        self,
+        engine: Engine,
+        deck: Deck,
+        clock: Clock,
+        bots: Mapping[int, Bot] | None = None,
+        painted_by_screen: bool = False,
+    ):
         self.engine = engine
         self.deck = deck
         self.clock = clock
         #: The bots this host runs, by seat (a host may run none, or stand-ins besides its player).
         self.bots: dict[int, Bot] = dict(bots or {})
-        #: seq of every event of this round → when this process showed it (local clock).
+        #: seq of every event of this round → when this process showed it (local clock): when a redraw
+        #: painted it where a person's screen shows the table (``painted_by_screen``, ``show``), else
+        #: when it was applied. One writer either way: reactions count from one moment.
         self.shown: dict[int, float] = {}
+        self.painted_by_screen = painted_by_screen
+        self._round_from = 0  # the seq of this round's deal: no event before it is shown again
         #: Each table timer awaited this round → when it was first awaited (local clock).
         self._timers: dict[tuple[str, int], float] = {}
         self.plans: dict[int, Plan] = {}
@@ -128,15 +139,17 @@ class TableDriver:
             if effect["kind"] == "dealt":
                 self.shown.clear()  # a new round: no reaction names an event of the last one
                 self._timers.clear()
+                self._round_from = seq
                 break
-        self.shown[seq] = self.clock.local_ms()
+        if not self.painted_by_screen:
+            self.shown[seq] = self.clock.local_ms()
         self.deck.observe(effects)
         return self.concerned(effects)
 
     def show(self, seq: int, at_ms: float) -> None:
         """Event ``seq`` was shown to a person at ``at_ms`` (when the screen painted it): reactions to
-        it count from then."""
-        if seq in self.shown:
+        it count from then. Only where a screen paints the table (``painted_by_screen``)."""
+        if self.painted_by_screen and seq >= self._round_from:
             self.shown[seq] = at_ms
 
     def agreed_at(self, local_ms: float) -> float:

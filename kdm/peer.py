@@ -238,6 +238,8 @@ class Peer:
         #: another; the driver, the screen and every press are timed on it.
         self.clock: Clock = clock if clock is not None else SystemClock(node.agreed_time_ms)
         self._driver: TableDriver | None = None
+        #: Whether a person's screen paints this table (``screen_attached``).
+        self.painted_by_screen = False
         self._bots_timer: asyncio.TimerHandle | None = None
         self.finished = asyncio.Event()
         self.latencies_ms: list[float] = []
@@ -287,8 +289,17 @@ class Peer:
         if engine is None:
             return None
         if self._driver is None or self._driver.engine is not engine:
-            self._driver = TableDriver(engine, self.deck, self.clock, self._bots_by_seat())
+            self._driver = TableDriver(
+                engine, self.deck, self.clock, self._bots_by_seat(), painted_by_screen=self.painted_by_screen
+            )
         return self._driver
+
+    def screen_attached(self) -> None:
+        """A person's screen shows this table from now on: an event is shown when a redraw paints it
+        (``TableDriver.show``), not when it is applied."""
+        self.painted_by_screen = True
+        if self._driver is not None:
+            self._driver.painted_by_screen = True
 
     def _seats_here(self) -> set[int]:
         """The seats this process acts for now (its player's, a stand-in's)."""

@@ -34,9 +34,26 @@ def test_a_timed_event_is_stamped_on_the_agreed_clock_from_its_trigger_s_shown_t
     clock.advance(250.0)
     stamped = driver.stamp(Slap(seat=1, trigger=seq))
     assert stamped == Slap(seat=1, t_sync=1250.0, trigger=seq, rt=250.0)
+    driver.show(seq, 1100.0)  # no screen paints this table: the apply's stamp stands
+    assert driver.shown[seq] == 1000.0
+    assert driver.stamp(Close()) == Close()  # not a timed event: as it was
+
+
+def test_where_a_screen_paints_the_table_an_event_is_shown_when_it_is_painted() -> None:
+    """One writer of the shown time (issue 26): the paint where a screen shows the table, not the
+    apply; an event of the round before the deal is not shown again."""
+    table = dealt()
+    driver, clock = table.driver, table.clock
+    driver.painted_by_screen = True
+    clock.advance(1000.0)
+    seq = table.state.seq
+    table.slap(0, at=0.0)
+    assert seq not in driver.shown  # applied, not painted yet: a reaction to it has no time yet
+    assert driver.stamp(Slap(seat=1, trigger=seq)).rt is None
     driver.show(seq, 1100.0)  # a person saw it when the screen painted it
     assert driver.stamp(Slap(seat=1, trigger=seq), pressed_ms=1200.0) == Slap(1, 1200.0, seq, 100.0)
-    assert driver.stamp(Close()) == Close()  # not a timed event: as it was
+    driver.show(0, 1150.0)  # the deal's round started after event 0: it is never shown again
+    assert 0 not in driver.shown
 
 
 def test_the_agreed_clock_of_a_key_press_keeps_the_press_s_age() -> None:

@@ -436,22 +436,28 @@ def test_page_up_scrolls_the_log_back_and_page_down_returns_to_the_newest() -> N
 
 
 def test_an_event_is_shown_when_the_redraw_that_paints_it_ends() -> None:
+    """Where a screen paints the table, the driver's shown time of an event has one writer, the paint
+    (issue 26): nothing is stamped when it is applied, and a peer without a screen stamps at apply."""
+
     async def scene() -> None:
         async with table() as t:
-            applied: dict[int, float] = {}
+            applied: dict[int, float | None] = {}
             t.peers[0].on_notice = _spy(t.peers[0].on_notice, applied, t.peers[0])
+            before = monotonic_ms()
             await t.act(2, Feint(seat=2, t_sync=monotonic_ms()))
             feint = t.state.rules["kilo"].last_feint
             await until(lambda: feint in t.screen.painted, "the feint painted")
-            assert t.peers[0].driver.shown[feint] >= applied[feint]  # the paint's stamp replaced the apply's
+            assert applied[feint] is None  # applied: not shown yet
+            assert before <= t.peers[0].driver.shown[feint] <= monotonic_ms()  # the paint's stamp
+            assert t.peers[1].driver.shown[feint] >= before  # no screen there: shown when applied
 
     run(scene)
 
 
-def _spy(previous: Any, applied: dict[int, float], peer: Peer) -> Callable[[Any], None]:
+def _spy(previous: Any, applied: dict[int, float | None], peer: Peer) -> Callable[[Any], None]:
     def spy(notice: Any) -> None:
         if isinstance(notice, Applied):
-            applied[notice.seq] = peer.driver.shown[notice.seq]
+            applied[notice.seq] = peer.driver.shown.get(notice.seq)
         previous(notice)
 
     return spy

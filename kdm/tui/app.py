@@ -46,6 +46,7 @@ class TableApp:
     ) -> None:
         self.peer = peer
         self.screen = screen or TableScreen(peer, lang, add_bot=add_bot)
+        peer.screen_attached()  # what this process shows is what its screen paints
         self.screen.on_change = self.invalidate
         #: The table's game modes' own screens (``ScreenPart.screen``), made once the table is known.
         self._games: tuple[object, list[GameScreen]] = (None, [])

@@ -334,7 +334,7 @@ class TableScreen:
         driver = self.peer.driver
         for seq in self.unpainted:
             if driver is not None:
-                driver.show(seq, now_ms)  # replaces the apply-time stamp: rt counts from the paint
+                driver.show(seq, now_ms)  # the one stamp where a screen paints: rt counts from here
             self.painted.add(seq)
         self.unpainted.clear()
 
