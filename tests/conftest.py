@@ -2,7 +2,7 @@
 
 With no ``KDM_INTERFACE``, kdm listens on every interface and multicasts mDNS on each (what a player
 wants); the suite must never do that on the machine's own interfaces. Set here, before any test runs,
-it reaches every process a test starts too. ``tests/netns.py`` takes it away inside the namespaces it
+it reaches every process a test starts too. ``tests/helpers/netns.py`` takes it away inside the namespaces it
 builds, where the no-flag behaviour is tested as a player would meet it. The same goes for the
 user config directory (``XDG_CONFIG_HOME``): a temporary one for the run.
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kdm.net.storage import FileStorage
 from kdm.net.wire import PROTOCOL_VERSION
-from tests.netns import LineWatcher, NamespaceLan, require_netns
+from tests.helpers.netns import LineWatcher, NamespaceLan, require_netns
 
 LAPTOPS = 4
 DEADLINE_S = 180.0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -12,12 +11,7 @@ import pytest
 from kdm.cards import is_face, pretty
 from kdm.cli import main
 from kdm.manager import Rules
-
-
-def sim_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
-    assert main(["sim", *args, "--json"]) == 0
-    output: dict[str, object] = json.loads(capsys.readouterr().out)
-    return output
+from tests.helpers.cli import sim_json
 
 
 def test_sim_json_has_the_contract_fields(capsys: pytest.CaptureFixture[str]) -> None:

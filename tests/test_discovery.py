@@ -18,7 +18,7 @@ from zeroconf import ServiceInfo, ServiceStateChange
 from kdm.net import discovery
 from kdm.net.discovery import SERVICE_TYPE, TableAd, TableBrowser, parse_host_port
 from kdm.net.keys import fingerprint, new_keys
-from tests.netns import NETNS_ETC, LineWatcher, NamespaceLan, require_netns
+from tests.helpers.netns import NETNS_ETC, LineWatcher, NamespaceLan, require_netns
 
 KITCHEN = TableAd(
     name="kitchen",
@@ -562,7 +562,7 @@ def test_a_crashed_runs_lan_is_removed_by_the_next_one() -> None:
     crash = textwrap.dedent(
         """
         import os, signal, subprocess, sys
-        from tests.netns import NamespaceLan
+        from tests.helpers.netns import NamespaceLan
         lan = NamespaceLan(2).__enter__()
         # Its own output goes nowhere, or it would hold the test's pipe open after the crash.
         orphan = lan.run(0, [sys.executable, "-c", "import signal; signal.pause()"],

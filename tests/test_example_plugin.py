@@ -10,38 +10,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kdm.cards import rank_of
 from kdm.kilo.rules import RANK_KILOS
-from kdm.manager import AUTOLOAD_ENV, ENTRY_POINT_GROUP
-
-EXAMPLE = "lightaces"
-KDM = Path(sys.executable).with_name("kdm")
-
-
-def missing_example(name: str = EXAMPLE) -> str | None:
-    """Why the example package ``name`` cannot be tested here, or None."""
-    if not any(entry.name == name for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)):
-        return f"the example plugin is not installed: {sys.executable} -m pip install -e examples/{name}"
-    if not KDM.exists():
-        return f"no kdm program beside {sys.executable}"
-    return None
-
-
-def require_example(name: str = EXAMPLE) -> None:
-    """Skip without the example package ``name`` (saying how to install it); under CI=true, fail."""
-    reason = missing_example(name)
-    if reason is None:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI must test the example plugin, but {reason}")
-    pytest.skip(reason)
+from kdm.manager import AUTOLOAD_ENV
+from tests.helpers.plugins import EXAMPLE, KDM, require_example
 
 
 def kdm(*args: str) -> subprocess.CompletedProcess[str]:
@@ -106,7 +83,7 @@ def test_without_the_example_these_tests_skip_but_fail_under_ci(
     monkeypatch: pytest.MonkeyPatch, ci: str, outcome: type[BaseException]
 ) -> None:
     monkeypatch.setattr(
-        sys.modules[__name__], "missing_example", lambda name: "the example plugin is not installed"
+        "tests.helpers.plugins.missing_example", lambda name: "the example plugin is not installed"
     )
     monkeypatch.setenv("CI", ci)
     with pytest.raises(outcome, match="the example plugin is not installed"):

@@ -15,7 +15,7 @@ from kdm.deck import PrivateNote
 from kdm.plugins.kems.events import Gesture
 from kdm.plugins.kems.view import Signs
 from kdm.sim import Simulation
-from tests.test_cli import sim_json
+from tests.helpers.cli import sim_json
 
 CONTRACT = ["players", "seed", "deals", "events", "seconds", "teams", "winner", "calls", "digest"]
 CALLS = {

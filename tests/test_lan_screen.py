@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.netns import LineWatcher, NamespaceLan, require_netns
-from tests.test_tui_tmux import REPO, Pane, require_tmux
+from tests.helpers.netns import LineWatcher, NamespaceLan, require_netns
+from tests.helpers.tmux import REPO, Pane, require_tmux
 
 DEADLINE_S = 60.0
 

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from kdm.net.storage import FileStorage
-from tests.netns import NamespaceLan, require_netns, wait_until
-from tests.test_lan import PLAYER, Kdm, is_event
+from tests.helpers.lan import PLAYER, Kdm, is_event
+from tests.helpers.netns import NamespaceLan, require_netns, wait_until
 
 ROUNDS = 3
 #: The issue's bound: every screen says the table is stranded within this long of the laptop's death.

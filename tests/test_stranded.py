@@ -20,8 +20,8 @@ from types import SimpleNamespace
 from kdm.cli import _session_config, build_parser
 from kdm.session import ALONE_GIVE_UP_S, SessionConfig, TableSession
 from kdm.testing import run_virtual
-from tests.netns import LineWatcher
-from tests.processes import DEADLINE_S, KDM, Table, bot_player, start
+from tests.helpers.netns import LineWatcher
+from tests.helpers.processes import DEADLINE_S, KDM, Table, bot_player, start
 
 ROUNDS = 2
 

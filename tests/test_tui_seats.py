@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 from types import SimpleNamespace
 from typing import Any
 
-import msgpack
 import pytest
 
 from kdm import session
@@ -25,10 +24,11 @@ from kdm.net.admission import FREE_WRONG_PINS
 from kdm.peer import Peer, local_time_ms
 from kdm.record import REPLAYED, Notice
 from kdm.session import BotProcess, SessionConfig
+from kdm.testing import FakeLog
 from kdm.tui import app
 from kdm.tui.app import TableUI
 from kdm.tui.text import say
-from tests.test_tui import DEADLINE_S, FakeLog, FakeNode, Screen80x24, Table, run, run_real, until
+from tests.helpers.tui import AGREED_OFFSET_MS, DEADLINE_S, Screen80x24, Table, run, run_real, until
 
 KEYS = [Identity.ephemeral() for _ in range(4)]
 
@@ -36,9 +36,9 @@ KEYS = [Identity.ephemeral() for _ in range(4)]
 @asynccontextmanager
 async def keyed_table() -> AsyncIterator[Table]:
     """Four players, each with a key (so that a seat can be taken back), seat 0 on screen, passing."""
-    log = FakeLog()
+    log = FakeLog(agreed_offset_ms=AGREED_OFFSET_MS)
     installed = installed_plugins()
-    peers = [Peer(FakeNode(log, f"n{i}"), installed, name=f"player{i}", identity=KEYS[i]) for i in range(4)]
+    peers = [Peer(log.node(f"n{i}"), installed, name=f"player{i}", identity=KEYS[i]) for i in range(4)]
     log.peers = peers
     for peer in peers:
         peer.start(takeover_after_s=None)
@@ -64,13 +64,13 @@ def restart(t: Table, seat: int) -> Peer:
     """``seat``'s process dies and its player starts kdm again: a new node, the same key, the log read."""
     log = t.log
     old = t.peers[seat]
-    new = Peer(FakeNode(log, f"n{seat}b"), installed_plugins(), name=f"player{seat}", identity=KEYS[seat])
+    new = Peer(log.node(f"n{seat}b"), installed_plugins(), name=f"player{seat}", identity=KEYS[seat])
     log.peers = [new if peer is old else peer for peer in log.peers]
     t.peers[seat] = new
     new.start(takeover_after_s=None)
     new.table = "n0"
-    for entry in log.entries:
-        new.committed(msgpack.packb(entry, use_bin_type=True))
+    for data in log.entries:
+        new.committed(data)
     return new
 
 
@@ -113,14 +113,12 @@ def test_a_player_refused_a_seat_watches_the_public_table_and_no_hand() -> None:
     async def scene() -> None:
         async with keyed_table() as t:
             await t.close()
-            watcher = Peer(
-                FakeNode(t.log, "n9"), installed_plugins(), name="zoe", identity=Identity.ephemeral()
-            )
+            watcher = Peer(t.log.node("n9"), installed_plugins(), name="zoe", identity=Identity.ephemeral())
             t.log.peers.append(watcher)
             t.peers.append(watcher)
             watcher.start(takeover_after_s=None)
-            for entry in t.log.entries:
-                watcher.committed(msgpack.packb(entry, use_bin_type=True))
+            for data in t.log.entries:
+                watcher.committed(data)
             t.open(4)
             watcher.join_table("n0")
             await t.shows("Watch the game without playing? (y/n)")
@@ -139,11 +137,11 @@ def test_a_player_refused_a_seat_may_leave_instead() -> None:
     async def scene() -> None:
         async with keyed_table() as t:
             await t.close()
-            watcher = Peer(FakeNode(t.log, "n9"), installed_plugins(), name="zoe")
+            watcher = Peer(t.log.node("n9"), installed_plugins(), name="zoe")
             t.log.peers.append(watcher)
             t.peers.append(watcher)
-            for entry in t.log.entries:
-                watcher.committed(msgpack.packb(entry, use_bin_type=True))
+            for data in t.log.entries:
+                watcher.committed(data)
             t.open(4)
             watcher.join_table("n0")
             await t.shows("Watch the game without playing? (y/n)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from kdm.kilo.events import Pass, Slap
 from kdm.peer import local_time_ms
 from kdm.tui.text import say
-from tests.test_tui import run, table, until
+from tests.helpers.tui import run, table, until
 
 
 def footer(text: str) -> str:
