@@ -39,6 +39,8 @@ from tests.helpers.netns import wait_until
 from tests.helpers.processes import DEADLINE_S, Table, table
 from tests.modified_clients import FORGED, FORGED_DONES, FORGED_REACTION_MS
 
+pytestmark = pytest.mark.processes
+
 #: Tables started at once with their joiners, for the join race.
 STARTS = 8
 #: How many more files a peer may hold open at once while a stranger knocks under a thousand ids (a

@@ -94,6 +94,7 @@ def test_bad_input_is_one_line_and_status_2(
     assert "Traceback" not in captured.err
 
 
+@pytest.mark.processes
 def test_console_script_runs_as_a_process() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "kdm", "sim", "--players", "2"], capture_output=True, text=True, timeout=60

@@ -72,6 +72,7 @@ def test_the_games_are_found_through_entry_points() -> None:
     assert "kdm.kilo.rules" in plugins["kilo"] and "kdm.plugins.kems.bots" in plugins["kems"]
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("module", CORE)
 def test_a_core_module_imports_no_game(module: str) -> None:
     game_modules = sorted({name for names in builtin_plugins().values() for name in names})

@@ -28,6 +28,7 @@ def kdm(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(KDM), *args], capture_output=True, text=True, timeout=120, env=environment)
 
 
+@pytest.mark.processes
 def test_kdm_plugins_lists_the_example() -> None:
     done = kdm("plugins", "--json")
     assert done.returncode == 0, done.stderr
@@ -58,6 +59,7 @@ def expected_kilos(result: dict[str, Any], ace_kilos: int) -> list[int]:
     return [sum(ace_kilos if rank_of(c) == "A" else RANK_KILOS[rank_of(c)] for c in cards) for cards in held]
 
 
+@pytest.mark.processes
 def test_kdm_sim_plays_with_the_example_and_its_option() -> None:
     done = kdm(
         "sim", "--variant", EXAMPLE, "--option", "ace_kilos=3", "--rounds", "20", "--seed", "1", "--json"
@@ -70,6 +72,7 @@ def test_kdm_sim_plays_with_the_example_and_its_option() -> None:
     assert result["kilos"] != expected_kilos(result, ace_kilos=100), "no ace kept: choose another seed"
 
 
+@pytest.mark.processes
 def test_kdm_sim_refuses_a_bad_option_value_in_one_line() -> None:
     done = kdm("sim", "--variant", EXAMPLE, "--option", "ace_kilos=-1", "--json")
     assert done.returncode == 2 and done.stdout == ""

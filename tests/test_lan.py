@@ -18,9 +18,13 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+import pytest
+
 from kdm.net.storage import FileStorage
 from tests.helpers.lan import DEADLINE_S, PLAYER, Kdm, events_go_on
 from tests.helpers.netns import NamespaceLan, require_netns
+
+pytestmark = pytest.mark.netns
 
 LAPTOPS = 4
 ROUNDS = 16

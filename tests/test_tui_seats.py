@@ -151,6 +151,7 @@ def test_a_player_refused_a_seat_may_leave_instead() -> None:
     run(scene)
 
 
+@pytest.mark.processes
 def test_a_bot_added_from_any_screen_runs_here_where_this_process_reaches_the_table(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -183,6 +184,7 @@ def test_a_bot_added_from_any_screen_runs_here_where_this_process_reaches_the_ta
     assert laptop == "10.0.0.3:42000~zoe"
 
 
+@pytest.mark.processes
 def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:
     async def scene() -> None:
         async with keyed_table() as t:

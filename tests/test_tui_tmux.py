@@ -24,6 +24,8 @@ import pytest
 
 from tests.helpers.tmux import REPO, STEP_S, Pane, require_tmux
 
+pytestmark = pytest.mark.tmux
+
 NAME = "tester"
 
 
