@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine with Python 3.10+ and make (a third checks quickly):
 #   make play   set up .venv and play a game against three bots in the terminal
 #   make test   set up .venv with the test tools; lint, type-check and run the whole suite
-#   make check  the same, quick: lint, type-check and every test that starts no process (under a minute)
+#   make check  the quick one: lint, type-check and every test that starts no process
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
