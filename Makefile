@@ -1,6 +1,7 @@
-# Two commands do everything on a fresh machine with Python 3.10+ and make:
+# Two commands do everything on a fresh machine with Python 3.10+ and make (a third checks quickly):
 #   make play   set up .venv and play a game against three bots in the terminal
 #   make test   set up .venv with the test tools; lint, type-check and run the whole suite
+#   make check  the quick one: lint, type-check and every test that starts no process
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +9,7 @@ STAMP := $(VENV)/.installed-test
 PLAY_STAMP := $(VENV)/.installed
 EXAMPLE_STAMP := $(VENV)/.installed-examples
 
-.PHONY: play test lint typecheck pytest bench clean
+.PHONY: play test check lint typecheck pytest bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +36,13 @@ play: $(PLAY_STAMP)
 	$(BIN)/kdm play --bots 3
 
 test: lint typecheck pytest
+
+# The unit and virtual-time tests: everything but what starts processes, namespaces or tmux, and the soaks
+# (pyproject's markers; tests/conftest.py fails a test that starts a process unmarked).
+QUICK_TESTS := not processes and not netns and not tmux and not slow
+
+check: lint typecheck $(STAMP) $(EXAMPLE_STAMP)
+	$(BIN)/python -m pytest -q -m "$(QUICK_TESTS)"
 
 lint: $(STAMP)
 	$(BIN)/ruff check kdm net plugins tests benchmarks examples

@@ -1,7 +1,7 @@
 """LAN figures between laptops made of Linux network namespaces: discovery, a player back at their seat,
 and a dead leader, with ``kdm`` run as players run it (no ``--interface``, real multicast, kill -9).
 
-Each run builds a fresh LAN of four laptops (``tests.netns.NamespaceLan``: a namespace, a name, a home
+Each run builds a fresh LAN of four laptops (``tests.helpers.netns.NamespaceLan``: a namespace, a name, a home
 each) and plays one table on it. laptop0 hosts ``kdm host --name bench --players 4 --headless --as-bot
 greedy --option rounds=30``; laptop1 and laptop2 join it by name (``kdm join bench``), and laptop2 adds a
 ``kdm bot bench``. Every process's output (its game log: stdout, without ``--json``) is read on a thread
@@ -57,7 +57,7 @@ from typing import IO, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for `tests`
 
-from tests.netns import NamespaceLan
+from tests.helpers.netns import NamespaceLan
 
 TABLE = "bench"
 LAPTOPS = 4

@@ -1,4 +1,5 @@
-"""The test kit every game shares: a table you can script, and bots-only games with any plugins.
+"""The test kit every game shares: a table you can script, bots-only games with any plugins, and a fake
+consensus for peers and screens.
 
     table = ScriptedTable(players=4, variants=["kems"])
     table.act(Deal(seed=...), settle=False); table.arrange({token: "KH", ...}); table.settle()
@@ -21,6 +22,11 @@ Peers and screens run on asyncio: ``run_virtual(main())`` runs a test's coroutin
 jumps to the next timer whenever nothing is ready, instead of waiting for it. Every clock of a peer
 reads the running loop's (``kdm.net.clock.monotonic_ms``), so a game whose bots think for seconds plays
 in milliseconds, and the same way every time; I/O that is ready is still read at once.
+
+A peer talks to the table through its consensus node (``kdm.peer.Consensus``). ``FakeLog`` is that
+consensus without a network, as httpx's ``MockTransport`` is a transport without one: ``log.node("n1")``
+gives a ``FakeNode`` for a ``Peer``; what a node proposes is committed at once, in one order for every
+peer on the log, and a test shapes the membership by hand (who leads, who is cut off, who is silent).
 """
 
 from __future__ import annotations
@@ -28,7 +34,9 @@ from __future__ import annotations
 import asyncio
 import selectors
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import msgpack
 
 from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
@@ -37,7 +45,11 @@ from kdm.effects import HINTS
 from kdm.engine import Effect, Engine, Owed
 from kdm.events import Deal, Event, Shuffle, StartGame
 from kdm.manager import Rules, plugin_from
+from kdm.net.clock import monotonic_ms
 from kdm.sim import SimResult, Simulation
+
+if TYPE_CHECKING:
+    from kdm.peer import Peer
 
 
 class FakeClock(SteppedClock):
@@ -260,3 +272,131 @@ def play(
     """A whole bots-only game at a table with these plugins, as ``kdm sim`` plays it."""
     rules = Rules.for_table(variants, [plugin_from(plugin) for plugin in plugins])
     return Simulation(players, seed, bots, options, rules=rules).run(listener)
+
+
+# --- a fake consensus for peers --------------------------------------------------------------------------
+
+#: How long a node that no peer on the log runs (or one cut off) has been silent: for ever.
+NEVER_HEARD_MS = 1e9
+
+
+class FakeLog:
+    """A fake of the consensus as a peer uses it (``kdm.peer.Consensus``, which ``kdm.net.node.Node``
+    implements): its nodes' proposals, commits, direct messages and membership. What Raft gives, minus
+    the network: every proposal is committed at once, in one order, and handed to every peer on the log
+    (``peers``) on the next turn of the loop; a direct message goes to the peer it is for.
+
+    The membership is the test's to set: ``leader`` (``n0`` unless told; ``followed`` is the one before,
+    which every node followed but the dead), ``gone`` (nodes cut off: they get no commits, kept for them
+    until ``come_back``, and no direct messages, nor are theirs delivered), ``unheard`` (nodes whose
+    proposals are lost on the way to the leader, as Raft may lose them), and how long a node is silent:
+    since a time (``silent_since``, local ms), for a set length (``silent_for``), else not at all if a
+    peer on the log runs it and it is not gone, for ever otherwise. ``agreed_offset_ms`` puts the agreed
+    clock that far from the local one, so that a test can tell the two apart.
+
+    Everything committed is kept in ``entries`` (``decoded()`` and ``events()`` read it), every direct
+    message sent in ``direct``. A test that needs a node to behave otherwise (hold its proposals, lead
+    when the log says it does not) subclasses ``FakeNode``."""
+
+    def __init__(self, agreed_offset_ms: float = 0.0) -> None:
+        self.peers: list[Peer] = []
+        self.agreed_offset_ms = agreed_offset_ms
+        self.gone: set[str] = set()
+        self.missed: dict[str, list[bytes]] = {}
+        self.unheard: set[str] = set()
+        self.silent_since: dict[str, float] = {}
+        self.silent_for: dict[str, float] = {}
+        self.entries: list[bytes] = []
+        #: Direct messages as sent: (sender, addressee, data), those to or from a gone node too.
+        self.direct: list[tuple[str, str, bytes]] = []
+        self.followed: str | None = None
+        self._leader = "n0"
+        self._decoded: list[dict[str, Any]] = []
+
+    @property
+    def leader(self) -> str:
+        return self._leader
+
+    @leader.setter
+    def leader(self, node_id: str) -> None:
+        # A leader that no peer ran (the default before the test names its own) was followed by nobody.
+        if node_id != self._leader and self._leader in {peer.node.node_id for peer in self.peers}:
+            self.followed = self._leader
+        self._leader = node_id
+
+    def node(self, node_id: str) -> FakeNode:
+        return FakeNode(self, node_id)
+
+    def commit(self, data: bytes) -> None:
+        """``data`` is committed: every peer on the log gets it, but the gone, who get it on their return."""
+        self.entries.append(data)
+        loop = asyncio.get_running_loop()
+        for peer in self.peers:
+            if peer.node.node_id in self.gone:
+                self.missed.setdefault(peer.node.node_id, []).append(data)
+            else:
+                loop.call_soon(peer.committed, data)
+
+    def come_back(self, node_id: str) -> None:
+        """``node_id`` hears the table again: it gets what it missed, in order, as Raft would send it."""
+        self.gone.discard(node_id)
+        peer = next(peer for peer in self.peers if peer.node.node_id == node_id)
+        loop = asyncio.get_running_loop()
+        for data in self.missed.pop(node_id, []):
+            loop.call_soon(peer.committed, data)
+
+    def send_direct(self, sender: str, to: str, data: bytes) -> None:
+        """A direct message from ``sender`` to the peer that runs ``to`` (none to or from the gone)."""
+        self.direct.append((sender, to, data))
+        if {sender, to} & self.gone:
+            return
+        loop = asyncio.get_running_loop()
+        for peer in self.peers:
+            if peer.node.node_id == to:
+                loop.call_soon(peer.received_direct, sender, data)
+
+    def decoded(self) -> list[dict[str, Any]]:
+        """The entries committed so far, as plain dicts (each decoded once: tests poll this)."""
+        for data in self.entries[len(self._decoded) :]:
+            self._decoded.append(msgpack.unpackb(data, raw=False))
+        return list(self._decoded)
+
+    def events(self, kind: str, seat: int | None = None) -> list[dict[str, Any]]:
+        """The events of ``kind`` (by ``seat``) committed so far, as plain dicts."""
+        found = [e["event"] for e in self.decoded() if e["t"] == "event" and e["event"]["kind"] == kind]
+        return [event for event in found if seat is None or event.get("seat") == seat]
+
+
+class FakeNode:
+    """One node of a ``FakeLog``: what a ``Peer`` is given instead of a ``kdm.net.node.Node``."""
+
+    def __init__(self, log: FakeLog, node_id: str) -> None:
+        self.log, self.node_id = log, node_id
+
+    @property
+    def is_leader(self) -> bool:
+        return self.log.leader == self.node_id
+
+    @property
+    def followed(self) -> str | None:
+        return self.log.followed
+
+    def propose(self, data: bytes) -> bool:
+        if self.node_id not in self.log.unheard:
+            self.log.commit(data)
+        return True
+
+    def agreed_time_ms(self) -> float:
+        return monotonic_ms() + self.log.agreed_offset_ms
+
+    def silent_ms(self, node_id: str) -> float:
+        log = self.log
+        if node_id in log.silent_for:
+            return log.silent_for[node_id]
+        if node_id in log.silent_since:
+            return monotonic_ms() - log.silent_since[node_id]
+        live = {peer.node.node_id for peer in log.peers} - log.gone
+        return 0.0 if node_id in live else NEVER_HEARD_MS
+
+    def send_direct(self, to: str, data: bytes) -> None:
+        self.log.send_direct(self.node_id, to, data)

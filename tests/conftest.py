@@ -2,12 +2,19 @@
 
 With no ``KDM_INTERFACE``, kdm listens on every interface and multicasts mDNS on each (what a player
 wants); the suite must never do that on the machine's own interfaces. Set here, before any test runs,
-it reaches every process a test starts too. ``tests/netns.py`` takes it away inside the namespaces it
+it reaches every process a test starts too. ``tests/helpers/netns.py`` takes it away inside the namespaces it
 builds, where the no-flag behaviour is tested as a player would meet it. The same goes for the
 user config directory (``XDG_CONFIG_HOME``): a temporary one for the run.
 
 Tests marked ``slow`` (the chaos soak) are long runs behind a flag: without ``KDM_SLOW=1`` they are
 deselected, not skipped, so that a skip under ``CI=true`` still means something is missing.
+
+The suite comes in layers (``make check`` runs the quick one, ``make test`` everything): a test that
+starts a process is marked ``processes``, one that builds network namespaces ``netns``, one that drives
+tmux ``tmux`` (pyproject's ``markers``). The marking cannot be forgotten: every process, however it is
+started (``subprocess``, asyncio, a helper), goes through ``subprocess.Popen``, which fails a test that
+starts one without its marker (``ip`` and ``unshare`` need ``netns``, ``tmux`` needs ``tmux``, anything
+else any of the three), so a new test cannot slip into ``make check`` unmarked.
 """
 
 from __future__ import annotations
@@ -15,7 +22,11 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import subprocess
 import tempfile
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -37,3 +48,59 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+
+
+#: The markers under which a test may start processes, and the programs that need one in particular.
+MAY_START = ("processes", "netns", "tmux")
+NEEDS = {"ip": "netns", "unshare": "netns", "nsenter": "netns", "tmux": "tmux"}
+#: The tests being run, innermost last (a pytester test runs tests inside a test).
+_running: list[pytest.Item] = []
+_unmarked = pytest.StashKey[str]()
+_start_process = subprocess.Popen.__init__
+
+
+def unmarked_start(item: pytest.Item, args: Any, shell: bool) -> str | None:
+    """Why ``item`` may not start the program ``args``, or None if its markers allow it."""
+    if isinstance(args, (str, bytes, os.PathLike)):
+        args = os.fsdecode(args).split()[:1] if shell else [args]
+    program = Path(os.fsdecode(next(iter(args), ""))).name
+    marked = {marker.name for marker in item.iter_markers()}
+    needed = NEEDS.get(program)
+    if (needed is None and marked & set(MAY_START)) or needed in marked:
+        return None
+    marker = needed or "processes"
+    return (
+        f"{item.nodeid} starts {program!r} but is not marked {marker!r}: add @pytest.mark.{marker} "
+        f"(or pytestmark = pytest.mark.{marker} for the module), so that `make check` leaves it out"
+    )
+
+
+def _guarded_start(self: subprocess.Popen[Any], args: Any, *rest: Any, **options: Any) -> None:
+    if _running:
+        problem = unmarked_start(_running[-1], args, bool(options.get("shell")))
+        if problem is not None:
+            _running[-1].stash[_unmarked] = problem  # failed after the call too, if caught on its way
+            pytest.fail(problem, pytrace=False)
+    _start_process(self, args, *rest, **options)
+
+
+subprocess.Popen.__init__ = _guarded_start  # type: ignore[method-assign]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
+    _running.append(item)
+    try:
+        yield
+    finally:
+        _running.pop()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
+    """Fails the test if it started a process unmarked, though the failure was caught on its way (in a
+    thread, a task, an ``except BaseException``)."""
+    outcome = yield
+    problem = item.stash.get(_unmarked, None)
+    if problem is not None and outcome.excinfo is None:
+        outcome.force_exception(pytest.fail.Exception(problem, pytrace=False))

@@ -430,6 +430,7 @@ def test_a_flood_of_offers_is_answered_a_few_a_second() -> None:
 # --- real processes ---------------------------------------------------------------------------------
 
 
+@pytest.mark.processes
 def test_processes_without_the_pin_are_told_in_one_line_and_with_it_play(tmp_path: Path) -> None:
     """``kdm host --pin`` on 127.0.0.1 (its bot gets the PIN from it); joiners without it and with a
     wrong one leave with one line and status 2, one with it takes the last seat and the game ends."""
@@ -472,6 +473,7 @@ def test_processes_without_the_pin_are_told_in_one_line_and_with_it_play(tmp_pat
     assert len(digests) == 1 and None not in digests
 
 
+@pytest.mark.processes
 def test_a_bad_pin_is_one_line_and_status_2() -> None:
     done = subprocess.run([*KDM, "host", "--headless", "--pin", "12"], capture_output=True, text=True,
                           timeout=60, stdin=subprocess.DEVNULL)  # fmt: skip

@@ -20,138 +20,34 @@ tests/test_pin_guessing.py.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kdm import entries
 from kdm.net.node import MAX_STRANGER_SOCKETS, STRANGER_ANSWERS_PER_S
-from kdm.notices import Notice, Rejected
-from kdm.record import TableRecord
-from kdm.replay import read_committed, replayed
-from tests.modified_clients import ATTACKS_ENV, FORGED, FORGED_DONES, FORGED_REACTION_MS
-from tests.netns import wait_until
-from tests.processes import DEADLINE_S, Table, table
+from tests.helpers.attacks import QUICK, Game, client, finished, leaders, logging_env
+from tests.helpers.netns import wait_until
+from tests.helpers.processes import DEADLINE_S, Table, table
+from tests.modified_clients import FORGED, FORGED_DONES, FORGED_REACTION_MS
 
-CLIENTS = [sys.executable, str(Path(__file__).with_name("modified_clients.py"))]
+pytestmark = pytest.mark.processes
+
 #: Tables started at once with their joiners, for the join race.
 STARTS = 8
-#: Windows close sooner than the default 4 s: a bot that misses one (or the cheater, which never
-#: slaps in time in a window it forges in) holds it open that long.
-QUICK = ("slap_timeout_ms=1500",)
 #: How many more files a peer may hold open at once while a stranger knocks under a thousand ids (a
 #: socket and its connection for each of a second's answers), and a second after it is done: the few
 #: sockets it keeps, and the stranger's own connections.
 FILES_AT_ONCE, FILES_KEPT, SETTLE_S = 4 * STRANGER_ANSWERS_PER_S, 4 * MAX_STRANGER_SOCKETS, 1.0
 CHEATER = 2  # the cheater's seat (and process) at its table
-
-
-def client(role: str, *arguments: str) -> list[str]:
-    """The command of a modified client (``tests/modified_clients.py``)."""
-    return [*CLIENTS, role, *arguments]
-
-
-def logging_env(root: Path) -> dict[str, str]:
-    """The players log at info, and an attacker writes down its attacks in ``root``."""
-    return {**os.environ, "KDM_LOG": "info", ATTACKS_ENV: str(root / "attacks.jsonl")}
-
-
-@dataclass
-class Game:
-    """A finished game with an attacker: what each process said, the attacks, and the log replayed."""
-
-    scene: Table
-    honest: list[int]
-    attacks: list[dict[str, Any]]
-    #: The founder's committed log: each entry's id, and the record and notices its replay made.
-    committed: set[tuple[str, int]]
-    record: TableRecord
-    notices: list[Notice] = field(default_factory=list)
-
-    def log(self, index: int) -> str:
-        return "\n".join(self.scene.outputs[index].lines)
-
-    def node(self, index: int) -> str:
-        return str(self.scene.report(index)["node"])
-
-    def made(self, attack: str) -> list[dict[str, Any]]:
-        return [made for made in self.attacks if made["attack"] == attack]
-
-    def refusals(self, holding: str) -> Counter[str]:
-        """The replay's refusals whose reason holds ``holding``, each as a peer logs it."""
-        return Counter(
-            f"entry from {notice.node} refused: {notice.reason}"
-            for notice in self.notices
-            if isinstance(notice, Rejected) and holding in notice.reason
-        )
-
-    def assert_refused_everywhere(self, holding: str) -> int:
-        """Every honest peer logged each refusal the replay makes for a reason holding ``holding``, as
-        many times; returns how many there are (at least one)."""
-        lines = self.refusals(holding)
-        assert lines, f"the table refused nothing for {holding!r}"
-        for index in self.honest:
-            said = self.log(index)
-            for line, times in lines.items():
-                assert said.count(line) == times, (
-                    f"peer {index} logged {said.count(line)} times, not {times}: {line}"
-                )
-        return sum(lines.values())
-
-    def assert_never_applied(self, ids: list[tuple[str, int]], committed: bool) -> None:
-        """None of ``ids`` changed the table; each is in the log (refused there) or is not (dropped by
-        the peer it was sent to), as ``committed`` says."""
-        assert ids
-        assert not set(ids) & self.record.applied_ids
-        in_log = [entry_id in self.committed for entry_id in ids]
-        assert in_log == [committed] * len(ids), "committed" if not committed else "missing from the log"
-
-
-def finished(scene: Table, honest: list[int], root: Path) -> Game:
-    """The game at ``scene`` once every process has ended: each ended well, and the honest players,
-    the replay of the founder's log and every other player agree on the digest."""
-    assert [process.returncode for process in scene.processes] == [0] * len(scene.processes)
-    attacks_file = root / "attacks.jsonl"
-    attacks = (
-        [json.loads(line) for line in attacks_file.read_text().splitlines()] if attacks_file.exists() else []
-    )
-    (founder_log,) = (root / "p0" / "tables").glob("*.log")
-    data, _chained = read_committed(founder_log)
-    notices: list[Notice] = []
-    record = replayed(data, lambda _record, notice: notices.append(notice))
-    committed = set()
-    for item in data:
-        try:
-            entry = entries.decode(item)
-        except ValueError:
-            continue
-        committed.add((entry.id.node, entry.id.counter))
-    game = Game(scene, honest, attacks, committed, record, notices)
-    assert record.engine is not None and record.engine.over
-    digests = {scene.report(index)["digest"] for index in range(len(scene.processes))}
-    assert digests == {record.engine.digest()}
-    return game
-
-
-def leaders(game: Game) -> set[str]:
-    """Every leader an honest peer heard of during the game."""
-    return {
-        line.split()[1]
-        for index in game.honest
-        for line in game.scene.outputs[index].lines
-        if line.startswith("leader: ")
-    }
 
 
 # --- the join race ---------------------------------------------------------------------------------

@@ -12,9 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kdm.net.storage import FileStorage
 from kdm.net.wire import PROTOCOL_VERSION
-from tests.netns import LineWatcher, NamespaceLan, require_netns
+from tests.helpers.netns import LineWatcher, NamespaceLan, require_netns
+
+pytestmark = pytest.mark.netns
 
 LAPTOPS = 4
 DEADLINE_S = 180.0

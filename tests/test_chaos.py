@@ -28,6 +28,7 @@ from kdm.net.transport import MemoryNetwork
 KDM = [sys.executable, "-m", "kdm"]
 
 
+@pytest.mark.processes
 def test_chaos_kinds_are_a_comma_list_and_an_unknown_one_is_one_line_with_status_2() -> None:
     assert parse_kinds("kill,pause") == ("kill", "pause")
     assert parse_kinds(" partition ,garbage,partition") == ("partition", "garbage")
@@ -166,6 +167,7 @@ def check_survived(result: dict[str, object], peers: int, kinds: set[str]) -> No
     assert all(set(fault) >= {"kind", "peer", "at_s", "duration_s"} for fault in faults)
 
 
+@pytest.mark.processes
 def test_four_peers_survive_every_kind_of_fault_agreed_and_with_no_commit_lost() -> None:
     """Seed 29 plans a garbage burst, a kill of 3.3 s (past the takeover), a pause and a partition in
     the first ten seconds of the game."""
@@ -176,6 +178,7 @@ def test_four_peers_survive_every_kind_of_fault_agreed_and_with_no_commit_lost()
     assert result["restarts"] >= 1
 
 
+@pytest.mark.processes
 @pytest.mark.slow  # only with KDM_SLOW=1 (tests/conftest.py)
 @pytest.mark.timeout(7500)  # the soak runs about 45 minutes; its own selfplay stops at 7200 s
 def test_soak_ten_peers_a_hundred_rounds_under_kill_pause_partition() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -12,12 +11,7 @@ import pytest
 from kdm.cards import is_face, pretty
 from kdm.cli import main
 from kdm.manager import Rules
-
-
-def sim_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
-    assert main(["sim", *args, "--json"]) == 0
-    output: dict[str, object] = json.loads(capsys.readouterr().out)
-    return output
+from tests.helpers.cli import sim_json
 
 
 def test_sim_json_has_the_contract_fields(capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,6 +94,7 @@ def test_bad_input_is_one_line_and_status_2(
     assert "Traceback" not in captured.err
 
 
+@pytest.mark.processes
 def test_console_script_runs_as_a_process() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "kdm", "sim", "--players", "2"], capture_output=True, text=True, timeout=60

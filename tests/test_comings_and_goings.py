@@ -14,10 +14,14 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from kdm.manager import installed_plugins
 from kdm.session import ALONE_GIVE_UP_S
-from tests.netns import wait_until
-from tests.processes import DEADLINE_S, KDM, bot_player, start, table
+from tests.helpers.netns import wait_until
+from tests.helpers.processes import DEADLINE_S, KDM, bot_player, start, table
+
+pytestmark = pytest.mark.processes
 
 
 def test_a_refused_join_after_a_player_died_does_not_stop_the_table(tmp_path: Path) -> None:

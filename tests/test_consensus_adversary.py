@@ -17,11 +17,15 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from kdm.net.raft import STAND_AGAIN_TIMEOUTS
 from kdm.replay import read_committed, replayed
+from tests.helpers.attacks import QUICK, Game, client, finished, leaders, logging_env
+from tests.helpers.processes import DEADLINE_S, table
 from tests.modified_clients import FLOOD_S
-from tests.processes import DEADLINE_S, table
-from tests.test_adversary import QUICK, Game, client, finished, leaders, logging_env
+
+pytestmark = pytest.mark.processes
 
 USURPER = 3
 #: The longest the table may go without committing while the usurper floods it (the issue's bound).

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.processes
+
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "consensus_latency.py"
 
 

@@ -79,6 +79,7 @@ def test_the_walk_finds_the_core_and_no_game() -> None:
     assert not [name for name in names if name.startswith("kdm.plugins.")]
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("module", [name for name, _path in CORE if not name.endswith("__main__")])
 def test_a_core_module_imports_no_game(module: str) -> None:
     """(A ``__main__`` runs the program when imported: its names are checked below.)"""
@@ -164,6 +165,7 @@ def kems_modules() -> list[str]:
     return names
 
 
+@pytest.mark.processes
 @pytest.mark.parametrize("module", kems_modules())
 def test_kems_imports_nothing_of_the_base_game(module: str) -> None:
     """Issue 26: Kem's is a game beside the base game, not on it: what both need is the core's

@@ -18,7 +18,7 @@ from zeroconf import ServiceInfo, ServiceStateChange
 from kdm.net import discovery
 from kdm.net.discovery import SERVICE_TYPE, TableAd, TableBrowser, parse_host_port
 from kdm.net.keys import fingerprint, new_keys
-from tests.netns import NETNS_ETC, LineWatcher, NamespaceLan, require_netns
+from tests.helpers.netns import NETNS_ETC, LineWatcher, NamespaceLan, require_netns
 
 KITCHEN = TableAd(
     name="kitchen",
@@ -450,6 +450,7 @@ def send(process: subprocess.Popen[str], line: str) -> None:
     process.stdin.flush()
 
 
+@pytest.mark.netns
 def test_tables_are_found_updated_and_dropped_over_real_multicast() -> None:
     require_netns()
     with NamespaceLan(4) as lan:
@@ -525,6 +526,7 @@ def running(pid: int) -> bool:
         return False
 
 
+@pytest.mark.netns
 def test_the_lan_is_removed_when_a_test_fails() -> None:
     require_netns()
     created: list[str] = []
@@ -537,6 +539,7 @@ def test_the_lan_is_removed_when_a_test_fails() -> None:
     assert not any((NETNS_ETC / name).exists() for name in created)
 
 
+@pytest.mark.netns
 def test_a_test_laptop_is_named_as_debian_names_it_and_has_no_kdm_flag() -> None:
     require_netns()
     probe = (
@@ -557,12 +560,13 @@ def test_a_test_laptop_is_named_as_debian_names_it_and_has_no_kdm_flag() -> None
     ]
 
 
+@pytest.mark.netns
 def test_a_crashed_runs_lan_is_removed_by_the_next_one() -> None:
     require_netns()
     crash = textwrap.dedent(
         """
         import os, signal, subprocess, sys
-        from tests.netns import NamespaceLan
+        from tests.helpers.netns import NamespaceLan
         lan = NamespaceLan(2).__enter__()
         # Its own output goes nowhere, or it would hold the test's pipe open after the crash.
         orphan = lan.run(0, [sys.executable, "-c", "import signal; signal.pause()"],

@@ -233,6 +233,7 @@ def install_like_pip(site: Path, pyproject: str) -> str:
     return str(plugin)
 
 
+@pytest.mark.processes
 def test_the_walkthrough_runs(page: str, pytester: pytest.Pytester, monkeypatch: Any) -> None:
     files = page_files(page)
     for path, text in files.items():

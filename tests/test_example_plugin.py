@@ -10,38 +10,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from kdm.cards import rank_of
-from kdm.manager import AUTOLOAD_ENV, ENTRY_POINT_GROUP
+from kdm.manager import AUTOLOAD_ENV
 from kdm.plugins.kilo.rules import RANK_KILOS
-
-EXAMPLE = "lightaces"
-KDM = Path(sys.executable).with_name("kdm")
-
-
-def missing_example(name: str = EXAMPLE) -> str | None:
-    """Why the example package ``name`` cannot be tested here, or None."""
-    if not any(entry.name == name for entry in metadata.entry_points(group=ENTRY_POINT_GROUP)):
-        return f"the example plugin is not installed: {sys.executable} -m pip install -e examples/{name}"
-    if not KDM.exists():
-        return f"no kdm program beside {sys.executable}"
-    return None
-
-
-def require_example(name: str = EXAMPLE) -> None:
-    """Skip without the example package ``name`` (saying how to install it); under CI=true, fail."""
-    reason = missing_example(name)
-    if reason is None:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI must test the example plugin, but {reason}")
-    pytest.skip(reason)
+from tests.helpers.plugins import EXAMPLE, KDM, require_example
 
 
 def kdm(*args: str) -> subprocess.CompletedProcess[str]:
@@ -51,6 +28,7 @@ def kdm(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(KDM), *args], capture_output=True, text=True, timeout=120, env=environment)
 
 
+@pytest.mark.processes
 def test_kdm_plugins_lists_the_example() -> None:
     done = kdm("plugins", "--json")
     assert done.returncode == 0, done.stderr
@@ -81,6 +59,7 @@ def expected_kilos(result: dict[str, Any], ace_kilos: int) -> list[int]:
     return [sum(ace_kilos if rank_of(c) == "A" else RANK_KILOS[rank_of(c)] for c in cards) for cards in held]
 
 
+@pytest.mark.processes
 def test_kdm_sim_plays_with_the_example_and_its_option() -> None:
     done = kdm(
         "sim", "--variant", EXAMPLE, "--option", "ace_kilos=3", "--rounds", "20", "--seed", "1", "--json"
@@ -93,6 +72,7 @@ def test_kdm_sim_plays_with_the_example_and_its_option() -> None:
     assert result["kilos"] != expected_kilos(result, ace_kilos=100), "no ace kept: choose another seed"
 
 
+@pytest.mark.processes
 def test_kdm_sim_refuses_a_bad_option_value_in_one_line() -> None:
     done = kdm("sim", "--variant", EXAMPLE, "--option", "ace_kilos=-1", "--json")
     assert done.returncode == 2 and done.stdout == ""
@@ -106,7 +86,7 @@ def test_without_the_example_these_tests_skip_but_fail_under_ci(
     monkeypatch: pytest.MonkeyPatch, ci: str, outcome: type[BaseException]
 ) -> None:
     monkeypatch.setattr(
-        sys.modules[__name__], "missing_example", lambda name: "the example plugin is not installed"
+        "tests.helpers.plugins.missing_example", lambda name: "the example plugin is not installed"
     )
     monkeypatch.setenv("CI", ci)
     with pytest.raises(outcome, match="the example plugin is not installed"):

@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.processes
+
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "fair_shuffle.py"
 
 

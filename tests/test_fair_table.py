@@ -1,8 +1,8 @@
 """The fair deck at a table (DESIGN 7, issue 14): peers over a fake log deal, pass, draw and audit with
 no process able to read a card the rules did not show it.
 
-``KeyedLog`` is ``tests.test_peer.FakeLog`` that also carries direct messages (the keys a seat hands
-another), and records every one, so a test can look at all a process ever received.
+The log is ``kdm.testing.FakeLog``, which carries direct messages (the keys a seat hands another) and
+records every one, so a test can look at all a process ever received.
 """
 
 from __future__ import annotations
@@ -44,33 +44,13 @@ from kdm.peer import Peer
 from kdm.plugins.kilo.events import Announce
 from kdm.replay import replayed_with_deck
 from kdm.state import TableState
-from kdm.testing import run_virtual
+from kdm.testing import FakeLog, FakeNode, run_virtual
+from tests.helpers.peers import bot_peers
 from tests.modified_clients import lying_once
-from tests.test_peer import FakeLog, FakeNode, bot_peers
 
 
-class KeyedNode(FakeNode):
-    """A fake node that also carries direct messages, and keeps a copy of each for the test."""
-
-    def send_direct(self, to: str, data: bytes) -> None:
-        assert isinstance(self.log, KeyedLog)
-        self.log.direct.append((self.node_id, to, data))
-        for peer in self.log.peers:
-            if peer.node.node_id == to:
-                asyncio.get_running_loop().call_soon(peer.received_direct, self.node_id, data)
-
-
-class KeyedLog(FakeLog):
-    def __init__(self) -> None:
-        super().__init__()
-        self.direct: list[tuple[str, str, bytes]] = []
-
-    def node(self, node_id: str) -> KeyedNode:
-        return KeyedNode(self, node_id)
-
-
-class SignedLog(KeyedLog):
-    """A keyed log whose nodes have keys of their own and ids that carry them, at a table whose id is
+class SignedLog(FakeLog):
+    """A fake log whose nodes have keys of their own and ids that carry them, at a table whose id is
     the first node's: entries are signed, and a takeover needs the voters' word."""
 
     def __init__(self) -> None:
@@ -79,9 +59,9 @@ class SignedLog(KeyedLog):
         #: The keyed id of each node by the name the tests give it (``n0`` leads).
         self.ids: dict[str, str] = {}
 
-    def node(self, node_id: str) -> KeyedNode:
+    def node(self, node_id: str) -> FakeNode:
         keys = new_keys()
-        node = KeyedNode(self, f"127.0.0.1:{41000 + int(node_id[1:])}~{keys.token}")
+        node = FakeNode(self, f"127.0.0.1:{41000 + int(node_id[1:])}~{keys.token}")
         self.ids[node_id] = node.node_id
         self.table = self.table or node.node_id
         node.keys, node.table = keys, self.table  # type: ignore[attr-defined]
@@ -115,18 +95,18 @@ async def fair_game(
     options: dict[str, Any] | None = None,
     variants: tuple[str, ...] = (),
     watch: Callable[[list[Peer]], None] | None = None,
-    log_out: list[KeyedLog] | None = None,
+    log_out: list[FakeLog] | None = None,
     before_start: Callable[[list[Peer]], None] | None = None,
     kill: Callable[[list[Peer]], Peer | None] | None = None,
     takeover_after_s: float | None = None,
     deck: str = "fair",
-    log: KeyedLog | None = None,
-) -> tuple[KeyedLog, list[Peer]]:
+    log: FakeLog | None = None,
+) -> tuple[FakeLog, list[Peer]]:
     """A whole game of bot peers at a fair table; ``watch`` looks at the peers after every notice
     (``log_out`` gets the log as soon as there is one). ``kill`` looks at them every millisecond of the
     game and names a peer whose process dies then, if any (its seat is taken over); the survivors
     are returned."""
-    log = log or KeyedLog()
+    log = log or FakeLog()
     if log_out is not None:
         log_out.append(log)
     peers = bot_peers(log, players, b"fair-test")
@@ -172,7 +152,7 @@ def test_bot_peers_play_a_fair_game_to_the_same_digest_and_the_audits_find_nobod
         assert all(shuffle.audited for shuffle in peer.deck.shuffles)
 
 
-def keys_held(peer: Peer, log: KeyedLog, committed: int) -> dict[int, dict[int, bytes]]:
+def keys_held(peer: Peer, log: FakeLog, committed: int) -> dict[int, dict[int, bytes]]:
     """Every key ``peer``'s process holds, by token and owner seat, found anywhere it could look: its
     seats' own secrets and key rings, every direct message sent to it (opened with its seats' keys),
     and the first ``committed`` entries of the log (keys shown to the table, keys actions carried)."""
@@ -232,7 +212,7 @@ def test_no_process_holds_the_means_to_read_a_card_the_rules_did_not_show_its_se
     held: dict[int, set[int]] = {seat: set() for seat in range(4)}
     seen: dict[int, tuple[dict[int, str], set[int], int]] = {}
     hidden: set[int] = set()
-    box: list[KeyedLog] = []
+    box: list[FakeLog] = []
 
     def watch(peers: list[Peer]) -> None:
         for peer in peers:
@@ -764,7 +744,7 @@ def test_a_seat_that_never_gives_a_seat_its_keys_is_taken_over_and_the_round_dea
     its new hand."""
 
     async def scene() -> tuple[list[str], list[Peer]]:
-        log = KeyedLog()
+        log = FakeLog()
         peers = bot_peers(log, 4, b"fair-test", people=(1,))  # seat 1: a person, who waits
         said: list[str] = []
         peers[0].on_notice = lambda notice: (

@@ -22,9 +22,8 @@ from kdm.peer import Agent, Peer
 from kdm.plugins.kems.events import Exchange
 from kdm.plugins.kems.rules import partner_of, team_of
 from kdm.plugins.kems.view import team_signs
-from kdm.testing import run_virtual
-from tests.test_node import play_table
-from tests.test_peer import FakeLog, FakeNode
+from kdm.testing import FakeLog, run_virtual
+from tests.helpers.nodes import play_table
 
 FAST_KEMS = {"target": 2, "sweep_after_ms": 150, "call_window_ms": 100}
 
@@ -117,17 +116,6 @@ def test_a_note_that_is_not_sealed_for_this_seat_is_dropped() -> None:
     assert receiver.deck.notes.get(2, []) == before
 
 
-class NotedNode(FakeNode):
-    """A fake node that also carries private notes, except to and from a process that is gone."""
-
-    def send_direct(self, to: str, data: bytes) -> None:
-        if self.node_id in self.log.gone or to in self.log.gone:
-            return
-        for peer in self.log.peers:
-            if peer.node.node_id == to:
-                asyncio.get_running_loop().call_soon(peer.received_direct, self.node_id, data)
-
-
 def test_rule_3_2_a_players_new_process_learns_the_sign_again_and_a_stand_in_never_does() -> None:
     """Seat 1's laptop dies: the bot that stands in runs in the leader's process, an opponent's (seat
     0), which must not learn team 1's sign; the player's new process, back at the seat, learns it
@@ -150,7 +138,7 @@ def test_rule_3_2_a_players_new_process_learns_the_sign_again_and_a_stand_in_nev
         installed = installed_plugins()
         keys = [Identity.ephemeral() for _ in range(4)]
         peers = [
-            Peer(NotedNode(log, f"n{i}"), installed, bot=Bot(i, "greedy", seed=b"k"), identity=keys[i])
+            Peer(log.node(f"n{i}"), installed, bot=Bot(i, "greedy", seed=b"k"), identity=keys[i])
             for i in range(4)
         ]
         log.peers, log.leader = peers, "n0"
@@ -174,7 +162,7 @@ def test_rule_3_2_a_players_new_process_learns_the_sign_again_and_a_stand_in_nev
         # What it knows of team 1 is only what its own bot said as seat 1 (it may agree a sign anew).
         assert all(note.sender == 1 for note in peers[0].deck.notes.get(1, []))
 
-        back = Peer(NotedNode(log, "n1b"), installed, bot=Bot(1, "greedy", seed=b"k"), identity=keys[1])
+        back = Peer(log.node("n1b"), installed, bot=Bot(1, "greedy", seed=b"k"), identity=keys[1])
         await peers[1].stop()
         log.peers = [peers[0], back, peers[2], peers[3]]
         back.start(takeover_after_s=None)

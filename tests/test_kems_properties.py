@@ -49,7 +49,7 @@ from kdm.plugins.kems.rules import (
 from kdm.plugins.kems.view import KemsView
 from kdm.plugins.kilo.events import Close, ShowHand
 from kdm.sim import Simulation
-from tests.test_variant_properties import PHASES, assert_replays, through_the_wire, times
+from tests.helpers.properties import PHASES, assert_replays, through_the_wire, times
 
 KEMS = ("kems",)
 MAX_ATTEMPTS = 220

@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from kdm.cards import derive_seed, faces_of_ranks, full_deck, is_face, rank_of, shuffled
+from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import Duty, Effect, IllegalAction
 from kdm.errors import OptionError, TableError
-from kdm.events import Deal, Event, Shuffle
+from kdm.events import Event, Shuffle
 from kdm.manager import Rules
 from kdm.plugins.kems.events import (
     Call,
@@ -43,12 +43,10 @@ from kdm.plugins.kems.rules import BIN, GESTURES, NOTES_CLOSED, TABLE, TALON, de
 from kdm.plugins.kems.view import KemsView, Signs
 from kdm.plugins.kilo.events import Close, ShowHand
 from kdm.testing import ScriptedTable, check_places, without_hints
+from tests.helpers.kems import NEXT, TURNED, deal, keep_hands
 
 SEVENS = ["7H", "7S", "7D", "7C"]
 NINES = ["9H", "9S", "9D", "9C"]
-#: Four table cards without three of a rank, and the next four.
-TURNED = ["2C", "3D", "4H", "5S"]
-NEXT = ["6C", "8D", "10H", "JS"]
 RANKS_32 = ("7", "8", "9", "10", "J", "Q", "K", "A")
 
 TableMaker = Callable[..., ScriptedTable]
@@ -76,56 +74,6 @@ def new_table() -> Iterator[TableMaker]:
             assert Counter(table.deck.faces[t] for t in live) == Counter(deck_faces(state.options))
             if kems(state).redraw is None:
                 assert [len(hand) for hand in state.hands] == [4] * state.players
-
-
-def deal(
-    table: ScriptedTable,
-    hands: Sequence[Sequence[str]] = (),
-    turned: Sequence[str] = (),
-    talon: Sequence[str] = (),
-    settle: bool = True,
-) -> list[Effect]:
-    """Deal the next deal with these faces; by default every seat keeps the hand written for it and
-    the dealer turns four cards: the hunt is open. ``hands`` are then what the seats hold in the hunt,
-    four of a kind included, as if collected by exchanges (a dealt three of a rank would be redrawn,
-    RULES 3.3). With ``settle=False`` the table waits for the first check instead."""
-    state = table.state
-    if state.phase == "signing":  # the teams' time for signs (RULES 3.2) ends before the first deal
-        table.fire("ready_time")
-    effects = table.act(Deal(seed=derive_seed(table.seed, "deal", kems(state).deals)), settle=False)
-    given = [face for hand in hands for face in hand] + [*turned, *talon]
-    assert len(given) == len(set(given)), "a face is written twice"
-    rest = [face for face in shuffled(deck_faces(state.options), table.seed) if face not in given]
-
-    def open_card(group: list[str]) -> str:
-        face = next(f for f in rest if Counter(map(rank_of, group))[rank_of(f)] < 2)
-        rest.remove(face)
-        return face
-
-    plan: dict[int, str] = {}
-    for seat, tokens in enumerate(state.hands):
-        faces = list(hands[seat]) if seat < len(hands) else []
-        while len(faces) < len(tokens):
-            faces.append(open_card(faces))
-        plan.update(zip(tokens, faces, strict=True))
-    top = list(turned)
-    while len(top) < 4:
-        top.append(open_card(top))
-    top += list(talon)
-    while rest:
-        top.append(open_card([]))
-    plan.update(zip(reversed(state.zones[TALON]), top, strict=True))
-    table.arrange(plan)
-    if not settle:
-        return effects
-    keep_hands(table)
-    return effects + table.settle()
-
-
-def keep_hands(table: ScriptedTable) -> None:
-    """Every seat still to check keeps its hand."""
-    while table.state.phase == "checking":
-        table.act(KeepHand(seat=kems(table.state).to_check[0]), settle=False)
 
 
 def tokens(table: ScriptedTable, seat: int, faces: Sequence[str]) -> tuple[int, ...]:

@@ -15,7 +15,7 @@ from kdm.deck import PrivateNote
 from kdm.plugins.kems.events import Gesture
 from kdm.plugins.kems.view import Signs
 from kdm.sim import Simulation
-from tests.test_cli import sim_json
+from tests.helpers.cli import sim_json
 
 CONTRACT = ["players", "seed", "deals", "events", "seconds", "teams", "winner", "calls", "digest"]
 CALLS = {
@@ -106,6 +106,7 @@ def test_a_decoy_planned_before_the_signs_changed_is_never_the_sign() -> None:
     assert planned().gesture != decoy.gesture
 
 
+@pytest.mark.processes
 def test_kems_league_prints_one_figure_per_condition() -> None:
     done = subprocess.run(
         [sys.executable, str(LEAGUE), "--deals", "12", "--target", "3"],

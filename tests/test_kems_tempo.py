@@ -14,10 +14,10 @@ from kdm.plugins.kems.events import Sweep, SweepAnswer
 from kdm.plugins.kems.rules import PEOPLE_ANSWER_MS, kems
 from kdm.testing import ScriptedTable
 from kdm.tui.text import say
-from tests.test_kems_rules import NEXT, TURNED, deal
-from tests.test_tui import run, until
-from tests.test_tui_kems import agree_sign, left_shows
-from tests.test_tui_kems import kems_table as kems_screen
+from tests.helpers.kems import NEXT, TURNED, deal
+from tests.helpers.kems_screen import agree_sign, left_shows
+from tests.helpers.kems_screen import kems_table as kems_screen
+from tests.helpers.tui import run, until
 
 NAMES = ["Ana", "Bea", "Chloé", "Dan"]
 

@@ -84,6 +84,7 @@ def test_the_limit_is_remembered_in_the_settings(tmp_path: Path) -> None:
     assert Settings.load(tmp_path) == Settings(name="Ana")  # a limit below 0 is ignored
 
 
+@pytest.mark.processes
 def test_a_game_left_before_its_end_is_named_by_its_table_and_whose_copy_it_is(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

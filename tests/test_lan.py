@@ -15,59 +15,19 @@ game ends with one digest everywhere, and nothing the dead founder had committed
 
 from __future__ import annotations
 
-import json
 import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from kdm.net.storage import FileStorage
-from tests.netns import LineWatcher, NamespaceLan, require_netns, wait_until
+from tests.helpers.lan import DEADLINE_S, PLAYER, Kdm, events_go_on
+from tests.helpers.netns import NamespaceLan, require_netns
+
+pytestmark = pytest.mark.netns
 
 LAPTOPS = 4
 ROUNDS = 16
-DEADLINE_S = 120.0
-#: Bots pass every second or so: this long without an event is a stalled table.
-STALL_S = 8.0
-PLAYER = ["--headless", "--as-bot", "greedy", "--json"]  # a player who lets a bot play, and wants a summary
-
-
-class Kdm:
-    """One kdm process on a laptop: its game log (stderr) and its JSON summary (stdout), read live."""
-
-    def __init__(self, lan: NamespaceLan, laptop: int, *args: str) -> None:
-        self.laptop = laptop
-        self.process = lan.run(
-            laptop,
-            [sys.executable, "-m", "kdm", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-            text=True,
-        )
-        assert self.process.stdout is not None and self.process.stderr is not None
-        self.log = LineWatcher(self.process.stderr)
-        self.out = LineWatcher(self.process.stdout)
-
-    def says(self, predicate: Callable[[str], bool], what: str, timeout: float = DEADLINE_S) -> str:
-        line = self.log.wait_for(predicate, timeout)
-        assert line is not None, f"laptop{self.laptop} did not say {what} within {timeout} s"
-        return line
-
-    def summary_list(self) -> list[dict[str, object]]:
-        """What ``kdm tables --json`` printed."""
-        self.process.wait(DEADLINE_S)
-        tables: list[dict[str, object]] = json.loads(self.out.wait_for(lambda line: True, DEADLINE_S) or "[]")
-        return tables
-
-    def summary(self) -> dict[str, object]:
-        self.process.wait(DEADLINE_S * 3)
-        assert self.process.returncode == 0, "\n".join(self.log.lines[-20:])
-        (line,) = [line for line in self.out.lines if line.startswith("{")]
-        result: dict[str, object] = json.loads(line)
-        return result
 
 
 def committed_entries(home: Path) -> list[list[bytes]]:
@@ -80,20 +40,6 @@ def committed_entries(home: Path) -> list[list[bytes]]:
         finally:
             storage.close()
     return logs
-
-
-def events_go_on(host: Kdm, seconds: float) -> None:
-    """The table keeps committing events for ``seconds``, a new one every few seconds at most: a player
-    away stalls nothing."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        seen = len(host.log.lines)
-        fresh = lambda seen=seen: any(is_event(line) for line in host.log.lines[seen:])  # noqa: E731
-        assert wait_until(fresh, STALL_S), f"no event for {STALL_S} s: " + " | ".join(host.log.lines[-5:])
-
-
-def is_event(line: str) -> bool:
-    return any(word in line for word in ("passes to", "draws", "SLAP", "feints", "holds"))
 
 
 def test_a_lan_evening_with_no_flags_survives_every_kind_of_departure() -> None:

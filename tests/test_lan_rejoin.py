@@ -14,8 +14,12 @@ from __future__ import annotations
 import signal
 import time
 
-from tests.netns import NamespaceLan, require_netns
-from tests.test_lan import DEADLINE_S, PLAYER, Kdm, events_go_on
+import pytest
+
+from tests.helpers.lan import DEADLINE_S, PLAYER, Kdm, events_go_on
+from tests.helpers.netns import NamespaceLan, require_netns
+
+pytestmark = pytest.mark.netns
 
 ROUNDS = 8
 #: Long enough after the kill for the leader to have answered the dead process's last ping, and for

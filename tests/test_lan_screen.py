@@ -11,8 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.netns import LineWatcher, NamespaceLan, require_netns
-from tests.test_tui_tmux import REPO, Pane, require_tmux
+import pytest
+
+from tests.helpers.netns import LineWatcher, NamespaceLan, require_netns
+from tests.helpers.tmux import REPO, Pane, require_tmux
+
+pytestmark = [pytest.mark.netns, pytest.mark.tmux]
 
 DEADLINE_S = 60.0
 

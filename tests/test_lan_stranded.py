@@ -18,9 +18,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from kdm.net.storage import FileStorage
-from tests.netns import NamespaceLan, require_netns, wait_until
-from tests.test_lan import PLAYER, Kdm, is_event
+from tests.helpers.lan import PLAYER, Kdm, is_event
+from tests.helpers.netns import NamespaceLan, require_netns, wait_until
+
+pytestmark = pytest.mark.netns
 
 ROUNDS = 3
 #: The issue's bound: every screen says the table is stranded within this long of the laptop's death.

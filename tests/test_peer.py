@@ -1,7 +1,7 @@
 """Peers over a fake consensus: the table record, commit-reveal seeds, duties and bots, without a network.
 
-``FakeLog`` commits every proposal at once, in one order, and delivers it to every peer: what Raft gives,
-minus the network. Several peers with bots play a whole game and end with the same digest.
+``kdm.testing.FakeLog`` commits every proposal at once, in one order, and delivers it to every peer: what
+Raft gives, minus the network. Several peers with bots play a whole game and end with the same digest.
 """
 
 from __future__ import annotations
@@ -28,100 +28,9 @@ from kdm.peer import CHAT_BURST, CHAT_WINDOW_MS, CLOCK_SETTLE_MS, RETRY_S, Peer
 from kdm.plugins.kilo.events import Slap
 from kdm.record import TableRecord, commitment
 from kdm.replay import replayed
-from kdm.testing import run_virtual
+from kdm.testing import FakeLog, FakeNode, run_virtual
+from tests.helpers.peers import bot_peers, quick_bot
 from tests.modified_clients import lying_once
-
-
-class FakeLog:
-    """A log that commits proposals immediately and delivers them to every peer in one order."""
-
-    def __init__(self) -> None:
-        self.peers: list[Peer] = []
-        self.gone: set[str] = set()
-        #: When each gone node fell silent (local ms), for a test that times the takeover; else at once.
-        self.silent_since: dict[str, float] = {}
-        self.missed: dict[str, list[bytes]] = {}
-        #: Nodes whose proposals never reach the leader (a laptop asleep): lost on the way, as Raft may.
-        self.unheard: set[str] = set()
-        self.entries: list[bytes] = []
-        self._leader = ""
-        #: The leader before the current one (every node followed it, but the dead).
-        self.followed: str | None = None
-
-    @property
-    def leader(self) -> str:
-        return self._leader
-
-    @leader.setter
-    def leader(self, node_id: str) -> None:
-        if self._leader and node_id != self._leader:
-            self.followed = self._leader
-        self._leader = node_id
-
-    def node(self, node_id: str) -> FakeNode:
-        return FakeNode(self, node_id)
-
-    def commit(self, data: bytes) -> None:
-        self.entries.append(data)
-        loop = asyncio.get_running_loop()
-        for peer in self.peers:
-            if peer.node.node_id not in self.gone:
-                loop.call_soon(peer.committed, data)
-            else:
-                self.missed.setdefault(peer.node.node_id, []).append(data)
-
-    def come_back(self, node_id: str) -> None:
-        """``node_id`` hears the table again: it gets what it missed, in order, as Raft would send it."""
-        self.gone.discard(node_id)
-        peer = next(peer for peer in self.peers if peer.node.node_id == node_id)
-        loop = asyncio.get_running_loop()
-        for data in self.missed.pop(node_id, []):
-            loop.call_soon(peer.committed, data)
-
-
-class FakeNode:
-    def __init__(self, log: FakeLog, node_id: str) -> None:
-        self.log, self.node_id = log, node_id
-
-    @property
-    def is_leader(self) -> bool:
-        return self.log.leader == self.node_id
-
-    @property
-    def followed(self) -> str | None:
-        return self.log.followed
-
-    def propose(self, data: bytes) -> bool:
-        if self.node_id not in self.log.unheard:
-            self.log.commit(data)
-        return True
-
-    def agreed_time_ms(self) -> float:
-        return monotonic_ms()
-
-    def silent_ms(self, node_id: str) -> float:
-        if node_id in self.log.silent_since:
-            return monotonic_ms() - self.log.silent_since[node_id]
-        return 0.0 if node_id in {p.node.node_id for p in self.log.peers} - self.log.gone else 1e9
-
-
-def quick_bot(seat: int, seed: bytes) -> Bot:
-    """A greedy bot quick enough for a whole game on real asyncio timers, its slaps still quicker than
-    its passes, as with people (or a combo is never slapped in time)."""
-    bot = Bot(seat, "greedy", seed=seed)
-    bot.profile = Profile(reaction_ms=2, reaction_spread_ms=0.5, think_ms=(4, 8))
-    return bot
-
-
-def bot_peers(log: FakeLog, players: int, seed: bytes, people: tuple[int, ...] = ()) -> list[Peer]:
-    """A peer per seat on ``log``, each with a quick bot but at the seats of ``people``; ``n0`` leads."""
-    installed = installed_plugins()
-    peers = [
-        Peer(log.node(f"n{i}"), installed, bot=None if i in people else quick_bot(i, seed))
-        for i in range(players)
-    ]
-    log.peers, log.leader = peers, "n0"
-    return peers
 
 
 async def seat_everyone(peers: list[Peer], options: dict[str, Any], table: str = "") -> None:
@@ -515,19 +424,12 @@ def test_nobody_acts_for_another_seat() -> None:
 
 
 class KeyedNode(FakeNode):
-    """A fake node with a key of its own, at a table whose id carries one: its entries are signed, a
-    takeover needs the voters' word, and direct messages go straight to the peer they are for (none
-    to or from a gone node)."""
+    """A fake node with a key of its own, at a table whose id carries one: its entries are signed, and
+    a takeover needs the voters' word (asked for and given by direct messages)."""
 
     def __init__(self, log: FakeLog, port: int, keys: NodeKeys, table: str = "") -> None:
         super().__init__(log, f"127.0.0.1:{port}~{keys.token}")
         self.keys, self.table = keys, table or self.node_id
-
-    def send_direct(self, to: str, data: bytes) -> None:
-        if {to, self.node_id} & self.log.gone:
-            return
-        peer = next(peer for peer in self.log.peers if peer.node.node_id == to)
-        asyncio.get_running_loop().call_soon(peer.received_direct, self.node_id, data)
 
 
 def test_at_a_signed_table_the_leader_takes_a_seat_over_only_with_a_quorums_word() -> None:

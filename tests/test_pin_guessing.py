@@ -20,10 +20,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from kdm.net.admission import FREE_WRONG_PINS
+from tests.helpers.netns import wait_until
+from tests.helpers.processes import DEADLINE_S, bot_player, start, table
 from tests.modified_clients import ATTACKS_ENV
-from tests.netns import wait_until
-from tests.processes import DEADLINE_S, bot_player, start, table
+
+pytestmark = pytest.mark.processes
 
 CLIENTS = [sys.executable, str(Path(__file__).with_name("modified_clients.py"))]
 PIN = "4821"

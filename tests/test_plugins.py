@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,29 +12,7 @@ from kdm.errors import PluginError, TableError
 from kdm.manager import AUTOLOAD_ENV, Rules, installed_plugins
 from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.sim import simulate
-
-HOUSE_RULE = '''
-"""Aces weigh 1000 kilos at this house, and the table says so in an option."""
-from kdm.hookspecs import hookimpl
-from kdm.options import TableOption
-
-@hookimpl
-def kdm_table_options():
-    return [TableOption("ace_kilos", int, 1000, "what an ace weighs", minimum=1)]
-
-@hookimpl
-def kdm_card_kilos(card, options):
-    return options["ace_kilos"] if card.startswith("A") else None
-'''
-
-
-def install_plugin(root: Path, name: str, module_source: str, version: str = "1.2") -> None:
-    """A distribution with a ``kdm`` entry point, installed on ``sys.path`` by the caller."""
-    (root / f"{name}_rules.py").write_text(textwrap.dedent(module_source))
-    info = root / f"{name}-{version}.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
-    (info / "entry_points.txt").write_text(f"[kdm]\n{name} = {name}_rules\n")
+from tests.helpers.plugins import HOUSE_RULE, install_plugin
 
 
 @pytest.fixture

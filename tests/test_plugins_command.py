@@ -13,7 +13,7 @@ from kdm import __version__
 from kdm.cli import main
 from kdm.manager import AUTOLOAD_ENV, installed_plugins
 from kdm.plugins_command import hook_order
-from tests.test_plugins import HOUSE_RULE, install_plugin
+from tests.helpers.plugins import HOUSE_RULE, install_plugin
 
 #: The plugins kdm ships, listed (and registered after a table's game) by name.
 BUILTINS = (

@@ -24,6 +24,8 @@ from kdm.net.keys import new_keys, public_key_of
 from kdm.net.node import MAX_LEARNERS, ask_table_id, listen, node_codec
 from kdm.net.wire import PROTOCOL_VERSION
 
+pytestmark = pytest.mark.processes
+
 KDM = [sys.executable, "-m", "kdm"]
 
 

@@ -15,7 +15,7 @@ from kdm.entries import SILENT, WITHHELD, Chat, Create, Done, Join, Reveal, Star
 from kdm.manager import installed_plugins
 from kdm.notices import Rejected, Said, Started, TookOver
 from kdm.record import CHAT_LOG_BURST, CHAT_LOG_WINDOW, SILENCE_FRESH_ENTRIES, TableRecord, commitment
-from tests.test_signed_entries import PLUGINS, Node, seated_table
+from tests.helpers.signed import PLUGINS, Node, seated_table
 
 
 def started(players: int) -> tuple[TableRecord, list[Node]]:

@@ -21,7 +21,9 @@ from kdm import __version__, session
 from kdm.launcher import kdm_command
 from kdm.session import SessionConfig
 from kdm.tui.app import TableUI
-from tests.test_tui import DEADLINE_S, Screen80x24
+from tests.helpers.tui import DEADLINE_S, Screen80x24
+
+pytestmark = pytest.mark.processes
 
 KDM = Path(sys.executable).with_name("kdm")  # the console script, as a player runs it
 DECOY = "raise ImportError('this is not the kdm package: a folder of the current directory')\n"

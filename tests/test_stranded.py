@@ -17,15 +17,18 @@ import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from kdm.cli import _session_config, build_parser
 from kdm.session import ALONE_GIVE_UP_S, SessionConfig, TableSession
 from kdm.testing import run_virtual
-from tests.netns import LineWatcher
-from tests.processes import DEADLINE_S, KDM, Table, bot_player, start
+from tests.helpers.netns import LineWatcher
+from tests.helpers.processes import DEADLINE_S, KDM, Table, bot_player, start
 
 ROUNDS = 2
 
 
+@pytest.mark.processes
 def test_a_player_and_their_bot_killed_at_once_and_the_other_goes_on_when_told(tmp_path: Path) -> None:
     founder = subprocess.Popen(
         [*KDM, "host", "--players", "3", "--bots", "1", "--option", f"rounds={ROUNDS}", "--no-advertise",
@@ -72,6 +75,7 @@ def test_a_player_and_their_bot_killed_at_once_and_the_other_goes_on_when_told(t
     assert any(line.startswith("a bot stands in for seat 0 (ann)") for line in joiner_said.lines)
 
 
+@pytest.mark.processes
 def test_two_laptops_of_three_die_and_the_one_left_goes_on_alone(tmp_path: Path) -> None:
     """The dead cannot give their word on each other's seats: once the survivor went on without them
     (a forced configuration, in the log), its word alone lets a bot take each dead seat."""

@@ -1,273 +1,46 @@
 """The terminal table's logic, headless: pipe input, an 80×24 ``DummyOutput``, and a fake consensus.
 
-Four peers share a log that commits every proposal at once (as in ``test_peer``); seat 0 is played from
-the keyboard through the real ``TableApp``, the other seats act when a test tells them to, so every
-scene is exact. What the player would see is read from the renderer's last screen.
+Four peers share a log that commits every proposal at once (``kdm.testing.FakeLog``); seat 0 is played
+from the keyboard through the real ``TableApp``, the other seats act when a test tells them to, so every
+scene is exact (``tests/helpers/tui.py``). What the player would see is read from the renderer's last
+screen.
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import io
 import os
 import re
-import string
 import types
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import ExitStack, asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import pytest
 from prompt_toolkit.data_structures import Size
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.input.base import PipeInput
-from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
 
 from kdm.agents import Bot
 from kdm.cards import pretty
 from kdm.errors import UsageError
-from kdm.events import Event
-from kdm.manager import Rules, installed_plugins
 from kdm.net.clock import monotonic_ms
 from kdm.notices import Applied
 from kdm.peer import Peer
 from kdm.plugins.kilo.events import Feint, Pass, Slap
-from kdm.plugins.kilo.screen.state import KiloPlay
 from kdm.plugins.kilo.screen.text import WORDS as KILO_WORDS
 from kdm.plugins.kilo.screen.text import say
-from kdm.testing import run_virtual
-from kdm.tui.app import TableApp
-from kdm.tui.command import add_play_parser, run_play, stderr_to
+from kdm.tui.command import run_play, stderr_to
 from kdm.tui.panels import LEFT_COLUMN
 from kdm.tui.text import CATALOGUE, as_argument
-
-DEADLINE_S = 10.0
-
-
-class FakeLog:
-    """A log that commits proposals immediately and delivers them to every peer in one order."""
-
-    def __init__(self) -> None:
-        self.peers: list[Peer] = []
-        self.entries: list[dict[str, Any]] = []
-        self.silent_ms: dict[str, float] = {}
-
-    def commit(self, data: bytes) -> None:
-        self.entries.append(msgpack.unpackb(data, raw=False))
-        loop = asyncio.get_running_loop()
-        for peer in self.peers:
-            loop.call_soon(peer.committed, data)
-
-    def events(self, kind: str, seat: int | None = None) -> list[dict[str, Any]]:
-        """The events of ``kind`` (by ``seat``) proposed so far, as plain dicts."""
-        found = [e["event"] for e in self.entries if e["t"] == "event" and e["event"]["kind"] == kind]
-        return [event for event in found if seat is None or event.get("seat") == seat]
-
-
-class FakeNode:
-    def __init__(self, log: FakeLog, node_id: str) -> None:
-        self.log, self.node_id = log, node_id
-
-    @property
-    def is_leader(self) -> bool:
-        return self.node_id == "n0"
-
-    def propose(self, data: bytes) -> bool:
-        self.log.commit(data)
-        return True
-
-    def agreed_time_ms(self) -> float:
-        return monotonic_ms() + 1000.0  # an offset, so the test can tell agreed from local times
-
-    def silent_ms(self, node_id: str) -> float:
-        return self.log.silent_ms.get(node_id, 0.0)
-
-
-class Screen80x24(DummyOutput):
-    def __init__(self) -> None:
-        self.size = Size(rows=24, columns=80)
-
-    def get_size(self) -> Size:
-        return self.size
-
-
-async def until(condition: Callable[[], bool], what: str) -> None:
-    """Wait for ``condition`` on the loop, failing after a deadline."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + DEADLINE_S
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.002)
-
-
-class Table:
-    """Peers at one table; seat ``me`` on screen (seat 0 unless the test sits elsewhere)."""
-
-    def __init__(self, log: FakeLog, peers: list[Peer], lang: str, output: Any) -> None:
-        self.log, self.peers, self.lang, self.output = log, peers, lang, output
-        self.me = 0
-        self.app: TableApp
-        self.keys: PipeInput
-        self._running: asyncio.Task[None] | None = None
-        self._pipe = ExitStack()
-
-    def open(self, seat: int, add_bot: Callable[[], bool] | None = None) -> None:
-        """Show seat ``seat``'s screen, played from a fresh pipe of keys."""
-        self.me, self.keys = seat, self._pipe.enter_context(create_pipe_input())
-        self.app = TableApp(self.peers[seat], self.lang, input=self.keys, output=self.output, add_bot=add_bot)
-        self._running = asyncio.get_running_loop().create_task(self.app.run())
-        self.screen = self.app.screen
-
-    async def close(self) -> None:
-        if self._running is None:
-            return
-        future = self.app.application.future
-        if future is None:
-            self._running.cancel()  # the screen never got going: the test has failed already
-        elif not future.done():
-            self.app.application.exit()
-        await asyncio.wait([self._running], timeout=DEADLINE_S)
-        self._pipe.close()
-        self._running = None
-
-    async def sit(self, seat: int) -> None:
-        """Play from seat ``seat`` instead: its peer's screen, opened on the game as it stands."""
-        await self.close()
-        self.open(seat)
-        await self.shows(say(self.lang, "hand"))
-
-    @property
-    def play(self) -> KiloPlay:
-        """The base game's part of the screen (its chosen card, the window's result): its game screen's."""
-        game = self.app.game_screen()
-        assert game is not None and isinstance(game.state, KiloPlay), "the base game's screen is not up"
-        return game.state
-
-    @property
-    def state(self) -> Any:
-        engine = self.peers[0].record.engine
-        assert engine is not None
-        return engine.state
-
-    def text(self) -> str:
-        """What the terminal shows now, as plain text."""
-        rendered = self.app.application.renderer.last_rendered_screen
-        if rendered is None:
-            return ""  # not drawn yet, or drawn and closed
-        size = self.app.application.output.get_size()
-        rows = rendered.data_buffer
-        return "\n".join(
-            "".join(rows[y][x].char for x in range(size.columns)).rstrip() for y in range(size.rows)
-        )
-
-    async def press(self, keys: str, then: Callable[[], bool], what: str) -> None:
-        self.keys.send_text(keys)
-        await until(then, what)
-
-    async def shows(self, text: str) -> None:
-        """Wait until ``text`` is on screen (painted, not only applied)."""
-        await until(lambda: text in self.text(), f"{text!r} on screen; the screen is:\n{self.text()}")
-
-    async def act(self, seat: int, event: Event) -> None:
-        seq = self.state.seq
-        self.peers[seat].act(event)
-        await until(lambda: self.state.seq > seq, f"seat {seat}'s {event.kind} applied")
-
-    async def others_pass_until_my_turn(self) -> None:
-        while not (self.state.phase == "passing" and self.state.turn == self.me):
-            await until(lambda: self.state.phase == "passing", "passing")
-            turn = self.state.turn
-            if turn != self.me:
-                await self.act(turn, Pass(seat=turn, token=self.state.hands[turn][0]))
-
-    async def away_from_checkpoint(self) -> None:
-        """Let the seat to move pass once, so that not every hand holds 4: a slap now is false."""
-        turn = self.state.turn
-        await self.act(turn, Pass(seat=turn, token=self.state.hands[turn][0]))
-        await until(lambda: not self.state.rules["kilo"].checkpoint, "a pass away from the checkpoint")
-
-
-async def seated_peers(
-    players: int,
-    options: dict[str, Any],
-    rules: Rules,
-    seated: int | None = None,
-    node: type[FakeNode] = FakeNode,
-) -> tuple[FakeLog, list[Peer]]:
-    """``players`` peers on one log, the first at the table « kitchen » it made with ``options`` and
-    ``rules``, ``seated`` of them (all) seated."""
-    seated = players if seated is None else seated
-    log = FakeLog()
-    installed = installed_plugins()
-    peers = [Peer(node(log, f"n{i}"), installed, name=f"player{i}") for i in range(players)]
-    log.peers = peers
-    for peer in peers:
-        peer.start(takeover_after_s=None)
-    peers[0].create_table("kitchen", players, options, rules)
-    for peer in peers[1:seated]:
-        await asyncio.sleep(0)
-        peer.join_table()
-    await until(lambda: len(peers[0].record.seats) == seated, f"{seated} seats taken")
-    return log, peers
-
-
-@asynccontextmanager
-async def table(
-    lang: str = "en",
-    output: Any = None,
-    rounds: int = 3,
-    seated: int | None = None,
-    add_bot: Callable[[], bool] | None = None,
-    variants: Sequence[str] = (),
-    options: dict[str, Any] | None = None,
-    players: int = 4,
-) -> AsyncIterator[Table]:
-    """``players`` peers (four) at a table playing ``variants`` with ``options``, seat 0 on screen; with
-    fewer ``seated`` the screen opens on the waiting room and the game does not start."""
-    seated = players if seated is None else seated
-    # A test's key press comes within a few ms of the paint, quicker than any person: the table's
-    # minimum reaction time (tested with the rules) would refuse it. The pauses for people (tested with
-    # the rules and in tests/test_tempo.py) are off unless a test asks for them.
-    chosen = {"rounds": rounds, "slap_timeout_ms": 500, "min_reaction_ms": 0, "checkpoint_ms": 0,
-              "round_pause_ms": 0, **(options or {})}  # fmt: skip
-    log, peers = await seated_peers(players, chosen, Rules.for_table(variants), seated)
-    scene = Table(log, peers, lang, output or Screen80x24())
-    scene.open(0, add_bot)
-    try:
-        if seated == players:
-            peers[0].start_game()
-            await until(lambda: peers[0].view() is not None and scene.state.phase == "passing", "passing")
-            await scene.shows(say(lang, "hand"))
-        else:
-            await scene.shows(say(lang, "waiting_room"))
-        yield scene
-    finally:
-        await scene.close()
-        for peer in peers:
-            await peer.stop()
-
-
-def run(scene: Callable[[], Awaitable[None]]) -> None:
-    """Play ``scene`` on virtual time: the table's timers and the bots' thinking take no real time."""
-    run_virtual(asyncio.wait_for(scene(), 60))
-
-
-def run_real(scene: Callable[[], Awaitable[None]]) -> None:
-    """Play ``scene`` on the real clock: for a scene that waits on a real process (virtual time would
-    jump to its deadline while the process runs)."""
-    asyncio.run(asyncio.wait_for(scene(), 60))
-
-
-def hand_faces(scene: Table) -> list[str]:
-    view = scene.peers[scene.me].view()
-    assert view is not None
-    return [face for _token, face in view.hand if face]
-
+from tests.helpers.tui import (
+    Screen80x24,
+    assert_both_languages,
+    hand_faces,
+    play_args,
+    run,
+    table,
+    until,
+)
 
 # --- the table screen -------------------------------------------------------------------------------
 
@@ -410,7 +183,7 @@ def test_slash_opens_a_chat_line_said_to_the_table_with_the_speakers_name() -> N
             await t.shows("player1: bonjour")
             t.peers[2].say("\x1b[2Jwiped")  # a control sequence: refused on every peer, never shown
             await until(
-                lambda: any(e.get("t") == "chat" and e.get("seat") == 2 for e in t.log.entries), "said"
+                lambda: any(e.get("t") == "chat" and e.get("seat") == 2 for e in t.log.decoded()), "said"
             )
             assert all(len(p.record.chat) == 2 for p in t.peers) and "wiped" not in t.text()
 
@@ -528,18 +301,6 @@ def test_no_color_uses_attributes_only(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not re.search(r"\x1b\[[0-9;]*(38|48);5;", written)  # and no colour at all
 
 
-def assert_both_languages(catalogue: Mapping[str, tuple[str, str]]) -> None:
-    """Every string of ``catalogue`` exists in English and French, with the same fields, in 80 columns."""
-    fields = string.Formatter()
-    for key, (english, french) in catalogue.items():
-        assert english and french, key
-        names_en = {name for _lit, name, _spec, _conv in fields.parse(english) if name}
-        names_fr = {name for _lit, name, _spec, _conv in fields.parse(french) if name}
-        assert names_en == names_fr, key
-        for line in (english + "\n" + french).splitlines():
-            assert len(line) <= 78, f"{key}: {line!r} does not fit 80 columns"
-
-
 def test_every_string_exists_in_both_languages_with_the_same_fields() -> None:
     assert_both_languages(CATALOGUE)
     assert_both_languages(KILO_WORDS)
@@ -581,11 +342,11 @@ def test_the_waiting_room_lists_seats_and_adds_a_bot() -> None:
 def test_lost_and_returning_peers_and_a_seat_taken_over() -> None:
     async def scene() -> None:
         async with table() as t:
-            t.log.silent_ms["n2"] = 5000.0
+            t.log.silent_for["n2"] = 5000.0
             t.screen.check_liveness()
             await t.shows("player2 is not answering")
             assert re.search(r"2 player2 .* lost", t.text())
-            t.log.silent_ms["n2"] = 10.0
+            t.log.silent_for["n2"] = 10.0
             t.screen.check_liveness()
             await t.shows("player2 is back")
             assert not re.search(r"2 player2 .* lost", t.text())
@@ -630,12 +391,6 @@ def test_the_final_ranking_and_leaving_after_the_game() -> None:
 
 
 # --- the command line -------------------------------------------------------------------------------
-
-
-def play_args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="kdm")
-    add_play_parser(parser.add_subparsers(dest="command", required=True))
-    return parser.parse_args(["play", *argv])
 
 
 def test_play_parser() -> None:

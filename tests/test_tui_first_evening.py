@@ -11,7 +11,7 @@ from kdm.plugins.kilo.events import Slap
 from kdm.tui.keys import ESCAPE_WAIT_S
 from kdm.tui.lobby import LobbyState
 from kdm.tui.lobby_app import lobby_application
-from tests.test_tui import Screen80x24, run, table, until
+from tests.helpers.tui import Screen80x24, run, table, until
 
 
 def test_a_table_on_loopback_invites_no_one_and_says_it_is_local_only() -> None:

@@ -11,13 +11,10 @@ here fails, and a Contre is answered with two cards to the caller only.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import itertools
 import re
 import types
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -28,67 +25,29 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from kdm.cards import pretty, rank_of
 from kdm.deck import Knowledge, PrivateNote
 from kdm.errors import UsageError
-from kdm.manager import Rules
 from kdm.net.clock import monotonic_ms
-from kdm.plugins.kems.events import Call, Gesture, Sweep, SweepAnswer, TeamReady
+from kdm.plugins.kems.events import Call, Gesture, Sweep, SweepAnswer
 from kdm.plugins.kems.rules import GESTURES, kems
-from kdm.plugins.kems.screen.state import KemsPlay
-from kdm.plugins.kems.screen.text import CATALOGUE, say
+from kdm.plugins.kems.screen.text import CATALOGUE
 from kdm.plugins.kems.text import gesture_name
 from kdm.tui.command import run_play
 from kdm.tui.panels import LEFT_COLUMN
 from kdm.tui.text import say as table_say
-from tests.test_tui import (
-    FakeNode,
-    Screen80x24,
+from tests.helpers.kems_screen import (
+    agree_sign,
+    kems_table,
+    left_column,
+    left_shows,
+    others_agree,
+    play,
+)
+from tests.helpers.tui import (
     Table,
     assert_both_languages,
     play_args,
     run,
-    seated_peers,
     until,
 )
-
-#: Timers out of the way unless a test wants them: no sweep question by itself; a call is judged at once.
-#: A test's key press comes within a few ms of the paint, quicker than the table's minimum reaction.
-QUIET_TABLE = {"sweep_after_ms": 600_000, "call_window_ms": 0, "min_reaction_ms": 0}
-
-
-class DirectNode(FakeNode):
-    """A fake node that also carries direct messages (private notes) to the process addressed."""
-
-    def send_direct(self, to: str, data: bytes) -> None:
-        for peer in self.log.peers:
-            if peer.node.node_id == to:
-                asyncio.get_running_loop().call_soon(peer.received_direct, self.node_id, data)
-
-
-@asynccontextmanager
-async def kems_table(
-    lang: str = "en", output: Any = None, options: dict[str, Any] | None = None, players: int = 4
-) -> AsyncIterator[Table]:
-    """``players`` peers playing Kem's with ``options``, seat 0 on screen while the teams choose their
-    signs, before the game (RULES 3.2): ``agree_sign`` goes on to the hunt."""
-    chosen = {**QUIET_TABLE, **(options or {})}
-    log, peers = await seated_peers(players, chosen, Rules.for_table(["kems"]), node=DirectNode)
-    scene = Table(log, peers, lang, output or Screen80x24())
-    scene.open(0)
-    try:
-        peers[0].start_game()
-        await until(lambda: peers[0].view() is not None and scene.state.phase == "signing", "the signs' time")
-        await scene.shows(say(lang, "hand"))
-        yield scene
-    finally:
-        await scene.close()
-        for peer in peers:
-            await peer.stop()
-
-
-def play(t: Table) -> KemsPlay:
-    """What the Kem's screen holds between key presses (it is showing)."""
-    game = t.app.game_screen()
-    assert game is not None and isinstance(game.state, KemsPlay), "the Kem's screen is not showing"
-    return game.state
 
 
 def table_cards(t: Table) -> list[tuple[int, str]]:
@@ -102,34 +61,9 @@ def hand(t: Table, seat: int | None = None) -> list[tuple[int, str]]:
     return [(token, t.peers[0].deck.faces[token]) for token in t.state.hands[seat]]
 
 
-async def agree_sign(t: Table, keys: str = "c") -> None:
-    """Seat 0's sign chooser opened by itself: choose with ``keys`` (winks by default) and send it; the
-    other teams agree theirs, and the game begins (the hunt is open)."""
-    await t.shows(say(t.screen.lang, "signs_title"))
-    await t.press(keys + "\r", lambda: not play(t).signs_open, "the sign sent")
-    await others_agree(t)
-
-
-async def others_agree(t: Table) -> None:
-    """The other teams' first seats say their signs are agreed: the game begins (the hunt opens)."""
-    await until(lambda: 0 in kems(t.state).agreed, "our team's agreement committed")
-    for seat in range(1, t.state.players // 2):
-        await t.act(seat, TeamReady(seat=seat))
-    await until(lambda: t.state.phase == "hunt", "the hunt")
-
-
 def agreed_signs(note: PrivateNote) -> dict[str, Any]:
     """What a sign note says, without the seq it was written at."""
     return {key: value for key, value in note.data.items() if key != "written"}
-
-
-def left_column(t: Table) -> str:
-    """The players and table panels as one line of words (their lines wrap at the column's width)."""
-    return " ".join(" ".join(line[:LEFT_COLUMN].split()) for line in t.text().splitlines())
-
-
-async def left_shows(t: Table, text: str) -> None:
-    await until(lambda: text in left_column(t), f"{text!r} on the left; the screen is:\n{t.text()}")
 
 
 async def hunt_again(t: Table) -> None:
@@ -152,7 +86,7 @@ def test_the_first_seat_chooses_the_sign_before_play_and_only_the_partner_learns
             )
             assert t.peers[0].deck.notes[0] == notes[2]
             assert not t.peers[1].deck.notes and not t.peers[3].deck.notes  # opponents learn nothing
-            assert all(entry["t"] != "note" and "wink" not in str(entry) for entry in t.log.entries)
+            assert all(entry["t"] != "note" and "wink" not in str(entry) for entry in t.log.decoded())
             await left_shows(t, "your team's sign: winks")
             assert "player2 now knows your sign" in t.text()
             await t.sit(2)  # the partner sees it too, and may not choose it

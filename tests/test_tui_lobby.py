@@ -23,7 +23,7 @@ from kdm.tui import lobby as lobby_module
 from kdm.tui.lobby import Create, Join, LobbyState, stepped
 from kdm.tui.lobby_app import LABEL_WIDTH, body, lobby_application, run_lobby
 from kdm.tui.text import say
-from tests.test_tui import DEADLINE_S, Screen80x24, until
+from tests.helpers.tui import DEADLINE_S, Screen80x24, until
 
 DOWN, RIGHT, LEFT = "\x1b[B", "\x1b[C", "\x1b[D"
 

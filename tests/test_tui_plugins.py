@@ -12,8 +12,8 @@ from __future__ import annotations
 from kdm.net.clock import monotonic_ms
 from kdm.plugins.kilo import rules as kilo
 from kdm.plugins.kilo.events import Feint
-from tests.test_example_plugin import require_example
-from tests.test_tui import Table, run, table
+from tests.helpers.plugins import require_example
+from tests.helpers.tui import Table, run, table
 
 
 def put_an_ace_in_front_of(t: Table, seat: int) -> int:

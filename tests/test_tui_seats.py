@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 from types import SimpleNamespace
 from typing import Any
 
-import msgpack
 import pytest
 
 from kdm import session
@@ -28,9 +27,10 @@ from kdm.plugins.kilo.events import Feint
 from kdm.plugins.kilo.screen.text import say
 from kdm.record import REPLAYED
 from kdm.session import BotProcess, SessionConfig
+from kdm.testing import FakeLog
 from kdm.tui import app
 from kdm.tui.app import TableUI
-from tests.test_tui import DEADLINE_S, FakeLog, FakeNode, Screen80x24, Table, run, run_real, until
+from tests.helpers.tui import AGREED_OFFSET_MS, DEADLINE_S, Screen80x24, Table, run, run_real, until
 
 KEYS = [Identity.ephemeral() for _ in range(4)]
 
@@ -38,9 +38,9 @@ KEYS = [Identity.ephemeral() for _ in range(4)]
 @asynccontextmanager
 async def keyed_table() -> AsyncIterator[Table]:
     """Four players, each with a key (so that a seat can be taken back), seat 0 on screen, passing."""
-    log = FakeLog()
+    log = FakeLog(agreed_offset_ms=AGREED_OFFSET_MS)
     installed = installed_plugins()
-    peers = [Peer(FakeNode(log, f"n{i}"), installed, name=f"player{i}", identity=KEYS[i]) for i in range(4)]
+    peers = [Peer(log.node(f"n{i}"), installed, name=f"player{i}", identity=KEYS[i]) for i in range(4)]
     log.peers = peers
     for peer in peers:
         peer.start(takeover_after_s=None)
@@ -66,13 +66,13 @@ def restart(t: Table, seat: int) -> Peer:
     """``seat``'s process dies and its player starts kdm again: a new node, the same key, the log read."""
     log = t.log
     old = t.peers[seat]
-    new = Peer(FakeNode(log, f"n{seat}b"), installed_plugins(), name=f"player{seat}", identity=KEYS[seat])
+    new = Peer(log.node(f"n{seat}b"), installed_plugins(), name=f"player{seat}", identity=KEYS[seat])
     log.peers = [new if peer is old else peer for peer in log.peers]
     t.peers[seat] = new
     new.start(takeover_after_s=None)
     new.table = "n0"
-    for entry in log.entries:
-        new.committed(msgpack.packb(entry, use_bin_type=True))
+    for data in log.entries:
+        new.committed(data)
     return new
 
 
@@ -115,14 +115,12 @@ def test_a_player_refused_a_seat_watches_the_public_table_and_no_hand() -> None:
     async def scene() -> None:
         async with keyed_table() as t:
             await t.close()
-            watcher = Peer(
-                FakeNode(t.log, "n9"), installed_plugins(), name="zoe", identity=Identity.ephemeral()
-            )
+            watcher = Peer(t.log.node("n9"), installed_plugins(), name="zoe", identity=Identity.ephemeral())
             t.log.peers.append(watcher)
             t.peers.append(watcher)
             watcher.start(takeover_after_s=None)
-            for entry in t.log.entries:
-                watcher.committed(msgpack.packb(entry, use_bin_type=True))
+            for data in t.log.entries:
+                watcher.committed(data)
             t.open(4)
             watcher.join_table("n0")
             await t.shows("Watch the game without playing? (y/n)")
@@ -141,11 +139,11 @@ def test_a_player_refused_a_seat_may_leave_instead() -> None:
     async def scene() -> None:
         async with keyed_table() as t:
             await t.close()
-            watcher = Peer(FakeNode(t.log, "n9"), installed_plugins(), name="zoe")
+            watcher = Peer(t.log.node("n9"), installed_plugins(), name="zoe")
             t.log.peers.append(watcher)
             t.peers.append(watcher)
-            for entry in t.log.entries:
-                watcher.committed(msgpack.packb(entry, use_bin_type=True))
+            for data in t.log.entries:
+                watcher.committed(data)
             t.open(4)
             watcher.join_table("n0")
             await t.shows("Watch the game without playing? (y/n)")
@@ -155,6 +153,7 @@ def test_a_player_refused_a_seat_may_leave_instead() -> None:
     run(scene)
 
 
+@pytest.mark.processes
 def test_a_bot_added_from_any_screen_runs_here_where_this_process_reaches_the_table(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -187,6 +186,7 @@ def test_a_bot_added_from_any_screen_runs_here_where_this_process_reaches_the_ta
     assert laptop == "10.0.0.3:42000~zoe"
 
 
+@pytest.mark.processes
 def test_the_screen_says_when_its_bot_sits_and_why_one_could_not() -> None:
     async def scene() -> None:
         async with keyed_table() as t:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from kdm.net.clock import monotonic_ms
 from kdm.plugins.kilo.events import Pass, Slap
 from kdm.plugins.kilo.screen.text import say
-from tests.test_tui import run, table, until
+from tests.helpers.tui import run, table, until
 
 
 def footer(text: str) -> str:

@@ -13,28 +13,20 @@ import contextlib
 import os
 import re
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-TMUX = shutil.which("tmux")
-REPO = Path(__file__).resolve().parent.parent
+from tests.helpers.tmux import REPO, STEP_S, Pane, require_tmux
+
+pytestmark = pytest.mark.tmux
+
 NAME = "tester"
-STEP_S = 60.0
-
-
-def require_tmux() -> str:
-    if TMUX is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI must run the tmux end-to-end test, but tmux is not installed")
-        pytest.skip("tmux is not installed")
-    return TMUX
 
 
 def play_command() -> list[str]:
@@ -45,44 +37,6 @@ def play_command() -> list[str]:
     return (
         [sys.executable, "-m", "kdm", "play"] if probe.returncode == 0 else [sys.executable, "-m", "kdm.tui"]
     )
-
-
-class Pane:
-    """One detached tmux session on a private server, 80×24."""
-
-    def __init__(self, tmux: str, socket: str) -> None:
-        self.tmux, self.socket = tmux, socket
-
-    def run(self, *args: str) -> str:
-        done = subprocess.run(
-            [self.tmux, "-u", "-L", self.socket, *args], capture_output=True, text=True, timeout=30
-        )
-        assert done.returncode == 0, done.stderr
-        return done.stdout
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", "kdm", *keys)
-
-    def text(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "kdm")
-
-    def poll(self, condition: Callable[[str], bool], timeout: float) -> str | None:
-        """The screen once ``condition`` holds on it, or None after ``timeout`` seconds."""
-        deadline = time.monotonic() + timeout
-        while True:
-            screen = self.text()
-            if condition(screen):
-                return screen
-            if time.monotonic() > deadline:
-                return None
-            time.sleep(0.02)  # a polling interval, not a wait for the game: the deadline bounds it
-
-    def wait(self, condition: Callable[[str], bool], what: str, timeout: float = STEP_S) -> str:
-        """The screen once ``condition`` holds on it; fails with the screen after ``timeout``."""
-        screen = self.poll(condition, timeout)
-        if screen is None:
-            raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.text()}")
-        return screen
 
 
 @contextlib.contextmanager

@@ -36,8 +36,8 @@ from kdm.plugins.spoons import Grab
 from kdm.tui.command import run_play
 from kdm.tui.extension import Screen
 from kdm.tui.panels import LEFT_COLUMN
-from tests.test_tui import Table, play_args, run, table, until
-from tests.test_variants_draws import KINGS_AT_0, SEAT_2_LAST
+from tests.helpers.deals import KINGS_AT_0, SEAT_2_LAST
+from tests.helpers.tui import Table, play_args, run, table, until
 
 
 def view_of(t: Table) -> SeatView:

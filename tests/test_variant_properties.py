@@ -16,9 +16,8 @@ from dataclasses import replace
 from typing import Any
 
 import hypothesis
-import msgpack
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kdm.agents import Bot
@@ -33,7 +32,7 @@ from kdm.plugins.kilo.rules import kilos_zone, table
 from kdm.plugins.piles import ChoosePile
 from kdm.plugins.spoons import Grab
 from kdm.sim import Simulation
-from kdm.state import canonical
+from tests.helpers.properties import PHASES, assert_replays, through_the_wire, times
 
 SEEDED = {"start_game": StartGame, "deal": Deal, "shuffle": Shuffle}
 IN_ROUND = ("announcing", "passing", "window", "judging", "drawing", "shuffling", "reserving")
@@ -50,11 +49,9 @@ CONFIGS: list[tuple[str, ...]] = [
 ]  # fmt: skip
 IDS = ["+".join(config) for config in CONFIGS]
 
-PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
 PER_CONFIG = settings(
     max_examples=12, deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow]
 )
-times = st.one_of(st.integers(-100, 3000).map(float), st.floats(-1e9, 1e9, allow_nan=False))
 
 
 @st.composite
@@ -215,30 +212,6 @@ class VariantDriver:
         window = kilo.window
         if window is not None and "spoons" in self.config:
             assert len(window.slaps) <= self.players
-
-
-def through_the_wire(rules: Rules, original: Event) -> Event:
-    decoded = rules.codec.decode(msgpack.unpackb(msgpack.packb(rules.codec.encode(original)), raw=False))
-    assert decoded == original
-    return decoded
-
-
-def assert_replays(
-    rules: Rules, players: int, options: dict[str, Any], attempts: list[tuple[Event, bool, str, Any]]
-) -> None:
-    """A fresh engine fed every attempted event through the wire codec accepts and refuses the same
-    ones, with the same effects and the same digest after each."""
-    engine = Engine(rules, players, options)
-    for event, applied, digest, effects in attempts:
-        decoded = through_the_wire(rules, event)
-        try:
-            replayed = engine.apply(decoded)
-        except IllegalAction:
-            assert not applied, f"replay refused {decoded}"
-        else:
-            assert applied, f"replay accepted {decoded}"
-            assert canonical(replayed) == canonical(effects)
-        assert engine.digest() == digest
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)

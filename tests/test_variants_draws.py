@@ -14,15 +14,7 @@ from kdm.engine import IllegalAction
 from kdm.errors import OptionError
 from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.plugins.seven_in_reserve import RESERVING, KeepSeven
-
-KINGS_AT_0 = [
-    ["KH", "KS", "KD", "KC"],
-    ["QH", "JH", "2H", "QD"],
-    ["QS", "JS", "2S", "JD"],
-    ["QC", "JC", "2C", "2D"],
-]
-#: Seat 2 reacts last: it loses every valid window in these scenarios.
-SEAT_2_LAST = {1: 150.0, 2: 300.0, 3: 200.0}
+from tests.helpers.deals import KINGS_AT_0, SEAT_2_LAST
 
 
 def lose_rounds(table: ScriptedKilo, rounds: int, keep: bool | None = None) -> None:

@@ -10,7 +10,7 @@ import pytest
 from kdm.agents import Profile
 from kdm.net.transport import MemoryNetwork
 from kdm.testing import run_virtual
-from tests.test_node import play_table
+from tests.helpers.nodes import play_table
 
 #: Quick bots, but thinking longer than the 120 ms reaction floor: a marathon instigator who passes on
 #: faster than anyone can slap would keep every later checkpoint from being slapped.

@@ -52,6 +52,7 @@ def test_a_game_ends_after_max_turns_with_most_cards_winning(players: int) -> No
     assert result.winners == [seat for seat in range(players) if result.scores[seat] == most]
 
 
+@pytest.mark.processes  # two real ``kdm sim`` runs
 def test_kdm_sim_plays_snap_to_the_end_with_the_same_digest_twice() -> None:
     command = [sys.executable, "-m", "kdm", "sim", "--variant", "snap", "--players", "4", "--seed", "7"]
     runs = [

@@ -105,6 +105,7 @@ def log(screen: str) -> str:
     return "\n".join(line.split("│", 1)[1] for line in screen.splitlines() if "│" in line)
 
 
+@pytest.mark.tmux
 def test_a_person_turns_cards_and_slaps_at_a_snap_table_in_tmux(tmp_path: Path) -> None:
     with snap_in_tmux(tmp_path) as pane:
         screen = pane.wait(lambda s: "your turn: Enter turns your card" in s, "our first turn")

@@ -1,8 +1,9 @@
 """Tables of real ``kdm`` processes on 127.0.0.1, for the tests that need one: each player a process of
 its own (a headless bot player with a key of its own), its output read line by line with a deadline.
 
-Shared by tests/test_comings_and_goings.py (players who leave and come back) and tests/test_adversary.py
-(attackers at the table), where a seat may be played by a modified client (``program``).
+Shared by tests/test_comings_and_goings.py (players who leave and come back) and the adversarial suites
+(attackers at the table, tests/helpers/attacks.py), where a seat may be played by a modified client
+(``program``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.netns import LineWatcher
+from tests.helpers.netns import LineWatcher
 
 KDM = [sys.executable, "-m", "kdm"]
 DEADLINE_S = 120.0
