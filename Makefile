@@ -42,7 +42,7 @@ test: lint typecheck pytest
 QUICK_TESTS := not processes and not netns and not tmux and not slow
 
 check: lint typecheck $(STAMP) $(EXAMPLE_STAMP)
-	$(BIN)/python -m pytest -q -m "$(QUICK_TESTS)"
+	KDM_QUICK=1 $(BIN)/python -m pytest -q -m "$(QUICK_TESTS)"
 
 lint: $(STAMP)
 	$(BIN)/ruff check kdm net plugins tests benchmarks examples

@@ -84,8 +84,9 @@ from kdm.notices import Applied, Rejected
 from kdm.record import TableRecord, commitment
 from kdm.replay import replay
 from kdm.sim import simulate
+from tests.helpers.properties import examples as scaled
 
-INPUTS = int(os.environ.get("KDM_FUZZ_INPUTS", "100000"))
+INPUTS = int(os.environ.get("KDM_FUZZ_INPUTS", str(scaled(100_000))))
 SHARES = {
     "wire": 0.40,
     "lobby": 0.10,
@@ -119,7 +120,10 @@ def fuzz_settings(target: str) -> settings:
 
 
 def test_the_shares_add_up_to_every_input() -> None:
-    assert sum(quota(target) for target in SHARES) >= INPUTS >= 100_000 or "KDM_FUZZ_INPUTS" in os.environ
+    assert (
+        sum(quota(target) for target in SHARES) >= INPUTS >= scaled(100_000)
+        or "KDM_FUZZ_INPUTS" in os.environ
+    )
 
 
 class Count:

@@ -49,14 +49,14 @@ from kdm.plugins.kems.rules import (
 from kdm.plugins.kems.view import KemsView
 from kdm.plugins.kilo.events import Close, ShowHand
 from kdm.sim import Simulation
-from tests.helpers.properties import PHASES, assert_replays, through_the_wire, times
+from tests.helpers.properties import PHASES, assert_replays, examples, through_the_wire, times
 
 KEMS = ("kems",)
 MAX_ATTEMPTS = 220
 #: Phases in which the table is in the hunt: four cards face up, four in every hand.
 HUNT = ("hunt", "sweep", "refused", "calling", "showing", "answering")
 PER_EXAMPLE = settings(
-    max_examples=8, deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(8), deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
@@ -376,7 +376,7 @@ def test_kems_tables_conserve_cards_keep_secrets_and_replay_to_the_same_digests(
     assert_replays(Rules.for_table(KEMS), players, options, driver.attempts)
 
 
-@settings(max_examples=10, deadline=None, phases=PHASES)
+@settings(max_examples=examples(10), deadline=None, phases=PHASES)
 @given(players=players_st, seed=st.integers(0, 2**32), data=st.data())
 def test_kems_simulations_keep_secrets_repeat_and_replay(
     players: int, seed: int, data: st.DataObject

@@ -30,6 +30,7 @@ from kdm.plugins.kilo.events import Announce, Close, Draw, Feint, Pass, ShowHand
 from kdm.plugins.kilo.rules import PILE, RANK_KILOS, is_combo, kilos_zone, table
 from kdm.sim import SimResult, Simulation, simulate
 from kdm.state import canonical
+from tests.helpers.properties import examples
 
 SEEDED = {"start_game": StartGame, "deal": Deal, "shuffle": Shuffle}
 #: Phases in which the dealt cards are in the players' hands.
@@ -39,7 +40,9 @@ MAX_ATTEMPTS = 400
 #: Shrinking stays on (minimal failing games are worth it); the explain phase replays a long game
 #: thousands of times for little, so it is off.
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
-FAST = settings(max_examples=100, deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=examples(100), deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 # --- strategies -------------------------------------------------------------------------------------
@@ -428,7 +431,7 @@ def test_simulations_replay_and_repeat(
 # --- 3. bots decide from their view only ------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None, phases=PHASES)
+@settings(max_examples=examples(150), deadline=None, phases=PHASES)
 @given(
     players=players_st,
     seed=st.integers(0, 2**32),

@@ -29,12 +29,13 @@ import pytest
 
 from kdm.net.raft import ConfChange, Entry, HardState, MemoryStorage, RaftNode
 from kdm.net.raftsim import Cluster, Invariants, InvariantViolation, LinkProfile, SimPeer
+from tests.helpers.properties import examples
 
 
 def seeds() -> list[int]:
     if "KDM_RAFT_SEED" in os.environ:
         return [int(os.environ["KDM_RAFT_SEED"])]
-    return list(range(int(os.environ.get("KDM_RAFT_SEEDS", "300"))))
+    return list(range(int(os.environ.get("KDM_RAFT_SEEDS", str(examples(300))))))
 
 
 TIMINGS = [((10, 20), 2), ((20, 40), 3), ((50, 100), 5)]

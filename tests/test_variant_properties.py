@@ -32,7 +32,7 @@ from kdm.plugins.kilo.rules import kilos_zone, table
 from kdm.plugins.piles import ChoosePile
 from kdm.plugins.spoons import Grab
 from kdm.sim import Simulation
-from tests.helpers.properties import PHASES, assert_replays, through_the_wire, times
+from tests.helpers.properties import PHASES, assert_replays, examples, through_the_wire, times
 
 SEEDED = {"start_game": StartGame, "deal": Deal, "shuffle": Shuffle}
 IN_ROUND = ("announcing", "passing", "window", "judging", "drawing", "shuffling", "reserving")
@@ -50,7 +50,7 @@ CONFIGS: list[tuple[str, ...]] = [
 IDS = ["+".join(config) for config in CONFIGS]
 
 PER_CONFIG = settings(
-    max_examples=12, deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(12), deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
@@ -228,7 +228,7 @@ def test_variant_tables_conserve_cards_and_replay_to_the_same_digests(
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=IDS)
-@settings(max_examples=4, deadline=None, phases=PHASES)
+@settings(max_examples=examples(4), deadline=None, phases=PHASES)
 @given(players=st.integers(3, 10), seed=st.integers(0, 2**32), data=st.data())
 def test_variant_simulations_repeat_and_replay(
     config: tuple[str, ...], players: int, seed: int, data: st.DataObject

@@ -4,6 +4,7 @@ that a fresh engine fed the same events through the wire codec accepts and refus
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import msgpack
@@ -16,6 +17,15 @@ from kdm.manager import Rules
 from kdm.state import canonical
 
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
+#: ``make check`` (``KDM_QUICK=1``) runs a tenth of the random examples, seeds and inputs, so the quick
+#: run stays quick; ``make test`` and CI run them all.
+QUICK = os.environ.get("KDM_QUICK") == "1"
+QUICK_SHARE = 10
+
+
+def examples(count: int) -> int:
+    """How many random examples to try: ``count``, or a tenth of it (at least one) in the quick run."""
+    return max(1, count // QUICK_SHARE) if QUICK else count
 
 
 times = st.one_of(st.integers(-100, 3000).map(float), st.floats(-1e9, 1e9, allow_nan=False))
