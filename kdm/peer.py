@@ -515,7 +515,7 @@ class Peer:
         action that names faces carries the keys that show them (``FairDeck.keys_for``)."""
         agent = agent or self.me
         fields: dict[str, Any] = {"event": self.record.rules.codec.encode(event)}
-        if agent.seat is not None:
+        if agent.seat is not None and self.record.terms.takes_parts:  # an open deck shows no keys
             claimed = self.record.rules.hooks.claimed_faces(event=event)
             keys = self.deck.keys_for(agent.seat, claimed)
             if keys:

@@ -30,9 +30,11 @@ from kdm.plugins.all_at_once_screen import next_change_s, seconds_left
 from kdm.plugins.kilo import rules as kilo
 from kdm.plugins.kilo.calls import GO_CALL
 from kdm.plugins.kilo.events import Feint, Slap
+from kdm.plugins.kilo.screen.text import WORDS as KILO_WORDS
 from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.plugins.seven_in_reserve import KeepSeven
 from kdm.plugins.spoons import Grab
+from kdm.plugins.spoons_screen import RENAMES as SPOONS_RENAMES
 from kdm.tui.command import run_play
 from kdm.tui.extension import Screen
 from kdm.tui.panels import LEFT_COLUMN
@@ -343,8 +345,5 @@ def test_at_a_spoons_table_no_line_of_the_base_game_says_slap() -> None:
     """Spoons grabs instead of slapping: every word of the base game's screen that says "slap" is said
     otherwise there, but for the slap's banner (spoons flashes its own grab) and the help (spoons adds
     its line); a full run once dealt four queens, and the hand said "a combo: slap now!"."""
-    from kdm.plugins.kilo.screen.text import WORDS
-    from kdm.plugins.spoons_screen import RENAMES
-
-    slapping = {key for key, (english, _french) in WORDS.items() if "slap" in english.lower()}
-    assert slapping - set(RENAMES) == {"slap_banner", "help"}
+    slapping = {key for key, (english, _french) in KILO_WORDS.items() if "slap" in english.lower()}
+    assert slapping - set(SPOONS_RENAMES) == {"slap_banner", "help"}

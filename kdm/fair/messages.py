@@ -21,7 +21,10 @@ import msgpack
 from kdm.fair.group import POINT_BYTES
 
 __all__ = [
+    "KEYS",
     "KEY_RECORD",
+    "OPEN",
+    "TURN",
     "Finding",
     "Reseal",
     "SealedMessage",
@@ -29,10 +32,13 @@ __all__ = [
     "ToNext",
     "ToSeat",
     "ToTable",
+    "keys_payload",
     "pack_keys",
+    "read_payload",
     "read_sealed",
     "read_turn",
     "sealed_message",
+    "secrets_payload",
     "turn_message",
     "unpack_keys",
 ]

@@ -55,13 +55,20 @@ def players_text(screen: TableScreen) -> Fragments:
     for seat in range(view.players):
         name = screen.player_name(seat) + (f" ({screen.say('you')})" if seat == me else "")
         lines.append(("class:me" if seat == me else "", f" {seat:>2} {name[:PLAYER_NAME_WIDTH]}"))
-        if screen.is_away(seat):
-            lines.append(("class:lost", " " + screen.say("away")))
-        elif screen.is_lost(seat):
-            lines.append(("class:lost", " " + screen.say("lost")))
+        lines += absence(screen, seat)
         if seat < view.players - 1:
             lines.append(("", "\n"))
     return lines
+
+
+def absence(screen: TableScreen, seat: int) -> Fragments:
+    """The mark after a player's row when they are not there: away (a bot stands in) or lost (not
+    heard from lately); nothing when they are. Every game's players panel ends a row with it."""
+    if screen.is_away(seat):
+        return [("class:lost", " " + screen.say("away"))]
+    if screen.is_lost(seat):
+        return [("class:lost", " " + screen.say("lost"))]
+    return []
 
 
 def waiting_room_text(screen: TableScreen) -> Fragments:

@@ -29,6 +29,7 @@ from kdm.tui.panels import (
     PLAYER_NAME_WIDTH,
     RULES_WIDTH,
     Fragments,
+    absence,
     card_fragment,
     chat_line,
 )
@@ -82,10 +83,7 @@ def players_text(play: KemsPlay) -> Fragments:
             lines.append(("class:slap", " " + CALL_MARKS[call].format(target=target)))
         if seat in part.barred:
             lines.append(("class:mark", " " + BARRED_MARK))
-        if screen.is_away(seat):
-            lines.append(("class:lost", " " + play.say("away")))
-        elif screen.is_lost(seat):
-            lines.append(("class:lost", " " + play.say("lost")))
+        lines += absence(screen, seat)
         if seat < view.players - 1:
             lines.append(("", "\n"))
     return lines

@@ -23,6 +23,7 @@ from kdm.tui.panels import (
     PLAYER_NAME_WIDTH,
     RULES_WIDTH,
     Fragments,
+    absence,
     card_fragment,
     chat_line,
     waiting_room_text,
@@ -93,10 +94,7 @@ def players_text(play: KiloPlay) -> Fragments:
             lines.append(("class:slap", "✋"))
         if marks:
             lines.append(("class:mark", marks))
-        if screen.is_away(seat):
-            lines.append(("class:lost", " " + screen.say("away")))
-        elif screen.is_lost(seat):
-            lines.append(("class:lost", " " + screen.say("lost")))
+        lines += absence(screen, seat)
         if seat < view.players - 1:
             lines.append(("", "\n"))
     return lines

@@ -14,6 +14,7 @@ from kdm.tui.panels import (
     PLAYER_NAME_WIDTH,
     RULES_WIDTH,
     Fragments,
+    absence,
     card_fragment,
     chat_line,
     waiting_room_text,
@@ -63,10 +64,8 @@ def players_text(play: SnapPlay) -> Fragments:
             lines.append(("class:slap", " ✋"))
         if seat in part.out:
             lines.append(("class:lost", " " + play.say("snap_out")))
-        elif screen.is_away(seat):
-            lines.append(("class:lost", " " + screen.say("away")))
-        elif screen.is_lost(seat):
-            lines.append(("class:lost", " " + screen.say("lost")))
+        else:
+            lines += absence(screen, seat)
         if seat < view.players - 1:
             lines.append(("", "\n"))
     return lines
