@@ -41,7 +41,7 @@ import dataclasses
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kdm.deck import DECK_TERMS, DeckTerms
 from kdm.engine import Effect, Engine, IllegalAction, Owed
@@ -120,6 +120,23 @@ SILENCE_FRESH_ENTRIES = 100
 CHAT_LOG_BURST, CHAT_LOG_WINDOW = 20, 40
 
 
+class DeckService(Protocol):
+    """What the record asks of its table's deck when it applies an entry: the same answers on every
+    peer, since every peer's deck saw the same log (its host implements it: ``kdm.host.TableHost``)."""
+
+    def claim_problem(self, event: Event) -> str | None:
+        """Why ``event`` claims faces the deck did not deal, or None (also when it cannot tell)."""
+        ...
+
+    def part_problem(self, part: DeckPart, seat: int) -> str | None:
+        """Why a fair deck refuses seat ``seat``'s part ``part``, or None when it takes it."""
+        ...
+
+    def keys_problem(self, seat: int, keys: bytes) -> str | None:
+        """Why the keys an action of ``seat`` carries for the faces it names are refused, or None."""
+        ...
+
+
 @dataclass
 class Seat:
     """One seat: who acts for it now (``node``), and whose it is (``player``'s key, ``home`` node)."""
@@ -190,15 +207,11 @@ class TableRecord:
     returning: dict[int, Return] = field(default_factory=dict)
     #: What was said at the table, oldest first: (seat, line).
     chat: list[tuple[int, str]] = field(default_factory=list)
-    #: Why a player's event claims faces the deck did not deal (None when it does not, or when the
-    #: deck cannot tell): the peer's deck, which every peer holds alike (issue 12, checked claims).
-    check_claims: Callable[[Event], str | None] | None = None
+    #: The table's deck as its host holds it (``kdm.host.TableHost``, alike on every peer): what the
+    #: record asks of it on apply (``DeckService``). None: nothing is checked against a deck.
+    deck_service: DeckService | None = None
     #: The table's deck service: ``open`` or ``fair`` (DESIGN 7), as its ``create`` says.
     deck: str = "open"
-    #: With the fair deck: why a seat's part (``DeckPart``) is refused, or None when the deck takes it;
-    #: and why the keys an action carries for the faces it names are (``Act.keys``).
-    take_deck_part: Callable[[DeckPart, int], str | None] | None = None
-    show_keys: Callable[[int, bytes], str | None] | None = None
     #: Seats taken from a player who withheld their keys from a fair deck: a bot plays them to the end.
     barred: set[int] = field(default_factory=set)
     #: At a fair table, the state just before the last round was dealt: a seat that changes hands while
@@ -534,12 +547,13 @@ class TableRecord:
         if isinstance(event, StartGame | Deal | Shuffle):
             raise UsageError("seeds come from reveals, not from one player")
         if entry.keys:
-            if not self.terms.takes_parts or self.show_keys is None or acting is None:
+            service = self.deck_service
+            if not self.terms.takes_parts or service is None or acting is None:
                 raise UsageError(f"{node}'s {event.kind} carries keys, which only a fair deck's seat shows")
-            problem = self.show_keys(acting, entry.keys)
+            problem = service.keys_problem(acting, entry.keys)
             if problem is not None:
                 raise UsageError(f"{node}'s {event.kind}: {problem}")
-        refusal = self.check_claims(event) if self.check_claims is not None else None
+        refusal = self.deck_service.claim_problem(event) if self.deck_service is not None else None
         if refusal is not None:
             raise UsageError(f"{node}'s {event.kind}: {refusal}")
         return self._apply_event(event, node)
@@ -563,7 +577,7 @@ class TableRecord:
             raise UsageError("deck parts belong to a fair deck's game")
         if not (0 <= seat < len(self.seats) and self.seats[seat].node == node):
             raise UsageError(f"{node} cannot act for seat {seat}")
-        problem = self.take_deck_part(entry, seat) if self.take_deck_part is not None else None
+        problem = self.deck_service.part_problem(entry, seat) if self.deck_service is not None else None
         if problem is not None:
             raise UsageError(f"seat {seat}'s {entry.step}: {problem}")
         return [DeckPartTaken(node=node, seat=seat, step=entry.step)]

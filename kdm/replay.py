@@ -1,7 +1,7 @@
 """``kdm replay FILE``: a table's log file played back through the rules, as a transcript.
 
 The log file is what a peer keeps (``net/storage.py``); only committed entries are replayed, through
-the same ``TableRecord`` every peer used, checking signatures and claimed faces as every peer did (with
+a table host like every peer's (``kdm.host``), checking signatures and claimed faces as every peer did (with
 the open deck they all held), so the digest printed at the end is the one the table had.
 The file's hash chain is checked first: an altered file is refused, naming the first record that does
 not follow the chain (the summary's ``log`` says ``chained``, or ``unchained`` for a file written before
@@ -16,13 +16,14 @@ from typing import Any
 
 import msgpack
 
-from kdm.deck import OpenDeck
+from kdm.deck import Deck
+from kdm.driver import SteppedClock
 from kdm.errors import UsageError
-from kdm.fair.table import FairDeck, deck_of_table
+from kdm.host import Committed, MembershipChanged, TableHost, Tell
 from kdm.manager import installed_plugins
 from kdm.net.raft_messages import ConfChange
 from kdm.net.storage import read_log_checked
-from kdm.notices import Applied, Created, Notice, Rejected, Voided
+from kdm.notices import Applied, Notice, Rejected
 from kdm.record import TableRecord
 
 
@@ -83,44 +84,44 @@ def replayed(
 
 def replayed_with_deck(
     data: Iterable[bytes | ConfChange], on_notice: Callable[[TableRecord, Notice], None] | None = None
-) -> tuple[TableRecord, OpenDeck | FairDeck]:
+) -> tuple[TableRecord, Deck]:
     """The table the committed entries ``data`` make, applied as every peer applied them, and its deck:
-    signatures checked from the founder's create on, and the faces a seat claims checked against the
-    table's deck (a lie the table refused stays refused, and the digest is the table's; a fair deck
-    shows the replay only the faces the table was shown). ``on_notice`` is told of each notice in
-    order."""
-    record = TableRecord(installed_plugins())
-    # A fair table's deck (``deck_of_table``) holds no seat's secrets here, so the log shows it the
-    # faces the table was shown, and nothing else.
-    deck: OpenDeck | FairDeck = OpenDeck()
-    record.check_claims = lambda event: (
-        None if record.engine is None else deck.false_claim(record.engine, event)
-    )
-    record.take_deck_part = lambda part, seat: deck.committed(part, seat)
-    record.show_keys = lambda seat, keys: deck.show_keys(seat, keys)
+    by a table host that plays no seat (``kdm.host.TableHost``), so signatures are checked from the
+    founder's create on, and the faces a seat claims against the table's deck (a lie the table refused
+    stays refused, and the digest is the table's; a fair deck shows the replay only the faces the table
+    was shown). ``on_notice`` is told of each notice in order."""
+    host = TableHost(_Spectator(), installed_plugins(), SteppedClock())
+    record = host.record
     for entry in data:
         if isinstance(entry, ConfChange):
-            record.membership_changed(entry.kind, entry.node_id, entry.voters)
+            host.step(MembershipChanged(entry))
             continue
-        try:
-            decoded = msgpack.unpackb(entry, raw=False, strict_map_key=True)
-        except Exception:
-            continue  # every peer skipped it the same way
-        if not record.table and isinstance(decoded, dict) and decoded.get("t") == "create":
-            # The table's id is its founder's node id: from here on the entries' signatures are
-            # checked as every peer checked them (a forged entry the table refused stays refused).
-            ident = decoded.get("id")
-            if isinstance(ident, list) and ident and isinstance(ident[0], str):
-                record.table = ident[0]
-        for notice in record.apply(decoded):
-            if isinstance(notice, Created):
-                deck = deck_of_table(record)
-            if isinstance(notice, Voided) and record.engine is not None:
-                deck.voided(record.engine.state)
-            if isinstance(notice, Applied):
-                if notice.event is not None:
-                    deck.applied(notice.event, notice.seq)
-                deck.observe(notice.effects)  # the faces each shuffle makes, as each peer learns them
-            if on_notice is not None:
-                on_notice(record, notice)
-    return record, deck
+        if not record.table:
+            _learn_the_table(record, entry)
+        for output in host.step(Committed(entry)):
+            if isinstance(output, Tell) and on_notice is not None:
+                on_notice(record, output.notice)
+    return record, host.deck
+
+
+def _learn_the_table(record: TableRecord, entry: bytes) -> None:
+    """The table's id is its founder's node id, which its ``create`` names: from there on the entries'
+    signatures are checked as every peer checked them (a forged entry the table refused stays refused)."""
+    try:
+        decoded = msgpack.unpackb(entry, raw=False, strict_map_key=True)
+    except Exception:
+        return  # every peer skipped it the same way
+    if isinstance(decoded, dict) and decoded.get("t") == "create":
+        ident = decoded.get("id")
+        if isinstance(ident, list) and ident and isinstance(ident[0], str):
+            record.table = ident[0]
+
+
+class _Spectator:
+    """The node of a replay: it plays no seat and leads nothing, and hears nobody."""
+
+    node_id = "replay"
+    is_leader = False
+
+    def silent_ms(self, node_id: str) -> float:
+        return 0.0

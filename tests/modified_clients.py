@@ -68,6 +68,7 @@ from kdm.driver import TableDriver
 from kdm.engine import Duty, SeatView
 from kdm.entries import SILENT, Act, Chat, Done, EntryId, Takeover
 from kdm.events import Event, TimedEvent
+from kdm.host import TableHost
 from kdm.manager import installed_plugins
 from kdm.net.admission import Prover
 from kdm.net.keys import new_keys, public_key_of
@@ -179,10 +180,10 @@ def propose_to(node: Node, member: str, data: Sequence[RaftEntry]) -> None:
         node._send(member, "raft", message_to_dict(message))
 
 
-def give_up(peer: Peer, entry_id: tuple[str, int]) -> None:
+def give_up(host: TableHost, entry_id: tuple[str, int]) -> None:
     """Stop proposing entry ``entry_id`` if it is not committed yet, and let the bots think again."""
-    if peer._pending.pop(entry_id, None) is not None:
-        peer._wake_bots()
+    if host.proposals.pending.pop(entry_id, None) is not None:
+        host.wake_bots()  # planned now, played from the peer's next step on (a retry comes every 0.25 s)
 
 
 def think_quickly() -> None:
@@ -210,7 +211,7 @@ def cheat() -> None:
     lied: set[tuple[str, int]] = set()
     reactions = itertools.count()
     opened = forged_opening = False
-    honest_fulfil, honest_act, honest_slap_now = TableDriver.fulfil, Peer.act, kilo_bots.slap_now
+    honest_fulfil, honest_act, honest_slap_now = TableDriver.fulfil, TableHost.act, kilo_bots.slap_now
 
     def fulfil(self: TableDriver, duty: Duty) -> Event | None:
         # Each reveal is a lie first; refused, it is owed again, and the second one is honest.
@@ -228,7 +229,7 @@ def cheat() -> None:
         # to the others and forges its way into their windows.
         return None if opened else honest_slap_now(view, bot, table)
 
-    def act(self: Peer, event: Event, agent: Any = None) -> None:
+    def act(self: TableHost, event: Event, agent: Any = None) -> None:
         nonlocal opened, forged_opening
         attack = window = None
         settled = time.monotonic() - started > FORGE_AFTER_S
@@ -255,7 +256,7 @@ def cheat() -> None:
             asyncio.get_running_loop().call_later(GIVE_UP_S, give_up, self, (author.identity, author.counter))
 
     TableDriver.fulfil = fulfil  # type: ignore[method-assign]
-    Peer.act = act  # type: ignore[method-assign]
+    TableHost.act = act  # type: ignore[method-assign]
     kilo_bots.slap_now = slap_now
     think_quickly()  # not part of the attack: a shorter game
     beside_the_peer(write_in_others_names)
@@ -575,7 +576,7 @@ async def take_a_live_seat(peer: Peer) -> None:
 
     forged = {me: word(node.keys), other: word(node.keys)}  # its own, and one in the other's name
     peer.take_over(seat, Bot(seat, "greedy", seed=b"thief"), victim.name, silence=forged)
-    stand_in = peer._agent(f"{me}#{seat}")
+    stand_in = peer.host.agent(f"{me}#{seat}")
     assert stand_in is not None
     note(
         "leader takeover", id=[stand_in.identity, stand_in.counter], seat=seat, leader=node.is_leader,
@@ -588,14 +589,14 @@ async def take_a_live_seat(peer: Peer) -> None:
 
 def late_founder(joins: int) -> None:
     """Hold the table's ``create`` back until ``joins`` joins were refused for coming before it."""
-    honest_create, honest_handle = Peer.create_table, Peer._handle
-    held: dict[Peer, tuple[Any, ...]] = {}
-    refused: dict[Peer, int] = {}
+    honest_create, honest_handle = TableHost.create_table, TableHost._handle
+    held: dict[TableHost, tuple[Any, ...]] = {}
+    refused: dict[TableHost, int] = {}
 
-    def create_table(self: Peer, *args: Any, **kwargs: Any) -> None:
+    def create_table(self: TableHost, *args: Any, **kwargs: Any) -> None:
         held[self] = (args, kwargs)
 
-    def handle(self: Peer, notice: Notice) -> None:
+    def handle(self: TableHost, notice: Notice) -> None:
         honest_handle(self, notice)
         if self in held and isinstance(notice, Rejected) and notice.code == NO_TABLE_YET:
             refused[self] = refused.get(self, 0) + 1
@@ -603,8 +604,8 @@ def late_founder(joins: int) -> None:
                 args, kwargs = held.pop(self)
                 honest_create(self, *args, **kwargs)
 
-    Peer.create_table = create_table  # type: ignore[method-assign]
-    Peer._handle = handle  # type: ignore[method-assign]
+    TableHost.create_table = create_table  # type: ignore[method-assign]
+    TableHost._handle = handle  # type: ignore[method-assign]
 
 
 def door(arguments: list[str]) -> list[str]:

@@ -14,11 +14,12 @@ from nacl.public import Box, PrivateKey, PublicKey
 
 from kdm.agents import Bot
 from kdm.events import Event
+from kdm.host import Agent, TableHost
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.net.node import node_codec
 from kdm.net.transport import MemoryNetwork, MemoryTransport
-from kdm.peer import Agent, Peer
+from kdm.peer import Peer
 from kdm.plugins.kems.events import Exchange
 from kdm.plugins.kems.rules import partner_of, team_of
 from kdm.plugins.kems.view import team_signs
@@ -183,16 +184,16 @@ def test_an_exchange_that_names_false_faces_is_refused_by_every_peer(
 ) -> None:
     """Issue 12, checked claims: a seat lays cards face up under faces they do not have; every peer
     knows the true faces (the open deck) and refuses the exchange the same way; the game goes on."""
-    honest = Peer.act
+    honest = TableHost.act
     lies: list[Exchange] = []
 
-    def act(self: Peer, event: Event, agent: Agent | None = None) -> None:
+    def act(self: TableHost, event: Event, agent: Agent | None = None) -> None:
         if isinstance(event, Exchange) and self.node.node_id == "n1" and event.cards and len(lies) < 2:
             event = dataclasses.replace(event, cards=tuple("KS" if c != "KS" else "2C" for c in event.cards))
             lies.append(event)
         honest(self, event, agent)
 
-    monkeypatch.setattr(Peer, "act", act)
+    monkeypatch.setattr(TableHost, "act", act)
     with caplog.at_level(logging.INFO, logger="kdm.peer"):
         peers = play(4, Wiretap())
     assert lies

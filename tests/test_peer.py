@@ -180,14 +180,16 @@ def test_a_leader_that_was_stopped_takes_presses_as_old_as_its_stop_and_no_older
         peers = await seated_table(takeover_after_s=None)  # the test looks at the seats for the leader
         peers[0].start_game()
         leader, codec = peers[0], peers[0].record.rules.codec
-        leader._look_at_seats(1.2, late=False)
+        leader.host.takeovers.look_at_seats(1.2, late=False)
+        leader.flush()
 
         def slap(off_ms: float) -> bytes:
             event = codec.encode(Slap(seat=1, t_sync=monotonic_ms() + off_ms))
             return entries.encode(Act(EntryId("n1", 99), event=event))
 
         await asyncio.sleep(CLOCK_SETTLE_MS / 1000 + 1)
-        leader._look_at_seats(1.2, late=True, slept_ms=2000.0)  # it was stopped for 2 s
+        leader.host.takeovers.look_at_seats(1.2, late=True, slept_ms=2000.0)  # it was stopped for 2 s
+        leader.flush()
         screened = [leader.screen_proposal("n1", slap(off)) for off in (-2500.0, -5000.0, 1500.0)]
         await asyncio.sleep(CLOCK_SETTLE_MS / 1000 + 0.5)  # long after it woke
         screened.append(leader.screen_proposal("n1", slap(-2500.0)))
@@ -454,13 +456,14 @@ def test_at_a_signed_table_the_leader_takes_a_seat_over_only_with_a_quorums_word
         peers[0].start_game()
         leading = peers[0]
         state = lambda: peers[1].record.engine.state  # type: ignore[union-attr]  # noqa: E731
-        while leading._leading_since is None or monotonic_ms() - leading._leading_since < 1500:
+        watch = leading.host.takeovers
+        while watch.leading_since is None or monotonic_ms() - watch.leading_since < 1500:
             await asyncio.sleep(0.01)  # past the leader's settling: it judges every seat's silence
         leading.take_over_with_word(1, "live")
         asked_at = len(log.entries)
         while not (state().phase == "passing" and state().turn == 2):
             await asyncio.sleep(0.001)  # meanwhile the other voter, asked, said nothing
-        assert 1 in leading._words and peers[1].record.seats[1].node == nodes[1].node_id
+        assert 1 in leading.host.takeovers.words and peers[1].record.seats[1].node == nodes[1].node_id
         lost, died = nodes[2].node_id, monotonic_ms()
         log.gone.add(lost)
         log.silent_since[lost] = died
@@ -519,7 +522,7 @@ def test_a_takeover_asked_for_by_a_leader_that_lost_its_lead_is_never_proposed_a
         peer.take_over(2, Bot(2, "greedy", seed=b"t"))
         assert [msgpack.unpackb(data)["t"] for data in node.proposed] == ["takeover"]
         node.leading = False
-        peer._forget_takeovers()  # what the seat watcher does as soon as this process follows
+        peer.host.takeovers.forget()  # what the seat watcher does as soon as this process follows
         node.proposed.clear()
         peer.retry_pending(monotonic_ms() + 60_000)  # long after: anything still pending goes again
         await peer.stop()
@@ -903,8 +906,9 @@ def test_a_player_started_again_asks_for_their_seat_once_though_a_takeover_comes
         node.let_go()
         while 2 not in again.record.returning:
             await asyncio.sleep(0.001)
-        again._put_off = True
-        again._caught_up()
+        again.host.put_off = True
+        again.host.caught_up()
+        again.flush()
         for engine in engines:
             del engine.player_may_return  # type: ignore[union-attr]
         await asyncio.wait_for(asyncio.gather(*(p.finished.wait() for p in (peers[0], peers[1], again))), 60)
@@ -959,9 +963,9 @@ def test_a_press_too_old_for_the_leader_is_not_proposed_again() -> None:
         peers[1].act(Slap(seat=1, t_sync=now - 20.0))
         for retry in range(1, 4):  # within a second of the press in time
             peers[1].retry_pending(now + retry * RETRY_S * 1000)
-        within = (node.proposed, len(peers[1]._pending))
+        within = (node.proposed, len(peers[1].host.proposals.pending))
         peers[1].retry_pending(now + 1250.0)  # the leader would take neither now
-        return within, (node.proposed, len(peers[1]._pending))
+        return within, (node.proposed, len(peers[1].host.proposals.pending))
 
     within, after = run_virtual(scene())
     assert within == (2 + 3, 1)  # each once, then the one in time at each retry
@@ -1007,7 +1011,7 @@ def test_a_process_presses_only_once_its_clock_is_agreed_with_the_leaders() -> N
         held_since: float | None = None  # since when seat 1's bot has held a due press back
         while peers[0].record.engine is None or peers[0].record.engine.state.round < 3:
             driver = peers[1].driver
-            if driver is None or not peers[1]._press_due(driver):
+            if driver is None or not peers[1].host.press_due(monotonic_ms()):
                 held_since = None
             elif held_since is None:
                 held_since = loop.time()

@@ -1,0 +1,165 @@
+"""A host's entries on their way to the log, and the leader's first look at the others'.
+
+Every entry this process proposes is proposed again every ``RETRY_S`` until it is seen committed (a
+leader can fail), but a press that has grown further from the agreed clock than any leader takes: that
+refusal is final, and proposing it again only made it older. While this process leads, its node asks
+it about each entry another member forwards (``screen``): what only the leader can judge, its clock and
+its share of chat; the record judges the rest on apply, the same on every peer.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import TYPE_CHECKING, Any
+
+from kdm import entries
+from kdm.entries import Act, Chat, Entry, EntryId, Join, Takeover
+from kdm.events import TimedEvent
+from kdm.host.io import Propose
+
+if TYPE_CHECKING:
+    from kdm.host.table import Agent, TableHost
+
+log = logging.getLogger("kdm.peer")
+RETRY_S = 0.25
+#: How far from the leader's clock a press's agreed time may be when it reaches the leader: a trip over
+#: a poor Wi-Fi and the error of the clock estimate, with room to spare. A press further off is forged.
+T_SYNC_BOUND_MS = 1000.0
+#: The leader lets in at most this many chat lines from one node in ``CHAT_WINDOW_MS``: words are for
+#: people, and a flood would only grow everyone's log.
+CHAT_BURST, CHAT_WINDOW_MS = 5, 10_000.0
+#: How long a new leader waits before holding presses to its clock: the others are still measuring it.
+CLOCK_SETTLE_MS = 3000.0
+
+
+class Proposals:
+    """The entries of one host not yet seen committed, and the leader's screening."""
+
+    def __init__(self, host: TableHost) -> None:
+        self.host = host
+        self.pending: dict[tuple[str, int], tuple[bytes, float, float]] = {}  # id -> data, first, last try
+        #: The seat and agreed time (``t_sync``) each pending press claims, by id (``retry``).
+        self.press_times: dict[tuple[str, int], tuple[int | None, float]] = {}
+        #: When the leader let in each node's recent chat lines (at most ``CHAT_BURST`` kept per node).
+        self.chatted: dict[str, list[float]] = {}
+        #: How long each of this process's game actions took from its proposal to its commit (ms).
+        self.latencies_ms: list[float] = []
+
+    def propose(self, entry_type: type[Entry], agent: Agent, **fields: Any) -> tuple[str, int]:
+        """Propose an entry of ``entry_type`` with these fields, from ``agent``; returns its id."""
+        host = self.host
+        agent.counter += 1
+        entry = entry_type(EntryId(agent.identity, agent.counter), **fields)
+        data = entries.encode(entry, host.sign, host.table)
+        now = host.clock.local_ms()
+        key = (agent.identity, agent.counter)
+        self.pending[key] = (data, now, now)
+        host.out.append(Propose(data))
+        return key
+
+    def press(self, key: tuple[str, int], seat: int | None, t_sync: float) -> None:
+        """Entry ``key`` is a press timed ``t_sync`` for ``seat``: given up once too old (``retry``)."""
+        self.press_times[key] = (seat, t_sync)
+
+    def seen(self, key: tuple[str, int], is_act: bool) -> None:
+        """Entry ``key`` was committed: no longer proposed, and its latency noted if it is an action of
+        this process (joins wait for membership changes, which is not play)."""
+        sent = self.pending.pop(key, None)
+        if sent is None:
+            return
+        self.press_times.pop(key, None)
+        if is_act:
+            self.latencies_ms.append(self.host.clock.local_ms() - sent[1])
+
+    def forget(self, identity: str) -> None:
+        """Propose nothing more of ``identity``'s (a takeover asked for while this process led)."""
+        for key in [key for key in self.pending if key[0] == identity]:
+            del self.pending[key]
+
+    def retry(self, now: float) -> None:
+        """Propose again every entry not seen committed for ``RETRY_S``, but a press now further from
+        the agreed clock than the leader takes (``T_SYNC_BOUND_MS``): that refusal is final (a restarted
+        player's process once retried one for 400 s). Its bot thinks again instead."""
+        host = self.host
+        agreed = host.clock.agreed_ms() - (host.clock.local_ms() - now)  # ``now`` on the agreed clock
+        for key, (data, first, last) in list(self.pending.items()):
+            if now - last < RETRY_S * 1000:
+                continue
+            if key in self.press_times:
+                seat, t_sync = self.press_times[key]
+                off = t_sync - agreed
+                if abs(off) > T_SYNC_BOUND_MS:
+                    del self.pending[key], self.press_times[key]
+                    log.warning(
+                        "a press of seat %s, timed %+.0f ms from the agreed clock, is too old for the leader"
+                        " to take: not proposed again", seat, off,
+                    )  # fmt: skip
+                    if seat is not None:
+                        host.wake_bots([seat])
+                    continue
+            self.pending[key] = (data, first, now)
+            host.out.append(Propose(data))
+
+    def screen(self, sender: str, data: bytes) -> str | None:
+        """Why the leader's node drops an entry forwarded by ``sender``, or None to let it in: a first
+        filter. The record checks every entry's signature and rules on apply, the leader's own entries
+        too, and with them what can be decided from the log alone (a seatless node's entries, one
+        node's share of chat lines, a takeover's word); what stays here only the leader can judge. A
+        node without a seat may propose its own join only; a seated one what its seats do, but no
+        takeover (the leader's alone) and no press whose agreed time is further from the leader's
+        clock than ``T_SYNC_BOUND_MS``."""
+        record = self.host.record
+        try:
+            entry = entries.decode(data)
+        except ValueError as error:
+            return f"not an entry: {error}"
+        judged = (entry.id.node, entry.id.counter)
+        if judged in record.applied_ids or judged in record.refused_ids:
+            # A proposer far behind the log retries what it has not seen committed yet: a copy.
+            return "already in the log (a proposal retried)"
+        if not any(seat.node.partition("#")[0] == sender or seat.home == sender for seat in record.seats):
+            if isinstance(entry, Join) and entries.author_node(entry) == sender:
+                return None
+            return "a node without a seat proposes nothing but its own join"
+        if isinstance(entry, Takeover):
+            return "only the leader takes a seat over"
+        if isinstance(entry, Act):
+            return self._screen_time(entry)
+        if isinstance(entry, Chat):
+            return self._screen_chat(sender)
+        return None
+
+    def _screen_chat(self, sender: str) -> str | None:
+        now = self.host.clock.local_ms()
+        recent = [t for t in self.chatted.get(sender, []) if now - t < CHAT_WINDOW_MS]
+        if len(recent) >= CHAT_BURST:
+            return f"more than {CHAT_BURST} chat lines in {CHAT_WINDOW_MS / 1000:.0f} s"
+        self.chatted[sender] = [*recent, now]
+        return None
+
+    def _screen_time(self, act: Act) -> str | None:
+        """A press stamps its time on the leader's clock as its process estimates it (``t_sync``); it
+        reaches the leader a network trip later. A claim further off than that is forged: refused,
+        unless this process has led too briefly for the others to know its clock. Just after this
+        process was stopped, presses made meanwhile reach it as late as it was stopped long: for a
+        while, it takes presses that much older (and no older: a stop is no open door)."""
+        host = self.host
+        engine, watch = host.record.engine, host.takeovers
+        if engine is None or watch.led_since is None:
+            return None
+        now = host.clock.local_ms()
+        if now - watch.led_since < CLOCK_SETTLE_MS:
+            return None
+        try:
+            event = engine.rules.codec.decode(act.event)
+        except Exception:  # the record refuses it on apply, with its reason, the same on every peer
+            return None
+        if not isinstance(event, TimedEvent) or not math.isfinite(event.t_sync):
+            return None
+        off = event.t_sync - host.clock.agreed_ms()
+        woke, stopped_ms = watch.stalled
+        bound = T_SYNC_BOUND_MS + (stopped_ms if off < 0 and now - woke < CLOCK_SETTLE_MS else 0.0)
+        if abs(off) > bound:
+            return f"a press timed {off:+.0f} ms from the leader's clock (at most {bound:.0f} ms off)"
+        return None

@@ -1,0 +1,311 @@
+"""Seats whose process is gone, and who may say so: the leader's stand-ins and the voters' word.
+
+When a player's process dies mid-game, the leader's process takes the seat over with a bot: a second
+agent, with an identity of its own (``node#seat``) so the record can tell who acts for which seat.
+
+No one takes a seat alone: at a signed table the leader's takeover carries the signed word of a quorum
+of the other voters that the seat's process is silent (``kdm.record.TableRecord.silence_problem``). A
+follower hears only its leader, so every seated process tells each voter it is alive (``ALIVE``) as often
+as the leader looks at the seats; the leader asks the others (``ASK_WORD``), and each answers
+(``WORD``) only if it has not heard that process for the silence limit itself. A fair table's seat that
+withholds its keys past ``key_timeout_s`` is taken over the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgpack
+
+from kdm import entries
+from kdm.agents import Bot, Profile
+from kdm.entries import SILENT, WITHHELD, Takeover
+from kdm.host.io import Send
+from kdm.membership import voting_homes
+
+if TYPE_CHECKING:
+    from kdm.host.table import TableHost
+
+log = logging.getLogger("kdm.peer")
+#: A seated player's process silent this long is gone: the leader's process plays the seat instead.
+#: Short, so that a seat that must act stands still at most 2 s (checked every quarter of it, plus the
+#: stand-in's quick think): a player whose Wi-Fi only hiccuped gets the seat back as soon as heard.
+TAKEOVER_AFTER_S = 1.2
+#: How long a fair table waits for a seat's turn in a shuffle or its key for a card shown before it
+#: takes the seat as withheld: a laptop's turn takes a few tens of ms, a slow Wi-Fi's a second.
+KEY_TIMEOUT_S = 10.0
+#: A stand-in takes a seat that is already late: it thinks briefly, and reacts like a quick person.
+STAND_IN = Profile(reaction_ms=250.0, reaction_spread_ms=40.0, think_ms=(100.0, 300.0))
+#: Direct messages of the takeovers' word: a seated process is alive (to every voter, each time the seat
+#: watcher looks), a would-be taker asks whether a seat is silent, a voter says it is (signed).
+ALIVE, ASK_WORD, WORD = "alive", "silent?", "silent"
+#: A look at the seats this late means this process itself was stopped (a sleeping laptop): what it
+#: last heard is stale, so it takes no seat over before hearing the table again.
+STALL_FACTOR = 2.0
+
+
+@dataclass
+class Word:
+    """The voters' word gathered here for a takeover of one seat: its process, why, and each signer's
+    [position, signature] (``kdm.entries.silence_statement``)."""
+
+    node: str
+    why: str
+    name: str
+    silence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return WITHHELD if self.why else SILENT
+
+
+class Takeovers:
+    """One host's watch on the seats: while it leads, it takes the silent ones over on the voters' word;
+    as a voter, it says whether it heard a seat's process."""
+
+    def __init__(self, host: TableHost) -> None:
+        self.host = host
+        #: How long a seat's process must be silent before it is taken over (None: never, from here).
+        self.after_s: float | None = None
+        #: How long the leader lets the fair deck wait on a seat's part before a bot takes the seat.
+        self.key_timeout_s = KEY_TIMEOUT_S
+        self.withheld_since: dict[int, float] = {}
+        #: The word gathered for each seat this process would take over, while it leads.
+        self.words: dict[int, Word] = {}
+        #: Since when this process has led, as its seat watcher saw (None: it does not lead), and since
+        #: when it has led without being stopped or starved (``STALL_FACTOR``).
+        self.led_since: float | None = None
+        self.leading_since: float | None = None
+        #: The last time this process found it had been stopped while leading: when it woke, and how
+        #: long it had been stopped (ms).
+        self.stalled: tuple[float, float] = (-math.inf, 0.0)
+        #: When the watcher looked last, and when it looks next.
+        self.looked_ms = 0.0
+        self.next_look_ms = math.inf
+
+    @property
+    def limit_s(self) -> float:
+        """How long a seat's process must be silent for this process to say so."""
+        return self.after_s or TAKEOVER_AFTER_S
+
+    def watch(self, after_s: float | None, now: float) -> None:
+        """Look at the seats every quarter of ``after_s`` from now on (or never, with None)."""
+        self.after_s = after_s
+        self.looked_ms = now
+        self.next_look_ms = now + after_s * 250 if after_s is not None else math.inf
+
+    def tick(self, now: float) -> None:
+        """The seat watcher's look, when it is due: alive to the voters, then the seats looked at."""
+        if self.after_s is None or now < self.next_look_ms:
+            return
+        slept_ms, self.looked_ms = now - self.looked_ms, now
+        self.next_look_ms = now + self.after_s * 250
+        self.say_alive()
+        self.look_at_seats(self.after_s, slept_ms > STALL_FACTOR * self.after_s * 250, slept_ms)
+
+    def say_alive(self) -> None:
+        """Tell every voter this process is alive: a follower hears only its leader otherwise, and
+        could not say whether this process is silent (``my_word``). Only at a signed table, where a
+        takeover needs the voters' word."""
+        host = self.host
+        record, me = host.record, host.node.node_id
+        if not record.signed or not record.sits(me):
+            return
+        alive = msgpack.packb({"t": ALIVE})
+        for voter in dict.fromkeys(voting_homes(record.seats)):
+            if voter != me:
+                host.out.append(Send(voter, alive))
+
+    def look_at_seats(self, after_s: float, late: bool, slept_ms: float = 0.0) -> None:
+        """While leading, a bot takes every seat whose process has been silent past ``after_s`` (not
+        when this process itself was ``late``, ``slept_ms`` since the last look: stopped or starved,
+        it cannot tell who was silent; nor before it has led for ``after_s``: as a follower it heard
+        only its leader, so every other process looks silent to it until they answer its first
+        heartbeats; the seat of the leader it followed, which it heard to the end, is taken as soon as
+        that one is silent past ``after_s``, so that a dead leader's seat waits no longer than any
+        other)."""
+        host = self.host
+        host.fair.work()  # keys that never came are asked for after a while, the table quiet or not
+        # every voter may be asked whether a seat withheld its keys
+        self.track_withheld(host.clock.local_ms())
+        node = host.node
+        if not node.is_leader:
+            self.leading_since = self.led_since = None
+            self.forget()
+            return
+        now = host.clock.local_ms()
+        if self.led_since is None:
+            self.led_since = now
+        if self.leading_since is None or late:
+            self.leading_since = now
+        if late:
+            self.stalled = (now, slept_ms)
+        record, engine = host.record, host.record.engine
+        if late or not (record.started and engine is not None):
+            return
+        settling = now - self.leading_since < after_s * 1000
+        for seat, owner in enumerate(record.seats):
+            process = owner.process
+            if settling and process != getattr(node, "followed", None):
+                continue  # but the leader it followed: it heard that one, and knows how long it is silent
+            if engine.over and owner.node in record.done:
+                continue  # after the game, a seat is taken over only to say it is done
+            if process != node.node_id and node.silent_ms(process) > after_s * 1000:
+                self.take_over_with_word(seat, owner.name)
+        self.look_for_withheld_keys(now)
+
+    def track_withheld(self, now: float) -> None:
+        """Since when a fair deck has waited on each seat's part (a turn in a shuffle, a key for a card
+        shown), as seen here: the leader takes a seat that withholds its keys, and a voter asked says
+        whether it has waited as long."""
+        host = self.host
+        engine, deck = host.record.engine, host.deck
+        if engine is None or engine.over or not host.record.started:
+            self.withheld_since.clear()
+            return
+        waiting = deck.waiting_on(engine.state, engine.awaiting()) - host.seats_here()
+        self.withheld_since = {seat: self.withheld_since.get(seat, now) for seat in waiting}
+
+    def look_for_withheld_keys(self, now: float) -> None:
+        """While leading a fair table: a seat the deck has waited on for ``key_timeout_s`` withholds its
+        keys, and a bot plays it from here (the round it held up is played again: ``kdm.record``)."""
+        host = self.host
+        for seat, since in self.withheld_since.items():
+            owner = host.record.seats[seat]
+            if now - since > self.key_timeout_s * 1000 and owner.process != host.node.node_id:
+                self.take_over_with_word(
+                    seat, owner.name, why=f"withheld its keys for {self.key_timeout_s:g} s"
+                )
+
+    def forget(self) -> None:
+        """A takeover asked for while leading is not retried once another process leads: this one may
+        have judged the others silent only because it was itself cut off or stopped."""
+        host = self.host
+        self.words.clear()
+        for agent in host.agents[1:]:
+            if agent.asking and agent.seat is None:
+                agent.asking = False
+                host.proposals.forget(agent.identity)
+
+    def take_over(
+        self, seat: int, bot: Bot, name: str = "", why: str = "", silence: dict[str, Any] | None = None
+    ) -> None:
+        """Play ``seat`` from here with ``bot``: its player's process is gone (or, ``why``, it withheld
+        its keys from the fair deck), as ``silence`` says, the voters' word a signed table asks for
+        (``take_over_with_word`` gathers it)."""
+        host = self.host
+        identity = f"{host.node.node_id}#{seat}"
+        agent = host.agent(identity)
+        if agent is not None and (agent.seat is not None or agent.asking):
+            return
+        log.warning("seat %d (%s) %s: a bot plays it from here", seat, name or "?", why or "is silent")
+        if agent is None:
+            # Kept after the player comes back: its entry counter must go on if it stands in again.
+            agent = host.new_agent(identity, f"bot for seat {seat}", bot)
+        agent.bot, agent.asking = bot, True
+        host.proposals.propose(
+            Takeover,
+            agent,
+            seat=seat,
+            commit=agent.fresh_commitment(),
+            box_key=bytes(agent.box.public_key),
+            why=why,
+            silence=silence or {},
+        )
+
+    def take_over_with_word(self, seat: int, name: str, why: str = "") -> None:
+        """Take ``seat`` over once a quorum of the other voters has said its process is silent (or, with
+        ``why``, withheld its keys): this process's own word if it votes, and the others' asked for
+        again at each look until enough came (``heard_word``). At a table of fakes, which signs
+        nothing, at once."""
+        host = self.host
+        if host.sign is None or not host.record.signed:
+            self.take_over(seat, self.stand_in(seat), name, why)
+            return
+        agent = host.agent(f"{host.node.node_id}#{seat}")
+        if agent is not None and (agent.seat is not None or agent.asking):
+            return
+        record, me = host.record, host.node.node_id
+        node = record.seats[seat].process
+        word = self.words.get(seat)
+        if word is None or (word.node, word.why) != (node, why):
+            word = self.words[seat] = Word(node, why, name)
+        mine = self.my_word(seat, node, word.kind)
+        if mine is not None and me in record.silence_voters(seat):
+            word.silence[me] = mine
+        if not self._enough_word(seat, word):
+            asking = msgpack.packb({"t": ASK_WORD, "seat": seat, "node": node, "why": word.kind})
+            for voter in record.silence_voters(seat):
+                if voter != me:
+                    host.out.append(Send(voter, asking))
+
+    def _enough_word(self, seat: int, word: Word) -> bool:
+        """Take the seat over if ``word`` is enough for the record; whether it was."""
+        if self.host.record.silence_problem(seat, word.why, word.silence) is not None:
+            return False
+        del self.words[seat]
+        self.take_over(seat, self.stand_in(seat), word.name, word.why, dict(word.silence))
+        return True
+
+    def stand_in(self, seat: int) -> Bot:
+        return Bot(seat, "greedy", seed=self.host.node.node_id.encode(), profile=STAND_IN)
+
+    def my_word(self, seat: int, node: str, kind: str) -> list[Any] | None:
+        """This process's signed word that ``seat``'s process ``node`` is ``kind`` ([position,
+        signature]), or None when it cannot say so: it heard that process within the silence limit
+        (or its deck has not waited on that seat's keys so long), or it was itself stopped or is
+        catching up, when everyone looks silent to it."""
+        host = self.host
+        seats, limit_ms = host.record.seats, self.limit_s * 1000
+        if host.sign is None or host.behind() or not 0 <= seat < len(seats) or seats[seat].process != node:
+            return None
+        if node == host.node.node_id:
+            return None
+        awake_ms: Callable[[], float] | None = getattr(host.node, "awake_ms", None)
+        if kind == SILENT:
+            said = host.node.silent_ms(node) > limit_ms and (awake_ms is None or awake_ms() > limit_ms)
+        else:
+            since = self.withheld_since.get(seat)
+            waited_ms = host.clock.local_ms() - since if since is not None else 0.0
+            said = kind == WITHHELD and since is not None and waited_ms > self.key_timeout_s * 1000
+        if not said:
+            return None
+        position, hand = host.record.position, seats[seat].commitment
+        return [position, host.sign(entries.silence_statement(host.table, seat, node, hand, position, kind))]
+
+    def answer_word(self, sender: str, body: dict[str, Any]) -> None:
+        """``sender`` asks whether a seat's process is silent: the signed word if it is here, else
+        nothing (a leader that takes a live seat over gets no word from an honest voter)."""
+        seat, node, kind = body["seat"], body["node"], body["why"]
+        if not (isinstance(seat, int) and isinstance(node, str) and kind in (SILENT, WITHHELD)):
+            raise ValueError("an ask for word of the wrong types")
+        mine = self.my_word(seat, node, kind)
+        if mine is None:
+            log.info("%s asked whether seat %s (%s) is %s: not as heard from here", sender, seat, node, kind)
+            return
+        said = {"t": WORD, "seat": seat, "node": node, "why": kind, "word": mine}
+        self.host.out.append(Send(sender, msgpack.packb(said, use_bin_type=True)))
+
+    def heard_word(self, sender: str, body: dict[str, Any]) -> None:
+        """A voter's word on a seat this process asked about: kept if it is the word asked for and
+        signed by its sender, and the seat taken over once there is enough."""
+        host = self.host
+        seat, node, kind, said = body["seat"], body["node"], body["why"], body["word"]
+        word = self.words.get(seat) if isinstance(seat, int) else None
+        if word is None or (word.node, word.kind) != (node, kind) or not host.node.is_leader:
+            return  # asked about long ago, or no longer wanted: the seat is taken, or its process heard
+        if not (isinstance(said, list) and len(said) == 2 and isinstance(said[0], int)):
+            raise ValueError("a word that is not [position, signature]")
+        hand = host.record.seats[seat].commitment
+        if not entries.silence_signed_by(sender, said[1], host.table, seat, node, hand, said[0], kind):
+            raise ValueError(f"a word on seat {seat} not signed by its sender for the seat as it stands here")
+        word.silence[sender] = said
+        self._enough_word(seat, word)
+
+    def changed_hands(self, seat: int) -> None:
+        """The word gathered on ``seat`` was on the process that played it."""
+        self.words.pop(seat, None)
