@@ -1,0 +1,148 @@
+"""The table host without I/O (``kdm.host``): driven by hand, with no loop, no network and no real clock,
+as the peer, the replay and the tests drive it."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import pytest
+
+from kdm.agents import Bot, Profile
+from kdm.driver import SteppedClock
+from kdm.engine import Duty
+from kdm.host import (
+    Committed,
+    CreateTable,
+    Input,
+    JoinTable,
+    Output,
+    Propose,
+    Received,
+    Send,
+    StartGame,
+    TableHost,
+    Tell,
+    Tick,
+)
+from kdm.host.duties import Debt, debts
+from kdm.host.proposals import RETRY_S
+from kdm.manager import Rules, installed_plugins
+from kdm.notices import Created, Seated
+
+
+class Node:
+    """What a host reads of its node: its id, whether it leads, and that it hears everyone."""
+
+    def __init__(self, node_id: str, leads: bool = False) -> None:
+        self.node_id, self.is_leader = node_id, leads
+
+    def silent_ms(self, node_id: str) -> float:
+        return 0.0
+
+
+def hosts(players: int, clock: SteppedClock) -> list[TableHost]:
+    installed = installed_plugins()
+    quick = Profile(reaction_ms=40.0, reaction_spread_ms=5.0, think_ms=(50.0, 80.0))
+    return [
+        TableHost(
+            Node(f"n{i}", leads=i == 0), installed, clock, bot=Bot(i, "greedy", seed=b"h", profile=quick)
+        )
+        for i in range(players)
+    ]
+
+
+def play_by_hand(
+    table: list[TableHost], clock: SteppedClock, deck: str = "open", steps: int = 200_000
+) -> list[bytes]:
+    """Commit what the hosts propose in the order proposed, hand each direct message to its host, and
+    move the clock to the next deadline when nothing else is left: a whole table with no I/O at all."""
+    log: list[bytes] = []
+    by_node = {host.node.node_id: host for host in table}
+    work: deque[tuple[TableHost, Output]] = deque()
+
+    def step(host: TableHost, given: Input) -> None:
+        work.extend((host, output) for output in host.step(given))
+
+    step(table[0], CreateTable("kitchen", len(table), {"rounds": 1}, Rules.for_table(), deck=deck))
+    for host in table[1:]:
+        step(host, JoinTable())
+    started = False
+    for _ in range(steps):
+        if all(host.finished for host in table):
+            return log
+        if work:
+            origin, done = work.popleft()
+            if isinstance(done, Propose):
+                log.append(done.data)
+                for host in table:
+                    step(host, Committed(done.data))
+            elif isinstance(done, Send):
+                step(by_node[done.to], Received(origin.node.node_id, done.data))
+            continue
+        if not started and len(table[0].record.seats) == len(table):
+            started = True
+            step(table[0], StartGame())
+            continue
+        due = min(host.next_deadline_ms() for host in table)
+        assert math.isfinite(due), "the table waits for nothing: it is stuck"
+        clock.set(due)
+        for host in table:
+            step(host, Tick())
+    raise AssertionError(f"no end after {steps} steps")
+
+
+@pytest.mark.parametrize("deck", ["open", "fair"])
+def test_hosts_driven_by_hand_play_a_whole_game_to_one_digest(deck: str) -> None:
+    """With the fair deck too: its parts go through the log, its keys straight from host to host."""
+    clock = SteppedClock()
+    table = hosts(3, clock)
+    log = play_by_hand(table, clock, deck)
+    digests = {host.record.engine.digest() for host in table if host.record.engine is not None}
+    assert len(digests) == 1 and all(host.record.engine and host.record.engine.over for host in table)
+    assert len(log) > 20 and clock.local_ms() > 0  # it took the bots' time, on the stepped clock only
+    assert all(host.record.deck == deck and not host.deck.findings for host in table)  # nobody named
+
+
+def test_what_a_host_tells_comes_out_in_the_order_the_record_made_it() -> None:
+    clock = SteppedClock()
+    host = hosts(1, clock)[0]
+    proposed = host.step(CreateTable("kitchen", 3, {}, Rules.for_table()))
+    assert [type(output) for output in proposed] == [Propose, Propose]  # the create, then its own join
+    told = [
+        out.notice for data in proposed for out in host.step(Committed(data.data)) if isinstance(out, Tell)
+    ]
+    assert [type(notice) for notice in told] == [Created, Seated] and host.seat == 0
+
+
+def test_a_proposal_not_seen_committed_goes_again_at_the_retry_and_not_before() -> None:
+    clock = SteppedClock()
+    host = hosts(1, clock)[0]
+    assert host.next_deadline_ms() == math.inf  # nothing is watched before the peer starts it
+    host.watch(takeover_after_s=None)
+    join = host.step(JoinTable())
+    assert host.step(Tick()) == []  # not yet due
+    clock.set(host.next_deadline_ms())
+    assert clock.local_ms() == RETRY_S * 1000
+    again = host.step(Tick())
+    assert again == join  # the same bytes, proposed again
+    host.step(Committed(join[0].data))
+    clock.set(clock.local_ms() + RETRY_S * 1000)
+    assert host.step(Tick()) == []  # seen committed: never again
+
+
+def test_one_function_says_who_owes_each_duty_here() -> None:
+    here = [2, 0]
+    timer = Duty("close", after_ms=200.0)
+    seed = Duty("deal")
+    decision = Duty("choose_pile", seat=0, after_ms=5000.0)
+    anyone = Duty("announce")
+    shown = Duty("show_hand", seat=1)
+    assert debts([timer, seed, decision, anyone, shown], here) == [
+        Debt(timer, None),  # the table's: every host notes it, its leader fires it
+        Debt(seed, 2),
+        Debt(seed, 0),  # every seat here reveals its nonce, in the host's order
+        Debt(decision, 0),  # only the seat it is for
+        Debt(anyone, 2),
+        Debt(anyone, 0),  # a duty of nobody's in particular: every seat here may hold the answer
+    ]  # and nothing for seat 1's reveal: it is not played here
