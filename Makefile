@@ -39,10 +39,11 @@ test: lint typecheck pytest
 
 # The unit and virtual-time tests: everything but what starts processes, namespaces or tmux, and the soaks
 # (pyproject's markers; tests/conftest.py fails a test that starts a process unmarked).
+# They run on one worker per core (pytest-xdist): each binds its own ports and writes its own temporary files.
 QUICK_TESTS := not processes and not netns and not tmux and not slow
 
 check: lint typecheck $(STAMP) $(EXAMPLE_STAMP)
-	KDM_QUICK=1 $(BIN)/python -m pytest -q -m "$(QUICK_TESTS)"
+	KDM_QUICK=1 $(BIN)/python -m pytest -q -n auto -m "$(QUICK_TESTS)"
 
 lint: $(STAMP)
 	$(BIN)/ruff check kdm net plugins tests benchmarks examples
