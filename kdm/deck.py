@@ -219,14 +219,18 @@ class OpenDeck:
     def false_claim(self, engine: Engine, event: Event) -> str | None:
         """Why ``event`` shows faces this deck did not deal, or None (issue 12, checked claims). Every
         peer holds the open deck alike, so it checks the faces a player's action names
-        (``kdm_claimed_faces``), and rebuilds an event that fulfils a reveal duty (a shown hand, a draw,
-        a called card) as the game's ``kdm_reveal`` would from the true faces, and compares."""
+        (``kdm_claimed_faces``) and what it says of cards it does not name (``kdm_false_claim``), and
+        rebuilds an event that fulfils a reveal duty (a shown hand, a draw, a called card) as the game's
+        ``kdm_reveal`` would from the true faces, and compares."""
         rules = engine.rules
         claimed = rules.hooks.claimed_faces(event=event) or {}
         known = self.faces
         for token, face in claimed.items():
             if known.get(token, face) != face:
                 return f"it names card {token} {face}, but card {token} is {known[token]}"
+        false = rules.hooks.false_claim(event=event, state=engine.state, faces=known)
+        if false:
+            return false
         duty = reveal_duty(engine, event)
         if duty is None:
             return None  # not a reveal: the rules judge it

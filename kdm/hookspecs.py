@@ -185,6 +185,20 @@ def kdm_claimed_faces(event: Event) -> Mapping[int, str] | None:
 
 
 @hookspec(firstresult=True)
+def kdm_false_claim(event: Event, state: TableState, faces: Mapping[int, str]) -> str | None:
+    """Why what ``event`` says of cards nobody has shown is false, or None: an action that answers for
+    a hidden hand without naming its faces (a Kem's accused who shows two cards says its hand is no four
+    of a kind, and that the two are of different ranks). ``firstresult``.
+
+    ``faces`` are the faces the table's deck reads here: every one with the open deck, so the table
+    refuses a false claim on every peer alike, with its reason; with the fair deck only those shown to
+    the table, so answer None when a face you need is missing. Asked before the rules apply an action,
+    after the faces it names are checked (``kdm_claimed_faces``). Kem's answers for its ``show_two``.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
 def kdm_winners(state: TableState) -> list[int] | None:
     """The winning seats of a finished game (ties share the win). ``firstresult``."""
     raise NotImplementedError

@@ -95,6 +95,12 @@ class ClaimedFacesHook(Protocol):
     def __call__(self, *, event: Event) -> Mapping[int, str] | None: ...
 
 
+class FalseClaimHook(Protocol):
+    """``kdm_false_claim``: why what an event says of hidden cards is false, from ``faces``, or None."""
+
+    def __call__(self, *, event: Event, state: TableState, faces: Mapping[int, str]) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class CoreHooks:
     """The hooks the core calls at every event, typed: each field is the table's caller for its hook
@@ -108,6 +114,7 @@ class CoreHooks:
     chat_refused: RefusedHook
     note_refused: NoteRefusedHook
     claimed_faces: ClaimedFacesHook
+    false_claim: FalseClaimHook
 
 
 ENTRY_POINT_GROUP = "kdm"
@@ -375,6 +382,7 @@ class Rules:
                 chat_refused=caller("kdm_chat_refused"),
                 note_refused=caller("kdm_note_refused"),
                 claimed_faces=caller("kdm_claimed_faces"),
+                false_claim=caller("kdm_false_claim"),
             )
         return self._hooks
 

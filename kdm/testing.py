@@ -42,7 +42,7 @@ from kdm.cards import derive_seed
 from kdm.deck import OpenDeck
 from kdm.driver import SteppedClock, TableDriver
 from kdm.effects import HINTS
-from kdm.engine import Effect, Engine, Owed
+from kdm.engine import Effect, Engine, IllegalAction, Owed
 from kdm.events import Deal, Event, Shuffle, StartGame
 from kdm.manager import Rules, plugin_from
 from kdm.net.clock import monotonic_ms
@@ -161,7 +161,12 @@ class ScriptedTable:
     # --- acting ---------------------------------------------------------------------------------
 
     def act(self, event: Event, settle: bool = True) -> list[Effect]:
-        """Apply one event (and, by default, every duty the table owes afterwards)."""
+        """Apply one event (and, by default, every duty the table owes afterwards). An event that says
+        something false of the cards is refused as a table's record refuses it (``IllegalAction``
+        with the deck's reason)."""
+        false = self.deck.false_claim(self.engine, event)
+        if false:
+            raise IllegalAction(false)
         seq = self.state.seq
         effects = list(self.engine.apply(event))
         self.log.append(event)

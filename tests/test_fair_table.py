@@ -571,8 +571,10 @@ class _Rules:
 
     @property
     def hooks(self) -> Any:
-        """The two hooks a deck's check asks (``Rules.hooks``): no face claimed; ``revealed`` revealed."""
-        return SimpleNamespace(claimed_faces=lambda **_: None, reveal=lambda **_: self.revealed)
+        """The hooks a deck's check asks (``Rules.hooks``): nothing claimed or false, ``revealed`` shown."""
+        return SimpleNamespace(
+            claimed_faces=lambda **_: None, false_claim=lambda **_: None, reveal=lambda **_: self.revealed
+        )
 
 
 class _Engine:

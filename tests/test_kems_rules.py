@@ -132,6 +132,15 @@ def refused(table: ScriptedTable, event: Event, match: str) -> None:
     assert table.engine.digest() == before
 
 
+def refused_by_the_rules(table: ScriptedTable, event: Event, match: str) -> None:
+    """The rules themselves refuse ``event`` and it changes nothing, as at a fair table, where the deck
+    cannot rebuild a reveal from faces it does not read (the open deck refuses it before them)."""
+    before = table.engine.digest()
+    with pytest.raises(IllegalAction, match=match):
+        table.engine.apply(event)
+    assert table.engine.digest() == before
+
+
 def view(table: ScriptedTable, seat: int) -> KemsView:
     part = table.engine.view(seat, table.deck.knowledge(table.state, seat)).rules["kems"]
     assert isinstance(part, KemsView)
@@ -469,7 +478,10 @@ def test_rule_3_3_only_three_or_four_held_cards_of_one_rank_are_put_back(new_tab
     refused(table, Redraw(seat=1, tokens=mixed, cards=("KH", "KS", "5C")), "three or four cards of one rank")
     foreign = (*kings[:2], *tokens(table, 0, ["KC"]))
     refused(table, Redraw(seat=1, tokens=foreign, cards=("KH", "KS", "KC")), "does not hold")
-    refused(table, Redraw(seat=1, tokens=kings, cards=("KH", "KS", "KX")), "not a card of this deck")
+    refused(table, Redraw(seat=1, tokens=kings, cards=("KH", "KS", "KX")), "but card .* is K")
+    refused_by_the_rules(
+        table, Redraw(seat=1, tokens=kings, cards=("KH", "KS", "KX")), "not a card of this deck"
+    )
     refused(table, Redraw(seat=2, tokens=kings, cards=("KH", "KS", "KD")), "seat 1 checks")
 
 
@@ -483,7 +495,10 @@ def test_rule_3_4_1_the_dealer_turns_four_cards_face_up_and_the_hunt_opens(new_t
     top = tuple(reversed(table.state.zones[TALON][-4:]))
     assert table.engine.awaiting() == [Duty("turn", seat=0, tokens=top)]
     refused(table, Turn(seat=1, tokens=top, cards=tuple(TURNED)), "the dealer, seat 0, turns")
-    refused(table, Turn(seat=0, tokens=top[:3], cards=tuple(TURNED[:3])), "the next cards to turn")
+    refused(table, Turn(seat=0, tokens=top[:3], cards=tuple(TURNED[:3])), "not the ones dealt")
+    refused_by_the_rules(
+        table, Turn(seat=0, tokens=top[:3], cards=tuple(TURNED[:3])), "the next cards to turn"
+    )
     effects = table.act(Turn(seat=0, tokens=top, cards=tuple(TURNED)), settle=False)
     assert effects == [{"kind": "turned", "cards": TURNED}, {"kind": "hunt_open", "table": TURNED}]
     assert table_faces(table) == TURNED and view(table, 3).table == tuple(zip(top, TURNED, strict=True))
@@ -848,8 +863,9 @@ def test_rule_3_5_a_failed_contre_two_cards_reach_the_caller_only_and_the_deal_g
     assert call(table, 1)[0]["opened"]  # a barred seat still calls Kem's
 
 
-def test_rule_3_5_the_accused_chooses_the_two_cards_shown(new_table: TableMaker) -> None:
-    """Our choice: any two different cards of the accused's hand, even of one rank."""
+def test_rule_3_5_the_accused_chooses_two_cards_of_different_ranks(new_table: TableMaker) -> None:
+    """RULES 3.5: the accused chooses the two cards, « of different ranks where they can », and a hand of
+    four that is no four of a kind always can: two kings are refused, a king and the queen shown."""
     table = new_table()
     deal(table, hands=[["KH", "KS", "QD", "JC"]], turned=TURNED)
     call(table, 1, "contre", target=0)
@@ -863,8 +879,30 @@ def test_rule_3_5_the_accused_chooses_the_two_cards_shown(new_table: TableMaker)
     ]:
         refused(table, ShowTwo(seat=0, tokens=tuple(bad)), "two different cards of the accused's hand")
     refused(table, ShowTwo(seat=2, tokens=tokens(table, 2, table.hand(2)[:2])), "seat 0 answers the Contre")
-    table.act(ShowTwo(seat=0, tokens=kings))
-    assert view(table, 1).shown_to_me == ((0, "KH"), (0, "KS"))
+    refused(table, ShowTwo(seat=0, tokens=kings), "of different ranks")
+    king_and_queen = tokens(table, 0, ["KS", "QD"])
+    table.act(ShowTwo(seat=0, tokens=king_and_queen))
+    assert view(table, 1).shown_to_me == ((0, "KS"), (0, "QD"))
+
+
+def test_rule_3_5_an_accused_holding_four_of_a_kind_may_not_answer_with_two_cards(
+    new_table: TableMaker,
+) -> None:
+    """RULES 3.5: a Contre on a seat that holds four of a kind scores for the caller's team; answering
+    with two cards (which would score the Contre as failed) is a false claim, refused with its reason."""
+    table = new_table()
+    deal(table, hands=[["9H", "9S", "9D", "9C"]], turned=TURNED)
+    call(table, 1, "contre", target=0)
+    table.act(Close(), settle=False)
+    nines = tokens(table, 0, ["9H", "9S"])
+    refused(
+        table, ShowTwo(seat=0, tokens=nines), "seat 0 holds four of a kind: it answers the Contre by showing"
+    )
+    table.fire("answer_contre")  # the table answers for the seat: the whole hand, and the Contre holds
+    results = [effect for effect in table.effects if effect["kind"] == "call_result"]
+    assert [(r["seat"], r["call"], r["result"], r["points"]) for r in results] == [
+        (1, "contre", "confirmed", 1)
+    ]
 
 
 def test_rule_3_5_an_accused_without_four_may_not_answer_by_showing_the_whole_hand(

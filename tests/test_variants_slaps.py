@@ -172,8 +172,11 @@ def test_rule_2_3_the_draw_comes_from_the_chosen_pile_only() -> None:
     table.everyone_slaps(0, {1: 150.0, 2: 300.0, 3: 200.0})
     table.act(table.rules.codec.decode({"kind": "choose_pile", "seat": 2, "pile": 1}), settle=False)
     other = table.state.zones["pile/0"][-1]
+    draw = Draw(seat=2, token=other, card=table.deck.faces[other])
+    with pytest.raises(IllegalAction, match="not the ones dealt"):  # the open deck rebuilds the draw owed
+        table.act(draw)
     with pytest.raises(IllegalAction, match="not on top of a pile this seat may draw from"):
-        table.act(Draw(seat=2, token=other, card=table.deck.faces[other]))
+        table.engine.apply(draw)  # and the rules refuse it themselves, as at a fair table
 
 
 def test_rule_2_3_a_flush_goes_under_the_pile_drawn_from() -> None:

@@ -1008,6 +1008,25 @@ def kdm_claimed_faces(event: Event) -> Mapping[int, str] | None:
 
 
 @hookimpl
+def kdm_false_claim(event: Event, state: TableState, faces: Mapping[int, str]) -> str | None:
+    """RULES 3.5: an accused who answers a Contre with two cards says its hand is no Kem's, and shows
+    two of different ranks (a hand of four that is no four of a kind always has two). Judged when the
+    deck reads every card of the hand."""
+    if not isinstance(event, ShowTwo) or state.phase != "answering":
+        return None
+    hand = state.hands[event.seat] if 0 <= event.seat < state.players else []
+    if len(set(event.tokens)) != 2 or not set(event.tokens) <= set(hand):
+        return None  # not two cards of its hand: the rules refuse it (``_show_two``)
+    if not all(token in faces for token in hand):
+        return None
+    if is_four_of_a_kind([faces[token] for token in hand]):
+        return f"seat {event.seat} holds four of a kind: it answers the Contre by showing its hand"
+    if len({rank_of(faces[token]) for token in event.tokens}) < 2:
+        return "the two cards shown for a failed Contre Kem's are of different ranks (RULES 3.5)"
+    return None
+
+
+@hookimpl
 def kdm_reveal(duty: Duty, state: TableState, faces: Mapping[int, str]) -> Event | None:
     """Build the events only a process that knows the faces can: it answers truthfully for the seat."""
     if duty.seat is None:

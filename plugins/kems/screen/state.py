@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from kdm.cards import rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.events import ShowHand
@@ -164,6 +165,11 @@ class KemsPlay:
             return False
         if len(self.give) != 2 or self.take:
             return self.tell("mark_two")
+        view = self.screen.view()
+        faces = dict(view.hand) if view is not None else {}
+        ranks = [rank_of(face) for face in (faces.get(token) for token in self.give) if face]
+        if len(ranks) == 2 and ranks[0] == ranks[1]:
+            return self.tell("two_ranks")  # RULES 3.5: the table would refuse two of one rank
         tokens = tuple(sorted(self.give))
         self.give.clear()
         self.screen.peer.act(ShowTwo(seat=seat, tokens=tokens))

@@ -72,6 +72,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "mark two cards of your hand (1-4), then Enter",
         "marquez deux cartes de votre main (1-4), puis Entrée",
     ),
+    "two_ranks": (
+        "the two cards are of different ranks: mark another",
+        "les deux cartes sont de hauteurs différentes : marquez-en une autre",
+    ),
     "against": ("against {name}", "contre {name}"),
     "winner_team": ("team {team} wins", "l'équipe {team} gagne"),
     # The hand's status line.
