@@ -36,11 +36,9 @@ token made ``j``-th is the card at position ``j``. Then:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from kdm.deck import MAX_NOTES, Knowledge, OpenDeck, PrivateNote, Reveal, reveal_duty
@@ -48,7 +46,7 @@ from kdm.effects import Effect
 from kdm.engine import Duty, Engine
 from kdm.entries import DeckPart
 from kdm.events import Event
-from kdm.fair.group import POINT_BYTES, GroupError, commitment, invert, lock, product, random_key
+from kdm.fair.group import GroupError, commitment, invert, lock, product, random_key
 from kdm.fair.keyring import KeyRing
 from kdm.fair.messages import (
     Finding,
@@ -72,15 +70,27 @@ from kdm.fair.shuffle import (
     reveal,
     unblinding,
 )  # fmt: skip
+from kdm.fair.timings import Timings
+from kdm.fair.turns import (
+    POINT,
+    RESHUFFLE_STEPS,
+    Shuffle,
+    deck_hash,
+    join_ints,
+    split_ints,
+    split_points,
+)
 from kdm.record import TableRecord
 from kdm.state import TableState
 
 log = logging.getLogger("kdm.fair")
 
 __all__ = [
+    "ASK_AFTER_MS",
     "FairDeck",
     "Finding",
     "Reseal",
+    "Timings",
     "ToLog",
     "ToNext",
     "ToSeat",
@@ -91,91 +101,11 @@ __all__ = [
     "unpack_keys",
 ]
 
-POINT = POINT_BYTES
-FRESH_STEPS = ("lock", "key")
-RESHUFFLE_STEPS = ("strip", "lock", "key")
-
-
 #: How long a seat waits for a key of a card in its hand before it asks for it in the log (ms): keys
 #: come in milliseconds; this is a process that does not send them.
 ASK_AFTER_MS = 3000.0
 #: A key sealed for one seat, as the log holds it (PyNaCl ``Box``: nonce, key, tag).
 SEALED_KEY = 24 + POINT + 16
-
-
-def deck_hash(deck: Sequence[bytes]) -> bytes:
-    """What a turn names the deck it was taken on by."""
-    return hashlib.sha256(b"kdm deck\x00" + b"".join(deck)).digest()
-
-
-def _points(data: bytes, count: int, what: str) -> list[bytes]:
-    if len(data) != count * POINT:
-        raise ValueError(f"{what} must be {count} points of {POINT} bytes")
-    return [data[i : i + POINT] for i in range(0, len(data), POINT)]
-
-
-def _ints(values: Iterable[int]) -> bytes:
-    return b"".join(value.to_bytes(4, "big") for value in values)
-
-
-def _unints(data: bytes) -> list[int]:
-    if len(data) % 4:
-        raise ValueError("numbers come in 4 bytes each")
-    return [int.from_bytes(data[i : i + 4], "big") for i in range(0, len(data), 4)]
-
-
-@dataclass
-class _Shuffle:
-    """One shuffle, as the log holds it."""
-
-    index: int
-    #: Position j of the final deck → the token the engine made j-th.
-    tokens: list[int]
-    #: The deck before the first turn: a fresh shuffle's open deck, or the cards a reshuffle takes.
-    start: list[bytes]
-    #: A fresh shuffle's faces, in the open deck's order; a reshuffle's come from its sources.
-    faces: tuple[str, ...] = ()
-    #: A reshuffle: the tokens whose cards it shuffles, in the order of ``start``.
-    sources: tuple[int, ...] = ()
-    decks: dict[str, list[list[bytes]]] = field(default_factory=lambda: {s: [] for s in RESHUFFLE_STEPS})
-    committed: list[list[bytes]] = field(default_factory=list)
-    #: seat → its secrets and blind as it published them for the audit.
-    opened: dict[int, tuple[Secrets, bytes]] = field(default_factory=dict)
-    audited: bool = False
-    #: A turn that could not be taken (a deck that is not one): the shuffle stops here.
-    broken: str = ""
-    #: Turns the log holds ahead of their time (taken on a deck handed straight from the seat before,
-    #: and committed first): (step, seat) → deck, commitments, the hash of the deck it was taken on.
-    waiting: dict[tuple[str, int], tuple[bytes, bytes, bytes]] = field(default_factory=dict)
-
-    @property
-    def steps(self) -> tuple[str, ...]:
-        return RESHUFFLE_STEPS if self.sources else FRESH_STEPS
-
-    def turn(self, players: int) -> tuple[str, int] | None:
-        """The step and seat whose turn it is, or None once the shuffle is complete."""
-        for step in self.steps:
-            if len(self.decks[step]) < players:
-                return step, len(self.decks[step])
-        return None
-
-    def order(self, step: str, seat: int, players: int) -> int:
-        """Where a turn comes in the shuffle, from 0."""
-        return self.steps.index(step) * players + seat
-
-    def turn_after(self, step: str, seat: int, players: int) -> tuple[str, int] | None:
-        """The turn that follows ``(step, seat)``, or None after the last."""
-        if seat + 1 < players:
-            return step, seat + 1
-        following = self.steps.index(step) + 1
-        return (self.steps[following], 0) if following < len(self.steps) else None
-
-    def current(self) -> list[bytes]:
-        """The deck as the last turn left it."""
-        for step in reversed(self.steps):
-            if self.decks[step]:
-                return self.decks[step][-1]
-        return self.start
 
 
 class FairDeck:
@@ -188,7 +118,7 @@ class FairDeck:
         self.timings = Timings(clock)
         #: The seats this process plays (its peer keeps it up to date).
         self.here: set[int] = set()
-        self.shuffles: list[_Shuffle] = []
+        self.shuffles: list[Shuffle] = []
         #: token → (shuffle, position).
         self.where: dict[int, tuple[int, int]] = {}
         #: Every face a shuffle at this table dealt from (a reshuffle's cards are some of them).
@@ -247,11 +177,11 @@ class FairDeck:
         if "pool" in effect:
             faces = tuple(sorted(effect["pool"]))
             self.all_faces = sorted(set(self.all_faces) | set(faces))
-            shuffle = _Shuffle(index, tokens, open_deck(faces, self.table), faces=faces)
+            shuffle = Shuffle(index, tokens, open_deck(faces, self.table), faces=faces)
         else:
             sources = tuple(effect["from_tokens"])
             start = [self.point(token) for token in sources]
-            shuffle = _Shuffle(index, tokens, [p for p in start if p is not None], sources=sources)
+            shuffle = Shuffle(index, tokens, [p for p in start if p is not None], sources=sources)
             if len(shuffle.start) != len(sources):
                 shuffle.broken = "it reshuffles cards whose shuffle never ended"
         self.shuffles.append(shuffle)
@@ -316,7 +246,7 @@ class FairDeck:
                         self._owed.add(("ask", token, owner, seat))
                         wanted += [token, owner]
             if wanted:
-                out.append(ToLog(seat, {"step": "missing", "tokens": _ints(wanted)}))
+                out.append(ToLog(seat, {"step": "missing", "tokens": join_ints(wanted)}))
         return out
 
     def _answer(self) -> list[Reseal]:
@@ -338,14 +268,14 @@ class FairDeck:
         tokens = sorted(reseal.keys)
         return {
             "step": "sealed",
-            "tokens": _ints(number for token in tokens for number in (token, reseal.to)),
+            "tokens": join_ints(number for token in tokens for number in (token, reseal.to)),
             "keys": b"".join(seal(reseal.keys[token]) for token in tokens),
         }
 
     def sealed_for(self, seat: int, tokens: bytes, sealed: bytes) -> list[tuple[int, int, bytes]]:
         """The keys a ``sealed`` part of ``seat`` carries, as (token, the seat they are for, sealed
         key), once checked to be answers to what the log asked it."""
-        pairs = _unints(tokens)
+        pairs = split_ints(tokens)
         if len(pairs) % 2 or len(sealed) != SEALED_KEY * (len(pairs) // 2):
             raise ValueError("sealed keys come as (token, seat) pairs with a sealed key each")
         found = []
@@ -369,7 +299,7 @@ class FairDeck:
                 out += taken
         return out
 
-    def _next_turn(self, shuffle: _Shuffle) -> list[ToLog | ToNext]:
+    def _next_turn(self, shuffle: Shuffle) -> list[ToLog | ToNext]:
         """The next turn of a seat played here, if it has come: every turn before it is in the log or
         was handed here (or taken here), each on the deck the one before it made."""
         turn, deck = shuffle.turn(self.players), shuffle.current()
@@ -402,7 +332,7 @@ class FairDeck:
         out: list[ToLog | ToNext] = [
             ToLog(seat, {"step": step, "shuffle": shuffle.index, "after": after, **fields})
         ]
-        points = _points(fields["deck"], len(deck), "a deck")
+        points = split_points(fields["deck"], len(deck), "a deck")
         self._ahead[(shuffle.index, step, seat)] = (points, after)  # for this process's next seat, if any
         following = shuffle.turn_after(step, seat, self.players)
         if following is not None and following[1] not in self.here:
@@ -421,13 +351,13 @@ class FairDeck:
         ):
             return f"no turn of seat {message.sender} hands a deck on in {message.step}"
         try:
-            points = _points(message.deck, len(shuffle.tokens), "a deck")
+            points = split_points(message.deck, len(shuffle.tokens), "a deck")
         except ValueError as error:
             return str(error)
         self._ahead[(message.shuffle, message.step, message.sender)] = (points, message.after)
         return None
 
-    def _take_turn(self, shuffle: _Shuffle, step: str, seat: int, deck: list[bytes]) -> dict[str, Any]:
+    def _take_turn(self, shuffle: Shuffle, step: str, seat: int, deck: list[bytes]) -> dict[str, Any]:
         mine = (shuffle.index, seat)
         if step == "strip":
             blind = self._blinds[mine] = random_key()
@@ -517,7 +447,7 @@ class FairDeck:
                 if ring is not None:
                     keys.append(ring.own_key(self.where[token][1]))
             if keys:
-                out.append(ToLog(seat, {"step": "show", "tokens": _ints(tokens), "keys": b"".join(keys)}))
+                out.append(ToLog(seat, {"step": "show", "tokens": join_ints(tokens), "keys": b"".join(keys)}))
         return out
 
     def _open(self, state: TableState) -> list[ToTable]:
@@ -538,12 +468,12 @@ class FairDeck:
                 self._owed.add(key)
                 blind = self._blinds.get((shuffle.index, seat), b"")
                 keys = secrets.deck_key + blind + b"".join(secrets.position_keys)
-                opened = ToTable(seat, shuffle.index, keys, _ints(secrets.permutation))
+                opened = ToTable(seat, shuffle.index, keys, join_ints(secrets.permutation))
                 self.opened(opened)
                 out.append(opened)
         return out
 
-    def _may_open(self, shuffle: _Shuffle, live: set[int]) -> bool:
+    def _may_open(self, shuffle: Shuffle, live: set[int]) -> bool:
         if self.over:
             return True
         if any(token in live and token not in self.public for token in shuffle.tokens):
@@ -562,10 +492,10 @@ class FairDeck:
         )  # fmt: skip
         try:
             if step == "show":
-                return self._shown(seat, dict(zip(_unints(tokens), _points(keys, len(tokens) // 4, "keys"),
-                                                  strict=True)))  # fmt: skip
+                shown = zip(split_ints(tokens), split_points(keys, len(tokens) // 4, "keys"), strict=True)
+                return self._shown(seat, dict(shown))
             if step == "missing":
-                return self._asked_for(seat, _unints(tokens))
+                return self._asked_for(seat, split_ints(tokens))
             if step == "sealed":
                 for token, _asker, _key in self.sealed_for(seat, tokens, keys):
                     del self.asked[(token, seat)]
@@ -577,15 +507,15 @@ class FairDeck:
             return str(error)
 
     def _turn_taken(
-        self, shuffle: _Shuffle, seat: int, step: str, deck: bytes, commits: bytes, after: bytes
+        self, shuffle: Shuffle, seat: int, step: str, deck: bytes, commits: bytes, after: bytes
     ) -> str | None:
         """A turn in the log: taken if it is the one the shuffle waits for and was taken on the deck the
         log holds; kept for later if a turn before it is still to come (it was taken on a deck handed
         straight from the seat before, and reached the log first)."""
         size = len(shuffle.tokens)
-        _points(deck, size, "a deck")
+        split_points(deck, size, "a deck")
         if step == "key":
-            _points(commits, size, "commitments")
+            split_points(commits, size, "commitments")
         turn = shuffle.turn(self.players)
         if turn != (step, seat):
             later = turn is not None and shuffle.order(step, seat, self.players) > shuffle.order(
@@ -605,14 +535,14 @@ class FairDeck:
         return problem
 
     def _append_turn(
-        self, shuffle: _Shuffle, step: str, seat: int, deck: bytes, commits: bytes, after: bytes
+        self, shuffle: Shuffle, step: str, seat: int, deck: bytes, commits: bytes, after: bytes
     ) -> str | None:
         if after and after != deck_hash(shuffle.current()):
             return f"seat {seat}'s {step} was taken on a deck the log does not hold"
         size = len(shuffle.tokens)
-        shuffle.decks[step].append(_points(deck, size, "a deck"))
+        shuffle.decks[step].append(split_points(deck, size, "a deck"))
         if step == "key":
-            shuffle.committed.append(_points(commits, size, "commitments"))
+            shuffle.committed.append(split_points(commits, size, "commitments"))
         if shuffle.turn(self.players) is None:
             for handed in [key for key in self._ahead if key[0] == shuffle.index]:
                 del self._ahead[handed]  # the log holds every turn now
@@ -695,11 +625,11 @@ class FairDeck:
         except ValueError as error:
             return str(error)
 
-    def _opened(self, shuffle: _Shuffle, seat: int, keys: bytes, order: bytes) -> str | None:
+    def _opened(self, shuffle: Shuffle, seat: int, keys: bytes, order: bytes) -> str | None:
         size = len(shuffle.tokens)
         blind = POINT if shuffle.sources else 0
-        scalars = _points(keys, 1 + size + (1 if blind else 0), "the secrets")
-        secrets = Secrets(scalars[0], tuple(_unints(order)), tuple(scalars[1 + (1 if blind else 0) :]))
+        scalars = split_points(keys, 1 + size + (1 if blind else 0), "the secrets")
+        secrets = Secrets(scalars[0], tuple(split_ints(order)), tuple(scalars[1 + (1 if blind else 0) :]))
         shuffle.opened[seat] = (secrets, scalars[1] if blind else b"")
         for each in self.shuffles:  # a reshuffle is audited once the shuffles it took cards from are
             sources = {self.where[token][0] for token in each.sources}
@@ -710,14 +640,14 @@ class FairDeck:
 
     # --- the audit --------------------------------------------------------------------------------
 
-    def _audit(self, shuffle: _Shuffle) -> None:
+    def _audit(self, shuffle: Shuffle) -> None:
         self.timings.start(("audit", shuffle.index))
         try:
             self._audit_shuffle(shuffle)
         finally:
             self.timings.stop(("audit", shuffle.index), "audit_ms")
 
-    def _audit_shuffle(self, shuffle: _Shuffle) -> None:
+    def _audit_shuffle(self, shuffle: Shuffle) -> None:
         shuffle.audited = True
         published = [shuffle.opened[seat][0] for seat in range(self.players)]
         start = shuffle.start
@@ -748,7 +678,7 @@ class FairDeck:
                 self.audited_faces[token] = face
         self._check_trusted()
 
-    def _audit_strips(self, shuffle: _Shuffle, blinds: Sequence[bytes]) -> Cheat | None:
+    def _audit_strips(self, shuffle: Shuffle, blinds: Sequence[bytes]) -> Cheat | None:
         deck = shuffle.start
         for seat in range(self.players):
             expected = []
@@ -870,7 +800,7 @@ class FairDeck:
                 self._served = {(t, seat) for t, seat in self._served if t != token}
             self._start_shuffle({"tokens": tokens, "pool": faces})
 
-    def _faces_behind(self, shuffle: _Shuffle, tokens: set[int]) -> list[str] | None:
+    def _faces_behind(self, shuffle: Shuffle, tokens: set[int]) -> list[str] | None:
         """The faces behind ``tokens`` of ``shuffle``: the cards it took less those of its other
         tokens, when every one of those is known; None when one is not."""
         cards = self._cards_of(shuffle)
@@ -886,7 +816,7 @@ class FairDeck:
             left[face] -= 1
         return sorted(left.elements())
 
-    def _cards_of(self, shuffle: _Shuffle) -> list[str] | None:
+    def _cards_of(self, shuffle: Shuffle) -> list[str] | None:
         """The faces a shuffle took: a fresh one's pool; a reshuffle's, those of its sources."""
         if not shuffle.sources:
             return list(shuffle.faces)
@@ -1007,53 +937,3 @@ def deck_of_table(record: TableRecord, clock: Callable[[], float] | None = None)
     if record.deck == "fair":
         return FairDeck(record.table or record.host, record.players, clock)
     return OpenDeck()
-
-
-class Timings:
-    """What one process measures of its fair deck, in ms on its clock, for its figures (docs/benchmarks.md)
-    (``benchmarks/fair_table.py``): from a shuffle's start to its seat's hand read (``shuffle_deal_ms``),
-    from a card passed into a seat's hand to its face read there (``private_pass_ms``), from a card
-    awaited face up to its face shown (``public_draw_ms``), each audit's computing (``audit_ms``), and
-    each turn in a shuffle (``turn_ms``: the computing alone; the rest of a deal is waiting)."""
-
-    def __init__(self, clock: Callable[[], float] | None) -> None:
-        self.clock = clock
-        self.measured: dict[str, list[float]] = {}
-        self._since: dict[tuple[str, int], float] = {}
-        #: Each seat's hand as last looked at, and the shuffles whose deal it read.
-        self._hands: dict[int, set[int]] = {}
-        self._dealt: set[int] = set()
-
-    def start(self, what: tuple[str, int]) -> None:
-        if self.clock is not None:
-            self._since.setdefault(what, self.clock())
-
-    def stop(self, what: tuple[str, int], figure: str) -> None:
-        since = self._since.pop(what, None)
-        if since is not None and self.clock is not None:
-            self.measured.setdefault(figure, []).append(self.clock() - since)
-
-    def watch(self, deck: FairDeck, state: TableState) -> None:
-        """Note the cards that came into the hands of seats played here since the last look (passed:
-        timed until read), and the deals whose hand is now read whole (timed from their shuffle's
-        start)."""
-        if self.clock is None:
-            return
-        for seat in deck.here:
-            hand, before = set(state.hands[seat]), self._hands.get(seat)
-            known = deck.known.get(seat, {})
-            for token in hand - (before or set()):
-                if (
-                    before is not None
-                    and deck.dealt(token)
-                    and token not in known
-                    and token not in deck.public
-                ):
-                    self.start(("private_pass", token))
-            self._hands[seat] = hand
-            shuffles = {deck.where[token][0] for token in hand if token in deck.where}
-            if len(shuffles) == 1 and all(token in known for token in hand):
-                (index,) = shuffles
-                if index not in self._dealt and deck.shuffles[index].faces:
-                    self._dealt.add(index)
-                    self.stop(("shuffle", index), "shuffle_deal_ms")
