@@ -165,10 +165,10 @@ def keys_held(peer: Peer, log: FakeLog, committed: int) -> dict[int, dict[int, b
     deck = peer.deck
     assert isinstance(deck, FairDeck)
     found: dict[int, dict[int, bytes]] = {}
-    for (shuffle, seat), secrets in deck._secrets.items():
+    for (shuffle, seat), secrets in deck.private.secrets.items():
         for position, key in enumerate(secrets.position_keys):
             found.setdefault(deck.shuffles[shuffle].tokens[position], {})[seat] = key
-    for (shuffle, _seat), ring in deck._rings.items():
+    for (shuffle, _seat), ring in deck.private.rings.items():
         for position, owners in ring.held.items():
             found.setdefault(deck.shuffles[shuffle].tokens[position], {}).update(owners)
     seats = peer.record.seats
@@ -364,7 +364,7 @@ class DeckTable:
         self.settle((Duty("draw", seat=seat, tokens=(token,)),))
         drawer = self.decks[seat]
         assert token in drawer.known.get(seat, {}) and all(token not in deck.public for deck in self.decks)
-        keys = pack_keys({token: drawer._keys_of(seat, token)})
+        keys = pack_keys({token: drawer.handing.keys_of(seat, token)})
         for deck in self.decks:
             assert deck.show_keys(seat, keys) is None
 
@@ -475,7 +475,7 @@ def test_a_false_key_handed_for_a_card_names_the_seat_that_handed_it() -> None:
     table = DeckTable()
     dealt_pile(table)
     mine, other = table.state.hands[0]
-    keys = table.decks[0]._keys_of(0, other)  # every key of a card seat 0 reads
+    keys = table.decks[0].handing.keys_of(0, other)  # every key of a card seat 0 reads
     assert table.decks[1].received(ToSeat(0, 1, {mine: keys})) == []  # handed as another card's keys
     wrong = {3: bytes([5]) + bytes(31)}
     assert table.decks[1].received(ToSeat(3, 1, {mine: wrong})) == []
@@ -525,8 +525,8 @@ def test_a_seat_that_withholds_its_turn_is_named_and_a_bot_plays_it_to_the_end()
         )
         deck = peers[3].driver and peers[3].deck
         assert isinstance(deck, FairDeck)
-        honest = deck._turns
-        deck._turns = lambda: [] if len(deck.shuffles) > 2 else honest()  # type: ignore[method-assign]
+        honest = deck.turns.owed
+        deck.turns.owed = lambda: [] if len(deck.shuffles) > 2 else honest()  # type: ignore[method-assign]
 
     _log, peers = run_virtual(fair_game(before_start=withhold, takeover_after_s=60.0))
     assert said == ["withheld its keys for 0.5 s"]
@@ -549,8 +549,8 @@ def test_at_a_signed_table_a_seat_that_withholds_its_turn_is_taken_with_the_vote
         )
         deck = peers[3].deck
         assert isinstance(deck, FairDeck)
-        honest = deck._turns
-        deck._turns = lambda: [] if len(deck.shuffles) > 2 else honest()  # type: ignore[method-assign]
+        honest = deck.turns.owed
+        deck.turns.owed = lambda: [] if len(deck.shuffles) > 2 else honest()  # type: ignore[method-assign]
 
     log, peers = run_virtual(fair_game(before_start=withhold, takeover_after_s=60.0, log=SignedLog()))
     assert said == ["withheld its keys for 0.5 s"]
@@ -738,7 +738,7 @@ def test_a_seat_that_owes_a_key_asked_for_in_the_log_is_waited_on() -> None:
     table.withheld.add((3, 1))
     dealt_pile(table)
     table.state.hands[1] = [table.state.zones["pile"].pop()]
-    table.decks[3]._answer = lambda: []  # type: ignore[method-assign]
+    table.decks[3].handing.answer = lambda: []  # type: ignore[method-assign]
     table.settle(now_ms=0.0)
     table.settle(now_ms=ASK_AFTER_MS)
     assert all(deck.waiting_on(table.state, ()) == {3} for deck in table.decks)
@@ -769,9 +769,9 @@ def test_a_seat_that_never_gives_a_seat_its_keys_is_taken_over_and_the_round_dea
         await until(lambda: len(peers[0].record.seats) == 4, "four seats")
         deck = peers[3].driver and peers[3].deck
         assert isinstance(deck, FairDeck)
-        serve = deck._serve
-        deck._serve = lambda state: [m for m in serve(state) if m.to != 1]  # type: ignore[method-assign]
-        deck._answer = lambda: []  # type: ignore[method-assign]
+        serve = deck.handing.serve
+        deck.handing.serve = lambda state: [m for m in serve(state) if m.to != 1]  # type: ignore[method-assign]
+        deck.handing.answer = lambda: []  # type: ignore[method-assign]
         peers[0].start_game()
         await until(lambda: said != [], "a bot for seat 3", timeout_s=60.0)
 

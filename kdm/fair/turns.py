@@ -1,0 +1,286 @@
+"""A shuffle as the log holds it (``Shuffle``), and its turns in seat order (``Turns``: taking the turns
+of the seats played here, and taking in the turns the log holds).
+
+A fresh shuffle takes two turns of every seat, ``lock`` then ``key``; a reshuffle of cards already dealt
+takes a ``strip`` of every seat first (each swaps its key on them for a blind). A turn names the deck it
+was taken on by its hash (``deck_hash``). Decks, keys and commitments travel as points of ``POINT``
+bytes concatenated (``split_points``), numbers as 4 bytes each (``join_ints``, ``split_ints``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kdm.fair.group import POINT_BYTES, GroupError, invert, lock, product, random_key
+from kdm.fair.messages import Finding, ToLog, ToNext
+from kdm.fair.shuffle import Secrets, deal_secrets, open_deck, pass_one, pass_two, unblinding
+from kdm.fair.state import Private, Shared
+
+__all__ = [
+    "FRESH_STEPS",
+    "POINT",
+    "RESHUFFLE_STEPS",
+    "Shuffle",
+    "Turns",
+    "deck_hash",
+    "join_ints",
+    "split_ints",
+    "split_points",
+]
+
+log = logging.getLogger("kdm.fair")
+
+POINT = POINT_BYTES
+FRESH_STEPS = ("lock", "key")
+RESHUFFLE_STEPS = ("strip", "lock", "key")
+
+
+def deck_hash(deck: Sequence[bytes]) -> bytes:
+    """What a turn names the deck it was taken on by."""
+    return hashlib.sha256(b"kdm deck\x00" + b"".join(deck)).digest()
+
+
+def split_points(data: bytes, count: int, what: str) -> list[bytes]:
+    if len(data) != count * POINT:
+        raise ValueError(f"{what} must be {count} points of {POINT} bytes")
+    return [data[i : i + POINT] for i in range(0, len(data), POINT)]
+
+
+def join_ints(values: Iterable[int]) -> bytes:
+    return b"".join(value.to_bytes(4, "big") for value in values)
+
+
+def split_ints(data: bytes) -> list[int]:
+    if len(data) % 4:
+        raise ValueError("numbers come in 4 bytes each")
+    return [int.from_bytes(data[i : i + 4], "big") for i in range(0, len(data), 4)]
+
+
+@dataclass
+class Shuffle:
+    """One shuffle, as the log holds it."""
+
+    index: int
+    #: Position j of the final deck → the token the engine made j-th.
+    tokens: list[int]
+    #: The deck before the first turn: a fresh shuffle's open deck, or the cards a reshuffle takes.
+    start: list[bytes]
+    #: A fresh shuffle's faces, in the open deck's order; a reshuffle's come from its sources.
+    faces: tuple[str, ...] = ()
+    #: A reshuffle: the tokens whose cards it shuffles, in the order of ``start``.
+    sources: tuple[int, ...] = ()
+    decks: dict[str, list[list[bytes]]] = field(default_factory=lambda: {s: [] for s in RESHUFFLE_STEPS})
+    committed: list[list[bytes]] = field(default_factory=list)
+    #: seat → its secrets and blind as it published them for the audit.
+    opened: dict[int, tuple[Secrets, bytes]] = field(default_factory=dict)
+    audited: bool = False
+    #: A turn that could not be taken (a deck that is not one): the shuffle stops here.
+    broken: str = ""
+    #: Turns the log holds ahead of their time (taken on a deck handed straight from the seat before,
+    #: and committed first): (step, seat) → deck, commitments, the hash of the deck it was taken on.
+    waiting: dict[tuple[str, int], tuple[bytes, bytes, bytes]] = field(default_factory=dict)
+
+    @property
+    def steps(self) -> tuple[str, ...]:
+        return RESHUFFLE_STEPS if self.sources else FRESH_STEPS
+
+    def turn(self, players: int) -> tuple[str, int] | None:
+        """The step and seat whose turn it is, or None once the shuffle is complete."""
+        for step in self.steps:
+            if len(self.decks[step]) < players:
+                return step, len(self.decks[step])
+        return None
+
+    def order(self, step: str, seat: int, players: int) -> int:
+        """Where a turn comes in the shuffle, from 0."""
+        return self.steps.index(step) * players + seat
+
+    def turn_after(self, step: str, seat: int, players: int) -> tuple[str, int] | None:
+        """The turn that follows ``(step, seat)``, or None after the last."""
+        if seat + 1 < players:
+            return step, seat + 1
+        following = self.steps.index(step) + 1
+        return (self.steps[following], 0) if following < len(self.steps) else None
+
+    def current(self) -> list[bytes]:
+        """The deck as the last turn left it."""
+        for step in reversed(self.steps):
+            if self.decks[step]:
+                return self.decks[step][-1]
+        return self.start
+
+
+class Turns:
+    """The turns of the shuffles at a table: taking those of the seats played here (on the deck the log
+    holds, or on one handed straight from the seat before), and taking in those the log holds. Once a
+    shuffle's last turn is in, ``on_dealt`` hears of it (its cards' keys can be handed from then on)."""
+
+    def __init__(self, shared: Shared, private: Private, on_dealt: Callable[[Shuffle], None]) -> None:
+        self.shared, self.private, self.on_dealt = shared, private, on_dealt
+        #: Turns handed straight here, or taken here, ahead of the log: (shuffle, step, seat) → deck, hash
+        #: of its input.
+        self.ahead: dict[tuple[int, str, int], tuple[list[bytes], bytes]] = {}
+
+    def start(self, effect: Mapping[str, Any]) -> None:
+        """A shuffle of the cards a ``shuffled`` effect names: a fresh one from its pool, or a reshuffle of
+        cards already dealt (``from_tokens``)."""
+        index, tokens = len(self.shared.shuffles), list(effect["tokens"])
+        if "pool" in effect:
+            faces = tuple(sorted(effect["pool"]))
+            self.shared.all_faces = sorted(set(self.shared.all_faces) | set(faces))
+            shuffle = Shuffle(index, tokens, open_deck(faces, self.shared.table), faces=faces)
+        else:
+            sources = tuple(effect["from_tokens"])
+            start = [self.shared.point(token) for token in sources]
+            shuffle = Shuffle(index, tokens, [p for p in start if p is not None], sources=sources)
+            if len(shuffle.start) != len(sources):
+                shuffle.broken = "it reshuffles cards whose shuffle never ended"
+        self.shared.shuffles.append(shuffle)
+        self.private.timings.start(("shuffle", index))
+        for position, token in enumerate(tokens):
+            self.shared.where[token] = (index, position)
+            self.shared.public.pop(token, None)
+
+    def owed(self) -> list[ToLog | ToNext]:
+        """The turns of seats played here that have come: on the deck the log holds, or on one the
+        seat before handed straight here (``keep_ahead``), which saves waiting for the log at every turn."""
+        out: list[ToLog | ToNext] = []
+        for shuffle in self.shared.shuffles:
+            while not shuffle.broken:
+                taken = self._next(shuffle)
+                if not taken:
+                    break
+                out += taken
+        return out
+
+    def _next(self, shuffle: Shuffle) -> list[ToLog | ToNext]:
+        """The next turn of a seat played here, if it has come: every turn before it is in the log or
+        was handed here (or taken here), each on the deck the one before it made."""
+        turn, deck = shuffle.turn(self.shared.players), shuffle.current()
+        while turn is not None and (
+            turn[1] not in self.private.here
+            or ("shuffle_turn", shuffle.index, *turn, deck_hash(deck)) in self.private.owed
+        ):
+            handed = self.ahead.get((shuffle.index, *turn))
+            if handed is None or handed[1] != deck_hash(deck):
+                return []
+            deck, turn = handed[0], shuffle.turn_after(*turn, self.shared.players)
+        if turn is None:
+            return []
+        step, seat = turn
+        # Owed once per deck: taken on a deck the log turns out not to hold, it is taken again on the
+        # log's (its first part is refused: ``_append``).
+        self.private.owed.add(("shuffle_turn", shuffle.index, step, seat, deck_hash(deck)))
+        self.private.timings.start(("shuffle_turn", shuffle.index))
+        try:
+            fields = self._take(shuffle, step, seat, deck)
+            self.private.timings.stop(("shuffle_turn", shuffle.index), "turn_ms")
+        except GroupError as error:
+            before = seat - 1 if seat else self.shared.players - 1
+            self.private.find(Finding(before, f"passed a deck that is not one ({error})"))
+            shuffle.broken = f"seat {before} passed a deck that is not one"
+            return []
+        except KeyError:
+            log.error("seat %d holds no secrets for the cards shuffle %d takes", seat, shuffle.index)
+            return []
+        after = deck_hash(deck)
+        out: list[ToLog | ToNext] = [
+            ToLog(seat, {"step": step, "shuffle": shuffle.index, "after": after, **fields})
+        ]
+        points = split_points(fields["deck"], len(deck), "a deck")
+        self.ahead[(shuffle.index, step, seat)] = (points, after)  # for this process's next seat, if any
+        following = shuffle.turn_after(step, seat, self.shared.players)
+        if following is not None and following[1] not in self.private.here:
+            out.append(ToNext(seat, following[1], shuffle.index, step, fields["deck"], after))
+        return out
+
+    def keep_ahead(self, message: ToNext) -> str | None:
+        """A turn the seat before handed straight to a seat played here: kept until the log has it,
+        to take our turn on at once. Why not, for a turn that cannot be one."""
+        if not 0 <= message.shuffle < len(self.shared.shuffles):
+            return f"there is no shuffle {message.shuffle} yet"
+        shuffle = self.shared.shuffles[message.shuffle]
+        if (
+            message.step not in shuffle.steps
+            or shuffle.turn_after(message.step, message.sender, self.shared.players) is None
+        ):
+            return f"no turn of seat {message.sender} hands a deck on in {message.step}"
+        try:
+            points = split_points(message.deck, len(shuffle.tokens), "a deck")
+        except ValueError as error:
+            return str(error)
+        self.ahead[(message.shuffle, message.step, message.sender)] = (points, message.after)
+        return None
+
+    def _take(self, shuffle: Shuffle, step: str, seat: int, deck: list[bytes]) -> dict[str, Any]:
+        mine = (shuffle.index, seat)
+        if step == "strip":
+            blind = self.private.blinds[mine] = random_key()
+            stripped = []
+            for point, token in zip(deck, shuffle.sources, strict=True):
+                source, position = self.shared.where[token]
+                old = self.private.secrets[(source, seat)].position_keys[position]
+                stripped.append(lock(point, product(invert(old), blind)))
+            return {"deck": b"".join(stripped)}
+        if step == "lock":
+            secrets = self.private.secrets[mine] = deal_secrets(len(deck))
+            if shuffle.sources:
+                locking = Secrets(unblinding(secrets, self.private.blinds[mine]), secrets.permutation, ())
+                return {"deck": b"".join(pass_one(deck, locking))}
+            return {"deck": b"".join(pass_one(deck, secrets))}
+        secrets = self.private.secrets[mine]
+        return {"deck": b"".join(pass_two(deck, secrets)), "commits": b"".join(secrets.commitments())}
+
+    def taken(
+        self, shuffle: Shuffle, seat: int, step: str, deck: bytes, commits: bytes, after: bytes
+    ) -> str | None:
+        """A turn in the log: taken if it is the one the shuffle waits for and was taken on the deck the
+        log holds; kept for later if a turn before it is still to come (it was taken on a deck handed
+        straight from the seat before, and reached the log first)."""
+        size = len(shuffle.tokens)
+        split_points(deck, size, "a deck")
+        if step == "key":
+            split_points(commits, size, "commitments")
+        turn = shuffle.turn(self.shared.players)
+        if turn != (step, seat):
+            later = turn is not None and shuffle.order(step, seat, self.shared.players) > shuffle.order(
+                *turn, self.shared.players
+            )
+            if not later or (step, seat) in shuffle.waiting:
+                return f"it is not seat {seat}'s turn to {step} shuffle {shuffle.index}"
+            shuffle.waiting[(step, seat)] = (deck, commits, after)
+            return None
+        problem = self._append(shuffle, step, seat, deck, commits, after)
+        while problem is None and (turn := shuffle.turn(self.shared.players)) in shuffle.waiting:
+            assert turn is not None
+            waited = shuffle.waiting.pop(turn)
+            late = self._append(shuffle, *turn, *waited)
+            if late is not None:
+                log.info("shuffle %d: %s", shuffle.index, late)  # its seat takes it again on this deck
+        return problem
+
+    def _append(
+        self, shuffle: Shuffle, step: str, seat: int, deck: bytes, commits: bytes, after: bytes
+    ) -> str | None:
+        """A turn appended to the shuffle, if taken on the deck the log holds; why not."""
+        if after and after != deck_hash(shuffle.current()):
+            return f"seat {seat}'s {step} was taken on a deck the log does not hold"
+        size = len(shuffle.tokens)
+        shuffle.decks[step].append(split_points(deck, size, "a deck"))
+        if step == "key":
+            shuffle.committed.append(split_points(commits, size, "commitments"))
+        if shuffle.turn(self.shared.players) is None:
+            for handed in [key for key in self.ahead if key[0] == shuffle.index]:
+                del self.ahead[handed]  # the log holds every turn now
+            self.on_dealt(shuffle)
+        return None
+
+    def void(self) -> None:
+        """The round went back to its deal: every shuffle still under way stops."""
+        for shuffle in self.shared.shuffles:
+            if shuffle.turn(self.shared.players) is not None:
+                shuffle.broken = shuffle.broken or "voided"
