@@ -41,10 +41,13 @@ from kdm.manager import Rules
 from kdm.net.keys import new_keys
 from kdm.notices import TookOver, Voided
 from kdm.peer import Peer
+from kdm.plugins.kems.events import Call, ShowTwo
 from kdm.plugins.kilo.events import Announce
 from kdm.replay import replayed_with_deck
 from kdm.state import TableState
-from kdm.testing import FakeLog, FakeNode, run_virtual
+from kdm.testing import FakeLog, FakeNode, ScriptedTable, run_virtual
+from kdm.window import Close
+from tests.helpers.kems import TURNED, deal
 from tests.helpers.peers import bot_peers
 from tests.modified_clients import lying_once
 
@@ -584,6 +587,9 @@ class _Engine:
     def awaiting(self) -> list[Duty]:
         return [self.duty]
 
+    def snapshot(self) -> TableState:
+        return self.state
+
 
 @pytest.mark.parametrize("deck", [OpenDeck(), FairDeck("table", 4)], ids=["open", "fair"])
 def test_a_seats_own_decision_is_not_held_against_what_the_table_would_have_chosen(deck: Any) -> None:
@@ -659,6 +665,42 @@ def test_every_game_and_variant_plays_to_its_end_with_the_fair_deck(
     for peer in peers:
         assert isinstance(peer.deck, FairDeck) and peer.deck.findings == []
         assert all(shuffle.audited for shuffle in peer.deck.shuffles)
+
+
+@pytest.mark.parametrize(
+    ("hand", "shown", "false"),
+    [
+        (["9H", "9S", "9D", "9C"], ["9H", "9S"], "holds four of a kind"),
+        (["KH", "KS", "QD", "JC"], ["KH", "KS"], "of different ranks"),
+        (["KH", "KS", "QD", "JC"], ["KS", "QD"], None),
+    ],
+    ids=["four-answered-with-two", "two-of-one-rank", "honest"],
+)
+def test_a_kems_accuseds_two_cards_are_judged_by_a_fair_tables_audit(
+    hand: list[str], shown: list[str], false: str | None
+) -> None:
+    """RULES 3.5 at a fair table: no face of the accused's hand is shown, so the two cards that answer a
+    Contre are taken on its word when they come; the audit, which reads every face, asks the rules again
+    (``kdm_false_claim``) and names a seat whose answer hid four of a kind or showed two of one rank,
+    and nobody for an honest answer."""
+    table = ScriptedTable(4, variants=["kems"], seed=b"a fair contre")
+    deal(table, hands=[hand], turned=TURNED)
+    table.act(Call(seat=1, call="contre", target=0, t_sync=1000.0))
+    table.act(Close(), settle=False)
+    by_face = {table.deck.faces[token]: token for token in table.state.hands[0]}
+    answer = ShowTwo(seat=0, tokens=tuple(by_face[face] for face in shown))
+    deck = FairDeck("table", 4)
+    assert deck.false_claim(table.engine, answer) is None  # no face of that hand is public yet
+    seq = table.state.seq
+    table.engine.apply(answer)  # the rules take it: they read no face
+    deck.applied(answer, seq)
+    deck.shared.audited_faces.update(table.deck.faces)  # the round's audit read every face
+    deck.audits.check_trusted()
+    if false is None:
+        assert deck.findings == []
+    else:
+        ((finding,),) = [deck.findings]
+        assert finding.seat == 0 and "its show_two was false" in finding.reason and false in finding.reason
 
 
 def test_a_queen_called_by_a_seat_that_does_not_hold_it_is_named_by_the_audit() -> None:

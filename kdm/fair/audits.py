@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kdm.deck import Reveal
-from kdm.engine import Duty
+from kdm.engine import Duty, Owed
 from kdm.events import Event
 from kdm.fair.group import invert, lock, product
 from kdm.fair.messages import Finding, ToTable
@@ -24,9 +25,13 @@ from kdm.fair.state import Private, Shared
 from kdm.fair.turns import POINT, Shuffle, join_ints, split_ints, split_points
 from kdm.state import TableState
 
+if TYPE_CHECKING:
+    from kdm.manager import FalseClaimHook
+
 __all__ = ["Audits", "Trusted"]
 
-#: A reveal the table took on one seat's word: (seat, the duty, the state then, the event).
+#: What the table took on one seat's word: (seat, the duty it answered, the state then, the event): a
+#: reveal, or a decision that says something of a hidden hand (``kdm_false_claim``).
 Trusted = tuple[int, Duty, TableState, Event]
 
 
@@ -41,6 +46,8 @@ class Audits:
         self.trusting: Trusted | None = None
         #: The rules' reveal (``kdm.deck.Reveal``), which says what a reveal should have been.
         self.reveal: Reveal | None = None
+        #: The rules' ``kdm_false_claim``, which says what a decision must not have said of a hand.
+        self.false_claim: FalseClaimHook | None = None
 
     def open(self, state: TableState) -> list[ToTable]:
         """Secrets for the audit of every shuffle none of whose cards is hidden any more."""
@@ -141,7 +148,7 @@ class Audits:
             )
             if face is not None:
                 self.shared.audited_faces[token] = face
-        self._check_trusted()
+        self.check_trusted()
 
     def _audit_strips(self, shuffle: Shuffle, blinds: Sequence[bytes]) -> Cheat | None:
         deck = shuffle.start
@@ -159,14 +166,19 @@ class Audits:
             deck = expected
         return None
 
-    def _check_trusted(self) -> None:
-        """The reveals taken on a seat's word, now that the faces they spoke of are known."""
+    def check_trusted(self) -> None:
+        """The reveals and decisions taken on a seat's word, now that the faces they spoke of are known."""
         faces = {**self.shared.audited_faces, **self.shared.public}
         waiting = []
         for seat, duty, state, event in self.on_trust:
             tokens = {token for hand in state.hands for token in hand} | set(duty.tokens)
             if not all(token in faces for token in tokens):
                 waiting.append((seat, duty, state, event))
+                continue
+            if duty.owed_as is not Owed.REVEAL:  # a decision: its seat's to choose, if it says no lie
+                false = self.false_claim(event=event, state=state, faces=faces) if self.false_claim else None
+                if false:
+                    self.private.find(Finding(seat, f"its {event.kind} was false: {false}"))
                 continue
             expected = self.reveal(duty=duty, state=state, faces=faces) if self.reveal else event
             if expected != event:

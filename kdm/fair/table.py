@@ -30,7 +30,7 @@ from typing import Any
 
 from kdm.deck import MAX_NOTES, Knowledge, OpenDeck, PrivateNote, Reveal, reveal_duty
 from kdm.effects import Effect
-from kdm.engine import Duty, Engine
+from kdm.engine import Duty, Engine, Owed
 from kdm.entries import DeckPart
 from kdm.events import Event
 from kdm.fair.audits import Audits
@@ -273,11 +273,12 @@ class FairDeck:
         return self.handing.keys_for(seat, claimed)
 
     def false_claim(self, engine: Engine, event: Event) -> str | None:
-        """Why ``event`` shows faces other than the ones dealt, from the faces shown to the table (its
-        own keys came with it, ``show_keys``); a reveal nobody can check yet (a queen called: its holder
-        alone knows the card) is taken on trust and checked at the audit."""
+        """Why ``event`` shows faces other than the ones dealt, or says something false of the cards
+        (``kdm_false_claim``), from the faces shown to the table (its own keys came with it,
+        ``show_keys``); a reveal nobody can check yet (a queen called: its holder alone knows the card),
+        or a seat's decision that speaks of its hand, is taken on trust and checked at the audit."""
         rules = engine.rules
-        self.audits.reveal = rules.hooks.reveal
+        self.audits.reveal, self.audits.false_claim = rules.hooks.reveal, rules.hooks.false_claim
         claimed = rules.hooks.claimed_faces(event=event) or {}
         for token, face in claimed.items():
             shown = self.shared.public.get(token)
@@ -285,9 +286,17 @@ class FairDeck:
                 return f"it names card {token} {face} without the keys that show it"
             if shown != face:
                 return f"it names card {token} {face}, but card {token} is {shown}"
+        false = rules.hooks.false_claim(event=event, state=engine.state, faces=self.shared.public)
+        if false:
+            return false
         seat = getattr(event, "seat", None)
         duty = reveal_duty(engine, event)
         if duty is None:
+            # A seat's decision may say something of its hand that no face shown yet proves or disproves
+            # (a Kem's accused's two cards say it holds no four): the audit asks the rules again.
+            owed = [d for d in engine.awaiting() if d.seat == seat and d.owed_as is Owed.DECISION]
+            if seat is not None and owed:
+                self.audits.trusting = (seat, owed[0], engine.snapshot(), event)
             return None
         if duty.tokens and all(token in self.shared.public for token in duty.tokens):
             expected = self.fulfil_public(duty, engine.state)
