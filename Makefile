@@ -55,7 +55,7 @@ typecheck: $(STAMP)
 	rm -rf .typecheck && mkdir -p .typecheck/kdm
 	for entry in kdm/*; do ln -s ../../$$entry .typecheck/kdm/; done
 	ln -s ../../net .typecheck/kdm/net && ln -s ../../plugins .typecheck/kdm/plugins
-	cd .typecheck && ../$(BIN)/mypy -p kdm
+	cd .typecheck && ../$(BIN)/mypy --cache-dir ../.mypy_cache -p kdm
 
 # Collects tests/ and every example's tests (pyproject's testpaths); tests/test_example_plugin.py
 # runs the installed kdm with the example plugin.
