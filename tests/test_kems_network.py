@@ -199,3 +199,71 @@ def test_an_exchange_that_names_false_faces_is_refused_by_every_peer(
     assert lies
     assert len({peer.record.engine.digest() for peer in peers if peer.record.engine is not None}) == 1
     assert caplog.text.count("n1's exchange: it names card") == 4 * len(lies)
+
+
+def test_rule_3_5_an_accused_who_shows_two_cards_of_one_rank_is_refused_by_every_peer(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """RULES 3.5, claims checked: the accused shows two cards « of different ranks where they can ». Seat 1's
+    process answers each Contre against it with two cards of one rank; every peer knows the true faces (the
+    open deck) and refuses it for that reason, the same way; the seat then answers as the rules say (its
+    own process, when its time is up) and every game ends on one digest. The test sets what it needs: every
+    hand dealt holds a pair (its first two cards share a rank), and seat 1's opponents accuse it at once."""
+    from kdm.cards import rank_of
+    from kdm.deck import OpenDeck
+    from kdm.plugins.kems import bots as kems_bots
+    from kdm.plugins.kems.events import Call, ShowTwo
+    from kdm.plugins.kems.rules import HAND, TALON
+
+    players, accused = 4, 1
+    honest_observe, honest_catch, honest_act = OpenDeck.observe, kems_bots._catch_sign, TableHost.act
+    lies: list[ShowTwo] = []
+
+    def observe(self: OpenDeck, effects: Any) -> None:
+        effects = list(effects)
+        honest_observe(self, effects)
+        for effect in effects:
+            if effect["kind"] != "shuffled" or effect.get("zone") != TALON or "pool" not in effect:
+                continue
+            tokens = effect["tokens"]
+            dealt, talon = tokens[-HAND * players :], tokens[: -HAND * players]
+            for k in range(players):  # seat order[k] is dealt tokens[-1 - k], then tokens[-1 - k - players]
+                first, second = tokens[-1 - k], tokens[-1 - k - players]
+                twin = next(t for t in talon if rank_of(self.faces[t]) == rank_of(self.faces[first]))
+                self.faces[second], self.faces[twin] = self.faces[twin], self.faces[second]
+            assert len(dealt) == HAND * players
+
+    def catch(view: Any, table: Any, bot: Bot, watch: Any) -> Any:
+        opponent = team_of(view.seat, players) != team_of(accused, players)
+        if view.phase == "hunt" and opponent and view.seat not in table.barred and not table.calls:
+            return kems_bots.Decision(Call(seat=view.seat, call="contre", target=accused), bot.think_ms())
+        return honest_catch(view, table, bot, watch)
+
+    def act(self: TableHost, event: Event, agent: Agent | None = None) -> None:
+        engine = self.record.engine
+        if isinstance(event, ShowTwo) and event.seat == accused and engine is not None and len(lies) < 3:
+            faces = self.deck.knowledge(engine.state, accused).faces
+            hand = engine.state.hands[accused]
+            pair = next(
+                (
+                    (a, b)
+                    for i, a in enumerate(hand)
+                    for b in hand[i + 1 :]
+                    if rank_of(faces[a]) == rank_of(faces[b])
+                ),
+                None,
+            )
+            if pair is not None and all(pair != lie.tokens for lie in lies):
+                event = dataclasses.replace(event, tokens=pair)
+                lies.append(event)
+        honest_act(self, event, agent)
+
+    monkeypatch.setattr(OpenDeck, "observe", observe)
+    monkeypatch.setattr(kems_bots, "_catch_sign", catch)
+    monkeypatch.setattr(TableHost, "act", act)
+    with caplog.at_level(logging.INFO, logger="kdm.peer"):
+        peers = play(players, Wiretap())
+    assert lies, "seat 1 was never accused while holding a pair"
+    assert len({peer.record.engine.digest() for peer in peers if peer.record.engine is not None}) == 1
+    reason = "'s show_two: the two cards shown for a failed Contre Kem's are of different ranks (RULES 3.5)"
+    assert caplog.text.count(reason) == players * len(lies)
