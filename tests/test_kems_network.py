@@ -13,6 +13,7 @@ import pytest
 from nacl.public import Box, PrivateKey, PublicKey
 
 from kdm.agents import Bot
+from kdm.cards import rank_of
 from kdm.events import Event
 from kdm.host import Agent, TableHost
 from kdm.identity import Identity
@@ -20,10 +21,12 @@ from kdm.manager import Rules, installed_plugins
 from kdm.net.node import node_codec
 from kdm.net.transport import MemoryNetwork, MemoryTransport
 from kdm.peer import Peer
-from kdm.plugins.kems.events import Exchange
+from kdm.plugins.kems import bots as kems_bots
+from kdm.plugins.kems.events import Call, Exchange, ShowTwo
 from kdm.plugins.kems.rules import partner_of, team_of
 from kdm.plugins.kems.view import team_signs
 from kdm.testing import FakeLog, run_virtual
+from tests.helpers.kems import dealing_pairs
 from tests.helpers.nodes import play_table
 
 FAST_KEMS = {"target": 2, "sweep_after_ms": 150, "call_window_ms": 100}
@@ -209,29 +212,10 @@ def test_rule_3_5_an_accused_who_shows_two_cards_of_one_rank_is_refused_by_every
     open deck) and refuses it for that reason, the same way; the seat then answers as the rules say (its
     own process, when its time is up) and every game ends on one digest. The test sets what it needs: every
     hand dealt holds a pair (its first two cards share a rank), and seat 1's opponents accuse it at once."""
-    from kdm.cards import rank_of
-    from kdm.deck import OpenDeck
-    from kdm.plugins.kems import bots as kems_bots
-    from kdm.plugins.kems.events import Call, ShowTwo
-    from kdm.plugins.kems.rules import HAND, TALON
 
     players, accused = 4, 1
-    honest_observe, honest_catch, honest_act = OpenDeck.observe, kems_bots._catch_sign, TableHost.act
+    honest_catch, honest_act = kems_bots._catch_sign, TableHost.act
     lies: list[ShowTwo] = []
-
-    def observe(self: OpenDeck, effects: Any) -> None:
-        effects = list(effects)
-        honest_observe(self, effects)
-        for effect in effects:
-            if effect["kind"] != "shuffled" or effect.get("zone") != TALON or "pool" not in effect:
-                continue
-            tokens = effect["tokens"]
-            dealt, talon = tokens[-HAND * players :], tokens[: -HAND * players]
-            for k in range(players):  # seat order[k] is dealt tokens[-1 - k], then tokens[-1 - k - players]
-                first, second = tokens[-1 - k], tokens[-1 - k - players]
-                twin = next(t for t in talon if rank_of(self.faces[t]) == rank_of(self.faces[first]))
-                self.faces[second], self.faces[twin] = self.faces[twin], self.faces[second]
-            assert len(dealt) == HAND * players
 
     def catch(view: Any, table: Any, bot: Bot, watch: Any) -> Any:
         opponent = team_of(view.seat, players) != team_of(accused, players)
@@ -258,7 +242,7 @@ def test_rule_3_5_an_accused_who_shows_two_cards_of_one_rank_is_refused_by_every
                 lies.append(event)
         honest_act(self, event, agent)
 
-    monkeypatch.setattr(OpenDeck, "observe", observe)
+    dealing_pairs(monkeypatch, players)
     monkeypatch.setattr(kems_bots, "_catch_sign", catch)
     monkeypatch.setattr(TableHost, "act", act)
     with caplog.at_level(logging.INFO, logger="kdm.peer"):

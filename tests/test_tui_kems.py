@@ -33,6 +33,7 @@ from kdm.plugins.kems.text import gesture_name
 from kdm.tui.command import run_play
 from kdm.tui.panels import LEFT_COLUMN
 from kdm.tui.text import say as table_say
+from tests.helpers.kems import dealing_pairs
 from tests.helpers.kems_screen import (
     agree_sign,
     kems_table,
@@ -505,6 +506,32 @@ def test_the_accused_chooses_the_two_cards_the_caller_sees() -> None:
             assert t.log.events("show_two") == [{"kind": "show_two", "seat": 0, "tokens": shown}]
             await until(lambda: t.state.phase == "hunt", "the hunt goes on")
             assert kems(t.state).private_shows == [(1, 0, tuple(shown))]
+
+    run(scene)
+
+
+def test_an_accused_who_marks_two_cards_of_one_rank_is_told_to_mark_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """RULES 3.5: the two cards are « of different ranks where they can », and a hand that is no four of a
+    kind can: two of one rank marked, Enter sends nothing (the table would refuse it) and says why."""
+    dealing_pairs(monkeypatch, 4)
+
+    async def scene() -> None:
+        async with kems_table(options={"show_answer_ms": 600_000}) as t:
+            await agree_sign(t)
+            mine = hand(t)
+            assert len({rank_of(face) for _token, face in mine}) > 1, "a deal with four: pick another seed"
+            first, second = next(
+                (i, j)
+                for i, j in itertools.combinations(range(len(mine)), 2)
+                if rank_of(mine[i][1]) == rank_of(mine[j][1])
+            )
+            await t.act(1, Call(seat=1, t_sync=monotonic_ms(), call="contre", target=0))
+            await until(lambda: t.state.phase == "answering", "the Contre answered by us")
+            told = "the two cards are of different ranks: mark another"
+            await t.press(f"{first + 1}{second + 1}\r", lambda: told in t.text(), "told to mark another")
+            assert t.log.events("show_two") == [] and t.state.phase == "answering"
 
     run(scene)
 

@@ -5,15 +5,18 @@ the four turned cards and the talon, then every seat keeps its hand and the hunt
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+import pytest
 
 from kdm.cards import derive_seed, rank_of, shuffled
+from kdm.deck import OpenDeck
 from kdm.engine import Effect
 from kdm.events import Deal
 from kdm.plugins.kems.events import (
     KeepHand,
 )
-from kdm.plugins.kems.rules import TALON, deck_faces, kems
+from kdm.plugins.kems.rules import HAND, TALON, deck_faces, kems
 from kdm.testing import ScriptedTable
 
 #: Four table cards without three of a rank, and the next four.
@@ -71,3 +74,26 @@ def keep_hands(table: ScriptedTable) -> None:
     """Every seat still to check keeps its hand."""
     while table.state.phase == "checking":
         table.act(KeepHand(seat=kems(table.state).to_check[0]), settle=False)
+
+
+def dealing_pairs(monkeypatch: pytest.MonkeyPatch, players: int) -> None:
+    """Every open deck of this process deals every Kem's hand a pair: each seat's first two cards share
+    a rank (the second swapped with a talon card of the first's rank, so the deck still holds each card
+    once). The same on every peer in the process, so they agree; for tests at tables of peers, where
+    ``deal`` cannot write the hands."""
+    honest_observe = OpenDeck.observe
+
+    def observe(self: OpenDeck, effects: Iterable[Effect]) -> None:
+        effects = list(effects)
+        honest_observe(self, effects)
+        for effect in effects:
+            if effect["kind"] != "shuffled" or effect.get("zone") != TALON or "pool" not in effect:
+                continue
+            tokens = effect["tokens"]
+            talon = tokens[: -HAND * players]
+            for k in range(players):  # a seat is dealt tokens[-1 - k], then tokens[-1 - k - players]
+                first, second = tokens[-1 - k], tokens[-1 - k - players]
+                twin = next(t for t in talon if rank_of(self.faces[t]) == rank_of(self.faces[first]))
+                self.faces[second], self.faces[twin] = self.faces[twin], self.faces[second]
+
+    monkeypatch.setattr(OpenDeck, "observe", observe)
