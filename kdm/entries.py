@@ -95,7 +95,7 @@ class Act(Entry):
 
     TYPE: ClassVar[str] = "event"
     event: dict[str, Any] = field(default_factory=dict)
-    #: With the fair deck, the keys that show the faces the action names (``kdm.fair.table.pack_keys``).
+    #: With the fair deck, the keys that show the faces the action names (``kdm.fair.messages.pack_keys``).
     keys: bytes = b""
 
 
@@ -132,7 +132,7 @@ class DeckPart(Entry):
     commits: bytes = b""
     keys: bytes = b""
     tokens: bytes = b""
-    #: A turn's: the hash of the deck it was taken on (``kdm.fair.table.deck_hash``), so that a turn
+    #: A turn's: the hash of the deck it was taken on (``kdm.fair.turns.deck_hash``), so that a turn
     #: taken on a deck handed straight from the seat before counts only if the log holds that deck.
     after: bytes = b""
 
