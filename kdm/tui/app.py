@@ -100,8 +100,11 @@ class TableApp:
         for game in self.game_screens():
             game.on_notice(notice)
 
-    async def run(self) -> None:
-        """Show the table until the player leaves (or the task is cancelled)."""
+    async def run(self, errors_on_screen: bool = True) -> None:
+        """Show the table until the player leaves (or the task is cancelled). An exception nothing
+        handled is shown on the terminal, which waits for Enter (prompt_toolkit's way), unless
+        ``errors_on_screen`` is false: then it goes to the event loop's own handler (a test's, which fails
+        the test at once instead of waiting for a key that never comes)."""
         previous = self.peer.on_notice
 
         def both(notice: Notice) -> None:
@@ -114,7 +117,7 @@ class TableApp:
         loop = asyncio.get_running_loop()
         watchers = [loop.create_task(self._watch_liveness()), loop.create_task(self._count_down())]
         try:
-            await self.application.run_async()
+            await self.application.run_async(set_exception_handler=errors_on_screen)
         finally:
             for watcher in watchers:
                 watcher.cancel()

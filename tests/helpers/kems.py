@@ -5,7 +5,7 @@ the four turned cards and the talon, then every seat keeps its hand and the hunt
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pytest
 
@@ -76,11 +76,28 @@ def keep_hands(table: ScriptedTable) -> None:
         table.act(KeepHand(seat=kems(table.state).to_check[0]), settle=False)
 
 
+def _hand_with_one_pair(pool: list[str]) -> list[str]:
+    """Take from ``pool``, in its order, the first two cards of a rank left, then two of other ranks."""
+
+    def take(fits: Callable[[str], bool]) -> str:
+        face = next(face for face in pool if fits(face))
+        pool.remove(face)
+        return face
+
+    left = Counter(map(rank_of, pool))
+    first = take(lambda face: left[rank_of(face)] >= 2)
+    hand = [first, take(lambda face: rank_of(face) == rank_of(first))]
+    while len(hand) < HAND:
+        hand.append(take(lambda face: rank_of(face) not in map(rank_of, hand)))
+    return hand
+
+
 def dealing_pairs(monkeypatch: pytest.MonkeyPatch, players: int) -> None:
-    """Every open deck of this process deals every Kem's hand a pair: each seat's first two cards share
-    a rank (the second swapped with a talon card of the first's rank, so the deck still holds each card
-    once). The same on every peer in the process, so they agree; for tests at tables of peers, where
-    ``deal`` cannot write the hands."""
+    """Every open deck of this process deals every Kem's hand one pair and no three of a rank: the faces
+    the honest shuffle gave are dealt again, in their order, each hand taking the first two of a rank left
+    and then two cards of ranks it does not hold, the talon the rest (each card still once, and no hand is
+    redrawn, RULES 3.3). The same on every peer in the process, so they agree; for tests at tables of
+    peers, where ``deal`` cannot write the hands."""
     honest_observe = OpenDeck.observe
 
     def observe(self: OpenDeck, effects: Iterable[Effect]) -> None:
@@ -90,10 +107,12 @@ def dealing_pairs(monkeypatch: pytest.MonkeyPatch, players: int) -> None:
             if effect["kind"] != "shuffled" or effect.get("zone") != TALON or "pool" not in effect:
                 continue
             tokens = effect["tokens"]
-            talon = tokens[: -HAND * players]
-            for k in range(players):  # a seat is dealt tokens[-1 - k], then tokens[-1 - k - players]
-                first, second = tokens[-1 - k], tokens[-1 - k - players]
-                twin = next(t for t in talon if rank_of(self.faces[t]) == rank_of(self.faces[first]))
-                self.faces[second], self.faces[twin] = self.faces[twin], self.faces[second]
+            pool = [self.faces[token] for token in tokens]
+            dealt: dict[str, str] = {}
+            for k in range(players):  # a seat is dealt tokens[-1 - k], then tokens[-1 - k - players], ...
+                hand = _hand_with_one_pair(pool)
+                dealt.update({tokens[-1 - k - j * players]: face for j, face in enumerate(hand)})
+            self.faces.update(dealt)
+            self.faces.update(zip([token for token in tokens if token not in dealt], pool, strict=True))
 
     monkeypatch.setattr(OpenDeck, "observe", observe)

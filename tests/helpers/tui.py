@@ -68,7 +68,7 @@ class Table:
         """Show seat ``seat``'s screen, played from a fresh pipe of keys."""
         self.me, self.keys = seat, self._pipe.enter_context(create_pipe_input())
         self.app = TableApp(self.peers[seat], self.lang, input=self.keys, output=self.output, add_bot=add_bot)
-        self._running = asyncio.get_running_loop().create_task(self.app.run())
+        self._running = asyncio.get_running_loop().create_task(self.app.run(errors_on_screen=False))
         self.screen = self.app.screen
 
     async def close(self) -> None:
@@ -199,15 +199,40 @@ async def table(
             await peer.stop()
 
 
+async def _failing_on_loose_errors(scene: Callable[[], Awaitable[None]]) -> None:
+    """``scene``, stopped at the first exception that reaches the event loop's handler (raised in a
+    callback, or in a task nobody awaits: a peer applying an entry, the screen painting), which then
+    fails the test with it: the scene would otherwise wait for its deadline, or for ever."""
+    loop, main = asyncio.get_running_loop(), asyncio.current_task()
+    assert main is not None
+    loose: list[dict[str, Any]] = []
+
+    def stop(_loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        loose.append(context)
+        main.cancel()
+
+    loop.set_exception_handler(stop)
+    try:
+        await asyncio.wait_for(scene(), 60)
+    except asyncio.CancelledError:
+        if not loose:
+            raise
+    finally:
+        loop.set_exception_handler(None)
+    if loose:
+        first = loose[0]
+        raise AssertionError(f"unhandled in the event loop: {first['message']}") from first.get("exception")
+
+
 def run(scene: Callable[[], Awaitable[None]]) -> None:
     """Play ``scene`` on virtual time: the table's timers and the bots' thinking take no real time."""
-    run_virtual(asyncio.wait_for(scene(), 60))
+    run_virtual(_failing_on_loose_errors(scene))
 
 
 def run_real(scene: Callable[[], Awaitable[None]]) -> None:
     """Play ``scene`` on the real clock: for a scene that waits on a real process (virtual time would
     jump to its deadline while the process runs)."""
-    asyncio.run(asyncio.wait_for(scene(), 60))
+    asyncio.run(_failing_on_loose_errors(scene))
 
 
 def hand_faces(scene: Table) -> list[str]:
