@@ -32,6 +32,7 @@ from kdm.plugins.kilo.screen.text import say
 from kdm.tui.command import run_play, stderr_to
 from kdm.tui.panels import LEFT_COLUMN
 from kdm.tui.text import CATALOGUE, as_argument
+from tests.helpers.deals import dealing_no_combos
 from tests.helpers.tui import (
     Screen80x24,
     assert_both_languages,
@@ -45,7 +46,11 @@ from tests.helpers.tui import (
 # --- the table screen -------------------------------------------------------------------------------
 
 
-def test_a_pass_chosen_with_a_digit_and_enter_reaches_the_log_and_the_hand() -> None:
+def test_a_pass_chosen_with_a_digit_and_enter_reaches_the_log_and_the_hand(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dealing_no_combos(monkeypatch)  # a combo at the deal would ask seat 0 to slap, not to pass
+
     async def scene() -> None:
         async with table() as t:
             await t.others_pass_until_my_turn()
