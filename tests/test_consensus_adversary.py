@@ -53,8 +53,9 @@ def play_usurped(root: Path) -> tuple[Game, list[tuple[float, int]]]:
     seen: list[tuple[float, int]] = []
     stop = threading.Event()
     programs = {USURPER: client("usurper")}
-    # Long enough for the whole attack (two floods of FLOOD_S) while the game runs.
-    with table(root, 4, rounds=4, programs=programs, env=logging_env(root), options=QUICK) as scene:
+    # Long enough for the whole attack (two floods of FLOOD_S) while the game runs: four rounds (25 s
+    # here) once ended before it did, in a full run on a loaded machine, when rounds came short.
+    with table(root, 4, rounds=6, programs=programs, env=logging_env(root), options=QUICK) as scene:
         (founder_log,) = (root / "p0" / "tables").glob("*.log")
         sampler = threading.Thread(target=growth, args=(founder_log, stop, seen))
         sampler.start()
