@@ -228,9 +228,10 @@ def kdm_chat_refused(state: TableState, seat: int, text: str) -> str | None:
 def kdm_note_refused(state: TableState, note: PrivateNote) -> str | None:
     """Why the table takes no private note ``note`` (``kdm.deck.PrivateNote``, between two seats) now,
     or None to take it. Asked where a note is written and where it arrives: a refused one is dropped
-    there, logged with the reason, and never reaches either seat's knowledge. A note cannot be checked
-    against the log (it never enters it), so this is the honest clients' rule, as a table's "no
-    private word" is. ``firstresult``.
+    there, logged with the reason, and never reaches either seat's knowledge. A note never enters the
+    log, but what it says of itself proves nothing: a game that closes notes at some point has the log
+    commit a digest of the notes written in time (Kem's ``TeamReady`` does, salted so that the digest
+    tells nothing) and takes, afterwards, only a note whose digest is there. ``firstresult``.
     """
     raise NotImplementedError
 

@@ -39,8 +39,8 @@ from kdm.plugins.kems.events import (
     TeamReady,
     Turn,
 )
-from kdm.plugins.kems.rules import BIN, GESTURES, NOTES_CLOSED, TABLE, TALON, deck_faces, kems
-from kdm.plugins.kems.view import KemsView, Signs
+from kdm.plugins.kems.rules import BIN, GESTURES, NOTES_CLOSED, TABLE, TALON, deck_faces, kems, note_digest
+from kdm.plugins.kems.view import SALT_SIZE, KemsView, Signs
 from kdm.plugins.kilo.events import Close, ShowHand
 from kdm.testing import ScriptedTable, check_places, without_hints
 from tests.helpers.kems import NEXT, TURNED, deal, keep_hands
@@ -378,21 +378,52 @@ def test_rule_3_2_time_for_signs_runs_out_and_no_private_note_is_taken_afterward
 ) -> None:
     table = new_table()
     driver = table.driver
-    before = PrivateNote(sender=1, to=3, data=Signs(("wink",), None, 0).note_data(written=table.state.seq))
+    before = PrivateNote(sender=1, to=3, data=Signs(("wink",), None, 0, salt=b"1" * SALT_SIZE).note_data())
     assert driver.note_refused(before) is None and driver.noted(before) == [1, 3]
-    table.act(TeamReady(seat=1))
+    table.act(TeamReady(seat=1, note=note_digest(before.data)))
     table.fire("ready_time")  # team 0 never said it agreed
     assert table.last("signs_closed")["missing"] == [0] and table.state.phase == "dealing"
     assert table.describe_last("signs_closed").endswith("(no signs for seat 0 and seat 2)")
     named = table.describe_last("signs_closed", "fr", names=["Ana", "Bea", "Chloé", "Dan"])
     assert named.endswith("(pas de signes pour Ana et Chloé)")
-    late = PrivateNote(sender=0, to=2, data=Signs(("yawn",), None, 0).note_data(written=table.state.seq))
+    late = PrivateNote(sender=0, to=2, data=Signs(("yawn",), None, 0).note_data())
     assert driver.note_refused(late) == NOTES_CLOSED
     assert driver.noted(late) == [] and table.deck.notes.get(0) is None  # dropped: nobody learns it
-    undated = PrivateNote(sender=0, to=2, data={"signs": ["yawn"], "presign": None, "deal": 1})
-    assert driver.note_refused(undated) == NOTES_CLOSED
-    # The note agreed in time is still taken when handed on again to a partner who came back.
+    # The note agreed in time is still taken when handed on again to a partner who came back: the log
+    # holds its digest. Another, whatever it says of when it was written, is not.
     assert driver.note_refused(before) is None
+    for backdated in (
+        {**before.data, "salt": b"2" * SALT_SIZE},
+        {**before.data, "signs": ["yawn"]},
+        {**Signs(("yawn",), None, 0).note_data(), "written": 0},
+    ):
+        assert driver.note_refused(PrivateNote(sender=1, to=3, data=backdated)) == NOTES_CLOSED
+    assert (
+        driver.note_refused(PrivateNote(sender=0, to=2, data=before.data)) == NOTES_CLOSED
+    )  # not its team's
+
+
+def test_rule_3_2_a_team_that_chooses_again_before_play_commits_the_note_that_holds(
+    new_table: TableMaker,
+) -> None:
+    """Partners may change their signs until the signs close: the team's first seat says so again, with
+    the new note's digest, and only that note is taken afterwards; saying it again with the same note,
+    or with none, is refused."""
+    table = new_table()
+    first = Signs(("wink",), None, 0, salt=b"1" * SALT_SIZE).note_data()
+    second = Signs(("yawn",), None, 0, salt=b"2" * SALT_SIZE).note_data()
+    table.act(TeamReady(seat=0, note=note_digest(first)))
+    for again in (note_digest(first), b""):
+        with pytest.raises(IllegalAction, match="team 0 has agreed its signs already"):
+            table.act(TeamReady(seat=0, note=again))
+    with pytest.raises(IllegalAction, match="a note's digest is 16 bytes"):
+        table.act(TeamReady(seat=0, note=b"short"))
+    table.act(TeamReady(seat=0, note=note_digest(second)))
+    assert table.state.phase == "signing"  # team 1 has not agreed yet
+    table.act(TeamReady(seat=1))
+    assert table.state.phase == "dealing"
+    assert table.driver.note_refused(PrivateNote(sender=0, to=2, data=first)) == NOTES_CLOSED
+    assert table.driver.note_refused(PrivateNote(sender=0, to=2, data=second)) is None
 
 
 @pytest.mark.parametrize(("signs", "agreed"), [("one", ("wink",)), ("multi", ("wink", "cough"))])
@@ -406,7 +437,7 @@ def test_rule_3_2_signs_one_or_multi_are_agreed_by_the_partners_only(
     assert table.state.options["signs"] == signs
     deal(table)
     before = table.engine.digest()
-    table.deck.note(PrivateNote(sender=0, to=2, data=Signs(agreed, "yawn", 1).note_data(written=0)))
+    table.deck.note(PrivateNote(sender=0, to=2, data=Signs(agreed, "yawn", 1).note_data()))
     assert table.engine.digest() == before
     assert [view(table, seat).signs for seat in range(4)] == [agreed, (), agreed, ()]
     assert [view(table, seat).presign for seat in range(4)] == ["yawn", None, "yawn", None]

@@ -102,7 +102,7 @@ def test_a_decoy_planned_before_the_signs_changed_is_never_the_sign() -> None:
 
     decoy = planned()
     assert planned() == decoy  # a plan stays the same while the bot waits
-    deck.note(PrivateNote(sender=0, to=2, data=Signs((decoy.gesture,), None, 0).note_data(written=0)))
+    deck.note(PrivateNote(sender=0, to=2, data=Signs((decoy.gesture,), None, 0).note_data()))
     assert planned().gesture != decoy.gesture
 
 

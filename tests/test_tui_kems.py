@@ -27,9 +27,10 @@ from kdm.deck import Knowledge, PrivateNote
 from kdm.errors import UsageError
 from kdm.net.clock import monotonic_ms
 from kdm.plugins.kems.events import Call, Gesture, Sweep, SweepAnswer
-from kdm.plugins.kems.rules import GESTURES, kems
+from kdm.plugins.kems.rules import GESTURES, kems, note_digest
 from kdm.plugins.kems.screen.text import CATALOGUE
 from kdm.plugins.kems.text import gesture_name
+from kdm.plugins.kems.view import SALT_SIZE
 from kdm.tui.command import run_play
 from kdm.tui.panels import LEFT_COLUMN
 from kdm.tui.text import say as table_say
@@ -63,8 +64,9 @@ def hand(t: Table, seat: int | None = None) -> list[tuple[int, str]]:
 
 
 def agreed_signs(note: PrivateNote) -> dict[str, Any]:
-    """What a sign note says, without the seq it was written at."""
-    return {key: value for key, value in note.data.items() if key != "written"}
+    """What a sign note says, without its salt (random, ``Signs.salt``)."""
+    assert isinstance(note.data["salt"], bytes) and len(note.data["salt"]) == SALT_SIZE
+    return {key: value for key, value in note.data.items() if key != "salt"}
 
 
 async def hunt_again(t: Table) -> None:
@@ -88,6 +90,9 @@ def test_the_first_seat_chooses_the_sign_before_play_and_only_the_partner_learns
             assert t.peers[0].deck.notes[0] == notes[2]
             assert not t.peers[1].deck.notes and not t.peers[3].deck.notes  # opponents learn nothing
             assert all(entry["t"] != "note" and "wink" not in str(entry) for entry in t.log.decoded())
+            # What the log holds of it: its digest, the one note a partner may be handed once play began.
+            committed = [event["note"] for event in t.log.events("team_ready", seat=0)]
+            assert committed == [note_digest(notes[2][0].data)]
             await left_shows(t, "your team's sign: winks")
             assert "player2 now knows your sign" in t.text()
             await t.sit(2)  # the partner sees it too, and may not choose it

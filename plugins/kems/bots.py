@@ -30,7 +30,7 @@ from kdm.events import ShowHand
 from kdm.hookspecs import hookimpl
 from kdm.plugins.kems.events import Call, Exchange, Gesture, ShowTwo, Sweep, SweepAnswer, TeamReady
 from kdm.plugins.kems.rules import GESTURES, HAND, NAME, is_four_of_a_kind, partner_of, team_of
-from kdm.plugins.kems.view import KemsView, Signs
+from kdm.plugins.kems.view import SALT_SIZE, KemsView, Signs
 
 #: A learned gesture must have come before an opponent's confirmed call this often to be trusted...
 CATCH_MIN_SCORE = 2.0
@@ -122,7 +122,7 @@ def _agree_signs(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Dec
         return None
     if table.signs:
         if view.phase == "signing" and table.team not in table.agreed:
-            return Decision(TeamReady(seat=view.seat), 50.0)
+            return Decision(TeamReady(seat=view.seat, note=table.note), 50.0)
         return None
     chosen = watch.chosen.get(0)
     if chosen is None:
@@ -132,8 +132,9 @@ def _agree_signs(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Dec
         if bot.memory.get("kems_signs", "fixed") == "vary":
             others = [g for g in GESTURES if g != picked[count]]
             rotation = tuple(tuple(bot.rng.sample(others, count)) for _ in range(ROTATION))
-        chosen = watch.chosen[0] = Signs(tuple(picked[:count]), picked[count], table.deal, rotation)
-    note = PrivateNote(sender=view.seat, to=table.partner, data=chosen.note_data(view.seq))
+        salt = bot.rng.randbytes(SALT_SIZE)  # as secret as the bot's signs, and a simulation replays it
+        chosen = watch.chosen[0] = Signs(tuple(picked[:count]), picked[count], table.deal, rotation, salt)
+    note = PrivateNote(sender=view.seat, to=table.partner, data=chosen.note_data())
     return Decision(note, 50.0)
 
 

@@ -120,10 +120,13 @@ class ShowTwo(Event):
 
 @dataclass(frozen=True)
 class TeamReady(Event):
-    """``seat``, first of its team, has told its partner the team's signs (what they are stays private)."""
+    """``seat``, first of its team, has told its partner the team's signs (what they are stays private).
+    ``note`` is the digest of that note (``kdm.plugins.kems.rules.note_digest``): once the signs are
+    closed, a note handed on to a partner whose laptop came back is taken only if it is this one."""
 
     kind: ClassVar[str] = "team_ready"
     seat: int
+    note: bytes = b""
 
 
 @dataclass(frozen=True)

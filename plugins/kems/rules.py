@@ -23,6 +23,7 @@ deck service lets that player alone learn them.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -54,7 +55,7 @@ from kdm.plugins.kems.events import (
     TeamReady,
     Turn,
 )
-from kdm.state import TableState
+from kdm.state import TableState, canonical_bytes
 from kdm.window import Close, race, tiebreaks
 
 NAME = "kems"
@@ -104,6 +105,9 @@ class KemsTable:
     #: (every team agreed, or ``signs_ms`` passed): a private note written after it is refused.
     agreed: list[int] = field(default_factory=list)
     signs_closed_at: int | None = None
+    #: Each team's note, as its ``TeamReady`` committed it (``note_digest``): the one note a partner may
+    #: still be handed once the signs are closed.
+    agreed_notes: dict[int, bytes] = field(default_factory=dict)
     # This deal's:
     dealer: int = -1
     deal_started: int = 0
@@ -153,6 +157,7 @@ GAME_FIELDS = frozenset(
         "dealer",
         "agreed",
         "signs_closed_at",
+        "agreed_notes",
     }
 )
 DEAL_FIELDS = tuple(f.name for f in dataclasses.fields(KemsTable) if f.name not in GAME_FIELDS)
@@ -343,10 +348,16 @@ def _team_ready(engine: Engine, event: TeamReady) -> list[KemsEffect]:
     team = team_of(event.seat, state.players)
     if team_seats(team, state.players)[0] != event.seat:
         raise IllegalAction(f"the first seat of team {team} says its signs are agreed, not seat {event.seat}")
-    if team in data.agreed:
+    if not isinstance(event.note, bytes) or len(event.note) not in (0, NOTE_DIGEST_SIZE):
+        raise IllegalAction(f"a note's digest is {NOTE_DIGEST_SIZE} bytes")
+    if team in data.agreed and (not event.note or data.agreed_notes.get(team) == event.note):
         raise IllegalAction(f"team {team} has agreed its signs already")
-    data.agreed.append(team)
+    if event.note:  # partners who chose again before play say which note holds
+        data.agreed_notes[team] = event.note
     effects: list[KemsEffect] = [{"kind": "team_ready", "seat": event.seat, "wake": ()}]
+    if team in data.agreed:
+        return effects
+    data.agreed.append(team)
     if len(data.agreed) == data.teams:
         effects += _close_signs(state)
     return effects
@@ -911,16 +922,29 @@ def kdm_chat_refused(state: TableState, seat: int, text: str) -> str | None:
 NOTES_CLOSED = "signs are agreed before the first « La chasse est ouverte ! »: no private word during play"
 
 
+#: The size of a note's digest in a ``TeamReady``.
+NOTE_DIGEST_SIZE = 16
+
+
+def note_digest(data: Mapping[str, Any]) -> bytes:
+    """What a ``TeamReady`` commits of its team's note: a digest of its data in canonical form. The data
+    holds a secret salt (``Signs.salt``), so that nobody can find the signs from the digest by trying
+    the few gestures there are."""
+    packed = canonical_bytes(dict(data))
+    return hashlib.blake2b(packed, digest_size=NOTE_DIGEST_SIZE, person=b"kdm kems note").digest()
+
+
 @hookimpl
 def kdm_note_refused(state: TableState, note: PrivateNote) -> str | None:
-    """RULES 3.2: a note written once the signs are closed (before the first deal, so before the first
-    hunt) is refused. A note written before (``written``, the seq its writer had seen) still passes
-    when it is handed on again later, to a partner whose laptop came back."""
-    closed_at = kems(state).signs_closed_at
-    written = note.data.get("written")
-    if closed_at is None or (
-        isinstance(written, int) and not isinstance(written, bool) and written < closed_at
-    ):
+    """RULES 3.2: once the signs are closed (before the first deal, so before the first hunt), the only
+    note taken is the one its team's ``TeamReady`` committed (``agreed_notes``), handed on again to a
+    partner whose laptop came back: what the log proves was written in time, whatever a note says of
+    itself."""
+    data = kems(state)
+    if data.signs_closed_at is None:
+        return None
+    agreed = data.agreed_notes.get(team_of(note.sender, state.players))
+    if agreed is not None and note_digest(note.data) == agreed:
         return None
     return NOTES_CLOSED
 

@@ -6,6 +6,7 @@ A seat's view holds the public table plus what that seat alone may know: its tea
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ from kdm.plugins.kems.rules import (
     TALON,
     KemsTable,
     kems,
+    note_digest,
     partner_of,
     team_of,
     team_seats,
@@ -38,6 +40,8 @@ class KemsView:
     #: This team's signs (as they hold this deal) and pre-sign, as agreed privately (empty until then).
     signs: tuple[str, ...]
     presign: str | None
+    #: The digest of the note they come from (``note_digest``), which the team's ``TeamReady`` commits.
+    note: bytes
     # --- what every seat sees alike (built once per event by ``_public_part``, in this order)
     team_scores: tuple[int, ...]
     target: int
@@ -87,8 +91,9 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
     )
     # Positional, in field order: this runs for every bot at every event it looks at.
     return NAME, KemsView(
-        team_of(seat, players), partner_of(seat, players), shown_to_me, agreed.signs, agreed.presign, *public
-    )
+        team_of(seat, players), partner_of(seat, players), shown_to_me, agreed.signs, agreed.presign,
+        agreed.note, *public,
+    )  # fmt: skip
 
 
 def _public_part(state: TableState, data: KemsTable) -> tuple[Any, ...]:
@@ -123,21 +128,29 @@ def _public_part(state: TableState, data: KemsTable) -> tuple[Any, ...]:
     )
 
 
+#: The bytes of a note's salt (``Signs.salt``): too many to try.
+SALT_SIZE = 16
+
+
 @dataclass(frozen=True)
 class Signs:
     """What two partners agreed privately before play: their signs, a pre-sign, the deal they agreed
     at, and optionally a ``rotation`` (one set of signs per deal, in turn), so that partners who vary
-    their sign need no private word once play has begun (RULES 3.2)."""
+    their sign need no private word once play has begun (RULES 3.2). ``salt``, a secret of the two
+    (random from a person's screen, from a bot's own draws), keeps the note's digest in the log from
+    telling the signs; ``note`` is that digest, for signs read from a note."""
 
     signs: tuple[str, ...] = ()
     presign: str | None = None
     deal: int = 0
     rotation: tuple[tuple[str, ...], ...] = ()
+    salt: bytes = b""
+    note: bytes = b""
 
-    def note_data(self, written: int) -> dict[str, Any]:
-        """As the plain data of a ``PrivateNote`` written at seq ``written`` (``kdm_note_refused``)."""
+    def note_data(self) -> dict[str, Any]:
+        """As the plain data of a ``PrivateNote`` (whose digest the team's ``TeamReady`` carries)."""
         data: dict[str, Any] = {
-            "signs": list(self.signs), "presign": self.presign, "deal": self.deal, "written": written
+            "signs": list(self.signs), "presign": self.presign, "deal": self.deal, "salt": self.salt
         }  # fmt: skip
         if self.rotation:
             data["rotation"] = [list(signs) for signs in self.rotation]
@@ -148,7 +161,7 @@ class Signs:
         if not self.rotation or deal < 1:
             return self
         signs = self.rotation[(deal - 1) % len(self.rotation)]
-        return Signs(signs, self.presign, self.deal, self.rotation)
+        return dataclasses.replace(self, signs=signs)
 
 
 def team_signs(knowledge: Knowledge, seat: int, players: int, deal: int = 0) -> Signs:
@@ -168,8 +181,13 @@ def _latest_signs(knowledge: Knowledge, seat: int, players: int, deal: int) -> S
         if {note.sender, note.to} != {seat, partner}:
             continue
         signs, presign, agreed = note.data.get("signs"), note.data.get("presign"), note.data.get("deal", 0)
-        rotation = note.data.get("rotation", [])
-        if isinstance(signs, list | tuple) and isinstance(agreed, int) and isinstance(rotation, list | tuple):
+        rotation, salt = note.data.get("rotation", []), note.data.get("salt", b"")
+        if (
+            isinstance(signs, list | tuple)
+            and isinstance(agreed, int)
+            and isinstance(rotation, list | tuple)
+            and isinstance(salt, bytes)
+        ):
             turns = tuple(
                 tuple(sign for sign in turn if sign in GESTURES)
                 for turn in rotation
@@ -180,6 +198,8 @@ def _latest_signs(knowledge: Knowledge, seat: int, players: int, deal: int) -> S
                 presign if presign in GESTURES else None,
                 agreed,
                 tuple(turn for turn in turns if turn),
+                salt,
+                note_digest(note.data),
             ).for_deal(deal)
     return Signs()
 

@@ -13,6 +13,7 @@ on the agreed clock, ``trigger``/``rt`` from the paint of the latest gesture or 
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterable
 from typing import Any
 
@@ -22,10 +23,10 @@ from kdm.engine import SeatView
 from kdm.events import ShowHand
 from kdm.notices import Applied, Notice, Said
 from kdm.plugins.kems.events import Call, Exchange, Gesture, ShowTwo, Sweep, SweepAnswer, TeamReady
-from kdm.plugins.kems.rules import GESTURES, HAND, NAME, TABLE_CARDS, is_four_of_a_kind, team_of
+from kdm.plugins.kems.rules import GESTURES, HAND, NAME, TABLE_CARDS, is_four_of_a_kind, note_digest, team_of
 from kdm.plugins.kems.screen.text import say
 from kdm.plugins.kems.text import CALL_NAMES, gesture_name
-from kdm.plugins.kems.view import KemsView, Signs
+from kdm.plugins.kems.view import SALT_SIZE, KemsView, Signs
 from kdm.tui.panels import card_fragment
 from kdm.tui.state import TableScreen
 
@@ -429,14 +430,18 @@ class KemsPlay:
             return False
         if not self.draft_signs:
             return self.tell("choose_sign_first")
-        chosen = Signs(tuple(self.draft_signs), self.draft_presign, part.deal)
+        chosen = Signs(
+            tuple(self.draft_signs), self.draft_presign, part.deal, salt=secrets.token_bytes(SALT_SIZE)
+        )
         self.signs_open = False
         if part.signs_closed:  # time ran out while the chooser was up
             self.signs_open = False
             return self.tell("signs_closed")
-        self.screen.peer.send_note(PrivateNote(sender=seat, to=part.partner, data=chosen.note_data(view.seq)))
-        if part.team not in part.agreed:  # the table learns that the team is ready, never the signs
-            self.screen.peer.act(TeamReady(seat=seat))
+        note = chosen.note_data()
+        self.screen.peer.send_note(PrivateNote(sender=seat, to=part.partner, data=note))
+        # The table learns that the team is ready, and which note holds (chosen again: this one), never
+        # the signs.
+        self.screen.peer.act(TeamReady(seat=seat, note=note_digest(note)))
         return self.tell("signs_sent", name=self.screen.name(part.partner))
 
     # --- closing ----------------------------------------------------------------------------------
