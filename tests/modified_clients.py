@@ -31,6 +31,11 @@ of program, not a mock of one.
   leads, it asks the other voter whether seat 1's live process is silent (the honest voter says it is
   not, and signs nothing), then writes a takeover of seat 1 with its own word and a word it signed in
   the other voter's name: what a leader that decides alone would write, straight into its own log.
+- ``backdater``: a seated player's client at a Kem's table, the second seat of its team. Once the
+  signs are closed (RULES 3.2: no private word during play), it sends its partner notes that would
+  change the team's sign, each saying it was written before: one as notes once said so (``"written":
+  0``, no salt) and one salted like an honest note, with ``"written": 0`` too. Its own process keeps
+  neither (it sends them sealed, past its own check).
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
 - ``pin-guesser SECONDS MEMBER...``: a stranger who guesses the table's PIN against every member at
@@ -64,6 +69,7 @@ import zmq
 
 from kdm import cli, entries
 from kdm.agents import Bot, Decision
+from kdm.deck import PrivateNote
 from kdm.driver import TableDriver
 from kdm.engine import Duty, SeatView
 from kdm.entries import SILENT, Act, Chat, Done, EntryId, Takeover
@@ -79,6 +85,8 @@ from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_signing import TableSigner, head_payload, vote_payload
 from kdm.notices import Notice, Rejected
 from kdm.peer import CLOCK_SETTLE_MS, Peer
+from kdm.plugins.kems import rules as kems_rules
+from kdm.plugins.kems.view import SALT_SIZE, Signs, team_signs
 from kdm.plugins.kilo import bots as kilo_bots
 from kdm.plugins.kilo.events import Announce, Draw, ShowHand, Slap
 from kdm.record import NO_TABLE_YET
@@ -584,6 +592,33 @@ async def take_a_live_seat(peer: Peer) -> None:
     )  # fmt: skip
 
 
+# --- the backdater: notes that say they were written in time -------------------------------------
+
+
+def backdater() -> None:
+    beside_the_peer(backdate)
+
+
+async def backdate(peer: Peer) -> None:
+    await until(
+        lambda: (
+            peer.record.engine is not None
+            and kems_rules.kems(peer.record.engine.state).signs_closed_at is not None
+            and peer.seat is not None
+        )
+    )
+    engine, agent, seat = peer.record.engine, peer.host.agents[0], peer.seat
+    assert engine is not None and seat is not None
+    partner = kems_rules.partner_of(seat, engine.state.players)
+    known = team_signs(peer.deck.knowledge(engine.state, seat), seat, engine.state.players).signs
+    other = next(gesture for gesture in kems_rules.GESTURES if gesture not in known)
+    salted = Signs((other,), None, 0, salt=os.urandom(SALT_SIZE)).note_data()
+    for data in ({"signs": [other], "presign": None, "deal": 0, "written": 0}, {**salted, "written": 0}):
+        peer.host.notes._send_sealed(PrivateNote(seat, partner, data), agent, partner)
+        peer.flush()
+        note("backdated note", seat=seat, to=partner, sign=other)
+
+
 # --- the join race -------------------------------------------------------------------------------
 
 
@@ -628,6 +663,8 @@ def main(argv: list[str]) -> int:
         forker()
     elif role == "thief":
         thief()
+    elif role == "backdater":
+        backdater()
     elif role == "late-founder":
         late_founder(int(arguments.pop(0)))
     elif role == "pin-guesser":
