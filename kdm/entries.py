@@ -118,7 +118,8 @@ class Takeover(Entry):
 @dataclass(frozen=True)
 class DeckPart(Entry):
     """Seat ``seat``'s part in the fair deck (``kdm.fair.table``): a ``step`` of shuffle ``shuffle``
-    (``strip``, ``lock`` or ``key``: the deck after its turn, with its commitments for ``key``), its
+    (``strip``, ``lock`` or ``key``: the deck after its turn, with its commitments and proofs,
+    ``kdm.fair.proofs``), its
     keys for cards shown to the table (``show``: ``tokens`` and ``keys``), the keys it asks for
     (``missing``: (token, owner) pairs in ``tokens``), or keys it was asked for (``sealed``: (token,
     asker) pairs, each key sealed to its asker). Points and keys are 32 bytes each, numbers 4,
@@ -132,6 +133,8 @@ class DeckPart(Entry):
     commits: bytes = b""
     keys: bytes = b""
     tokens: bytes = b""
+    #: A turn's proofs that it used the deck it was handed and the keys it committed to.
+    proof: bytes = b""
     #: A turn's: the hash of the deck it was taken on (``kdm.fair.turns.deck_hash``), so that a turn
     #: taken on a deck handed straight from the seat before counts only if the log holds that deck.
     after: bytes = b""

@@ -25,6 +25,7 @@ from kdm.deck import OpenDeck
 from kdm.engine import Duty, Engine
 from kdm.entries import Act, DeckPart, EntryId, Takeover, decode
 from kdm.events import Event
+from kdm.fair.group import card_point, lock, random_key
 from kdm.fair.shuffle import face_of, reveal
 from kdm.fair.table import (
     ASK_AFTER_MS,
@@ -301,6 +302,8 @@ class DeckTable:
         self.log: list[DeckPart] = []
         #: (giver, receiver): keys one seat's process never sends another.
         self.withheld: set[tuple[int, int]] = set()
+        #: Parts every deck refused: (seat, why).
+        self.refused: list[tuple[int, str]] = []
 
     def made(self, effect: dict[str, Any]) -> None:
         for deck in self.decks:
@@ -354,9 +357,14 @@ class DeckTable:
             fields["deck"] = b"".join(tamper(_split(fields["deck"])))
         self.counter += 1
         part = DeckPart(EntryId("n", self.counter), seat=item.seat, **fields)
-        for deck in self.decks:
-            assert deck.committed(part, item.seat) is None
-        self.log.append(part)
+        answers = {deck.committed(part, item.seat) for deck in self.decks}
+        assert len(answers) == 1, answers  # every peer takes it, or refuses it for one reason
+        (answer,) = answers
+        if answer is None:
+            self.log.append(part)
+        else:
+            assert tamper is not None, answer  # only a tampered turn is refused
+            self.refused.append((item.seat, answer))
 
     def faces(self, seat: int) -> dict[int, str]:
         return self.decks[seat].knowledge(self.state, seat).faces
@@ -427,7 +435,7 @@ def test_a_reshuffle_takes_hidden_and_shown_cards_and_keeps_them_hidden_until_sh
         assert sorted(reshuffled) == sorted(deck.audited_faces[token] for token in old)
 
 
-def test_the_audit_names_a_seat_whose_reshuffle_strip_swapped_a_card() -> None:
+def test_a_reshuffle_strip_that_swapped_a_card_is_refused_at_its_turn_and_names_its_seat() -> None:
     table = DeckTable()
     dealt_pile(table)
     old = table.state.zones["pile"]
@@ -436,12 +444,12 @@ def test_the_audit_names_a_seat_whose_reshuffle_strip_swapped_a_card() -> None:
     table.tamper[("strip", 2)] = lambda points: [points[0], *points][: len(points)]
     table.made({"kind": "shuffled", "zone": "pile", "tokens": new, "from_tokens": old, "seed": b""})
     table.settle()
+    why = "its strip deck at position 1 is not the card it was handed, under the key it committed to"
+    assert table.refused == [(2, f"seat 2's strip: {why}")]
     for deck in table.decks:
-        deck.over = True
-    table.settle()
-    for deck in table.decks:
-        assert [finding.seat for finding in deck.findings] == [2]
-        assert "strip" in deck.findings[0].reason
+        assert [(finding.seat, finding.reason) for finding in deck.findings] == [(2, f"in shuffle 1: {why}")]
+        assert deck.shuffles[1].turn(4) == ("strip", 2)  # nothing of it is dealt: the table waits on seat 2
+        assert deck.waiting_on(table.state, ()) == {2}
 
 
 def test_a_seat_that_shows_false_faces_at_a_fair_table_is_refused_by_every_peer(
@@ -459,17 +467,45 @@ def test_a_seat_that_shows_false_faces_at_a_fair_table_is_refused_by_every_peer(
     assert len(refusals) == 4 * len(lies)  # by every peer, the liar's own included
 
 
-def test_the_audit_names_a_seat_whose_shuffle_duplicates_a_card() -> None:
+@pytest.mark.parametrize(
+    ("step", "tamper", "why"),
+    [
+        ("lock", lambda points: [points[0], *points][: len(points)], "its lock deck holds a card twice"),
+        (
+            "lock",
+            lambda points: [lock(points[0], random_key()), *points[1:]],
+            "its lock deck is not the deck it was handed, locked with the key it committed to",
+        ),
+        (
+            "lock",  # one card for a card from outside the deck
+            lambda points: [lock(card_point("AS", "table"), random_key()), *points[1:]],
+            "its lock deck is not the deck it was handed, locked with the key it committed to",
+        ),
+        (
+            "key",
+            lambda points: [points[1], points[0], *points[2:]],
+            "its key deck at position 0 is not the card it was handed, under the key it committed to",
+        ),
+    ],
+    ids=["a card twice", "a point that is no card", "a card from outside", "two positions swapped"],
+)
+def test_a_shuffle_turn_that_is_not_what_its_keys_make_is_refused_at_its_turn_by_every_peer(
+    step: str, tamper: Callable[[list[bytes]], list[bytes]], why: str
+) -> None:
+    """Issue 'A referee nobody can fool', item 3: a turn proves it used the deck it was handed and the
+    keys it committed to (``kdm.fair.proofs``); every peer checks it when the log has it, before any card
+    is dealt, refuses it for one reason and names its seat. The table waits on that seat's turn again
+    (taken over once it withholds it past ``key_timeout_s``)."""
     table = DeckTable()
-    table.tamper[("lock", 1)] = lambda points: [points[0], *points][: len(points)]
-    dealt_pile(table)
-    for deck in table.decks:
-        deck.over = True
+    table.tamper[(step, 1)] = tamper
+    table.made(
+        {"kind": "shuffled", "zone": "pile", "tokens": list(range(len(PILE))), "pool": PILE, "seed": b""}
+    )
     table.settle()
+    assert table.refused == [(1, f"seat 1's {step}: {why}")]
     for deck in table.decks:
-        assert [(finding.seat, finding.reason) for finding in deck.findings] == [
-            (1, "in shuffle 0: its pass one deck holds a card twice")
-        ]
+        assert [(finding.seat, finding.reason) for finding in deck.findings] == [(1, f"in shuffle 0: {why}")]
+        assert deck.shuffles[0].turn(4) == (step, 1) and deck.waiting_on(table.state, ()) == {1}
 
 
 def test_a_false_key_handed_for_a_card_names_the_seat_that_handed_it() -> None:

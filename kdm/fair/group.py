@@ -23,9 +23,11 @@ from nacl import bindings
 from nacl.exceptions import RuntimeError as NaclRuntimeError
 
 __all__ = [
+    "BASE",
     "POINT_BYTES",
     "SCALAR_BYTES",
     "GroupError",
+    "add",
     "card_point",
     "commitment",
     "invert",
@@ -33,6 +35,10 @@ __all__ = [
     "lock",
     "product",
     "random_key",
+    "scalar_add",
+    "scalar_of",
+    "subtract",
+    "sum_of",
     "unlock",
     "valid_point",
 ]
@@ -45,6 +51,10 @@ CARD_DOMAIN = b"kdm fair deck v1\x00"
 
 class GroupError(ValueError):
     """A point or a key that is not one: the peer that sent it is named by whoever catches it."""
+
+
+#: The group's generator: a key's commitment is its multiple of it.
+BASE: bytes = bindings.crypto_scalarmult_ed25519_base_noclamp((1).to_bytes(SCALAR_BYTES, "little"))
 
 
 def card_point(face: str, table: str) -> bytes:
@@ -112,6 +122,47 @@ def is_commitment_of(committed: bytes, key: bytes) -> bool:
         return secrets.compare_digest(commitment(key), committed)
     except GroupError:
         return False
+
+
+def add(point: bytes, other: bytes) -> bytes:
+    """The sum of two points (the group's operation: ``lock`` distributes over it)."""
+    try:
+        total: bytes = bindings.crypto_core_ed25519_add(point, other)
+    except (NaclRuntimeError, TypeError, ValueError):
+        raise GroupError("not a point of the group") from None
+    return total
+
+
+def subtract(point: bytes, other: bytes) -> bytes:
+    """``point`` minus ``other``."""
+    try:
+        difference: bytes = bindings.crypto_core_ed25519_sub(point, other)
+    except (NaclRuntimeError, TypeError, ValueError):
+        raise GroupError("not a point of the group") from None
+    return difference
+
+
+def sum_of(points: list[bytes]) -> bytes:
+    """The sum of a deck's points: a deck locked with one key and permuted sums to its sum locked with
+    that key (``kdm.fair.proofs``)."""
+    if not points:
+        raise GroupError("an empty deck has no sum")
+    total = points[0]
+    for point in points[1:]:
+        total = add(total, point)
+    return total
+
+
+def scalar_add(key: bytes, other: bytes) -> bytes:
+    """``key`` + ``other`` modulo the group's order (not a key: it may be zero)."""
+    both: bytes = bindings.crypto_core_ed25519_scalar_add(key, other)
+    return both
+
+
+def scalar_of(digest: bytes) -> bytes:
+    """A 64-byte hash as a scalar (reduced modulo the group's order; zero once in 2^252)."""
+    scalar: bytes = bindings.crypto_core_ed25519_scalar_reduce(digest)
+    return scalar
 
 
 def valid_point(point: bytes) -> bool:

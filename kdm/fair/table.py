@@ -166,7 +166,9 @@ class FairDeck:
                 return None
             if not 0 <= shuffle < len(self.shared.shuffles) or step not in RESHUFFLE_STEPS:
                 return f"there is no shuffle {shuffle} to {step}"
-            return self.turns.taken(self.shared.shuffles[shuffle], seat, step, deck, commits, after)
+            return self.turns.taken(
+                self.shared.shuffles[shuffle], seat, step, deck, commits, part.proof, after
+            )
         except ValueError as error:
             return str(error)
 

@@ -3,8 +3,10 @@ of the seats played here, and taking in the turns the log holds).
 
 A fresh shuffle takes two turns of every seat, ``lock`` then ``key``; a reshuffle of cards already dealt
 takes a ``strip`` of every seat first (each swaps its key on them for a blind). A turn names the deck it
-was taken on by its hash (``deck_hash``). Decks, keys and commitments travel as points of ``POINT``
-bytes concatenated (``split_points``), numbers as 4 bytes each (``join_ints``, ``split_ints``).
+was taken on by its hash (``deck_hash``), commits to its keys and proves it used them
+(``kdm.fair.proofs``): a turn whose proof does not hold is refused when the log has it, and its seat
+named. Decks, keys and commitments travel as points of ``POINT`` bytes concatenated (``split_points``),
+numbers as 4 bytes each (``join_ints``, ``split_ints``).
 """
 
 from __future__ import annotations
@@ -15,9 +17,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kdm.fair.group import POINT_BYTES, GroupError, invert, lock, product, random_key
+from kdm.fair.group import (
+    BASE,
+    POINT_BYTES,
+    GroupError,
+    commitment,
+    invert,
+    lock,
+    product,
+    random_key,
+    sum_of,
+)
 from kdm.fair.messages import Finding, ToLog, ToNext
-from kdm.fair.shuffle import Secrets, deal_secrets, open_deck, pass_one, pass_two, unblinding
+from kdm.fair.proofs import PROOF_BYTES, prove, proves
+from kdm.fair.shuffle import Secrets, deal_secrets, open_deck, pass_one, unblinding
 from kdm.fair.state import Private, Shared
 
 __all__ = [
@@ -81,8 +94,11 @@ class Shuffle:
     #: A turn that could not be taken (a deck that is not one): the shuffle stops here.
     broken: str = ""
     #: Turns the log holds ahead of their time (taken on a deck handed straight from the seat before,
-    #: and committed first): (step, seat) → deck, commitments, the hash of the deck it was taken on.
-    waiting: dict[tuple[str, int], tuple[bytes, bytes, bytes]] = field(default_factory=dict)
+    #: and committed first): (step, seat) → deck, commitments, proofs, the hash of the deck it was taken on.
+    waiting: dict[tuple[str, int], tuple[bytes, bytes, bytes, bytes]] = field(default_factory=dict)
+    #: seat → the commitment its ``lock`` published to its deck key, and its ``strip`` to its blind.
+    deck_keys: dict[int, bytes] = field(default_factory=dict)
+    blinds: dict[int, bytes] = field(default_factory=dict)
 
     @property
     def steps(self) -> tuple[str, ...]:
@@ -217,34 +233,61 @@ class Turns:
         return None
 
     def _take(self, shuffle: Shuffle, step: str, seat: int, deck: list[bytes]) -> dict[str, Any]:
+        """Seat ``seat``'s turn on ``deck``: the new deck, what it commits to, and its proofs."""
         mine = (shuffle.index, seat)
         if step == "strip":
             blind = self.private.blinds[mine] = random_key()
-            stripped = []
-            for point, token in zip(deck, shuffle.sources, strict=True):
-                source, position = self.shared.where[token]
-                old = self.private.secrets[(source, seat)].position_keys[position]
-                stripped.append(lock(point, product(invert(old), blind)))
-            return {"deck": b"".join(stripped)}
+            blinded = commitment(blind)
+            stripped, proofs = [], []
+            for position, (point, token) in enumerate(zip(deck, shuffle.sources, strict=True)):
+                source, old = self.shared.where[token]
+                swap = product(invert(self.private.secrets[(source, seat)].position_keys[old]), blind)
+                stripped.append(lock(point, swap))
+                was = self._old_commitment(token, seat)
+                proofs.append(
+                    prove(swap, point, stripped[-1], was, blinded, _context(shuffle, step, seat, position))
+                )
+            return {"deck": b"".join(stripped), "commits": blinded, "proof": b"".join(proofs)}
         if step == "lock":
             secrets = self.private.secrets[mine] = deal_secrets(len(deck))
+            locking, base = secrets, BASE
             if shuffle.sources:
-                locking = Secrets(unblinding(secrets, self.private.blinds[mine]), secrets.permutation, ())
-                return {"deck": b"".join(pass_one(deck, locking))}
-            return {"deck": b"".join(pass_one(deck, secrets))}
+                blind = self.private.blinds[mine]
+                locking = Secrets(unblinding(secrets, blind), secrets.permutation, ())
+                base = commitment(blind)
+            locked = pass_one(deck, locking)
+            key = commitment(secrets.deck_key)
+            proof = prove(
+                locking.deck_key, sum_of(deck), sum_of(locked), base, key, _context(shuffle, step, seat)
+            )
+            return {"deck": b"".join(locked), "commits": key, "proof": proof}
         secrets = self.private.secrets[mine]
-        return {"deck": b"".join(pass_two(deck, secrets)), "commits": b"".join(secrets.commitments())}
+        off, key = invert(secrets.deck_key), commitment(secrets.deck_key)
+        keyed, commits, proofs = [], secrets.commitments(), []
+        for position, (point, position_key) in enumerate(zip(deck, secrets.position_keys, strict=True)):
+            swap = product(off, position_key)
+            keyed.append(lock(point, swap))
+            context = _context(shuffle, step, seat, position)
+            proofs.append(prove(swap, point, keyed[-1], key, commits[position], context))
+        return {"deck": b"".join(keyed), "commits": b"".join(commits), "proof": b"".join(proofs)}
+
+    def _old_commitment(self, token: int, seat: int) -> bytes:
+        """What seat ``seat`` committed to for the card ``token`` in the shuffle that dealt it."""
+        source, position = self.shared.where[token]
+        return self.shared.shuffles[source].committed[seat][position]
 
     def taken(
-        self, shuffle: Shuffle, seat: int, step: str, deck: bytes, commits: bytes, after: bytes
+        self, shuffle: Shuffle, seat: int, step: str, deck: bytes, commits: bytes, proof: bytes, after: bytes
     ) -> str | None:
         """A turn in the log: taken if it is the one the shuffle waits for and was taken on the deck the
         log holds; kept for later if a turn before it is still to come (it was taken on a deck handed
         straight from the seat before, and reached the log first)."""
         size = len(shuffle.tokens)
         split_points(deck, size, "a deck")
-        if step == "key":
-            split_points(commits, size, "commitments")
+        split_points(commits, size if step == "key" else 1, "commitments")
+        if len(proof) != PROOF_BYTES * (1 if step == "lock" else size):
+            each = "" if step == "lock" else " a card"
+            raise ValueError(f"a {step} turn's proofs are {PROOF_BYTES} bytes{each}")
         turn = shuffle.turn(self.shared.players)
         if turn != (step, seat):
             later = turn is not None and shuffle.order(step, seat, self.shared.players) > shuffle.order(
@@ -252,9 +295,9 @@ class Turns:
             )
             if not later or (step, seat) in shuffle.waiting:
                 return f"it is not seat {seat}'s turn to {step} shuffle {shuffle.index}"
-            shuffle.waiting[(step, seat)] = (deck, commits, after)
+            shuffle.waiting[(step, seat)] = (deck, commits, proof, after)
             return None
-        problem = self._append(shuffle, step, seat, deck, commits, after)
+        problem = self._append(shuffle, step, seat, deck, commits, proof, after)
         while problem is None and (turn := shuffle.turn(self.shared.players)) in shuffle.waiting:
             assert turn is not None
             waited = shuffle.waiting.pop(turn)
@@ -264,23 +307,71 @@ class Turns:
         return problem
 
     def _append(
-        self, shuffle: Shuffle, step: str, seat: int, deck: bytes, commits: bytes, after: bytes
+        self, shuffle: Shuffle, step: str, seat: int, deck: bytes, commits: bytes, proof: bytes, after: bytes
     ) -> str | None:
-        """A turn appended to the shuffle, if taken on the deck the log holds; why not."""
+        """A turn appended to the shuffle, if taken on the deck the log holds and its proofs hold; why
+        not (a proof that does not hold names the seat: every peer finds it, from the log alone)."""
         if after and after != deck_hash(shuffle.current()):
             return f"seat {seat}'s {step} was taken on a deck the log does not hold"
         size = len(shuffle.tokens)
-        shuffle.decks[step].append(split_points(deck, size, "a deck"))
+        points, committed = (
+            split_points(deck, size, "a deck"),
+            split_points(commits, len(commits) // POINT, ""),
+        )
+        false = self._refuted(shuffle, step, seat, points, committed, proof)
+        if false:
+            self.private.find(Finding(seat, f"in shuffle {shuffle.index}: {false}"))
+            return f"seat {seat}'s {step}: {false}"
+        shuffle.decks[step].append(points)
         if step == "key":
-            shuffle.committed.append(split_points(commits, size, "commitments"))
+            shuffle.committed.append(committed)
+        elif step == "lock":
+            shuffle.deck_keys[seat] = committed[0]
+        else:
+            shuffle.blinds[seat] = committed[0]
         if shuffle.turn(self.shared.players) is None:
             for handed in [key for key in self.ahead if key[0] == shuffle.index]:
                 del self.ahead[handed]  # the log holds every turn now
             self.on_dealt(shuffle)
         return None
 
+    def _refuted(
+        self, shuffle: Shuffle, step: str, seat: int, deck: list[bytes], commits: list[bytes], proof: bytes
+    ) -> str:
+        """What is false in seat ``seat``'s ``step`` (``deck``, after the deck the log holds), from its
+        commitments and proofs (``kdm.fair.proofs``); "" when nothing is."""
+        before = shuffle.current()
+        if step == "lock":
+            if len(set(deck)) != len(set(before)):  # (two jokers are one point: the same twice after)
+                return "its lock deck holds a card twice"
+            base = BASE if not shuffle.sources else shuffle.blinds[seat]
+            try:
+                summed = sum_of(before), sum_of(deck)
+            except GroupError:
+                return "its lock deck holds a point that is no card"
+            if not proves(proof, *summed, base, commits[0], _context(shuffle, step, seat)):
+                return "its lock deck is not the deck it was handed, locked with the key it committed to"
+            return ""
+        chunks = [proof[i : i + PROOF_BYTES] for i in range(0, len(proof), PROOF_BYTES)]
+        for position, (point, new, chunk) in enumerate(zip(before, deck, chunks, strict=True)):
+            if step == "key":
+                a, b = shuffle.deck_keys[seat], commits[position]
+            else:
+                a, b = self._old_commitment(shuffle.sources[position], seat), commits[0]
+            if not proves(chunk, point, new, a, b, _context(shuffle, step, seat, position)):
+                return (
+                    f"its {step} deck at position {position} is not the card it was handed, under the key"
+                    " it committed to"
+                )
+        return ""
+
     def void(self) -> None:
         """The round went back to its deal: every shuffle still under way stops."""
         for shuffle in self.shared.shuffles:
             if shuffle.turn(self.shared.players) is not None:
                 shuffle.broken = shuffle.broken or "voided"
+
+
+def _context(shuffle: Shuffle, step: str, seat: int, position: int = -1) -> bytes:
+    """What a turn's proof is bound to: its shuffle, step, seat and position (good for no other)."""
+    return f"{shuffle.index}:{step}:{seat}:{position}".encode()
