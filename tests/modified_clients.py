@@ -36,6 +36,8 @@ of program, not a mock of one.
   change the team's sign, each saying it was written before: one as notes once said so (``"written":
   0``, no salt) and one salted like an honest note, with ``"written": 0`` too. Its own process keeps
   neither (it sends them sealed, past its own check).
+- ``bad-card``: a seated player's client at a fair table whose first ``lock`` turn puts in a point that
+  is no card (its first card locked with a key it made up), with the proof it made for the true deck.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
 - ``pin-guesser SECONDS MEMBER...``: a stranger who guesses the table's PIN against every member at
@@ -74,6 +76,8 @@ from kdm.driver import TableDriver
 from kdm.engine import Duty, SeatView
 from kdm.entries import SILENT, Act, Chat, Done, EntryId, Takeover
 from kdm.events import Event, TimedEvent
+from kdm.fair.group import lock, random_key
+from kdm.fair.turns import Shuffle, Turns, split_points
 from kdm.host import TableHost
 from kdm.manager import installed_plugins
 from kdm.net.admission import Prover
@@ -619,6 +623,24 @@ async def backdate(peer: Peer) -> None:
         note("backdated note", seat=seat, to=partner, sign=other)
 
 
+# --- the bad card: a shuffle turn that is not what its keys make --------------------------------
+
+
+def bad_card() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    honest_take = Turns._take
+
+    def take(self: Turns, shuffle: Shuffle, step: str, seat: int, deck: list[bytes]) -> dict[str, Any]:
+        fields = honest_take(self, shuffle, step, seat, deck)
+        if step == "lock" and shuffle.index == 0:
+            points = split_points(fields["deck"], len(deck), "a deck")
+            fields = {**fields, "deck": b"".join([lock(points[0], random_key()), *points[1:]])}
+            note("bad card", seat=seat, shuffle=shuffle.index, step=step)
+        return fields
+
+    Turns._take = take  # type: ignore[method-assign]
+
+
 # --- the join race -------------------------------------------------------------------------------
 
 
@@ -663,6 +685,8 @@ def main(argv: list[str]) -> int:
         forker()
     elif role == "thief":
         thief()
+    elif role == "bad-card":
+        bad_card()
     elif role == "backdater":
         backdater()
     elif role == "late-founder":

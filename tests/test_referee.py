@@ -39,3 +39,28 @@ def test_a_note_that_says_it_was_written_before_play_is_refused_by_the_partner(t
     assert len(backdated) == 2 and {note["to"] for note in backdated} == {PARTNER}
     refusal = f"refused a private note from seat {BACKDATER} to seat {PARTNER}: {NOTES_CLOSED}"
     assert game.log(PARTNER).count(refusal) == len(backdated)
+
+
+#: The seat whose first shuffle turn puts in a point that is no card.
+BAD_CARD = 2
+
+
+def test_a_shuffle_turn_with_a_point_that_is_no_card_is_refused_at_its_turn_by_every_peer(
+    tmp_path: Path,
+) -> None:
+    """Item 3: the bad-card client's first lock turn puts in a point that is no card, with the proof it
+    made for the true deck. Every honest peer refuses the turn when the log has it, before any card of
+    the shuffle is dealt, names the seat for it, and the game goes on (the seat's turn waited on, taken
+    over for good once withheld past ``key_timeout_s``: its process is told so and ends) to one digest
+    everywhere and in a replay."""
+    programs = {BAD_CARD: client("bad-card")}
+    with table(tmp_path, 4, 2, programs, logging_env(tmp_path), deck="fair", playing=None) as scene:
+        scene.wait_all()
+        game = finished(scene, [0, 1, 3], tmp_path, sent_away=[BAD_CARD])
+    (bad,) = game.made("bad card")
+    assert (bad["seat"], bad["shuffle"], bad["step"]) == (BAD_CARD, 0, "lock")
+    why = "its lock deck is not the deck it was handed, locked with the key it committed to"
+    for index in (0, 1, 3):
+        said = game.log(index)
+        assert f"seat {BAD_CARD}'s lock: {why}" in said, index
+        assert f"fair deck: seat {BAD_CARD} in shuffle 0: {why}" in said, index

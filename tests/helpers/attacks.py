@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,10 +91,12 @@ class Game:
         assert in_log == [committed] * len(ids), "committed" if not committed else "missing from the log"
 
 
-def finished(scene: Table, honest: list[int], root: Path) -> Game:
-    """The game at ``scene`` once every process has ended: each ended well, and the honest players,
-    the replay of the founder's log and every other player agree on the digest."""
-    assert [process.returncode for process in scene.processes] == [0] * len(scene.processes)
+def finished(scene: Table, honest: list[int], root: Path, sent_away: Sequence[int] = ()) -> Game:
+    """The game at ``scene`` once every process has ended: each ended well (but those ``sent_away``,
+    whose seat the table gave a bot for good: they end with its reason, status 2), and the honest
+    players, the replay of the founder's log and every other player agree on the digest."""
+    ended = [process.returncode for process in scene.processes]
+    assert ended == [2 if index in sent_away else 0 for index in range(len(scene.processes))], ended
     attacks_file = root / "attacks.jsonl"
     attacks = (
         [json.loads(line) for line in attacks_file.read_text().splitlines()] if attacks_file.exists() else []
@@ -111,7 +114,9 @@ def finished(scene: Table, honest: list[int], root: Path) -> Game:
         committed.add((entry.id.node, entry.id.counter))
     game = Game(scene, honest, attacks, committed, record, notices)
     assert record.engine is not None and record.engine.over
-    digests = {scene.report(index)["digest"] for index in range(len(scene.processes))}
+    digests = {
+        scene.report(index)["digest"] for index in range(len(scene.processes)) if index not in sent_away
+    }
     assert digests == {record.engine.digest()}
     return game
 
