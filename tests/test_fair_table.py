@@ -25,6 +25,7 @@ from kdm.deck import OpenDeck
 from kdm.engine import Duty, Engine
 from kdm.entries import Act, DeckPart, EntryId, Takeover, decode
 from kdm.events import Event
+from kdm.fair import turns as turns_module
 from kdm.fair.group import card_point, lock, random_key
 from kdm.fair.shuffle import face_of, reveal
 from kdm.fair.table import (
@@ -396,6 +397,50 @@ def dealt_pile(table: DeckTable) -> list[int]:
     table.state.hands[0] = [table.state.zones["pile"].pop(), table.state.zones["pile"].pop()]
     table.settle()
     return tokens
+
+
+def test_cards_a_voided_round_dealt_again_name_nobody_at_the_audit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 'A referee nobody can fool', item 2: a voided round deals the cards lying hidden on the table
+    again, by a fresh shuffle of the same tokens; their new faces are not the old shuffle's, and its audit
+    once named a seat -1 for each ("claimed 5C at position 30, which holds another card"). Here the first
+    shuffle keeps the open deck's order and the one that deals again rotates it, so that every card dealt
+    again gets another face; the audits find nobody, and what they read is each card's face now."""
+    honest_secrets = turns_module.deal_secrets
+
+    def secrets(size: int, draw: list[int] | None = None) -> Any:
+        order = list(range(size))
+        return honest_secrets(size, order[1:] + order[:1] if size == 3 else order)
+
+    monkeypatch.setattr(turns_module, "deal_secrets", secrets)
+    table = DeckTable()
+    pile = table.state.zones["pile"] = list(range(len(PILE)))
+    table.made({"kind": "shuffled", "zone": "pile", "tokens": list(pile), "pool": PILE, "seed": b""})
+    table.settle()
+
+    def draw_all(count: int) -> dict[int, str]:
+        drawn = {}
+        for _ in range(count):
+            top = pile[-1]
+            table.draw(0, top)
+            drawn[top] = table.state.faces[top] = table.decks[0].public[top]
+            pile.pop()
+        return drawn
+
+    first = draw_all(len(PILE) - 3)
+    hidden = list(pile)
+    for deck in table.decks:
+        deck.voided(table.state)
+    table.settle()
+    again = draw_all(3)
+    old = {token: sorted(PILE)[token] for token in hidden}  # the open deck's order, kept
+    assert all(again[token] != old[token] for token in hidden)  # every card dealt again, another face
+    for deck in table.decks:
+        deck.over = True
+    table.settle()
+    for deck in table.decks:
+        assert deck.findings == [] and all(shuffle.audited for shuffle in deck.shuffles)
+        assert {token: deck.audited_faces[token] for token in again} == again
+        assert {token: deck.audited_faces[token] for token in first} == first
 
 
 def test_a_reshuffle_takes_hidden_and_shown_cards_and_keeps_them_hidden_until_shown() -> None:

@@ -129,10 +129,12 @@ class Audits:
                 self.private.find(Finding(cheat.seat, f"in shuffle {shuffle.index}: {cheat.reason}"))
                 return
             start = shuffle.decks["strip"][-1]
+        # A token a voided round dealt again by a fresh shuffle belongs to that one now: its face there
+        # is no claim on this shuffle's card (``_still_here``).
         claimed = {
             position: (-1, self.shared.public[token])
             for position, token in enumerate(shuffle.tokens)
-            if token in self.shared.public
+            if token in self.shared.public and self._still_here(shuffle, position, token)
         }
         cheats = audit(self.shared.all_faces if shuffle.sources else shuffle.faces, self.shared.table,
                        shuffle.decks["lock"], shuffle.decks["key"], published, shuffle.committed, claimed,
@@ -142,6 +144,8 @@ class Audits:
         if cheats:
             return
         for position, token in enumerate(shuffle.tokens):
+            if not self._still_here(shuffle, position, token):
+                continue
             keys = [published[seat].position_keys[position] for seat in range(self.shared.players)]
             face = face_of(
                 reveal(shuffle.decks["key"][-1][position], keys), self.shared.all_faces, self.shared.table
@@ -149,6 +153,10 @@ class Audits:
             if face is not None:
                 self.shared.audited_faces[token] = face
         self.check_trusted()
+
+    def _still_here(self, shuffle: Shuffle, position: int, token: int) -> bool:
+        """Whether ``token`` is still the card at ``position`` of ``shuffle`` (not dealt again since)."""
+        return self.shared.where.get(token) == (shuffle.index, position)
 
     def _audit_strips(self, shuffle: Shuffle, blinds: Sequence[bytes]) -> Cheat | None:
         deck = shuffle.start
