@@ -437,6 +437,21 @@ class TableRecord:
             notices += self._void(seat, "its player is back, and the keys of its stand-in left with it")
         return notices
 
+    def round_in_play(self) -> bool:
+        """Whether a seat that changed hands now would void a round in play: at a table whose secrets
+        leave with a seat (the fair deck), once a round is dealt, until the table awaits its next deal
+        or rests with the cards gathered."""
+        engine = self.engine
+        if not self.terms.secrets_leave_with_seat or not self.started or engine is None or engine.over:
+            return False
+        return self.round_start is not None and not self._between_rounds(engine)
+
+    @staticmethod
+    def _between_rounds(engine: Engine) -> bool:
+        # A round is in play unless the table awaits its next deal, or rests before it with the cards
+        # gathered (a table of people pauses on a round's result): the last round's start is stale then.
+        return any(d.kind == Deal.kind for d in engine.awaiting()) or not any(engine.state.hands)
+
     def _void(self, seat: int, why: str) -> list[Notice]:
         """Seat ``seat`` changed hands at a fair table: the keys it held for the shuffles so far left with
         the process that played it, so a round in play is voided and played again from its deal
@@ -444,11 +459,8 @@ class TableRecord:
         engine = self.engine
         if not self.terms.secrets_leave_with_seat or not self.started or engine is None or engine.over:
             return []
-        # A round is in play unless the table awaits its next deal, or rests before it with the cards
-        # gathered (a table of people pauses on a round's result): the last round's start is stale then.
         start, self.round_start = self.round_start, None
-        between = any(d.kind == Deal.kind for d in engine.awaiting()) or not any(engine.state.hands)
-        replayed = start is not None and not between
+        replayed = start is not None and not self._between_rounds(engine)
         if start is not None and replayed:
             engine.restore(start)
         said = f"seat {seat} changed hands ({why})" + (": the round is played again" if replayed else "")

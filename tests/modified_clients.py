@@ -38,6 +38,10 @@ of program, not a mock of one.
   neither (it sends them sealed, past its own check).
 - ``bad-card``: a seated player's client at a fair table whose first ``lock`` turn puts in a point that
   is no card (its first card locked with a key it made up), with the proof it made for the true deck.
+- ``dodger``: a seated player's client at a fair table that reacts last to every slap (so that it
+  draws) and, the first time it reads the card it must draw face up, freezes (its whole process,
+  ``DODGE_S``) before drawing it, as if its laptop had hung: a stand-in would void the round, and the
+  card it read would go to another seat.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
 - ``pin-guesser SECONDS MEMBER...``: a stranger who guesses the table's PIN against every member at
@@ -77,6 +81,7 @@ from kdm.engine import Duty, SeatView
 from kdm.entries import SILENT, Act, Chat, Done, EntryId, Takeover
 from kdm.events import Event, TimedEvent
 from kdm.fair.group import lock, random_key
+from kdm.fair.table import FairDeck
 from kdm.fair.turns import Shuffle, Turns, split_points
 from kdm.host import TableHost
 from kdm.manager import installed_plugins
@@ -112,6 +117,11 @@ FORGED_REACTION_MS = 1.0
 FORGED_DONES = 400
 #: Entries a forged ``prop`` carries at most (a message must stay under the wire's 64 KiB).
 PER_MESSAGE = 50
+#: How long the dodger's process freezes instead of drawing the card it read (the review's: 2.5 s, twice
+#: the silence after which a stand-in took the seat).
+DODGE_S = 2.5
+#: The dodger reacts last to every slap, within the window (``QUICK``: 1.5 s), so that it draws.
+SLOW_REACTION_MS = 900.0
 #: How long the usurper floods the table with heartbeats of a term it did not win, then with answers of
 #: a newer term (the review's stall lasted as long as the cheater liked: 20 s).
 FLOOD_S = 5.0
@@ -641,6 +651,26 @@ def bad_card() -> None:
     Turns._take = take  # type: ignore[method-assign]
 
 
+# --- the dodger: a freeze instead of the card it read it must draw -------------------------------
+
+
+def dodger() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    Bot.reaction_ms = lambda self: SLOW_REACTION_MS  # type: ignore[method-assign]  # last: it draws
+    honest_fulfil = FairDeck.fulfil
+    dodged: list[Event] = []
+
+    def fulfil(self: FairDeck, duty: Duty, state: Any, reveal: Any) -> Event | None:
+        event = honest_fulfil(self, duty, state, reveal)
+        if isinstance(event, Draw) and event.seat in self.here and not dodged:
+            dodged.append(event)
+            note("dodge", seat=event.seat, card=event.card, frozen_s=DODGE_S)
+            time.sleep(DODGE_S)  # the whole process stops: no heartbeat, no word, as a laptop that hung
+        return event
+
+    FairDeck.fulfil = fulfil  # type: ignore[method-assign]
+
+
 # --- the join race -------------------------------------------------------------------------------
 
 
@@ -685,6 +715,8 @@ def main(argv: list[str]) -> int:
         forker()
     elif role == "thief":
         thief()
+    elif role == "dodger":
+        dodger()
     elif role == "bad-card":
         bad_card()
     elif role == "backdater":

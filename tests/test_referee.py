@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from kdm.cards import pretty
 from kdm.plugins.kems.rules import NOTES_CLOSED
-from tests.helpers.attacks import client, finished, logging_env
+from tests.helpers.attacks import QUICK, client, finished, logging_env
 from tests.helpers.processes import table
+from tests.modified_clients import DODGE_S
 
 pytestmark = pytest.mark.processes
 
@@ -64,3 +66,25 @@ def test_a_shuffle_turn_with_a_point_that_is_no_card_is_refused_at_its_turn_by_e
         said = game.log(index)
         assert f"seat {BAD_CARD}'s lock: {why}" in said, index
         assert f"fair deck: seat {BAD_CARD} in shuffle 0: {why}" in said, index
+
+
+#: The seat whose process freezes instead of drawing the card it read.
+DODGER = 2
+
+
+def test_a_player_that_freezes_instead_of_drawing_the_card_it_read_still_draws_it(tmp_path: Path) -> None:
+    """Item 2, the dodge: the dodger reads the card it must draw face up, then its process freezes for
+    ``DODGE_S`` (a stand-in took a seat silent for 1.2 s, voided the round, and the card went to another
+    seat). The table waits for it as for its keys: nothing changes hands, nothing is played again, the
+    card it read is the card it draws, and the game ends on one digest."""
+    programs = {DODGER: client("dodger")}
+    env = logging_env(tmp_path)
+    with table(tmp_path, 4, 2, programs, env, options=QUICK, deck="fair", playing=None) as scene:
+        scene.wait_all()
+        game = finished(scene, [0, 1, 3], tmp_path)
+    (dodge,) = game.made("dodge")
+    assert dodge["seat"] == DODGER and dodge["frozen_s"] == DODGE_S
+    for index in (0, 1, 3):
+        said = game.log(index)
+        assert "changed hands" not in said and "stands in" not in said, index
+        assert f"({DODGER}) draws {pretty(dodge['card'])}" in said, index  # its player's name: "vm (2)"

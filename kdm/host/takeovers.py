@@ -8,7 +8,8 @@ of the other voters that the seat's process is silent (``kdm.record.TableRecord.
 follower hears only its leader, so every seated process tells each voter it is alive (``ALIVE``) as often
 as the leader looks at the seats; the leader asks the others (``ASK_WORD``), and each answers
 (``WORD``) only if it has not heard that process for the silence limit itself. A fair table's seat that
-withholds its keys past ``key_timeout_s`` is taken over the same way.
+withholds its keys past ``key_timeout_s`` is taken over the same way, and so is a silent seat while a
+round is in play there (a stand-in would void the round: waiting less would let a player dodge a card).
 """
 
 from __future__ import annotations
@@ -148,13 +149,17 @@ class Takeovers:
         if late or not (record.started and engine is not None):
             return
         settling = now - self.leading_since < after_s * 1000
+        # At a fair table, mid-round, a stand-in would void the round (the seat's keys left with its
+        # process): a player could dodge the card it read it must draw by freezing. The table waits for
+        # the player as long as for its keys, and one back within that plays on in the same round.
+        silence_s = max(after_s, self.key_timeout_s) if record.round_in_play() else after_s
         for seat, owner in enumerate(record.seats):
             process = owner.process
             if settling and process != getattr(node, "followed", None):
                 continue  # but the leader it followed: it heard that one, and knows how long it is silent
             if engine.over and owner.node in record.done:
                 continue  # after the game, a seat is taken over only to say it is done
-            if process != node.node_id and node.silent_ms(process) > after_s * 1000:
+            if process != node.node_id and node.silent_ms(process) > silence_s * 1000:
                 self.take_over_with_word(seat, owner.name)
         self.look_for_withheld_keys(now)
 
