@@ -76,6 +76,17 @@ class ShowHand(Event):
     cards: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Withheld(Event):
+    """The table charges ``seat``, whose laptop held a fair deck's round up past the table's timeout (its
+    turn in a shuffle, or a key, withheld): the record applies it when it takes the seat over for that,
+    once the round is voided (DESIGN 7; RULES 1.4 for the base game). A game charges what its rules say
+    by handling it (``kdm_apply``); a game that does not charges nothing. No player proposes it."""
+
+    kind: ClassVar[str] = "withheld"
+    seat: int
+
+
 SEEDED_EVENTS: tuple[type[StartGame | Deal | Shuffle], ...] = (StartGame, Deal, Shuffle)
 #: The same, by the kind of duty each one fulfils.
 SEEDED_BY_KIND: dict[str, type[StartGame | Deal | Shuffle]] = {kind.kind: kind for kind in SEEDED_EVENTS}

@@ -66,7 +66,7 @@ from kdm.entries import (
     silence_signed_by,
 )  # fmt: skip
 from kdm.errors import KdmError, PluginError, UsageError
-from kdm.events import SEEDED_BY_KIND, Deal, Event, Shuffle, StartGame
+from kdm.events import SEEDED_BY_KIND, Deal, Event, Shuffle, StartGame, Withheld
 from kdm.identity import claim_is_valid
 from kdm.manager import PluginInfo, Rules, table_plugins
 from kdm.membership import voting_homes
@@ -546,7 +546,24 @@ class TableRecord:
         if entry.why:
             self.barred.add(seat)
         took = TookOver(node=node, seat=seat, reason=entry.why)
-        return [took, *self._void(seat, entry.why or "its player's process is gone")]
+        notices = [took, *self._void(seat, entry.why or "its player's process is gone")]
+        if entry.why and self.terms.secrets_leave_with_seat:
+            notices += self._charge_withholder(seat)
+        return notices
+
+    def _charge_withholder(self, seat: int) -> list[Notice]:
+        """``seat`` held the round up (its keys withheld): the game charges it what its rules say
+        (``kdm.events.Withheld``), on the round as it stands after the void; nothing if they say nothing."""
+        engine = self.engine
+        assert engine is not None
+        if engine.over:
+            return []
+        seq, event = engine.state.seq, Withheld(seat=seat)
+        try:
+            effects = engine.apply(event)
+        except IllegalAction:  # no rule of this game charges for it, or not now
+            return []
+        return [Applied(node="", event=event, effects=tuple(effects), seq=seq)]
 
     def _event(self, entry: Act) -> list[Notice]:
         node = entry.id.node
@@ -558,6 +575,8 @@ class TableRecord:
             raise UsageError(f"{node} cannot act for seat {acting}")
         if isinstance(event, StartGame | Deal | Shuffle):
             raise UsageError("seeds come from reveals, not from one player")
+        if isinstance(event, Withheld):
+            raise UsageError("the table charges a seat that withheld its keys, not a player")
         if entry.keys:
             service = self.deck_service
             if not self.terms.takes_parts or service is None or acting is None:

@@ -598,7 +598,7 @@ def test_a_player_gone_mid_round_takes_its_keys_away_and_the_round_is_played_aga
 def test_a_seat_that_withholds_its_turn_is_named_and_a_bot_plays_it_to_the_end() -> None:
     """Seat 3's process stays up but never takes its turn in round 2's shuffle. The leader, after the
     table has waited ``key_timeout_s`` on it, takes the seat over saying why; the round is played again
-    with the stand-in, and the player may not take the seat back."""
+    with the stand-in, the player may not take the seat back, and the seat is charged (RULES 1.4)."""
     said: list[str] = []
 
     def withhold(peers: list[Peer]) -> None:
@@ -612,12 +612,17 @@ def test_a_seat_that_withholds_its_turn_is_named_and_a_bot_plays_it_to_the_end()
         honest = deck.turns.owed
         deck.turns.owed = lambda: [] if len(deck.shuffles) > 2 else honest()  # type: ignore[method-assign]
 
-    _log, peers = run_virtual(fair_game(before_start=withhold, takeover_after_s=60.0))
+    log, peers = run_virtual(fair_game(before_start=withhold, takeover_after_s=60.0))
     assert said == ["withheld its keys for 0.5 s"]
     record = peers[0].record
     assert record.seats[3].node == "n0#3" and record.barred == {3}
     assert record.engine is not None and record.engine.over and record.engine.state.round == 2
     assert len({peer.record.engine.digest() for peer in peers}) == 1  # type: ignore[union-attr]
+    # RULES 1.4: charged for it, on every peer and in a replay of the log.
+    assert record.engine.state.rules["kilo"].charged == {3: 100}
+    assert record.engine.state.scores[3] >= 100
+    replay = replayed_with_deck(log.entries)[0].engine
+    assert replay is not None and replay.digest() == record.engine.digest()
 
 
 def test_at_a_signed_table_a_seat_that_withholds_its_turn_is_taken_with_the_voters_word() -> None:

@@ -23,7 +23,7 @@ from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import Duty, Effect, IllegalAction
 from kdm.errors import OptionError, TableError
-from kdm.events import Event, Shuffle
+from kdm.events import Event, Shuffle, Withheld
 from kdm.manager import Rules
 from kdm.plugins.kems.events import (
     Call,
@@ -790,6 +790,21 @@ def test_rule_3_5_kems_failed_the_team_loses_1(new_table: TableMaker) -> None:
     result = table.last("call_result")
     assert (result["result"], result["points"], result["scores"]) == ("failed", -1, [-1, 0])
     assert table.state.scores == [-1, 0, -1, 0]
+
+
+def test_rule_1_4_a_seat_that_withheld_its_keys_costs_its_team_1(new_table: TableMaker) -> None:
+    """The record charges a seat it took over for withholding a fair deck's keys (``Withheld``): at
+    Kem's its team loses 1, as for a call that failed."""
+    table = new_table()
+    deal(table, turned=TURNED)
+    table.act(Withheld(seat=3))
+    charged = table.last("team_charged")
+    assert (charged["team"], charged["points"], charged["scores"]) == (1, -1, [0, -1])
+    assert table.state.scores == [0, -1, 0, -1]
+    assert table.describe_last("team_charged").startswith("seat 3 held the deal up: their team loses 1")
+    assert table.describe_last("team_charged", "fr").startswith(
+        "la place 3 a retenu la donne : son équipe perd 1"
+    )
 
 
 def test_rule_3_5_kems_and_double_kems_name_no_one(new_table: TableMaker) -> None:

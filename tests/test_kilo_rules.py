@@ -11,6 +11,7 @@ import pytest
 from kdm.cards import faces_of_ranks, full_deck
 from kdm.engine import IllegalAction
 from kdm.errors import OptionError, TableError
+from kdm.events import Withheld
 from kdm.manager import Rules
 from kdm.plugins.kilo.events import Pass
 from kdm.plugins.kilo.rules import DEALT_RANKS, LEFT, PILE, RIGHT, passing_direction
@@ -396,6 +397,27 @@ def test_rule_1_2_9_seven_with_kilos_flushes_under_the_pile() -> None:
     assert table.kilos(2) == [] and table.state.scores[2] == 0
     assert table.pile()[-3:] == ["7C", "AS", "9D"]  # under the pile; 9D laid first, deepest
     assert len(table.pile()) == 36 - 3 + 3
+
+
+def test_rule_1_4_a_seat_that_withheld_its_keys_is_charged_an_ace_that_no_seven_flushes() -> None:
+    """The record charges a seat it took over for withholding a fair deck's keys (``Withheld``); the
+    base game charges 100 kilos, kept apart from the cards in front of it."""
+    table = ScriptedKilo(4, {"rounds": 5})
+    table.start(pile_top=["9D", "7C"])
+    table.deal(KINGS_AT_0)
+    table.act(Withheld(seat=2))
+    assert table.last("charged") == {"kind": "charged", "seat": 2, "kilos": 100}
+    assert table.state.scores == [0, 0, 100, 0]
+    assert table.describe_last("charged") == "seat 2 is charged 100 kg for holding the round up"
+    assert table.describe_last("charged", "fr") == "la place 2 écope de 100 kg pour avoir retenu la manche"
+    everyone_slaps(table, first=0, reactions={1: 150.0, 2: 300.0, 3: 200.0})
+    assert table.state.scores[2] == 109
+    table.deal(KINGS_AT_0)
+    everyone_slaps(table, first=0, reactions={1: 150.0, 2: 300.0, 3: 200.0})
+    assert table.draws[-1] == (2, "7C", True) and table.kilos(2) == []
+    assert table.state.scores[2] == 100  # the 7 flushed the cards, not the charge
+    with pytest.raises(IllegalAction, match="there is no seat 4"):
+        table.act(Withheld(seat=4))
 
 
 def test_rule_1_2_9_flush_to_shuffle_reshuffles_the_pile() -> None:

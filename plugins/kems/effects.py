@@ -181,6 +181,17 @@ class CallResult(Hints):
     scores: list[int]
 
 
+class TeamCharged(Hints):
+    """Seat ``seat`` held a fair deck's deal up (RULES 1.4): ``points`` to its ``team``, whose ``scores``
+    are now every team's."""
+
+    kind: Literal["team_charged"]
+    seat: int
+    team: int
+    points: int
+    scores: list[int]
+
+
 class RoundOver(core.RoundOver):
     """Deal ``round`` is over; ``scores`` are the teams' points."""
 
@@ -215,6 +226,7 @@ KemsEffect = (
     | HandShown
     | ShownPrivately
     | CallResult
+    | TeamCharged
     | RoundOver
     | GameOver
 )

@@ -34,7 +34,7 @@ from kdm.deck import PrivateNote
 from kdm.effects import ShownPrivately
 from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, Handlers, IllegalAction, effective_time
 from kdm.entries import chat_problem
-from kdm.events import Deal, Event, ShowHand, Shuffle
+from kdm.events import Deal, Event, ShowHand, Shuffle, Withheld
 from kdm.hookspecs import hookimpl
 from kdm.options import OptionWords, TableOption
 from kdm.plugins.kems.effects import CallJudged, CallResult, HandKept, KemsEffect, SweepAnswered
@@ -848,6 +848,19 @@ def _settle(state: TableState, result: str, points: int) -> CallResult:
     _add_points(state, team, points)
     return {"kind": "call_result", "seat": caller, "call": call, "target": target, "result": result,
             "points": points, "team": team, "scores": list(data.team_scores)}  # fmt: skip
+
+
+@HANDLERS.on(Withheld)
+def _withheld(engine: Engine, event: Withheld) -> list[KemsEffect]:
+    """RULES 1.4 (Kem's): the team of the seat whose laptop withheld its keys loses 1, as for a call
+    that failed; the deal is played again."""
+    state = engine.state
+    if not 0 <= event.seat < state.players:
+        raise IllegalAction(f"there is no seat {event.seat}")
+    team = team_of(event.seat, state.players)
+    _add_points(state, team, -1)
+    return [{"kind": "team_charged", "seat": event.seat, "team": team, "points": -1,
+             "scores": list(kems(state).team_scores)}]  # fmt: skip
 
 
 def _add_points(state: TableState, team: int, points: int) -> None:

@@ -118,6 +118,9 @@ ENGLISH: dict[str, Line] = {
         f"{_call(e, n)} by {n[e['seat']]}: {RESULTS[e['result']][0]}, {_points(e)}; "
         f"totals: {_scores(e['scores'], n)}"
     ),
+    "team_charged": lambda e, n: (
+        f"{n[e['seat']]} held the deal up: their team loses 1; totals: {_scores(e['scores'], n)}"
+    ),
     "round_over": lambda e, n: f"end of deal {e['round']}; totals: {_scores(e['scores'], n)}",
     "game_over": lambda e, n: f"{n.listed(e['winners'])} win the game",
 }
@@ -164,6 +167,9 @@ FRENCH: dict[str, Line] = {
     "call_result": lambda e, n: (
         f"{_call(e, n)} de {n[e['seat']]} : {RESULTS[e['result']][1]}, {_points(e)} ; "
         f"totaux : {_scores(e['scores'], n)}"
+    ),
+    "team_charged": lambda e, n: (
+        f"{n[e['seat']]} a retenu la donne : son équipe perd 1 ; totaux : {_scores(e['scores'], n)}"
     ),
     "round_over": lambda e, n: f"fin de la donne {e['round']} ; totaux : {_scores(e['scores'], n)}",
     "game_over": lambda e, n: f"{n.listed(e['winners'])} gagnent la partie",

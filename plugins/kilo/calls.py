@@ -115,6 +115,7 @@ ENGLISH: dict[str, Line] = {
         + _losers(e["losers"], n, "nobody draws", "{who} draws", "{who} draw")
     ),
     "drew": lambda e, n: f"{n[e['seat']]} draws {pretty(e['card'])}" + _reserve_en(e),
+    "charged": lambda e, n: f"{n[e['seat']]} is charged {e['kilos']} kg for holding the round up",
     "passing_resumed": lambda e, n: "passing goes on",
     "chose": lambda e, n: f"{n[e['seat']]} has chosen a card",
     "steered": lambda e, n: f"{n[e['seat']]} chooses to pass {e['direction']}",
@@ -164,6 +165,7 @@ FRENCH: dict[str, Line] = {
         + _losers(e["losers"], n, "personne ne pioche", "{who} pioche", "{who} piochent")
     ),
     "drew": lambda e, n: f"{n[e['seat']]} pioche {pretty(e['card'], 'fr')}" + _reserve_fr(e),
+    "charged": lambda e, n: f"{n[e['seat']]} écope de {e['kilos']} kg pour avoir retenu la manche",
     "passing_resumed": lambda e, n: "on continue de passer",
     "chose": lambda e, n: f"{n[e['seat']]} a choisi sa carte",
     "steered": lambda e, n: (

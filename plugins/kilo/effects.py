@@ -121,6 +121,14 @@ class Drew(Hints):
     flush: bool
 
 
+class Charged(Hints):
+    """Seat ``seat`` is charged ``kilos`` for holding a fair deck's round up (RULES 1.4)."""
+
+    kind: Literal["charged"]
+    seat: int
+    kilos: int
+
+
 class PassingResumed(Hints):
     """The window's draws are done and the round goes on."""
 
@@ -164,6 +172,7 @@ KiloEffect = (
     | HandShown
     | Judged
     | Drew
+    | Charged
     | PassingResumed
     | HoldOver
     | Rested

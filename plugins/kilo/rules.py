@@ -27,7 +27,7 @@ from kdm.deck import Knowledge
 from kdm.effects import Shuffled
 from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, Handlers, IllegalAction
 from kdm.engine import effective_time as engine_effective_time
-from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent
+from kdm.events import Deal, Event, Shuffle, StartGame, TimedEvent, Withheld
 from kdm.hookspecs import hookimpl
 from kdm.options import OptionWords, TableOption
 from kdm.plugins.kilo.effects import (
@@ -123,6 +123,9 @@ class KiloTable:
     passing_since: int = 0
     #: Every draw of the game, public as it happened: ``(round, seat, card, flushed)``.
     draws: list[tuple[int, int, str, bool]] = field(default_factory=list)
+    #: Kilos each seat was charged for holding a fair deck's round up (RULES 1.4), by seat; game-wide,
+    #: kept apart from the cards in front of it (no 7 flushes them).
+    charged: dict[int, int] = field(default_factory=dict)
     #: At a table of people, the seq at which the pause began: the checkpoint being held (no pass
     #: until its ``Resume``), or the rest after the round (None: no pause).
     hold: int | None = None
@@ -315,6 +318,7 @@ def _deal(engine: Engine, event: Deal) -> list[KiloEffect]:
         piles=kilo.piles,
         drawn_from=kilo.drawn_from,
         draws=kilo.draws,
+        charged=kilo.charged,
     )
     fresh.tiebreak = tiebreaks(event.seed, state.players)
     fresh.to_announce = [QUEEN_OF_HEARTS]
@@ -633,6 +637,22 @@ def kdm_draw(engine: Engine, seat: int, token: int, card: str) -> list[Drew]:
     return [drew]
 
 
+#: RULES 1.4: what a seat that held a fair deck's round up is charged, an ace's weight.
+WITHHELD_KILOS = 100
+
+
+@HANDLERS.on(Withheld)
+def _withheld(engine: Engine, event: Withheld) -> list[KiloEffect]:
+    """RULES 1.4: the seat whose laptop withheld its keys (the round is played again) is charged
+    ``WITHHELD_KILOS``, for the rest of the game."""
+    state, kilo = engine.state, table(engine.state)
+    if not 0 <= event.seat < state.players:
+        raise IllegalAction(f"there is no seat {event.seat}")
+    kilo.charged[event.seat] = kilo.charged.get(event.seat, 0) + WITHHELD_KILOS
+    record_kilos(engine, event.seat, kilos_of(engine, event.seat))
+    return [{"kind": "charged", "seat": event.seat, "kilos": WITHHELD_KILOS}]
+
+
 def flush_kilos(engine: Engine, seat: int) -> None:
     """RULES 1.2.9 « la chasse »: every card in front of ``seat`` goes under the pile drawn from, in the
     order they lay (the 7 last, nearest the top); with ``flush_to=shuffle`` that pile is reshuffled next."""
@@ -645,9 +665,10 @@ def flush_kilos(engine: Engine, seat: int) -> None:
 
 
 def record_kilos(engine: Engine, seat: int, kilos: int) -> None:
-    """Set ``seat``'s score and the faces shown in front of it (what views show)."""
+    """Set ``seat``'s score (``kilos`` in front of it, and what it was charged) and the faces shown in
+    front of it (what views show)."""
     state = engine.state
-    state.scores[seat] = kilos
+    state.scores[seat] = kilos + table(state).charged.get(seat, 0)
     shown = list(table(state).shown_kilos)
     shown[seat] = tuple(state.faces[t] for t in state.zones[kilos_zone(seat)])
     table(state).shown_kilos = tuple(shown)
