@@ -42,6 +42,8 @@ of program, not a mock of one.
   draws) and, the first time it reads the card it must draw face up, freezes (its whole process,
   ``DODGE_S``) before drawing it, as if its laptop had hung: a stand-in would void the round, and the
   card it read would go to another seat.
+- ``withholder``: a seated player's client at a fair table that hands no other seat its keys (not
+  straight, not sealed in the log when asked), so that nobody else can read a card it locked.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
 - ``pin-guesser SECONDS MEMBER...``: a stranger who guesses the table's PIN against every member at
@@ -81,6 +83,7 @@ from kdm.engine import Duty, SeatView
 from kdm.entries import SILENT, Act, Chat, Done, EntryId, Takeover
 from kdm.events import Event, TimedEvent
 from kdm.fair.group import lock, random_key
+from kdm.fair.messages import Reseal, ToSeat
 from kdm.fair.table import FairDeck
 from kdm.fair.turns import Shuffle, Turns, split_points
 from kdm.host import TableHost
@@ -671,6 +674,28 @@ def dodger() -> None:
     FairDeck.fulfil = fulfil  # type: ignore[method-assign]
 
 
+# --- the withholder: keys it never hands ---------------------------------------------------------
+
+
+def withholder() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    honest_work = FairDeck.work
+
+    def work(self: FairDeck, *args: Any, **kwargs: Any) -> list[Any]:
+        out = honest_work(self, *args, **kwargs)
+        kept = [item for item in out if not isinstance(item, ToSeat | Reseal)]
+        if len(kept) < len(out) and not WITHHELD_NOTED:
+            WITHHELD_NOTED.append(True)
+            note("keys withheld", seats=sorted(self.here))
+        return kept
+
+    FairDeck.work = work  # type: ignore[method-assign]
+
+
+#: Whether the withholder has written its attack down (once).
+WITHHELD_NOTED: list[bool] = []
+
+
 # --- the join race -------------------------------------------------------------------------------
 
 
@@ -715,6 +740,8 @@ def main(argv: list[str]) -> int:
         forker()
     elif role == "thief":
         thief()
+    elif role == "withholder":
+        withholder()
     elif role == "dodger":
         dodger()
     elif role == "bad-card":

@@ -88,3 +88,30 @@ def test_a_player_that_freezes_instead_of_drawing_the_card_it_read_still_draws_i
         said = game.log(index)
         assert "changed hands" not in said and "stands in" not in said, index
         assert f"({DODGER}) draws {pretty(dodge['card'])}" in said, index  # its player's name: "vm (2)"
+
+
+#: The seat whose process hands nobody its keys.
+WITHHOLDER = 2
+
+
+def test_a_player_that_withholds_its_keys_is_named_charged_and_played_by_a_bot_to_the_end(
+    tmp_path: Path,
+) -> None:
+    """Item 2: the withholder hands no other seat its keys, so nobody can read a card it locked. Past
+    ``key_timeout_s`` every honest peer says a bot stands in for it and why, the round is dealt again,
+    the seat is charged (RULES 1.4: 100 kilos), its process is told it lost the seat for good, and the
+    game ends on one digest everywhere and in a replay."""
+    programs = {WITHHOLDER: client("withholder")}
+    with table(tmp_path, 4, 2, programs, logging_env(tmp_path), deck="fair", playing=None) as scene:
+        scene.wait_all()
+        game = finished(scene, [0, 1, 3], tmp_path, sent_away=[WITHHOLDER])
+    assert game.made("keys withheld")
+    for index in (0, 1, 3):
+        said = game.log(index)
+        assert f"a bot stands in for seat {WITHHOLDER} " in said and "withheld its keys for 10 s" in said, (
+            index
+        )
+        assert f"({WITHHOLDER}) is charged 100 kg for holding the round up" in said, index
+    assert game.record.engine is not None and game.record.engine.state.rules["kilo"].charged == {
+        WITHHOLDER: 100
+    }
