@@ -341,3 +341,29 @@ def test_a_crashed_runs_forwarder_exits_and_its_taps_go_with_it() -> None:
     # ... and the next LAN removes the namespaces left.
     with NamespaceLan(1):
         assert not {switch, *hosts} & namespaces()
+
+
+@pytest.mark.netns
+def test_a_sniffer_reads_the_air(tmp_path: Path) -> None:
+    require_netns()
+    capture = tmp_path / "capture.bin"
+    secret = b"what laptop0 tells laptop1 over TCP"
+    listen = (
+        "import socket, sys; s = socket.create_server((sys.argv[1], 7001)); print('ready', flush=True); "
+        "c, _ = s.accept(); print(c.recv(100).decode(), flush=True)"
+    )
+    speak = "import socket, sys; socket.create_connection((sys.argv[1], 7001)).sendall(sys.argv[2].encode())"
+    with NamespaceLan(2, link="wifi") as lan:
+        sniffer = lan.capture(capture)
+        assert sniffer.stdout is not None and sniffer.stdout.readline().strip() == "capturing"
+        listen_argv = [sys.executable, "-c", listen, lan.address(1)]
+        listener = lan.run(1, listen_argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+        assert listener.stdout is not None
+        heard = LineWatcher(listener.stdout)
+        assert heard.wait_for(lambda line: line == "ready", DEADLINE_S)
+        speaker = lan.run(
+            0, [sys.executable, "-c", speak, lan.address(1), secret.decode()], stdin=subprocess.DEVNULL
+        )
+        assert speaker.wait(DEADLINE_S) == 0
+        assert heard.wait_for(lambda line: line == secret.decode(), DEADLINE_S)
+        assert wait_until(lambda: secret in capture.read_bytes(), DEADLINE_S)

@@ -69,6 +69,8 @@ _sequence = itertools.count()
 _LINK_DEADLINE_S = 10.0
 #: What joins the hosts: a veth cable each into a bridge, or the Wi-Fi forwarder with one of its profiles.
 LINKS = ("bridge", *PROFILES)
+#: On a Wi-Fi link, the forwarder's TAP in the switch namespace where a sniffer reads what is sent.
+MONITOR = "air"
 
 
 def require_netns() -> None:
@@ -185,8 +187,13 @@ class NamespaceLan:
         return process
 
     def capture(self, out: Path) -> subprocess.Popen[Any]:
-        """Start capturing every TCP payload that crosses the switch into ``out`` (see
+        """Start capturing every TCP payload that crosses the switch (or the air) into ``out`` (see
         ``tests/capture_tcp.py``); it has started once it printed a line. Terminate it to stop."""
+        if self._access_point is not None:
+            # The forwarder copies every frame sent to its monitor TAP, which stays in the switch, with no
+            # address of its own (addrgenmode none): it only listens.
+            _ip(f"-n {self.switch} link set {MONITOR} addrgenmode none up")
+            self._access_point.command("monitor")
         script = Path(__file__).with_name("capture_tcp.py")
         process: subprocess.Popen[Any] = subprocess.Popen(
             ["ip", "netns", "exec", self.switch, sys.executable, str(script), str(out)],
@@ -304,13 +311,8 @@ class _AccessPoint:
 
     def __init__(self, lan: NamespaceLan, taps: list[str]) -> None:
         script = Path(__file__).with_name("wifi.py")
-        flags = [
-            "--profile",
-            lan.link,
-            "--seed",
-            str(lan.seed),
-            *(["--no-multicast"] if lan.no_multicast else []),
-        ]
+        flags = ["--profile", lan.link, "--seed", str(lan.seed), "--monitor", MONITOR]
+        flags += ["--no-multicast"] if lan.no_multicast else []
         # Its stdin is ours: if this process dies, the forwarder reads the end and exits, and its TAPs go.
         self.process: subprocess.Popen[str] = subprocess.Popen(
             ["ip", "netns", "exec", lan.switch, sys.executable, str(script), *flags, *taps],

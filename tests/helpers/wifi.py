@@ -16,7 +16,9 @@ stall holds every frame on the medium until it ends.
 
 Its commands, one a line on stdin, each answered by one line on stdout: ``cut I`` (laptop I's carrier goes
 off, as a cable pulled: its frames in flight are lost and none are carried to or from it), ``restore I``,
-``stats`` (a JSON object of counters, ``queued`` among them). It prints ``ready`` once its TAPs exist and
+``stats`` (a JSON object of counters, ``queued`` among them), ``monitor`` (from then on, a copy of every
+frame a laptop sends goes to the TAP named by ``--monitor``, left in the forwarder's namespace, where a
+sniffer can read the air). It prints ``ready`` once its TAPs exist and
 exits when stdin closes, which removes the TAPs: a crashed test leaves none.
 
 Needs Linux, root and /dev/net/tun; the standard library only.
@@ -25,6 +27,7 @@ Needs Linux, root and /dev/net/tun; the standard library only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import heapq
 import itertools
@@ -257,11 +260,14 @@ def set_carrier(fd: int, on: bool) -> None:
     fcntl.ioctl(fd, _TUNSETCARRIER, struct.pack("i", int(on)))
 
 
-def serve(taps: list[int], medium: Medium, commands: int = 0, answers: int = 1) -> None:
+def serve(
+    taps: list[int], medium: Medium, monitor: int | None = None, commands: int = 0, answers: int = 1
+) -> None:
     """Carry frames between `taps` (laptop i's is taps[i]) as `medium` decides, and obey the commands
-    read from descriptor `commands`, until it closes."""
+    read from descriptor `commands`, until it closes; copy what laptops send to `monitor` once asked."""
     port_of = {fd: port for port, fd in enumerate(taps)}
     pending = b""
+    monitoring = False
     while True:
         now = time.monotonic()
         for port, frame in medium.deliveries(now):
@@ -283,6 +289,7 @@ def serve(taps: list[int], medium: Medium, commands: int = 0, answers: int = 1) 
                 pending += chunk
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
+                    monitoring = monitoring or (line == b"monitor" and monitor is not None)
                     answer = _obey(line.decode().split(), taps, medium)
                     os.write(answers, answer.encode() + b"\n")
                 continue
@@ -292,6 +299,15 @@ def serve(taps: list[int], medium: Medium, commands: int = 0, answers: int = 1) 
                 except BlockingIOError:
                     break
                 medium.receive(port_of[fd], frame, now)
+                if monitoring:
+                    _write_quietly(monitor, frame)
+
+
+def _write_quietly(fd: int | None, frame: bytes) -> None:
+    """A copy for the monitor: if it cannot take it (down, full), the sniffer misses it, the air does not."""
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.write(fd, frame)
 
 
 def _obey(words: list[str], taps: list[int], medium: Medium) -> str:
@@ -302,10 +318,12 @@ def _obey(words: list[str], taps: list[int], medium: Medium) -> str:
         case ["restore", port]:
             set_carrier(taps[int(port)], True)
             medium.restore(int(port))
+        case ["monitor"]:
+            pass  # `serve` acts on it
         case ["stats"]:
             return json.dumps({**medium.counters, "queued": medium.queued()})
         case _:
-            return f"error: unknown command {' '.join(words)!r} (cut I, restore I, stats)"
+            return f"error: unknown command {' '.join(words)!r} (cut I, restore I, stats, monitor)"
     return " ".join(words)
 
 
@@ -314,15 +332,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), default="wifi")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-multicast", action="store_true", help="drop multicast, carry broadcast")
+    parser.add_argument("--monitor", metavar="TAP", help="a TAP to copy every frame to, on command")
     parser.add_argument("taps", nargs="+", help="the TAP devices to create, laptop 0 first")
     options = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     taps = [open_tap(name) for name in options.taps]
+    monitor = open_tap(options.monitor) if options.monitor else None
     medium = Medium(
         len(taps), PROFILES[options.profile], options.seed, options.no_multicast, time.monotonic()
     )
     print("ready", flush=True)
-    serve(taps, medium)
+    serve(taps, medium, monitor)
 
 
 if __name__ == "__main__":
