@@ -160,9 +160,8 @@ def quantile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def round_trips(lan: NamespaceLan, pairs: int, count: int, timeout: float = 0.6) -> tuple[list[float], int]:
-    """`count` round trips from laptop 2k to laptop 2k+1, for each of `pairs` pairs at once (they share
-    the medium, as laptops in one house do): every round trip's milliseconds, and how many were lost."""
+def start_echoes(lan: NamespaceLan, pairs: int) -> None:
+    """An echo on laptop 2k+1 for each of `pairs` pairs, running until the LAN closes."""
     for k in range(pairs):
         server = lan.run(
             2 * k + 1,
@@ -173,6 +172,16 @@ def round_trips(lan: NamespaceLan, pairs: int, count: int, timeout: float = 0.6)
         )
         assert server.stdout is not None
         assert LineWatcher(server.stdout).wait_for(lambda line: line == "ready", DEADLINE_S)
+
+
+def round_trips(
+    lan: NamespaceLan, pairs: int, count: int, timeout: float = 0.6, echoes: bool = True
+) -> tuple[list[float], int]:
+    """`count` round trips from laptop 2k to laptop 2k+1, for each of `pairs` pairs at once (they share
+    the medium, as laptops in one house do): every round trip's milliseconds, and how many were lost.
+    Starts the echoes first, unless `echoes` is False (they run already)."""
+    if echoes:
+        start_echoes(lan, pairs)
     askers = [
         lan.run(
             2 * k,
@@ -367,3 +376,23 @@ def test_a_sniffer_reads_the_air(tmp_path: Path) -> None:
         assert speaker.wait(DEADLINE_S) == 0
         assert heard.wait_for(lambda line: line == secret.decode(), DEADLINE_S)
         assert wait_until(lambda: secret in capture.read_bytes(), DEADLINE_S)
+
+
+@pytest.mark.netns
+def test_a_laptop_cut_off_the_air_sees_its_carrier_go_and_hears_nothing_until_restored() -> None:
+    require_netns()
+    with NamespaceLan(2, link="perfect") as lan:
+        assert round_trips(lan, pairs=1, count=20)[1] == 0
+        lan.cut(1)
+        assert "NO-CARRIER" in interfaces(lan.namespace(1))
+        # Its address stays; what is sent to it goes nowhere.
+        assert (
+            lan.address(1)
+            in subprocess.run(
+                ["ip", "-n", lan.namespace(1), "-o", "addr"], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        assert round_trips(lan, pairs=1, count=5, timeout=0.1, echoes=False) == ([], 5)
+        lan.restore(1)
+        assert "NO-CARRIER" not in interfaces(lan.namespace(1))
+        assert round_trips(lan, pairs=1, count=20, echoes=False)[1] == 0
