@@ -5,7 +5,8 @@ pair, stalls, multicast filtered. Then the real thing on a namespace LAN (root, 
 between laptops on ``wifi`` are a home Wi-Fi's (median, p95, p99 and loss as measured between two laptops:
 these figures are the emulator's specification, with tolerances that hold with another test run on both
 cores), ``perfect`` adds nothing a game would notice, ``bad`` loses a fifth of multicast, ``no_multicast``
-carries none but ARP and unicast still work, and a Wi-Fi LAN leaves nothing behind.
+carries none but ARP and unicast still work, a Wi-Fi LAN leaves nothing behind, a sniffer reads the air,
+and a laptop cut off hears nothing until it is restored.
 """
 
 from __future__ import annotations
