@@ -18,7 +18,7 @@ from zeroconf import ServiceInfo, ServiceStateChange
 from kdm.net import discovery
 from kdm.net.discovery import SERVICE_TYPE, TableAd, TableBrowser, parse_host_port
 from kdm.net.keys import fingerprint, new_keys
-from tests.helpers.netns import NETNS_ETC, LineWatcher, NamespaceLan, require_netns
+from tests.helpers.netns import NETNS_ETC, LineWatcher, NamespaceLan, namespaces, require_netns, running
 
 KITCHEN = TableAd(
     name="kitchen",
@@ -510,20 +510,6 @@ def test_tables_are_found_updated_and_dropped_over_real_multicast() -> None:
 
 
 # -- the namespace harness itself ----------------------------------------------------------------------
-
-
-def namespaces() -> set[str]:
-    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
-    return {line.split(" ", 1)[0] for line in listing.stdout.splitlines()}
-
-
-def running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            # The state follows the parenthesised command name; a zombie is as good as gone.
-            return stat.read().rpartition(")")[2].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 @pytest.mark.netns

@@ -6,6 +6,12 @@ machine's real interfaces. Hosts get 10.231.0.10, .11, ... /24 (inside their nam
 and a multicast route, so mDNS works between them. Everything created is removed on exit, also after an
 exception, and namespaces left by a crashed earlier run (their creator's pid is gone) are removed first.
 
+The hosts can be on Wi-Fi instead: `NamespaceLan(n, link="wifi")` (or any profile of
+`tests/helpers/wifi.py`: "perfect", "wifi", "bad"; `no_multicast=True` drops multicast on top) gives each
+host a TAP device as its eth0, and the switch namespace holds, instead of the bridge, the forwarder that
+carries frames between them with the profile's delays, stalls and losses. Same addresses, names, homes,
+routes, `run`, `cut` and `restore` (the host's carrier goes off, as when its cable is pulled).
+
 Each host is a laptop as Debian and Ubuntu ship them: a name of its own (`laptop0`, ...: a process runs
 in a UTS namespace of its own too) that its /etc/hosts maps to 127.0.1.1 (`ip netns exec` mounts
 /etc/netns/NAME/hosts over /etc/hosts), and a home directory of its own (so each laptop's player has
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import os
 import queue
 import re
@@ -38,7 +45,9 @@ from typing import IO, Any
 
 import pytest
 
-__all__ = ["LineWatcher", "NamespaceLan", "require_netns", "wait_until"]
+from tests.helpers.wifi import PROFILES
+
+__all__ = ["LINKS", "LineWatcher", "NamespaceLan", "namespaces", "require_netns", "running", "wait_until"]
 
 PREFIX = "kdmtest-"
 #: Where `ip netns exec NAME` finds files to mount over /etc inside namespace NAME.
@@ -58,6 +67,10 @@ _LEFTOVER = re.compile(rf"^{PREFIX}(\d+)-")
 _sequence = itertools.count()
 # Links come up in microseconds; the deadline only matters on a machine that is badly overloaded.
 _LINK_DEADLINE_S = 10.0
+#: What joins the hosts: a veth cable each into a bridge, or the Wi-Fi forwarder with one of its profiles.
+LINKS = ("bridge", *PROFILES)
+#: On a Wi-Fi link, the forwarder's TAP in the switch namespace where a sniffer reads what is sent.
+MONITOR = "air"
 
 
 def require_netns() -> None:
@@ -71,12 +84,23 @@ def require_netns() -> None:
 
 
 class NamespaceLan:
-    """n hosts on one switch. Use as a context manager; host indexes run from 0 to n-1."""
+    """n hosts on one switch, or on one access point (`link`: one of `LINKS`, with `seed` for its random
+    draws). Use as a context manager; host indexes run from 0 to n-1."""
 
-    def __init__(self, hosts: int) -> None:
+    def __init__(
+        self, hosts: int, link: str = "bridge", *, no_multicast: bool = False, seed: int = 0
+    ) -> None:
         if not 1 <= hosts <= 200:
             raise ValueError(f"a test LAN has 1 to 200 hosts, not {hosts}")
+        if link not in LINKS:
+            raise ValueError(f"a test LAN's link is one of {', '.join(LINKS)}, not {link!r}")
+        if no_multicast and link == "bridge":
+            raise ValueError("no_multicast needs a Wi-Fi link: link='perfect' is one with no delay")
         self.hosts = hosts
+        self.link = link
+        self.no_multicast = no_multicast
+        self.seed = seed
+        self._access_point: _AccessPoint | None = None
         self._base = f"{PREFIX}{os.getpid()}-{next(_sequence)}"
         self.switch = f"{self._base}-sw"
         self._processes: list[subprocess.Popen[Any]] = []
@@ -112,6 +136,9 @@ class NamespaceLan:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(timeout=_LINK_DEADLINE_S)
         self._processes.clear()
+        if self._access_point is not None and self._access_point.process.stdin is not None:
+            self._access_point.process.stdin.close()
+        self._access_point = None
         failures = []
         # Hosts first: deleting a host namespace destroys its cable, so the switch is empty last.
         for name in reversed(self._created):
@@ -160,8 +187,13 @@ class NamespaceLan:
         return process
 
     def capture(self, out: Path) -> subprocess.Popen[Any]:
-        """Start capturing every TCP payload that crosses the switch into ``out`` (see
+        """Start capturing every TCP payload that crosses the switch (or the air) into ``out`` (see
         ``tests/capture_tcp.py``); it has started once it printed a line. Terminate it to stop."""
+        if self._access_point is not None:
+            # The forwarder copies every frame sent to its monitor TAP, which stays in the switch, with no
+            # address of its own (addrgenmode none): it only listens.
+            _ip(f"-n {self.switch} link set {MONITOR} addrgenmode none up")
+            self._access_point.command("monitor")
         script = Path(__file__).with_name("capture_tcp.py")
         process: subprocess.Popen[Any] = subprocess.Popen(
             ["ip", "netns", "exec", self.switch, sys.executable, str(script), str(out)],
@@ -179,14 +211,31 @@ class NamespaceLan:
                 os.kill(int(pid), signal.SIGKILL)
 
     def cut(self, i: int) -> None:
-        """Unplug host i's cable at the switch: its address and sockets stay, its packets go nowhere."""
-        _ip(f"-n {self.switch} link set {self._port(i)} down")
+        """Unplug host i's cable at the switch (on Wi-Fi: take it off the air): its address and sockets
+        stay, its packets go nowhere, and it sees its carrier go."""
+        if self._access_point is not None:
+            self._access_point.command(f"cut {i}")
+        else:
+            _ip(f"-n {self.switch} link set {self._port(i)} down")
         self._wait_for_link(i, up=False)
 
     def restore(self, i: int) -> None:
         """Plug host i's cable back in."""
-        _ip(f"-n {self.switch} link set {self._port(i)} up")
+        if self._access_point is not None:
+            self._access_point.command(f"restore {i}")
+        else:
+            _ip(f"-n {self.switch} link set {self._port(i)} up")
         self._wait_for_link(i, up=True)
+
+    def radio_counters(self) -> dict[str, int]:
+        """What the Wi-Fi forwarder counted so far (frames received, sent, lost, ..., and `queued`: those
+        still in flight). Only on a Wi-Fi link."""
+        if self._access_point is None:
+            raise RuntimeError(
+                "a bridged test LAN has no radio: build it with link='wifi' (or another profile)"
+            )
+        counters: dict[str, int] = json.loads(self._access_point.command("stats"))
+        return counters
 
     @staticmethod
     def skip_reason() -> str | None:
@@ -198,9 +247,14 @@ class NamespaceLan:
     def _build(self) -> None:
         switch = self.switch
         self._add_namespace(switch)
-        # Snooping off: with no IGMP querier on this switch it could stop forwarding multicast to a port.
-        _ip(f"-n {switch} link add br0 type bridge mcast_snooping 0")
-        _ip(f"-n {switch} link set br0 up")
+        if self.link == "bridge":
+            # Snooping off: with no IGMP querier on this switch it could stop forwarding multicast to a port.
+            _ip(f"-n {switch} link add br0 type bridge mcast_snooping 0")
+            _ip(f"-n {switch} link set br0 up")
+        else:
+            self._access_point = _AccessPoint(self, [self._port(i) for i in range(self.hosts)])
+            self._processes.append(self._access_point.process)  # killed first on close: its TAPs go with it
+            self._access_point.wait_ready()
         for i in range(self.hosts):
             host, port = self.namespace(i), self._port(i)
             self._add_namespace(host)
@@ -209,10 +263,15 @@ class NamespaceLan:
             etc.mkdir(parents=True, exist_ok=True)
             (etc / "hosts").write_text(DEBIAN_HOSTS.format(name=self.hostname(i)))
             _ip(f"-n {host} link set lo up")
-            # Created inside the switch with its other end moved straight into the host, so the root
-            # namespace never holds either end.
-            _ip(f"-n {switch} link add {port} type veth peer name eth0 netns {host}")
-            _ip(f"-n {switch} link set {port} master br0 up")
+            if self._access_point is not None:
+                # The forwarder's TAP, created in the switch, becomes the host's eth0; the forwarder's
+                # descriptor follows it.
+                _ip(f"-n {switch} link set {port} netns {host} name eth0")
+            else:
+                # Created inside the switch with its other end moved straight into the host, so the root
+                # namespace never holds either end.
+                _ip(f"-n {switch} link add {port} type veth peer name eth0 netns {host}")
+                _ip(f"-n {switch} link set {port} master br0 up")
             _ip(f"-n {host} addr add {self.address(i)}/24 dev eth0")
             _ip(f"-n {host} link set eth0 up")
             # Hosts have no default route; without this, multicast sends fail with ENETUNREACH.
@@ -231,7 +290,9 @@ class NamespaceLan:
             carrier = "LOWER_UP" in _ip(f"-n {host} -o link show eth0")
             if carrier != up:
                 return False
-            return not up or "state forwarding" in _ip(f"-n {self.switch} -d -o link show {port}")
+            if not up or self._access_point is not None:
+                return True
+            return "state forwarding" in _ip(f"-n {self.switch} -d -o link show {port}")
 
         if not wait_until(settled, _LINK_DEADLINE_S):
             raise RuntimeError(f"host {i}'s link did not go {'up' if up else 'down'} in {_LINK_DEADLINE_S} s")
@@ -243,6 +304,37 @@ class NamespaceLan:
     def _check(self, i: int) -> None:
         if not 0 <= i < self.hosts:
             raise IndexError(f"host {i} is not on this LAN of {self.hosts}")
+
+
+class _AccessPoint:
+    """The Wi-Fi forwarder (`tests/helpers/wifi.py`) running in the switch namespace, and its commands."""
+
+    def __init__(self, lan: NamespaceLan, taps: list[str]) -> None:
+        script = Path(__file__).with_name("wifi.py")
+        flags = ["--profile", lan.link, "--seed", str(lan.seed), "--monitor", MONITOR]
+        flags += ["--no-multicast"] if lan.no_multicast else []
+        # Its stdin is ours: if this process dies, the forwarder reads the end and exits, and its TAPs go.
+        self.process: subprocess.Popen[str] = subprocess.Popen(
+            ["ip", "netns", "exec", lan.switch, sys.executable, str(script), *flags, *taps],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        assert self.process.stdout is not None
+        self._answers = LineWatcher(self.process.stdout)
+
+    def wait_ready(self) -> None:
+        """Return once the forwarder's TAPs exist."""
+        if self._answers.wait_for(lambda line: line == "ready", _LINK_DEADLINE_S) is None:
+            raise RuntimeError(f"the Wi-Fi forwarder did not start in {_LINK_DEADLINE_S} s")
+
+    def command(self, line: str) -> str:
+        """Send one command and return its answer."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+        answer = self._answers.wait_for(lambda line: True, _LINK_DEADLINE_S)
+        if answer is None or answer.startswith("error"):
+            raise RuntimeError(f"the Wi-Fi forwarder did not do {line!r}: {answer}")
+        return answer
 
 
 class LineWatcher:
@@ -342,6 +434,22 @@ def _delete_namespace(name: str) -> str | None:
     ):
         return f"could not delete namespace {name}: {result.stderr.strip()}"
     return None
+
+
+def namespaces() -> set[str]:
+    """The names of the network namespaces that exist now, whoever made them."""
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    return {line.split(" ", 1)[0] for line in listing.stdout.splitlines()}
+
+
+def running(pid: int) -> bool:
+    """Whether process `pid` still runs (a zombie is as good as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            # The state follows the parenthesised command name.
+            return stat.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def _alive(pid: int) -> bool:
