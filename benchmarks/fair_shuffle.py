@@ -6,7 +6,10 @@ Both passes go around the table in seat order, so a table waits for the sum of e
 cards, whatever the number of players: the pile is shuffled with the dealt cards). ``deal_ms`` is what
 every player then computes to read their own four cards: checking the other players' keys for each
 against their commitments and taking the keys off. ``audit_ms`` is one peer replaying the whole round at
-its end (``kdm.fair.shuffle.audit``). Also the unit costs: one scalar multiplication, one commitment.
+its end (``kdm.fair.shuffle.audit``). ``prove_ms`` is what every player adds to its two turns to prove
+them (``kdm.fair.proofs``: one proof for its lock, one per card for its keys), summed over the table like
+``shuffle_ms``; ``check_ms`` is what one peer computes to check every turn's proofs as the log brings
+them, before the first card is dealt. Also the unit costs: one scalar multiplication, one commitment.
 
 Prints one JSON object per table size, with the median and the spread over ``--runs`` runs.
 
@@ -22,8 +25,9 @@ import time
 from collections.abc import Callable
 
 from kdm.cards import full_deck
-from kdm.fair.group import card_point, commitment, lock, random_key
-from kdm.fair.shuffle import audit, check_key, deal_secrets, face_of, reveal, shuffle_round
+from kdm.fair.group import BASE, card_point, commitment, invert, lock, product, random_key, sum_of
+from kdm.fair.proofs import prove, proves
+from kdm.fair.shuffle import audit, check_key, deal_secrets, face_of, open_deck, reveal, shuffle_round
 
 TABLE = "bench~table"
 HAND = 4
@@ -53,7 +57,36 @@ def one_table(players: int) -> dict[str, float]:
 
     deal_ms = timed(deal_one_hand)
     audit_ms = timed(lambda: audit(faces, TABLE, first, second, table_secrets, committed))
-    return {"shuffle_ms": shuffle_ms, "deal_ms": deal_ms, "audit_ms": audit_ms}
+    # Each turn's proofs, as kdm.fair.turns makes and checks them: the deck each seat was handed, what
+    # it made, and the key that took one to the other.
+    handed = [open_deck(faces, TABLE), *first[:-1]], [first[-1], *second[:-1]]
+    keys = [commitment(secrets.deck_key) for secrets in table_secrets]
+    proofs: list[tuple[bytes, list[bytes]]] = []
+
+    def prove_all() -> None:
+        for seat, secrets in enumerate(table_secrets):
+            locked = prove(secrets.deck_key, sum_of(handed[0][seat]), sum_of(first[seat]), BASE, keys[seat])
+            off = invert(secrets.deck_key)
+            positions = [
+                prove(product(off, key), point, new, keys[seat], committed[seat][position])
+                for position, (point, new, key) in enumerate(
+                    zip(handed[1][seat], second[seat], secrets.position_keys, strict=True)
+                )
+            ]
+            proofs.append((locked, positions))
+
+    def check_all() -> None:
+        for seat, (locked, positions) in enumerate(proofs):
+            assert proves(locked, sum_of(handed[0][seat]), sum_of(first[seat]), BASE, keys[seat])
+            for position, (point, new) in enumerate(zip(handed[1][seat], second[seat], strict=True)):
+                assert proves(positions[position], point, new, keys[seat], committed[seat][position])
+
+    prove_ms = timed(prove_all)
+    check_ms = timed(check_all)
+    return {
+        "shuffle_ms": shuffle_ms, "deal_ms": deal_ms, "audit_ms": audit_ms, "prove_ms": prove_ms,
+        "check_ms": check_ms,
+    }  # fmt: skip
 
 
 def spread(values: list[float]) -> dict[str, float]:
@@ -76,7 +109,7 @@ def main() -> None:
     for players in args.players:
         runs = [one_table(players) for _ in range(args.runs)]
         figure: dict[str, object] = {"figure": "fair_shuffle", "players": players, "cards": len(full_deck())}
-        for name in ("shuffle_ms", "deal_ms", "audit_ms"):
+        for name in ("shuffle_ms", "prove_ms", "check_ms", "deal_ms", "audit_ms"):
             figure[name] = spread([run[name] for run in runs])
         figure.update(runs=args.runs, lock_ms=round(lock_ms, 4), commitment_ms=round(commit_ms, 4))
         print(json.dumps(figure), flush=True)
