@@ -90,8 +90,13 @@ class Takeovers:
 
     @property
     def limit_s(self) -> float:
-        """How long a seat's process must be silent for this process to say so."""
-        return self.after_s or TAKEOVER_AFTER_S
+        """How long a seat's process must be silent for this process to say so, and for the leader to
+        take it over. At a fair table, mid-round, a stand-in would void the round (the seat's keys left
+        with its process): a player could dodge the card it read it must draw by freezing. So the table
+        waits for the player as long as for its keys, and one back within that plays on in the same
+        round; a leader that would take the seat sooner gets no voter's word for it."""
+        limit = self.after_s or TAKEOVER_AFTER_S
+        return max(limit, self.key_timeout_s) if self.host.record.round_in_play() else limit
 
     def watch(self, after_s: float | None, now: float) -> None:
         """Look at the seats every quarter of ``after_s`` from now on (or never, with None)."""
@@ -149,10 +154,7 @@ class Takeovers:
         if late or not (record.started and engine is not None):
             return
         settling = now - self.leading_since < after_s * 1000
-        # At a fair table, mid-round, a stand-in would void the round (the seat's keys left with its
-        # process): a player could dodge the card it read it must draw by freezing. The table waits for
-        # the player as long as for its keys, and one back within that plays on in the same round.
-        silence_s = max(after_s, self.key_timeout_s) if record.round_in_play() else after_s
+        silence_s = max(after_s, self.limit_s)  # (longer mid-round at a fair table: ``limit_s``)
         for seat, owner in enumerate(record.seats):
             process = owner.process
             if settling and process != getattr(node, "followed", None):
