@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 
 from nacl import bindings
 from nacl.exceptions import RuntimeError as NaclRuntimeError
@@ -126,20 +127,19 @@ def is_commitment_of(committed: bytes, key: bytes) -> bool:
 
 def add(point: bytes, other: bytes) -> bytes:
     """The sum of two points (the group's operation: ``lock`` distributes over it)."""
-    try:
-        total: bytes = bindings.crypto_core_ed25519_add(point, other)
-    except (NaclRuntimeError, TypeError, ValueError):
-        raise GroupError("not a point of the group") from None
-    return total
+    return _of_points(bindings.crypto_core_ed25519_add, point, other)
 
 
 def subtract(point: bytes, other: bytes) -> bytes:
     """``point`` minus ``other``."""
+    return _of_points(bindings.crypto_core_ed25519_sub, point, other)
+
+
+def _of_points(operation: Callable[[bytes, bytes], bytes], point: bytes, other: bytes) -> bytes:
     try:
-        difference: bytes = bindings.crypto_core_ed25519_sub(point, other)
+        return operation(point, other)
     except (NaclRuntimeError, TypeError, ValueError):
         raise GroupError("not a point of the group") from None
-    return difference
 
 
 def sum_of(points: list[bytes]) -> bytes:
