@@ -728,26 +728,17 @@ def door(arguments: list[str]) -> list[str]:
     return [contact if argument == "CONTACT" else argument for argument in arguments]
 
 
+#: The roles that only patch kdm before its command line runs with the arguments as given.
+PATCHING: dict[str, Callable[[], None]] = {
+    "cheat": cheat, "stranger": stranger, "usurper": usurper, "forker": forker, "thief": thief,
+    "withholder": withholder, "dodger": dodger, "bad-card": bad_card, "backdater": backdater,
+}  # fmt: skip
+
+
 def main(argv: list[str]) -> int:
     role, *arguments = argv
-    if role == "cheat":
-        cheat()
-    elif role == "stranger":
-        stranger()
-    elif role == "usurper":
-        usurper()
-    elif role == "forker":
-        forker()
-    elif role == "thief":
-        thief()
-    elif role == "withholder":
-        withholder()
-    elif role == "dodger":
-        dodger()
-    elif role == "bad-card":
-        bad_card()
-    elif role == "backdater":
-        backdater()
+    if role in PATCHING:
+        PATCHING[role]()
     elif role == "late-founder":
         late_founder(int(arguments.pop(0)))
     elif role == "pin-guesser":

@@ -9,7 +9,6 @@ import logging
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +17,15 @@ from zeroconf import ServiceInfo, ServiceStateChange
 from kdm.net import discovery
 from kdm.net.discovery import SERVICE_TYPE, TableAd, TableBrowser, parse_host_port
 from kdm.net.keys import fingerprint, new_keys
-from tests.helpers.netns import NETNS_ETC, LineWatcher, NamespaceLan, namespaces, require_netns, running
+from tests.helpers.netns import (
+    NETNS_ETC,
+    LineWatcher,
+    NamespaceLan,
+    crashed_run,
+    namespaces,
+    require_netns,
+    running,
+)  # fmt: skip
 
 KITCHEN = TableAd(
     name="kitchen",
@@ -549,26 +556,17 @@ def test_a_test_laptop_is_named_as_debian_names_it_and_has_no_kdm_flag() -> None
 @pytest.mark.netns
 def test_a_crashed_runs_lan_is_removed_by_the_next_one() -> None:
     require_netns()
-    crash = textwrap.dedent(
+    crashed = crashed_run(
         """
-        import os, signal, subprocess, sys
+        import subprocess, sys
         from tests.helpers.netns import NamespaceLan
         lan = NamespaceLan(2).__enter__()
         # Its own output goes nowhere, or it would hold the test's pipe open after the crash.
         orphan = lan.run(0, [sys.executable, "-c", "import signal; signal.pause()"],
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         print(lan.switch, lan.namespace(0), lan.namespace(1), orphan.pid, flush=True)
-        os.kill(os.getpid(), signal.SIGKILL)
-        """
-    )
-    root = Path(__file__).resolve().parent.parent
-    crashed = subprocess.run(
-        [sys.executable, "-c", crash],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        check=False,
-        timeout=DEADLINE_S,
+        """,
+        DEADLINE_S,
     )
     *left, orphan = crashed.stdout.split()
     assert len(left) == 3 and set(left) <= namespaces(), crashed.stderr

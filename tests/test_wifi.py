@@ -18,14 +18,21 @@ import re
 import signal
 import subprocess
 import sys
-import textwrap
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from tests.helpers.netns import LineWatcher, NamespaceLan, namespaces, require_netns, running, wait_until
+from tests.helpers.netns import (
+    LineWatcher,
+    NamespaceLan,
+    crashed_run,
+    namespaces,
+    require_netns,
+    running,
+    wait_until,
+)  # fmt: skip
 from tests.helpers.wifi import PROFILES, Delay, Medium
 
 ECHO = str(Path(__file__).with_name("helpers") / "echo.py")
@@ -322,24 +329,15 @@ def test_a_wifi_lan_leaves_no_namespace_tap_or_forwarder_even_after_a_failure() 
 @pytest.mark.netns
 def test_a_crashed_runs_forwarder_exits_and_its_taps_go_with_it() -> None:
     require_netns()
-    crash = textwrap.dedent(
+    crashed = crashed_run(
         """
-        import os, signal, subprocess
+        import subprocess
         from tests.helpers.netns import NamespaceLan
         lan = NamespaceLan(2, link="wifi").__enter__()
         pids = subprocess.run(["ip", "netns", "pids", lan.switch], capture_output=True, text=True).stdout
         print(lan.switch, lan.namespace(0), lan.namespace(1), *pids.split(), flush=True)
-        os.kill(os.getpid(), signal.SIGKILL)
-        """
-    )
-    root = Path(__file__).resolve().parent.parent
-    crashed = subprocess.run(
-        [sys.executable, "-c", crash],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        check=False,
-        timeout=DEADLINE_S,
+        """,
+        DEADLINE_S,
     )
     assert crashed.returncode == -signal.SIGKILL, crashed.stderr
     switch, *hosts_and_pids = crashed.stdout.split()

@@ -35,6 +35,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -47,7 +48,10 @@ import pytest
 
 from tests.helpers.wifi import PROFILES
 
-__all__ = ["LINKS", "LineWatcher", "NamespaceLan", "namespaces", "require_netns", "running", "wait_until"]
+__all__ = [
+    "LINKS", "LineWatcher", "NamespaceLan", "crashed_run", "namespaces", "require_netns", "running",
+    "wait_until",
+]  # fmt: skip
 
 PREFIX = "kdmtest-"
 #: Where `ip netns exec NAME` finds files to mount over /etc inside namespace NAME.
@@ -460,6 +464,21 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def crashed_run(script: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """``script`` (indented as in a test, where it builds a LAN and prints what it made) run by a fresh
+    Python from the repository's root, which then kills itself with SIGKILL: a run that crashed before
+    it could remove anything. Its output, for the test to look for what it left."""
+    code = textwrap.dedent(script) + "\nimport os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parent.parent.parent,
+        check=False,
+        timeout=timeout,
+    )
 
 
 def wait_until(condition: Callable[[], bool], timeout: float) -> bool:

@@ -104,21 +104,21 @@ def table(
     options: Sequence[str] = (),
     variants: Sequence[str] = (),
     playing: str | None = "passes to",
-    deck: str = "open",
+    deck: str | None = None,
 ) -> Iterator[Table]:
     """A table of ``players`` bot players, seated in order, the game started (``programs``: the seats
     played by another program than ``kdm``; ``options``: more table options, ``NAME=VALUE``, with
     ``rounds`` unless None, which a game without rounds takes; ``variants``: the rule plugins, as
     ``--variant``), and ``playing`` said by the host (a line of its game's first moves; None: the game
-    starting is enough); ``deck`` is the
-    table's deck service (``--deck``); everything is stopped after, and what each process said is shown
-    when the test fails."""
+    starting is enough); ``deck`` is the table's deck service (``--deck``; None: kdm's own choice);
+    everything is stopped after, and what each process said is shown when the test fails."""
     scene = Table(root, env)
     programs = programs or {}
     try:
         chosen = [*([f"rounds={rounds}"] if rounds is not None else []), *options]
         flags = [flag for option in chosen for flag in ("--option", option)]
-        flags += [flag for variant in variants for flag in ("--variant", variant)] + ["--deck", deck]
+        flags += [flag for variant in variants for flag in ("--variant", variant)]
+        flags += ["--deck", deck] if deck is not None else []
         scene.player(
             0, "host", "--players", str(players), *flags, "--no-advertise", program=programs.get(0, KDM)
         )
