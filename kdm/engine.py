@@ -61,9 +61,16 @@ MIN_REACTION_OPTION = TableOption(
 def effective_time(reactions: Mapping[int, float], event: TimedEvent, min_reaction_ms: float = 0.0) -> float:
     """DESIGN 5.6: ``eff(trigger) + rt`` when the trigger is in ``reactions`` (seq → effective time of
     the events a press may react to), else ``t_sync``. Shared by every game that orders presses; a
-    reaction time under ``min_reaction_ms`` (the table's ``MIN_REACTION_OPTION``) is refused."""
+    reaction time under ``min_reaction_ms`` (the table's ``MIN_REACTION_OPTION``) is refused.
+
+    What the other voters vouch for (``event.vouched``, set by the record) bounds the claim: a reaction
+    is no quicker than ``least_rt``, a time no earlier than ``not_before``, and a press that reached
+    them only after they had applied others (``after``) comes after those: a process's word on its own
+    press is only as good as what the others saw of it."""
     if not math.isfinite(event.t_sync) or (event.rt is not None and not math.isfinite(event.rt)):
         raise IllegalAction("times must be finite numbers")  # NaN would unsort the window's order
+    vouched = event.vouched
+    claimed = event.t_sync if vouched is None else max(event.t_sync, vouched.not_before)
     if event.rt is not None:
         if event.rt < 0:
             raise IllegalAction("a reaction time cannot be negative")
@@ -75,8 +82,12 @@ def effective_time(reactions: Mapping[int, float], event: TimedEvent, min_reacti
         if event.trigger is not None:
             base = reactions.get(event.trigger)
             if base is not None:
-                return base + event.rt
-    return event.t_sync
+                least = None if vouched is None else vouched.least_rt
+                claimed = base + (event.rt if least is None else max(event.rt, least))
+    if vouched is None:
+        return claimed
+    seen_first = [eff for seq, eff in reactions.items() if seq < vouched.after]
+    return max(claimed, math.nextafter(max(seen_first), math.inf)) if seen_first else claimed
 
 
 @dataclass(frozen=True)

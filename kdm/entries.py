@@ -54,6 +54,9 @@ class Create(Entry):
     listed: bool = True
     #: The table's deck service: ``open`` (faces from agreed seeds) or ``fair`` (DESIGN 7).
     deck: str = "open"
+    #: Whether the table's voters vouch for each other's presses (``kdm.vouching``); a log kept before
+    #: they did replays as it was played.
+    vouch: bool = False
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,26 @@ class Chat(Entry):
     text: str
 
 
+@dataclass(frozen=True)
+class Vouch(Entry):
+    """A voter's stamps on the press ``press``/``counter`` (an ``Act`` of another seat's, whose encoded
+    event has the digest ``digest``): when it first reached this voter (``seen_us``) and, when the press
+    names a trigger this voter applied, when it did (``shown_us``, else ``NOT_SHOWN``), in microseconds
+    on the table's agreed clock; and how many events this voter had applied when the press reached it
+    (``applied``: the table's next sequence number then) (``kdm.vouching``)."""
+
+    TYPE: ClassVar[str] = "vouch"
+    press: str
+    counter: int
+    digest: bytes
+    seen_us: int
+    applied: int
+    shown_us: int = -1
+
+
+#: A ``Vouch`` whose voter did not apply the press's trigger (or the press names none).
+NOT_SHOWN = -1
+
 #: The longest chat line, in characters.
 MAX_CHAT = 200
 
@@ -197,7 +220,7 @@ def chat_problem(text: str) -> str:
 
 
 ENTRY_TYPES: dict[str, type[Entry]] = {
-    kind.TYPE: kind for kind in (Create, Join, Start, Reveal, Act, Takeover, Done, Chat, DeckPart)
+    kind.TYPE: kind for kind in (Create, Join, Start, Reveal, Act, Takeover, Done, Chat, DeckPart, Vouch)
 }
 
 #: Wire names that differ from the field names (kept as they were before entries had types).
@@ -209,13 +232,21 @@ _SIZES: dict[str, tuple[int, ...]] = {
     "next_commit": (HASH_BYTES,),
     "box_key": (0, KEY_BYTES),
     "player": (0, PUBLIC_KEY_BYTES),
+    "digest": (16,),
 }
 
 
 #: Fields added after logs were kept, left off the wire at their default: an older entry's bytes (and so
 #: its signature) stay what they were.
 _LATER_FIELDS: frozenset[tuple[type[Entry], str]] = frozenset(
-    {(Create, "deck"), (Act, "keys"), (Takeover, "why"), (Join, "laptop"), (Takeover, "silence")}
+    {
+        (Create, "deck"),
+        (Act, "keys"),
+        (Takeover, "why"),
+        (Join, "laptop"),
+        (Takeover, "silence"),
+        (Create, "vouch"),
+    }
 )
 
 

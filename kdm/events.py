@@ -18,8 +18,12 @@ import dataclasses
 import types
 import typing
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
+
+#: A field's metadata key: the field is set by the table's record on apply, never carried on the wire
+#: (the codec leaves it out, and refuses a map that names it).
+OFF_LOG = "off_log"
 
 
 @dataclass(frozen=True)
@@ -30,13 +34,28 @@ class Event:
 
 
 @dataclass(frozen=True)
+class Vouched:
+    """What the table's other voters vouch for of one press (DESIGN 5.6), from the stamps they committed
+    before it was applied (``kdm.vouching``): its effective time is no earlier than ``not_before`` on the
+    agreed clock, and, as a reaction to its trigger, no quicker than ``least_rt`` (None: they cannot
+    tell, as when none of them saw the trigger applied); and it reached each of them only once they had
+    applied every event before ``after``, so it comes after every press among those."""
+
+    not_before: float
+    least_rt: float | None = None
+    after: int = 0
+
+
+@dataclass(frozen=True)
 class TimedEvent(Event):
-    """An event whose order against others of its window is decided by effective time."""
+    """An event whose order against others of its window is decided by effective time. ``vouched`` is
+    never a player's to say: the record sets it on apply, at a table whose voters stamp presses."""
 
     seat: int
     t_sync: float = 0.0
     trigger: int | None = None
     rt: float | None = None
+    vouched: Vouched | None = field(default=None, compare=False, repr=False, metadata={OFF_LOG: True})
 
 
 @dataclass(frozen=True)
@@ -110,7 +129,9 @@ class EventCodec:
             raise ValueError(f"two event classes claim kind {kind!r}")
         self._types[kind] = event_type
         hints = typing.get_type_hints(event_type)
-        self._fields[kind] = {f.name: hints[f.name] for f in dataclasses.fields(event_type)}
+        self._fields[kind] = {
+            f.name: hints[f.name] for f in dataclasses.fields(event_type) if not f.metadata.get(OFF_LOG)
+        }
 
     @property
     def kinds(self) -> list[str]:

@@ -24,7 +24,10 @@ counter: a retried proposal committed twice is judged once, applied or refused):
   asked for or given, which the deck takes or refuses the same way on every peer;
 - ``done``: a node saw the game end;
 - ``chat``: a line a seat's player says; no node's lines make more than ``CHAT_LOG_BURST`` of the
-  last ``CHAT_LOG_WINDOW`` entries (counted by log position, so every peer agrees).
+  last ``CHAT_LOG_WINDOW`` entries (counted by log position, so every peer agrees);
+- ``vouch``: a voter's stamps on another seat's press (``kdm.vouching``): at a table created with
+  ``vouch`` on, a press is applied once enough of them are committed, bounded by what they say, and
+  what is committed after it waits behind it in log order.
 
 At a table whose id carries a key, every entry must be signed by the node it says wrote it
 (``kdm.entries.signed_by_author``), and only the table's founder may create it. A node that holds no
@@ -59,6 +62,7 @@ from kdm.entries import (
     Reveal,
     Start,
     Takeover,
+    Vouch,
     author_node,
     chat_problem,
     from_wire,
@@ -66,7 +70,7 @@ from kdm.entries import (
     silence_signed_by,
 )  # fmt: skip
 from kdm.errors import KdmError, PluginError, UsageError
-from kdm.events import SEEDED_BY_KIND, Deal, Event, Shuffle, StartGame, Withheld
+from kdm.events import SEEDED_BY_KIND, Deal, Event, Shuffle, StartGame, TimedEvent, Withheld
 from kdm.identity import claim_is_valid
 from kdm.manager import PluginInfo, Rules, table_plugins
 from kdm.membership import voting_homes
@@ -87,6 +91,7 @@ from kdm.notices import (
     Voided,
 )
 from kdm.state import TableState
+from kdm.vouching import Held, bound, press_digest, stamps_needed
 
 
 def commitment(nonce: bytes) -> bytes:
@@ -226,6 +231,12 @@ class TableRecord:
     #: the others, ``membership_changed``): the nodes that vote, kept up to date by the membership
     #: changes committed since. None while no configuration was forced: the voting homes vote.
     forced_voters: set[str] | None = None
+    #: Whether the table's voters vouch for each other's presses (its ``create`` says), and the
+    #: presses waiting for their stamps with what was committed behind them (``kdm.vouching``).
+    vouching: bool = False
+    held: Held = field(default_factory=Held)
+    #: What the voters vouch for of the press being applied now (``_event`` bounds it by that).
+    _vouched_now: Any = None
 
     @property
     def rules(self) -> Rules:
@@ -260,12 +271,16 @@ class TableRecord:
         laptop runs in a process of its own, which that player's process hears or does not."""
         owner = self.seats[seat]
         mine = {owner.process, owner.home}
+        return [home for home in self.voters() if home not in mine]
+
+    def voters(self) -> list[str]:
+        """The voting homes (``kdm.membership``), as the last forced configuration left them."""
         homes = dict.fromkeys(voting_homes(self.seats))
         if self.forced_voters is not None:
             # The voters dropped when the survivors went on are gone for good: their word cannot come,
             # and asking for it would leave the dead seats to no one.
             homes = dict.fromkeys(home for home in homes if home in self.forced_voters)
-        return [home for home in homes if home not in mine]
+        return list(homes)
 
     def membership_changed(self, kind: str, node: str, voters: tuple[str, ...] = ()) -> None:
         """A membership change of the table's consensus was committed, in log order among the entries
@@ -335,11 +350,65 @@ class TableRecord:
                 return [Rejected(node=node, reason=f"{said}: {error}", entry=kind)]
         kind, node = entry.TYPE, entry.id.node
         key = (node, entry.id.counter)
-        if key in self.applied_ids or key in self.refused_ids:
+        if key in self.applied_ids or key in self.refused_ids or key in self.held.ids():
             return []  # a copy of an entry already judged (a retried proposal committed twice)
         if self.signed and not signed_by_author(entry, signature, self.table):
             # Not remembered: a forger must not use up the ids of the node it writes in the name of.
             return [Rejected(node=node, reason=f"not signed by {node}'s key", entry=kind)]
+        if isinstance(entry, Vouch):
+            self.applied_ids.add(key)
+            return self._release() if self.held.stamp(author_node(entry), entry) else []
+        press = self._press_to_stamp(entry)
+        if press is None and not self.held.queue:
+            return self._judge(entry)
+        self.held.hold(self.position, entry, press)
+        return self._release()
+
+    def _press_to_stamp(self, entry: Entry) -> tuple[int, bytes] | None:
+        """A press the other voters must stamp before it is applied: its seat and digest. Only what the
+        record would apply as a press is held (a timed event, for the seat its author plays), the same
+        on every peer, so that every honest voter stamps exactly what its record holds."""
+        if not (self.vouching and self.started and isinstance(entry, Act)) or self.engine is None:
+            return None
+        try:
+            event = self.rules.codec.decode(entry.event)
+        except Exception:  # refused on apply, with its reason
+            return None
+        if not isinstance(event, TimedEvent) or not (0 <= event.seat < len(self.seats)):
+            return None
+        seat = event.seat
+        if self.seats[seat].node != entry.id.node or not self.silence_voters(seat):
+            return None
+        return seat, press_digest(entry.event)
+
+    def _release(self) -> list[Notice]:
+        """Apply what was held, in log order, up to the first press still short of its stamps."""
+        notices: list[Notice] = []
+        held, handed = self.held, self.position
+        while held.queue:
+            position, entry = held.queue[0]
+            key = (entry.id.node, entry.id.counter)
+            if key in held.presses:
+                seat, digest = held.presses[key]
+                vouchers = self.silence_voters(seat)
+                stamps = [stamp for voter, stamp in held.stamps[key].items()
+                          if voter in vouchers and stamp.digest == digest]  # fmt: skip
+                if len(stamps) < stamps_needed(len(self.voters()), len(vouchers)) or not stamps:
+                    break
+                held.release(key)
+                self._vouched_now = bound(stamps)
+            held.queue.popleft()
+            self.position = position  # a takeover's word names the log position it was given at
+            try:
+                notices += self._judge(entry)
+            finally:
+                self.position, self._vouched_now = handed, None
+        return notices
+
+    def _judge(self, entry: Entry) -> list[Notice]:
+        """Apply ``entry`` (signed by its author), or refuse it, once and for all."""
+        kind, node = entry.TYPE, entry.id.node
+        key = (node, entry.id.counter)
         try:
             if not isinstance(entry, Create | Join) and not self.sits(author_node(entry)):
                 seatless = author_node(entry)
@@ -379,7 +448,7 @@ class TableRecord:
         if entry.deck not in DECKS:
             raise UsageError(f"deck {entry.deck!r}: a table's deck is one of {', '.join(DECKS)}")
         self.engine = Engine(rules, entry.players, dict(entry.options))
-        self.listed, self.deck = entry.listed, entry.deck
+        self.listed, self.deck, self.vouching = entry.listed, entry.deck, entry.vouch
         self.name, self.host, self.players, self.plugins = entry.name, node, entry.players, plugins
         return [Created(node=node)]
 
@@ -587,6 +656,8 @@ class TableRecord:
         refusal = self.deck_service.claim_problem(event) if self.deck_service is not None else None
         if refusal is not None:
             raise UsageError(f"{node}'s {event.kind}: {refusal}")
+        if isinstance(event, TimedEvent) and self._vouched_now is not None:
+            event = dataclasses.replace(event, vouched=self._vouched_now)
         return self._apply_event(event, node)
 
     def _apply_event(self, event: Event, node: str) -> list[Notice]:

@@ -44,6 +44,18 @@ of program, not a mock of one.
   card it read would go to another seat.
 - ``withholder``: a seated player's client at a fair table that hands no other seat its keys (not
   straight, not sealed in the log when asked), so that nobody else can read a card it locked.
+- ``racer``: a seated player's client in the base game whose bot never follows a slap: it waits until
+  every other seat has slapped into the window (the moment its own record applies the last of them),
+  then slaps as if it had reacted to the window's opener in ``CLAIMED_REACTION_MS`` (the table's
+  least), to be first after the opener and never last. As the founder's client it races from the
+  leader's seat.
+- ``forger``: the racer's wait, then a slap that reacts to nothing and claims a press time
+  ``FORGED_AFTER_OPENER_MS`` after the opener's: within the leader's bound of its clock, hundreds of
+  milliseconds before the truth.
+- ``call-thief``: a seated player's client at a Kem's table that, the moment an opponent's « Kem's ! »
+  (or « Double Kem's ! ») opens the call window, calls « Contre Kem's ! » on that caller's partner
+  (whose four of a kind the call gives away), claiming the caller's own trigger and a reaction in
+  ``CLAIMED_REACTION_MS``.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
 - ``pin-guesser SECONDS MEMBER...``: a stranger who guesses the table's PIN against every member at
@@ -95,11 +107,13 @@ from kdm.net.raft_log import chain_hash
 from kdm.net.raft_messages import Certificate, ConfChange, Message, Vote, message_to_dict
 from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_signing import TableSigner, head_payload, vote_payload
-from kdm.notices import Notice, Rejected
+from kdm.notices import Applied, Notice, Rejected
 from kdm.peer import CLOCK_SETTLE_MS, Peer
 from kdm.plugins.kems import rules as kems_rules
+from kdm.plugins.kems.events import Call
 from kdm.plugins.kems.view import SALT_SIZE, Signs, team_signs
 from kdm.plugins.kilo import bots as kilo_bots
+from kdm.plugins.kilo import rules as kilo_rules
 from kdm.plugins.kilo.events import Announce, Draw, ShowHand, Slap
 from kdm.record import NO_TABLE_YET
 
@@ -136,6 +150,10 @@ MOVES_BEFORE_THE_FORK = 12
 IDENTITIES = 1000
 #: Counters of forged entries: far above what the forger's own peer uses, so as not to be applied once.
 FORGED = 1_000_000
+#: The reaction the racer and the call thief claim: the table's least (``min_reaction_ms``).
+CLAIMED_REACTION_MS = 100.0
+#: How long after the opener's press time the forger says it slapped.
+FORGED_AFTER_OPENER_MS = 5.0
 
 
 def note(attack: str, **details: Any) -> None:
@@ -696,6 +714,76 @@ def withholder() -> None:
 WITHHELD_NOTED: list[bool] = []
 
 
+# --- the racer, the forger and the call thief: claims of a quicker press ------------------------
+
+
+def racer() -> None:
+    race_last(forge_time=False)
+
+
+def forger() -> None:
+    race_last(forge_time=True)
+
+
+def race_last(forge_time: bool) -> None:
+    """Never follow a slap; once every other seat has, slap as if first after the opener."""
+    think_quickly()  # not part of the attack: a shorter game
+    honest_react, honest_handle = kilo_bots.react, TableHost._handle
+    kilo_bots.react = lambda view, bot, table: None  # type: ignore[assignment]
+
+    def handle(self: TableHost, notice: Notice) -> None:
+        honest_handle(self, notice)
+        engine, seat = self.record.engine, self.seat
+        if not isinstance(notice, Applied) or engine is None or seat is None or self.behind():
+            return
+        window = kilo_rules.table(engine.state).window
+        others = engine.state.players - 1
+        if window is None or window.closed or window.slapped(seat) or len(window.slaps) != others:
+            return
+        opener, now = window.opened_by, self.clock.agreed_ms()
+        opened_at = next(eff for _seat, eff, seq in window.slaps if seq == opener)
+        if forge_time:
+            claim = Slap(seat=seat, t_sync=opened_at + FORGED_AFTER_OPENER_MS)
+        else:
+            claim = Slap(seat=seat, t_sync=now, trigger=opener, rt=CLAIMED_REACTION_MS)
+        self.act(claim)
+        shown = self.stamps.applied_at.get(opener)
+        note(
+            "forged time" if forge_time else "claimed reaction", id=[self.me.identity, self.me.counter],
+            seat=seat, opener=opener, pressed=now, shown=shown, leader=bool(self.node.is_leader),
+        )  # fmt: skip
+
+    TableHost._handle = handle  # type: ignore[method-assign]
+    del honest_react
+
+
+def call_thief() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    honest_handle = TableHost._handle
+
+    def handle(self: TableHost, notice: Notice) -> None:
+        honest_handle(self, notice)
+        engine, seat = self.record.engine, self.seat
+        event = notice.event if isinstance(notice, Applied) else None
+        if not isinstance(event, Call) or engine is None or seat is None or self.behind():
+            return
+        players = engine.state.players
+        opened = any(effect.get("opened") for effect in notice.effects)
+        ours = kems_rules.team_of(event.seat, players) == kems_rules.team_of(seat, players)
+        if not opened or event.call == "contre" or ours:
+            return
+        signer, now = kems_rules.partner_of(event.seat, players), self.clock.agreed_ms()
+        self.act(Call(seat=seat, call="contre", target=signer, t_sync=now, trigger=event.trigger,
+                      rt=CLAIMED_REACTION_MS))  # fmt: skip
+        note(
+            "stolen call", id=[self.me.identity, self.me.counter], seat=seat, caller=event.seat,
+            caller_seq=notice.seq, trigger=event.trigger, pressed=now,
+            shown=self.stamps.applied_at.get(event.trigger) if event.trigger is not None else None,
+        )  # fmt: skip
+
+    TableHost._handle = handle  # type: ignore[method-assign]
+
+
 # --- the join race -------------------------------------------------------------------------------
 
 
@@ -732,6 +820,7 @@ def door(arguments: list[str]) -> list[str]:
 PATCHING: dict[str, Callable[[], None]] = {
     "cheat": cheat, "stranger": stranger, "usurper": usurper, "forker": forker, "thief": thief,
     "withholder": withholder, "dodger": dodger, "bad-card": bad_card, "backdater": backdater,
+    "racer": racer, "forger": forger, "call-thief": call_thief,
 }  # fmt: skip
 
 

@@ -21,6 +21,7 @@ from kdm.entries import (
     Reveal,
     Start,
     Takeover,
+    Vouch,
     decode,
     encode,
     from_wire,
@@ -40,6 +41,15 @@ EXAMPLES: list[Entry] = [
     Takeover(EntryId("10.0.0.2:41000~ab#3", 1), seat=3, commit=bytes(32), box_key=bytes(32)),
     Done(AUTHOR),
     Chat(AUTHOR, seat=2, text="bien joué"),
+    Vouch(
+        AUTHOR,
+        press="10.0.0.3:41000~cd",
+        counter=9,
+        digest=bytes(16),
+        seen_us=12_345_678,
+        applied=40,
+        shown_us=12_000_000,
+    ),
 ]
 
 

@@ -8,13 +8,17 @@ every peer and in a replay of the committed log.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kdm.cards import pretty
+from kdm.notices import Applied
 from kdm.plugins.kems.rules import NOTES_CLOSED
-from tests.helpers.attacks import QUICK, client, finished, logging_env
+from kdm.vouching import SLACK_MS
+from tests.helpers.attacks import QUICK, Game, client, finished, logging_env
 from tests.helpers.processes import table
 from tests.modified_clients import DODGE_S
 
@@ -115,3 +119,101 @@ def test_a_player_that_withholds_its_keys_is_named_charged_and_played_by_a_bot_t
     assert game.record.engine is not None and game.record.engine.state.rules["kilo"].charged == {
         WITHHOLDER: 100
     }
+
+
+# --- item 1: presses bounded by what the others saw ----------------------------------------------
+
+#: The clocks' error between two processes on one machine, beside the slack (``kdm.vouching``).
+CLOCKS_MS = 5.0
+
+
+@dataclass
+class Race:
+    """One window the racer (or forger) slapped into last: every seat's effective time, and its own."""
+
+    opener: int
+    effective: dict[int, float]
+    made: dict[str, Any]
+
+    def last(self, seat: int) -> bool:
+        return max(self.effective, key=lambda s: self.effective[s]) == seat
+
+
+def races(game: Game, attack: str, seat: int) -> list[Race]:
+    """The windows of the replayed log the ``attack``'s slaps went into, in log order."""
+    made = {press["opener"]: press for press in game.made(attack)}
+    windows: dict[int, dict[int, float]] = {}
+    opener = None
+    for notice in game.notices:
+        if not isinstance(notice, Applied):
+            continue
+        for effect in notice.effects:
+            if effect["kind"] == "slapped":
+                if effect["opened"]:
+                    opener = effect["seq"]
+                    windows[opener] = {}
+                assert opener is not None
+                windows[opener][effect["seat"]] = effect["effective"]
+    return [Race(o, times, made[o]) for o, times in windows.items() if o in made and seat in times]
+
+
+@pytest.mark.parametrize(
+    ("seat", "attack"), [(2, "claimed reaction"), (0, "claimed reaction"), (2, "forged time")]
+)
+def test_a_slap_claimed_quicker_than_it_was_made_is_bounded_by_what_the_others_saw(
+    tmp_path: Path, seat: int, attack: str
+) -> None:
+    """Item 1: the racer waits until every other seat has slapped, then claims it reacted to the opener
+    in 100 ms (from the leader's seat too: seat 0 founds the table); the forger claims a press time 5 ms
+    after the opener's. Before, the claim put it first after the opener in every window and never last.
+    Now every peer bounds it by what the other voters saw: its effective time is no earlier than its
+    true reaction less the slack, and it comes after the slaps the others had applied when it reached
+    them: last in every window, on one digest everywhere and in a replay."""
+    role = "forger" if attack == "forged time" else "racer"
+    programs = {seat: client(role)}
+    with table(tmp_path, 4, 5, programs, logging_env(tmp_path), options=QUICK) as scene:
+        scene.wait_all()
+        game = finished(scene, [index for index in range(4) if index != seat], tmp_path)
+    raced = races(game, attack, seat)
+    assert raced, "no window raced"
+    if seat == 0:
+        assert any(race.made["leader"] for race in raced), "the racer led while it raced"
+    for race in raced:
+        true_reaction = race.made["pressed"] - race.made["shown"]
+        opened_at = min(race.effective.values())  # the opener's time: the others reacted to it
+        assert race.effective[seat] >= opened_at + true_reaction - SLACK_MS - CLOCKS_MS, race
+    last = sum(race.last(seat) for race in raced)
+    print(f"{role} at seat {seat}: last in {last} of {len(raced)} windows")
+    assert last == len(raced), [race.effective for race in raced]
+
+
+#: The call thief's seat: team 1 (seats 1 and 3), whose opponents' Kem's calls it steals.
+THIEF = 1
+
+
+def test_a_contre_that_steals_an_opponent_s_kems_call_is_ordered_after_it(tmp_path: Path) -> None:
+    """Item 1, Kem's: the thief calls « Contre Kem's ! » on the signer the moment an opponent's « Kem's ! »
+    (or « Double Kem's ! ») opens the window, with the caller's trigger and a reaction of 100 ms.
+    Before, every such call went to the thief (15 of 15). Now its call reached the others after they
+    had applied the Kem's call, so every peer orders it after: the Kem's call counts in every window,
+    on one digest everywhere."""
+    programs = {THIEF: client("call-thief")}
+    options = ("target=4", "sweep_after_ms=300")
+    with table(
+        tmp_path, 4, None, programs, logging_env(tmp_path), options, variants=["kems"], playing="chasse"
+    ) as scene:
+        scene.wait_all()
+        game = finished(scene, [0, 2, 3], tmp_path)
+    windows: list[dict[int, tuple[str, float]]] = []
+    for notice in game.notices:
+        for effect in notice.effects if isinstance(notice, Applied) else ():
+            if effect["kind"] == "called":
+                if effect["opened"]:
+                    windows.append({})
+                windows[-1][effect["seat"]] = (effect["call"], effect["effective"])
+    stolen = game.made("stolen call")
+    attacked = [window for window in windows if window.get(THIEF, ("",))[0] == "contre"]
+    assert stolen and len(attacked) == len(stolen), (windows, stolen)
+    for window in attacked:
+        first = min(window, key=lambda seat: window[seat][1])
+        assert first != THIEF and window[first][0] in ("kems", "double"), window

@@ -3,8 +3,8 @@
 A note (``kdm.deck.PrivateNote``: a team's secret sign) goes from one seat's process to the process of
 the seat it is for, never through the log and never to anyone else, encrypted to that seat's key (its
 join entry's ``box_key``), so that nobody who listens on the LAN can read it. A direct message is a note,
-a fair deck's keys, secrets or turn (``kdm.host.fair``), or the takeovers' word
-(``kdm.host.takeovers``); anything else is dropped, with its reason.
+a fair deck's keys, secrets or turn (``kdm.host.fair``), the takeovers' word
+(``kdm.host.takeovers``), or word of a press (``kdm.host.stamps``); anything else is dropped, with its reason.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from kdm.fair.messages import KEYS, OPEN, TURN
 from kdm.host.io import Send, Tell
 from kdm.host.takeovers import ALIVE, ASK_WORD, WORD
 from kdm.notices import NoteArrived
+from kdm.vouching import PRESSED
 
 if TYPE_CHECKING:
     from kdm.host.table import Agent, TableHost
@@ -107,6 +108,9 @@ class Notes:
                 return
             if kind == TURN:
                 host.fair.received_turn(sender, body)
+                return
+            if kind == PRESSED:
+                host.stamps.heard_of(sender, body)
                 return
             from_seat, to_seat, sealed = body["sender"], body["to"], body["box"]
             via = body.get("via", from_seat)

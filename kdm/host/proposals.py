@@ -115,7 +115,7 @@ class Proposals:
         except ValueError as error:
             return f"not an entry: {error}"
         judged = (entry.id.node, entry.id.counter)
-        if judged in record.applied_ids or judged in record.refused_ids:
+        if judged in record.applied_ids or judged in record.refused_ids or judged in record.held.ids():
             # A proposer far behind the log retries what it has not seen committed yet: a copy.
             return "already in the log (a proposal retried)"
         if not any(seat.node.partition("#")[0] == sender or seat.home == sender for seat in record.seats):

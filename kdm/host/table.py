@@ -60,6 +60,7 @@ from kdm.host.io import (
 )
 from kdm.host.notes import Notes
 from kdm.host.proposals import RETRY_S, Proposals
+from kdm.host.stamps import Stamps
 from kdm.host.takeovers import Takeovers
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
@@ -145,6 +146,7 @@ class TableHost:
         self.takeovers = Takeovers(self)
         self.fair = FairSeats(self)
         self.notes = Notes(self)
+        self.stamps = Stamps(self)
         #: The id of this process's own join while it is on its way: one join per return, or the table
         #: hears "is back" twice, deals the round again twice and the second commitment voids the
         #: first one's reveal.
@@ -328,6 +330,7 @@ class TableHost:
             plugins=rules.versions,
             listed=listed,
             deck=deck,
+            vouch=True,
         )
         self.join_table(self.table)
 
@@ -369,8 +372,10 @@ class TableHost:
             if keys:
                 fields["keys"] = keys
         key = self.propose(Act, agent, **fields)
-        if isinstance(event, TimedEvent) and math.isfinite(event.t_sync):
-            self.proposals.press(key, agent.seat, event.t_sync)
+        if isinstance(event, TimedEvent):
+            self.stamps.pressed(agent, key, fields["event"])
+            if math.isfinite(event.t_sync):
+                self.proposals.press(key, agent.seat, event.t_sync)
 
     def say(self, text: str) -> None:
         """Say ``text`` to the whole table from this player's seat (the record refuses a line the rules
@@ -398,6 +403,7 @@ class TableHost:
         notices = self.record.apply(entry)
         for notice in notices:
             self._handle(notice)
+        self.stamps.stamp()
         if paid is not None and any(isinstance(notice, Rejected) for notice in notices):
             # A refused reveal is owed again: the next one may be right. Only that one: another of
             # the seat's entries refused meanwhile (a slap too late) says nothing of a reveal on its
@@ -454,6 +460,7 @@ class TableHost:
         elif isinstance(notice, Applied):
             driver = self.driver
             assert driver is not None  # an event was applied: there is a table
+            self.stamps.applied(notice.seq)
             if notice.event is not None:
                 self.deck.applied(notice.event, notice.seq)
             concerned = driver.applied(notice.seq, notice.effects)
