@@ -282,16 +282,19 @@ class TableRecord:
             homes = dict.fromkeys(home for home in homes if home in self.forced_voters)
         return list(homes)
 
-    def membership_changed(self, kind: str, node: str, voters: tuple[str, ...] = ()) -> None:
+    def membership_changed(self, kind: str, node: str, voters: tuple[str, ...] = ()) -> list[Notice]:
         """A membership change of the table's consensus was committed, in log order among the entries
         (``ConfChange``: ``force`` names the survivors, ``add_voter``/``remove`` one node). Only a forced
-        configuration changes what the record asks for: whose word on a silent seat counts."""
+        configuration changes what the record asks for: whose word on a silent seat counts, and whose
+        stamps a held press waits for. What it applies then (a press whose vouchers are gone for good,
+        and what waited behind it), it says."""
         if kind == "force":
             self.forced_voters = set(voters)
         elif self.forced_voters is not None and kind == "add_voter":
             self.forced_voters.add(node)
         elif self.forced_voters is not None and kind == "remove":
             self.forced_voters.discard(node)
+        return self._release()
 
     def silence_problem(self, seat: int, why: str, silence: dict[str, Any]) -> str | None:
         """Why the word ``silence`` (signer → [position, signature]) does not let a takeover of ``seat``
@@ -393,10 +396,11 @@ class TableRecord:
                 vouchers = self.silence_voters(seat)
                 stamps = [stamp for voter, stamp in held.stamps[key].items()
                           if voter in vouchers and stamp.digest == digest]  # fmt: skip
-                if len(stamps) < stamps_needed(len(self.voters()), len(vouchers)) or not stamps:
+                if len(stamps) < stamps_needed(len(self.voters()), len(vouchers)):
                     break
                 held.release(key)
-                self._vouched_now = bound(stamps)
+                # No voucher left (the survivors went on without them): nobody can say what it was.
+                self._vouched_now = bound(stamps) if stamps else None
             held.queue.popleft()
             self.position = position  # a takeover's word names the log position it was given at
             try:

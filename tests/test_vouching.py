@@ -240,3 +240,17 @@ def test_no_player_can_say_what_is_vouched_for_its_press() -> None:
     with pytest.raises(ValueError, match="unknown fields"):
         codec.decode({"kind": "slap", "seat": 1, "vouched": {"not_before": 0.0}})
     assert "vouched" not in codec.encode(TimedEvent.__subclasses__()[0](seat=1))
+
+
+def test_a_press_whose_vouchers_are_gone_for_good_is_applied_when_the_survivors_go_on() -> None:
+    """Four laptops, three killed while a press of the last one waits for their stamps: once it goes on
+    without them (a forced configuration, in log order), nobody is left to vouch, and the press is
+    applied as claimed, with what waited behind it (the table froze otherwise)."""
+    (record,), nodes = playing()
+    survivor = nodes[0]
+    press = slap(survivor, record, 0, t_sync=1000.0)
+    assert record.apply(press) == [] and record.held.presses, "the others' stamps are awaited"
+    behind = act(survivor, record, {"kind": "feint", "seat": 0, "t_sync": 1100.0})
+    assert record.apply(behind) == []
+    notices = record.membership_changed("force", survivor.id, (survivor.id,))
+    assert slapped(notices) == [(0, 1000.0)] and not record.held.queue and not record.held.presses

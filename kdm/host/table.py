@@ -64,6 +64,7 @@ from kdm.host.stamps import Stamps
 from kdm.host.takeovers import Takeovers
 from kdm.identity import Identity
 from kdm.manager import PluginInfo, Rules
+from kdm.net.raft_messages import ConfChange
 from kdm.notices import Applied, Created, Notice, Rejected, Returned, Seated, Started, TookOver, Voided
 from kdm.record import NO_TABLE_YET, TableRecord, commitment
 
@@ -417,6 +418,13 @@ class TableHost:
             self.fair.work()
         self.notes.retry_early()
 
+    def membership_changed(self, change: ConfChange) -> None:
+        """A membership change was committed, in log order: the record may apply what it held for the
+        stamps of voters now gone, and this process then does what a commit would have it do."""
+        for notice in self.record.membership_changed(change.kind, change.node_id, change.voters):
+            self._handle(notice)
+        self.stamps.stamp()
+
     def _handle(self, notice: Notice) -> None:
         mine = self.agent(notice.node)
         concerned: list[int] = []
@@ -598,9 +606,7 @@ def _take_over(host: TableHost, given: TakeOver) -> None:
 #: What each input does.
 _STEPS: dict[type[Any], Callable[[TableHost, Any], None]] = {
     Committed: lambda host, given: host.committed(given.data),
-    MembershipChanged: lambda host, given: host.record.membership_changed(
-        given.change.kind, given.change.node_id, given.change.voters
-    ),
+    MembershipChanged: lambda host, given: host.membership_changed(given.change),
     Received: lambda host, given: host.notes.received(given.sender, given.data),
     Tick: TableHost._tick,
     CreateTable: _create,
