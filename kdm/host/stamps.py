@@ -4,7 +4,7 @@ When this process proposes a press at a table whose voters vouch, it tells every
 that it did (``PRESSED``: the entry's id and its event's digest, nothing of what it says). As a voter,
 it notes on the agreed clock when each press first reached it, and when it applied each event (a
 press's trigger); once its record holds a press this voter has not stamped, it proposes its ``Vouch``.
-An event it applied within ``SLACK_MS`` after a press reached it counts as applied before: the press's
+An event it applied within ``GRACE_MS`` after a press reached it counts as applied before: the press's
 author, a follower as it is, may have read that event a moment sooner from the same commit (a busy
 laptop reads its messages late), and a press made in answer to it must not pass for one made before.
 What it noted while catching up is proposed once caught up, for what the record still holds: a restarted
@@ -21,7 +21,7 @@ import msgpack
 
 from kdm.entries import NOT_SHOWN, Act, Vouch
 from kdm.host.io import Send
-from kdm.vouching import DIGEST_BYTES, PRESSED, SLACK_MS, press_digest
+from kdm.vouching import DIGEST_BYTES, GRACE_MS, PRESSED, press_digest
 
 if TYPE_CHECKING:
     from kdm.host.table import Agent, TableHost
@@ -95,7 +95,7 @@ class Stamps:
             seen, applied = (heard[1], heard[2]) if heard is not None and heard[0] == digest else (now, seq)
             # What this process applied within the slack after the press reached it counts as applied
             # before: the press's author may have read it a moment sooner, from the same commit.
-            soon = [applied_seq for applied_seq, at in self.applied_at.items() if at <= seen + SLACK_MS]
+            soon = [applied_seq for applied_seq, at in self.applied_at.items() if at <= seen + GRACE_MS]
             applied = max(applied, max(soon, default=-1) + 1)
             shown = self._trigger_applied(key)
             host.propose(
