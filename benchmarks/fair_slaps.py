@@ -14,41 +14,66 @@ every seat slapped, is looked at:
 - ``arrival``: whether the last slap to reach the log (the order the leader took them in: their
   arrival there) is the slowest's.
 
+Beside those, what the other voters' stamps (``kdm.vouching``) did to honest presses: the share of them
+whose effective time is not what their claim alone gives (``moved_pct``, with the largest move), slaps
+and feints alike.
+
+With ``--cheater``, laptop 2 runs the ``racer`` of ``tests/modified_clients.py`` (it waits until every
+other seat has slapped, then claims it reacted to the window's first slap in 100 ms): the figure is then
+its windows (``raced``), how often it was last and first after the opener, how often each honest seat was
+last in the windows where all four slapped (the same profile of bot, for the 95 % intervals), and its
+gain: the effective time its true reaction would have given, less the one the table gave it (``gain_ms``
+at the median and the 95th percentile; negative: it lost by waiting).
+
 Prints one JSON object per profile. Needs root (network namespaces), as the LAN tests do.
 
-    python benchmarks/fair_slaps.py [--profiles wifi bad] [--rounds 30] [--gap-ms 20]
+    python benchmarks/fair_slaps.py [--profiles wifi bad] [--rounds 30] [--gap-ms 20] [--cheater]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from kdm.engine import effective_time
+from kdm.events import TimedEvent
 from kdm.notices import Applied, Notice
+from kdm.plugins.kilo import rules as kilo_rules
 from kdm.plugins.kilo.events import Slap
 from kdm.record import TableRecord
 from kdm.replay import read_committed, replayed
+from kdm.session import percentile
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for `tests`
 
+from tests.helpers.attacks import client
 from tests.helpers.lan import PLAYER, Kdm
 from tests.helpers.netns import NamespaceLan
+from tests.modified_clients import ATTACKS_ENV
 
 LAPTOPS = 4
+#: The racer's laptop, with ``--cheater``.
+CHEATER = 2
+#: A move under this is the float's last digit (a press ordered just after one it came after).
+MOVED_MS = 1.0
 
 
-def play(profile: str, rounds: int) -> Path:
+def play(profile: str, rounds: int, cheater: bool) -> Path:
     """One game on a LAN of ``profile``; the founder's log file, copied out before the LAN goes."""
     with NamespaceLan(LAPTOPS, link=profile) as lan:
         options = ["--option", f"rounds={rounds}"]
         players = [Kdm(lan, 0, "host", "--table", "bench", "--players", str(LAPTOPS), *options, *PLAYER)]
         players[0].says(lambda line: line.startswith("leader: "), "its leadership")
         for laptop in range(1, LAPTOPS):
-            players.append(Kdm(lan, laptop, "join", "bench", *PLAYER))
+            program = client("racer") if cheater and laptop == CHEATER else ()
+            players.append(Kdm(lan, laptop, "join", "bench", *PLAYER, program=program))
             players[0].says(lambda line, seat=laptop: line.endswith(f"takes seat {seat}"), f"seat {laptop}")
         for player in players:
             player.summary()
@@ -59,24 +84,74 @@ def play(profile: str, rounds: int) -> Path:
         return kept
 
 
-def windows(log: Path) -> list[dict[str, Any]]:
-    """Each window the table judged, with its slaps in log order: (seat, trigger, rt, seq)."""
+def windows(log: Path) -> tuple[list[dict[str, Any]], list[tuple[int, float, float]]]:
+    """Each window the table judged, with its slaps in log order: (seat, trigger, rt, seq); and each
+    press with its seat and how much the stamps moved it (effective time less the claim's alone), and
+    how much the times they vouch for alone would have (without the order of arrival)."""
     data, _chained = read_committed(log)
     judged: list[dict[str, Any]] = []
     slaps: list[tuple[int, int | None, float | None, int]] = []
+    moves: list[tuple[int, float, float]] = []
 
-    def heard(_record: TableRecord, notice: Notice) -> None:
+    def heard(record: TableRecord, notice: Notice) -> None:
         if not isinstance(notice, Applied):
             return
-        if isinstance(notice.event, Slap):
-            slaps.append((notice.event.seat, notice.event.trigger, notice.event.rt, notice.seq))
+        event = notice.event
+        if isinstance(event, TimedEvent) and record.engine is not None:
+            reactions = kilo_rules.table(record.engine.state).reactions
+            if notice.seq in reactions and event.vouched is not None:
+                claimed = effective_time(reactions, dataclasses.replace(event, vouched=None))
+                timed = effective_time(reactions, dataclasses.replace(event, vouched=dataclasses.replace(
+                    event.vouched, after=0)))  # fmt: skip
+                moves.append((event.seat, reactions[notice.seq] - claimed, timed - claimed))
+        if isinstance(event, Slap):
+            slaps.append((event.seat, event.trigger, event.rt, notice.seq))
         for effect in notice.effects:
             if effect["kind"] == "judged":
                 judged.append({**effect, "slaps": list(slaps)})
                 slaps.clear()
 
     replayed(data, heard)
-    return judged
+    return judged, moves
+
+
+def moved(moves: list[tuple[int, float, float]], cheater: int | None) -> dict[str, Any]:
+    """How many honest presses the stamps moved (of them, how many by the times alone), and by how much
+    at most."""
+    honest = [(amount, timed) for seat, amount, timed in moves if seat != cheater]
+    shifted = [amount for amount, _timed in honest if amount > MOVED_MS]
+    return {
+        "presses": len(honest), "moved": len(shifted),
+        "moved_by_times": sum(timed > MOVED_MS for _amount, timed in honest),
+        "moved_pct": round(100.0 * len(shifted) / len(honest), 2) if honest else None,
+        "moved_max_ms": round(max(shifted), 1) if shifted else 0.0,
+    }  # fmt: skip
+
+
+def raced(judged: list[dict[str, Any]], attacks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The racer's windows: last and first after the opener, each honest seat's last, its gain."""
+    made = {press["opener"]: press for press in attacks if press["attack"] == "claimed reaction"}
+    full = [window for window in judged if len({seat for seat, *_ in window["slaps"]}) == LAPTOPS]
+    last = dict.fromkeys(range(LAPTOPS), 0)
+    ours = first = 0
+    gains: list[float] = []
+    for window in full:
+        order = [seat for seat, _eff in window["order"]]
+        last[order[-1]] += 1
+        opener = window["slaps"][0][3]
+        if opener not in made or order[0] == CHEATER:
+            continue
+        ours += 1
+        first += order[1] == CHEATER
+        times = dict(window["order"])
+        press = made[opener]
+        honest = times[order[0]] + (press["pressed"] - press["shown"])
+        gains.append(honest - times[CHEATER])
+    return {
+        "windows_full": len(full), "raced": ours,
+        "racer_first_pct": round(100.0 * first / ours, 1) if ours else None, "last_by_seat": last,
+        "gain_ms_p50": percentile(sorted(gains), 50), "gain_ms_p95": percentile(sorted(gains), 95),
+    }  # fmt: skip
 
 
 def figures(judged: list[dict[str, Any]], gap_ms: float) -> dict[str, Any]:
@@ -113,18 +188,28 @@ def main() -> None:
     parser.add_argument("--profiles", nargs="+", default=["wifi", "bad"])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--gap-ms", type=float, default=20.0)
+    parser.add_argument("--cheater", action="store_true", help="laptop 2 runs the racer")
     args = parser.parse_args()
     skip = NamespaceLan.skip_reason()
     if skip:
         sys.exit(f"fair_slaps: {skip}")
     for profile in args.profiles:
         started = time.monotonic()
-        log = play(profile, args.rounds)
-        result = figures(windows(log), args.gap_ms)
+        with tempfile.TemporaryDirectory() as kept:
+            attacks_file = Path(kept) / "attacks.jsonl"
+            os.environ[ATTACKS_ENV] = str(attacks_file)  # what the racer writes down of its presses
+            log = play(profile, args.rounds, args.cheater)
+            attacks = (
+                [json.loads(line) for line in attacks_file.read_text().splitlines()] if args.cheater else []
+            )
+        judged, moves = windows(log)
+        result = {**figures(judged, args.gap_ms), **moved(moves, CHEATER if args.cheater else None)}
+        if args.cheater:
+            result.update(raced(judged, attacks))
         log.unlink()
         print(json.dumps({
             "figure": "fair_slaps", "profile": profile, "rounds": args.rounds, "gap_ms": args.gap_ms,
-            **result, "seconds": round(time.monotonic() - started, 1),
+            "cheater": args.cheater, **result, "seconds": round(time.monotonic() - started, 1),
         }), flush=True)  # fmt: skip
 
 

@@ -45,3 +45,27 @@ def test_a_window_counts_where_its_slowest_is_clear_and_both_orders_are_judged_a
     assert figures([false, missing, feint], 20.0) == {
         "windows_judged": 3, "windows_counted": 0, "effective_pct": None, "arrival_pct": None,
     }  # fmt: skip
+
+
+def test_a_press_counts_as_moved_only_by_more_than_a_float_s_last_digit_and_the_cheater_s_are_left_out() -> (
+    None
+):
+    moved = benchmark().moved
+    moves = [(0, 0.0, 0.0), (1, 1e-9, 0.0), (3, 12.5, 0.0), (2, 300.0, 300.0)]  # seat 2 cheats: left out
+    assert moved(moves, 2) == {
+        "presses": 3, "moved": 1, "moved_by_times": 0, "moved_pct": 33.33, "moved_max_ms": 12.5,
+    }  # fmt: skip
+    assert moved([], None)["moved_pct"] is None
+
+
+def test_the_racer_s_gain_is_its_true_reaction_s_time_less_the_one_the_table_gave_it() -> None:
+    module = benchmark()
+    slaps = [(0, None, None, 10), (1, 10, 300.0, 11), (3, 10, 350.0, 12), (2, 10, 100.0, 13)]
+    order = [(0, 1000.0), (1, 1300.0), (3, 1350.0), (2, 1360.0)]
+    judged = [{"kind": "judged", "valid": True, "losers": [2], "slaps": slaps, "order": order}]
+    # It pressed 380 ms after it was shown the opener: its true reaction gives 1380; the table gave 1360.
+    attacks = [{"attack": "claimed reaction", "opener": 10, "pressed": 5380.0, "shown": 5000.0}]
+    figures = module.raced(judged, attacks)
+    assert figures["raced"] == 1 and figures["racer_first_pct"] == 0.0
+    assert figures["gain_ms_p50"] == figures["gain_ms_p95"] == 20.0
+    assert figures["last_by_seat"] == {0: 0, 1: 0, 2: 1, 3: 0}

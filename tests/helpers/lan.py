@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from tests.helpers.netns import LineWatcher, NamespaceLan, wait_until
 
@@ -25,11 +25,12 @@ PLAYER = ["--headless", "--as-bot", "greedy", "--json"]  # a player who lets a b
 class Kdm:
     """One kdm process on a laptop: its game log (stderr) and its JSON summary (stdout), read live."""
 
-    def __init__(self, lan: NamespaceLan, laptop: int, *args: str) -> None:
+    def __init__(self, lan: NamespaceLan, laptop: int, *args: str, program: Sequence[str] = ()) -> None:
+        """``kdm`` with ``args`` on ``laptop`` (or ``program``, a modified client, with them)."""
         self.laptop = laptop
         self.process = lan.run(
             laptop,
-            [sys.executable, "-m", "kdm", *args],
+            [*(program or [sys.executable, "-m", "kdm"]), *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
