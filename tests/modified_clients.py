@@ -59,6 +59,14 @@ of program, not a mock of one.
 - ``misreader``: no attack, a careless player at a Kem's table: its bot takes every gesture its partner
   makes for their sign (« Kem's ! » each time, right or wrong), so that a test has the calls it needs
   from that team whatever the deal.
+- ``four-hider``: a seated player's client at a Kem's table that hides its fours: it makes no gesture but
+  when it holds four of a kind (then one that is no sign of its team's, as a slip), calls no Kem's, and
+  answers a Contre on such a hand with two of its cards (``ShowTwo``: "I hold no Kem's"), which would
+  score the Contre as failed.
+- ``catcher``: no attack, a suspicious player at a Kem's table: its bot takes every gesture of an
+  opponent for their sign (« Contre Kem's ! » each time) and never signs or calls Kem's itself, so that
+  at a table of catchers and four-hiders a deal goes on until a four-hider holds four, is caught, and
+  answers.
 - ``late-founder N``: a host that holds its ``create`` back until N joins were refused for coming
   first: the join race, forced.
 - ``pin-guesser SECONDS MEMBER...``: a stranger who guesses the table's PIN against every member at
@@ -113,9 +121,10 @@ from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_signing import TableSigner, head_payload, vote_payload
 from kdm.notices import Applied, Notice, Rejected
 from kdm.peer import CLOCK_SETTLE_MS, Peer
+from kdm.plugins.kems import bots as kems_bots
 from kdm.plugins.kems import rules as kems_rules
-from kdm.plugins.kems.events import Call
-from kdm.plugins.kems.view import SALT_SIZE, Signs, team_signs
+from kdm.plugins.kems.events import Call, Gesture, ShowTwo
+from kdm.plugins.kems.view import SALT_SIZE, KemsView, Signs, team_signs
 from kdm.plugins.kilo import bots as kilo_bots
 from kdm.plugins.kilo import rules as kilo_rules
 from kdm.plugins.kilo.events import Announce, Draw, ShowHand, Slap
@@ -798,6 +807,42 @@ def misreader() -> None:
     Profile.drawn = classmethod(drawn)  # type: ignore[method-assign,assignment]
 
 
+def four_hider() -> None:
+    think_quickly()
+    honest_answer = kems_bots._answer_contre
+
+    def slip(view: SeatView, table: KemsView, bot: Bot, watch: kems_bots.Watch) -> Decision | None:
+        made = kems_bots._mine(view, table, watch)
+        if not kems_bots._weigh(view, table, watch).four or (
+            made and view.seq - made[0][0] < kems_bots.RESIGN_AFTER_EVENTS
+        ):
+            return None
+        gesture = next(g for g in kems_rules.GESTURES if g not in table.signs and g != table.presign)
+        return Decision(Gesture(seat=view.seat, gesture=gesture), bot.think_ms())
+
+    def answer(view: SeatView, table: KemsView, bot: Bot, watch: kems_bots.Watch) -> Decision | None:
+        decision = honest_answer(view, table, bot, watch)
+        if decision is None or not isinstance(decision.event, ShowHand):
+            return decision
+        two = decision.event.tokens[:2]
+        note("hidden four", seat=view.seat, hand=list(decision.event.cards), seq=view.seq)
+        return Decision(ShowTwo(seat=view.seat, tokens=two), decision.delay_ms)
+
+    kems_bots._sign, kems_bots._answer_contre = slip, answer
+    kems_bots._decoy = kems_bots._answer_sign = lambda *_: None
+
+
+def catcher() -> None:
+    think_quickly()
+    honest_drawn = Profile.drawn.__func__  # type: ignore[attr-defined]
+
+    def drawn(cls: type[Profile], rng: random.Random, slips: random.Random | None = None) -> Profile:
+        return dataclasses.replace(honest_drawn(cls, rng, slips), bluff_chance=1.0)
+
+    Profile.drawn = classmethod(drawn)  # type: ignore[method-assign,assignment]
+    kems_bots._sign = kems_bots._answer_sign = lambda *_: None
+
+
 # --- the join race -------------------------------------------------------------------------------
 
 
@@ -835,6 +880,7 @@ PATCHING: dict[str, Callable[[], None]] = {
     "cheat": cheat, "stranger": stranger, "usurper": usurper, "forker": forker, "thief": thief,
     "withholder": withholder, "dodger": dodger, "bad-card": bad_card, "backdater": backdater,
     "racer": racer, "forger": forger, "call-thief": call_thief, "misreader": misreader,
+    "four-hider": four_hider, "catcher": catcher,
 }  # fmt: skip
 
 

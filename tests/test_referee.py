@@ -220,3 +220,52 @@ def test_a_contre_that_steals_an_opponent_s_kems_call_is_ordered_after_it(tmp_pa
     for window in attacked:
         first = min(window, key=lambda seat: window[seat][1])
         assert first != THIEF and window[first][0] in ("kems", "double"), window
+
+
+#: The four-hiders (team 1) and the catchers (team 0, the host's seat among them).
+HIDERS, CATCHERS = (1, 3), (0, 2)
+
+
+def test_a_kems_accused_holding_four_of_a_kind_cannot_answer_the_contre_with_two_cards(
+    tmp_path: Path,
+) -> None:
+    """Item 4, RULES 3.5: a Contre on a seat that holds four of a kind scores for the caller's team. The
+    four-hiders answer such a Contre with two of their cards, which would make it a failed one (the
+    caller's team losing 1, the accused's hand hidden). Every peer refuses the answer for that reason
+    when the log has it, the accused's hand is shown as the rules show it when its time is up, and the
+    Contre scores 1 for the caller's team; one digest everywhere. The catchers take every gesture of
+    theirs for a sign and the hiders make none but when they hold four, so that the one deal the game
+    needs ends that way whatever the cards."""
+    programs = {seat: client("four-hider") for seat in HIDERS} | {
+        seat: client("catcher") for seat in CATCHERS
+    }
+    options = ("target=1", "show_answer_ms=1000")
+    with table(
+        tmp_path, 4, None, programs, logging_env(tmp_path), options, variants=["kems"], playing="chasse"
+    ) as scene:
+        scene.wait_all()
+        game = finished(scene, [0, 1, 2, 3], tmp_path)
+    hidden = game.made("hidden four")
+    assert hidden, "no four-hider was caught holding four"
+    refused = game.assert_refused_everywhere(
+        "holds four of a kind: it answers the Contre by showing its hand"
+    )
+    assert refused >= 1
+    results = [
+        effect
+        for notice in game.notices
+        if isinstance(notice, Applied)
+        for effect in notice.effects
+        if effect["kind"] == "call_result"
+    ]
+    contres = [result for result in results if result["call"] == "contre"]
+    assert contres and contres[-1]["target"] in HIDERS, results
+    assert (contres[-1]["result"], contres[-1]["team"], contres[-1]["points"]) == ("confirmed", 0, 1), results
+    shown = [
+        effect
+        for notice in game.notices
+        if isinstance(notice, Applied)
+        for effect in notice.effects
+        if effect["kind"] == "hand_shown" and effect["seat"] == contres[-1]["target"]
+    ]
+    assert shown and shown[-1]["four"], shown
