@@ -16,7 +16,10 @@ every seat slapped, is looked at:
 
 Beside those, what the other voters' stamps (``kdm.vouching``) did to honest presses: the share of them
 whose effective time is not what their claim alone gives (``moved_pct``, with the largest move), slaps
-and feints alike.
+and feints alike; and for each honest reaction, how far behind the others it was (``behind_ms``: the time
+from the last of its vouchers' showing its trigger to its reaching the first of them, less its own
+reaction), with the share a slack of 15, 30, 60, 100 or 150 ms would have moved (``moved_pct_if``): the
+price in honest presses of each slack a cheater could gain.
 
 With ``--cheater``, laptop 2 runs the ``racer`` of ``tests/modified_clients.py`` (it waits until every
 other seat has slapped, then claims it reacted to the window's first slap in 100 ms): the figure is then
@@ -50,6 +53,7 @@ from kdm.plugins.kilo.events import Slap
 from kdm.record import TableRecord
 from kdm.replay import read_committed, replayed
 from kdm.session import percentile
+from kdm.vouching import SLACK_MS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for `tests`
 
@@ -61,6 +65,11 @@ from tests.modified_clients import ATTACKS_ENV
 LAPTOPS = 4
 #: The racer's laptop, with ``--cheater``.
 CHEATER = 2
+#: The slacks whose price ``moved`` gives (``kdm.vouching.SLACK_MS`` is the table's).
+SLACKS = (15, 30, 60, 100, 150)
+#: A press: its seat, how much the stamps moved it, how much their times alone would have, and for a
+#: reaction, how far behind the others it was (``moved``).
+Move = tuple[int, float, float, float | None]
 #: A move under this is the float's last digit (a press ordered just after one it came after).
 MOVED_MS = 1.0
 
@@ -84,14 +93,14 @@ def play(profile: str, rounds: int, cheater: bool) -> Path:
         return kept
 
 
-def windows(log: Path) -> tuple[list[dict[str, Any]], list[tuple[int, float, float]]]:
+def windows(log: Path) -> tuple[list[dict[str, Any]], list[Move]]:
     """Each window the table judged, with its slaps in log order: (seat, trigger, rt, seq); and each
     press with its seat and how much the stamps moved it (effective time less the claim's alone), and
     how much the times they vouch for alone would have (without the order of arrival)."""
     data, _chained = read_committed(log)
     judged: list[dict[str, Any]] = []
     slaps: list[tuple[int, int | None, float | None, int]] = []
-    moves: list[tuple[int, float, float]] = []
+    moves: list[Move] = []
 
     def heard(record: TableRecord, notice: Notice) -> None:
         if not isinstance(notice, Applied):
@@ -103,7 +112,9 @@ def windows(log: Path) -> tuple[list[dict[str, Any]], list[tuple[int, float, flo
                 claimed = effective_time(reactions, dataclasses.replace(event, vouched=None))
                 timed = effective_time(reactions, dataclasses.replace(event, vouched=dataclasses.replace(
                     event.vouched, after=0)))  # fmt: skip
-                moves.append((event.seat, reactions[notice.seq] - claimed, timed - claimed))
+                least, rt = event.vouched.least_rt, event.rt
+                behind = None if least is None or rt is None else least + SLACK_MS - rt
+                moves.append((event.seat, reactions[notice.seq] - claimed, timed - claimed, behind))
         if isinstance(event, Slap):
             slaps.append((event.seat, event.trigger, event.rt, notice.seq))
         for effect in notice.effects:
@@ -115,16 +126,23 @@ def windows(log: Path) -> tuple[list[dict[str, Any]], list[tuple[int, float, flo
     return judged, moves
 
 
-def moved(moves: list[tuple[int, float, float]], cheater: int | None) -> dict[str, Any]:
+def moved(moves: list[Move], cheater: int | None) -> dict[str, Any]:
     """How many honest presses the stamps moved (of them, how many by the times alone), and by how much
-    at most."""
-    honest = [(amount, timed) for seat, amount, timed in moves if seat != cheater]
+    at most; how far behind the others honest reactions were, and what each slack would have moved."""
+    honest = [(amount, timed) for seat, amount, timed, _behind in moves if seat != cheater]
+    behind = sorted(late for seat, _amount, _timed, late in moves if seat != cheater and late is not None)
     shifted = [amount for amount, _timed in honest if amount > MOVED_MS]
     return {
         "presses": len(honest), "moved": len(shifted),
         "moved_by_times": sum(timed > MOVED_MS for _amount, timed in honest),
         "moved_pct": round(100.0 * len(shifted) / len(honest), 2) if honest else None,
         "moved_max_ms": round(max(shifted), 1) if shifted else 0.0,
+        "behind_ms_p50": percentile(behind, 50), "behind_ms_p95": percentile(behind, 95),
+        "behind_ms_max": round(behind[-1], 1) if behind else None,
+        "moved_pct_if": {
+            slack: round(100.0 * sum(late > slack for late in behind) / len(behind), 2) if behind else None
+            for slack in SLACKS
+        },
     }  # fmt: skip
 
 

@@ -51,11 +51,14 @@ def test_a_press_counts_as_moved_only_by_more_than_a_float_s_last_digit_and_the_
     None
 ):
     moved = benchmark().moved
-    moves = [(0, 0.0, 0.0), (1, 1e-9, 0.0), (3, 12.5, 0.0), (2, 300.0, 300.0)]  # seat 2 cheats: left out
+    # (seat, moved, moved by the times alone, how far behind the others): seat 2 cheats, left out.
+    moves = [(0, 0.0, 0.0, 2.0), (1, 1e-9, 0.0, None), (3, 12.5, 0.0, 40.0), (2, 300.0, 300.0, 400.0)]
     assert moved(moves, 2) == {
         "presses": 3, "moved": 1, "moved_by_times": 0, "moved_pct": 33.33, "moved_max_ms": 12.5,
+        "behind_ms_p50": 2.0, "behind_ms_p95": 40.0, "behind_ms_max": 40.0,
+        "moved_pct_if": {15: 50.0, 30: 50.0, 60: 0.0, 100: 0.0, 150: 0.0},
     }  # fmt: skip
-    assert moved([], None)["moved_pct"] is None
+    assert moved([], None)["moved_pct"] is None and moved([], None)["moved_pct_if"][15] is None
 
 
 def test_the_racer_s_gain_is_its_true_reaction_s_time_less_the_one_the_table_gave_it() -> None:
