@@ -19,6 +19,7 @@ back: once enough of them were gone the table could never commit again.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -98,6 +99,14 @@ class Identity:
     def fingerprint(self) -> str:
         """A short name for the key, for people: the first 8 hex digits of the public key."""
         return self.public_key.hex()[:8]
+
+    def table_secret(self, table: str) -> bytes:
+        """The root of every secret this player's seat keeps at ``table`` (``kdm.kept``): made again
+        from the key alone, so a process started again after a crash has them back; no one without
+        the key can tell it from random."""
+        return hashlib.blake2b(
+            table.encode(), key=bytes(self.signing_key), person=b"kdm table", digest_size=32
+        ).digest()
 
     def seat_claim(self, table: str, node: str) -> bytes:
         """The signature a ``join`` entry carries: this key lets ``node`` sit at ``table`` for it."""

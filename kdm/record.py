@@ -483,9 +483,16 @@ class TableRecord:
     def _come_back(self, seat: int, back: Return) -> list[Notice]:
         """The player of ``seat`` is back from ``back.node``; the seat is theirs at the next moment the
         rules allow (``_seat_returns``). From the node that holds the seat, this is a process started
-        again after a crash as the same node: its secret nonce and its key for notes are new, so it
-        comes back all the same (with the same commitment, it is only asking again)."""
+        again after a crash as the same node: with the key for notes it had, it kept its secrets and is
+        back at once; with a new one, its secret nonce and its keys are new, so it comes back as a
+        player would (with the same commitment, it is only asking again)."""
         current = self.seats[seat]
+        if current.node == back.node and current.box_key == back.box_key != b"":
+            # The same node started again with the secrets its player keeps (``kdm.kept``): its keys,
+            # its key for notes and its nonces are the ones it had, so nothing changed hands; the seat
+            # goes on in the same round, from its commitment in the record.
+            self.joined.add(back.node)
+            return [Returned(node=back.node, seat=seat, previous=back.node)]
         if current.node == back.node and current.commitment == back.commitment:
             raise UsageError(f"{back.node} is already seated")
         self.returning[seat] = back

@@ -8,6 +8,7 @@ every peer and in a replay of the committed log.
 
 from __future__ import annotations
 
+import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,12 @@ from typing import Any
 import pytest
 
 from kdm.cards import pretty
-from kdm.notices import Applied
+from kdm.notices import Applied, Notice, TookOver, Voided
 from kdm.plugins.kems.rules import NOTES_CLOSED
+from kdm.replay import read_committed, replayed
 from kdm.vouching import SLACK_MS
 from tests.helpers.attacks import QUICK, Game, client, finished, logging_env
-from tests.helpers.processes import table
+from tests.helpers.processes import DEADLINE_S, table
 from tests.modified_clients import DODGE_S
 
 pytestmark = pytest.mark.processes
@@ -119,6 +121,38 @@ def test_a_player_that_withholds_its_keys_is_named_charged_and_played_by_a_bot_t
     assert game.record.engine is not None and game.record.engine.state.rules["kilo"].charged == {
         WITHHOLDER: 100
     }
+
+
+#: The seat whose process is killed mid-round and started again.
+RESTARTED = 2
+
+
+def test_a_player_killed_mid_round_and_started_again_plays_on_in_the_same_round(tmp_path: Path) -> None:
+    """Item 2: seat 2's process is killed (``kill -9``) while a round is in play, after its seat was
+    dealt, and its player runs the same command again. Its keys come back with its key (``kdm.kept``):
+    the table waits for it as for a key, it takes its place in the same round (nothing changes hands,
+    nothing is dealt again: the card it owed is the card it gets), and the game ends on one digest on
+    every peer and in a replay, the audits naming nobody."""
+    with table(tmp_path, 4, 2, env=logging_env(tmp_path), deck="fair") as scene:
+        killed = scene.processes[RESTARTED]
+        killed.send_signal(signal.SIGKILL)
+        killed.wait(DEADLINE_S)
+        _back, back_out = scene.player(RESTARTED, "join", scene.contact)
+        assert back_out.wait_for(lambda line: line.endswith(f"takes seat {RESTARTED} back"), DEADLINE_S)
+        scene.wait_all()
+        ended = [process.returncode for process in scene.processes]
+        assert ended == [0, 0, -signal.SIGKILL, 0, 0], ended
+    (founder_log,) = (tmp_path / "p0" / "tables").glob("*.log")
+    notices: list[Notice] = []
+    record = replayed(read_committed(founder_log)[0], lambda _record, notice: notices.append(notice))
+    assert record.engine is not None and record.engine.over and record.engine.state.round == 2
+    assert not [notice for notice in notices if isinstance(notice, (Voided, TookOver))]
+    reports = [scene.report(seat) for seat in range(4)]
+    assert {report["digest"] for report in reports} == {record.engine.digest()}
+    assert reports[RESTARTED]["rejoined"] is True
+    for index, output in enumerate(scene.outputs):
+        said = "\n".join(output.lines)
+        assert "stands in" not in said and "played again" not in said and "fair deck: seat" not in said, index
 
 
 # --- item 1: presses bounded by what the others saw ----------------------------------------------

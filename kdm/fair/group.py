@@ -66,10 +66,11 @@ def card_point(face: str, table: str) -> bytes:
     return point
 
 
-def random_key() -> bytes:
-    """A fresh secret key: a uniform nonzero scalar (64 random bytes reduced modulo the group's order)."""
+def random_key(draw: Callable[[int], bytes] = secrets.token_bytes) -> bytes:
+    """A fresh secret key: a uniform nonzero scalar (64 random bytes reduced modulo the group's order),
+    its bytes from ``draw`` (the OS's randomness, or a seat's kept stream: ``kdm.kept``)."""
     while True:
-        key: bytes = bindings.crypto_core_ed25519_scalar_reduce(secrets.token_bytes(64))
+        key: bytes = bindings.crypto_core_ed25519_scalar_reduce(draw(64))
         if any(key):
             return key
 

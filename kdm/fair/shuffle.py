@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from secrets import randbelow
+from secrets import randbelow, token_bytes
 
 from kdm.fair.group import (
     GroupError,
@@ -36,6 +36,7 @@ from kdm.fair.group import (
     random_key,
     unlock,
 )
+from kdm.kept import Stream
 
 __all__ = [
     "Cheat",
@@ -73,18 +74,20 @@ class Cheat:
     reason: str
 
 
-def deal_secrets(size: int, draw: Sequence[int] | None = None) -> Secrets:
+def deal_secrets(size: int, draw: Sequence[int] | None = None, stream: Stream | None = None) -> Secrets:
     """Fresh secrets for a deck of ``size`` cards: random keys, and the permutation ``draw`` (a shuffle
-    of ``range(size)``; a fresh uniform one when None)."""
+    of ``range(size)``; a fresh uniform one when None), from the OS's randomness or, given a seat's kept
+    ``stream`` (``kdm.kept``), from it: the same secrets each time for the same stream."""
+    below, read = (randbelow, token_bytes) if stream is None else (stream.below, stream.read)
     if draw is None:
         order = list(range(size))
-        for i in range(size - 1, 0, -1):  # Fisher-Yates, from the OS's randomness
-            j = randbelow(i + 1)
+        for i in range(size - 1, 0, -1):  # Fisher-Yates
+            j = below(i + 1)
             order[i], order[j] = order[j], order[i]
         draw = order
     if sorted(draw) != list(range(size)):
         raise ValueError("not a permutation of the deck's positions")
-    return Secrets(random_key(), tuple(draw), tuple(random_key() for _ in range(size)))
+    return Secrets(random_key(read), tuple(draw), tuple(random_key(read) for _ in range(size)))
 
 
 def open_deck(faces: Sequence[str], table: str) -> list[bytes]:

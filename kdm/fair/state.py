@@ -17,6 +17,7 @@ from kdm.fair.keyring import KeyRing
 from kdm.fair.messages import Finding
 from kdm.fair.shuffle import Secrets
 from kdm.fair.timings import Timings
+from kdm.kept import Kept
 
 if TYPE_CHECKING:
     from kdm.fair.turns import Shuffle
@@ -71,6 +72,9 @@ class Private:
         self.timings = timings
         #: The seats this process plays (its peer keeps it up to date).
         self.here: set[int] = set()
+        #: Seat here → the secrets its player keeps (``kdm.kept``): its shuffles' secrets are drawn from
+        #: them, so a process started again makes again those of the turns its seat took (none: fresh).
+        self.kept: dict[int, Kept] = {}
         #: (shuffle, seat here) → its secrets, its blind (a reshuffle's strip), its key ring.
         self.secrets: dict[tuple[int, int], Secrets] = {}
         self.blinds: dict[tuple[int, int], bytes] = {}

@@ -48,6 +48,7 @@ from kdm.fair.messages import (
 from kdm.fair.state import Held, Private, Shared
 from kdm.fair.timings import Timings
 from kdm.fair.turns import RESHUFFLE_STEPS, Shuffle, Turns, deck_hash, split_ints, split_points
+from kdm.kept import Kept
 from kdm.record import TableRecord
 from kdm.state import TableState
 
@@ -326,6 +327,7 @@ class FairDeck:
     # --- what the parts hold, by the names the peer, the host and the tests read ------------------
 
     here = Held[set[int]]("private")
+    kept = Held[dict[int, Kept]]("private")
     findings = Held[list[Finding]]("private")
     known = Held[dict[int, dict[int, str]]]("private")
     over = Held[bool]("shared")

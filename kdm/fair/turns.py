@@ -32,6 +32,7 @@ from kdm.fair.messages import Finding, ToLog, ToNext
 from kdm.fair.proofs import PROOF_BYTES, prove, proves
 from kdm.fair.shuffle import Secrets, deal_secrets, open_deck, pass_one, unblinding
 from kdm.fair.state import Private, Shared
+from kdm.kept import Stream
 
 __all__ = [
     "FRESH_STEPS",
@@ -235,8 +236,9 @@ class Turns:
     def _take(self, shuffle: Shuffle, step: str, seat: int, deck: list[bytes]) -> dict[str, Any]:
         """Seat ``seat``'s turn on ``deck``: the new deck, what it commits to, and its proofs."""
         mine = (shuffle.index, seat)
+        stream = self._stream(shuffle, step, seat, deck_hash(deck))
         if step == "strip":
-            blind = self.private.blinds[mine] = random_key()
+            blind = self.private.blinds[mine] = random_key(stream.read) if stream else random_key()
             blinded = commitment(blind)
             stripped, proofs = [], []
             for position, (point, token) in enumerate(zip(deck, shuffle.sources, strict=True)):
@@ -249,7 +251,7 @@ class Turns:
                 )
             return {"deck": b"".join(stripped), "commits": blinded, "proof": b"".join(proofs)}
         if step == "lock":
-            secrets = self.private.secrets[mine] = deal_secrets(len(deck))
+            secrets = self.private.secrets[mine] = deal_secrets(len(deck), stream=stream)
             locking, base = secrets, BASE
             if shuffle.sources:
                 blind = self.private.blinds[mine]
@@ -270,6 +272,39 @@ class Turns:
             context = _context(shuffle, step, seat, position)
             proofs.append(prove(swap, point, keyed[-1], key, commits[position], context))
         return {"deck": b"".join(keyed), "commits": b"".join(commits), "proof": b"".join(proofs)}
+
+    def _stream(self, shuffle: Shuffle, step: str, seat: int, taken_on: bytes) -> Stream | None:
+        """What a turn's secrets are drawn from when its seat's player keeps them (``kdm.kept``): one
+        stream per shuffle, step, seat and deck taken on (a turn taken again on another deck draws anew,
+        so no two decks are ever locked with the same secrets); None: the OS's randomness."""
+        kept = self.private.kept.get(seat)
+        label = f"fair deck {shuffle.index} {step} {seat} {taken_on.hex()}"
+        return None if kept is None else kept.stream(label)
+
+    def _remake(
+        self, shuffle: Shuffle, step: str, seat: int, taken_on: list[bytes], committed: bytes
+    ) -> None:
+        """A turn of a seat played here that this process holds no secrets for: one it took before it
+        was started again. Its secrets are made again from what its player keeps, if they are the
+        ones the turn committed to (a process that kept nothing can read none of the seat's cards, and
+        the seat is waited for as one that withholds)."""
+        mine = (shuffle.index, seat)
+        if step == "key" or mine in (self.private.secrets if step == "lock" else self.private.blinds):
+            return
+        stream = self._stream(shuffle, step, seat, deck_hash(taken_on))
+        if stream is None:
+            return
+        if step == "lock":
+            secrets = deal_secrets(len(taken_on), stream=stream)
+            if commitment(secrets.deck_key) == committed:
+                self.private.secrets[mine] = secrets
+                return
+        else:
+            blind = random_key(stream.read)
+            if commitment(blind) == committed:
+                self.private.blinds[mine] = blind
+                return
+        log.warning("seat %d's %s in shuffle %d is not one its kept secrets make", seat, step, shuffle.index)
 
     def _old_commitment(self, token: int, seat: int) -> bytes:
         """What seat ``seat`` committed to for the card ``token`` in the shuffle that dealt it."""
@@ -322,6 +357,8 @@ class Turns:
         if false:
             self.private.find(Finding(seat, f"in shuffle {shuffle.index}: {false}"))
             return f"seat {seat}'s {step}: {false}"
+        if seat in self.private.here:
+            self._remake(shuffle, step, seat, shuffle.current(), committed[0])
         shuffle.decks[step].append(points)
         if step == "key":
             shuffle.committed.append(committed)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from kdm.engine import Duty, Owed
 from kdm.entries import Reveal
+from kdm.kept import nonce_label
 
 if TYPE_CHECKING:
     from kdm.host.table import Agent, TableHost
@@ -92,13 +93,17 @@ class Duties:
             key = ("reveal", record.shuffles)
             if agent.identity in record.reveals or key in agent.owed:
                 return
-            nonce = agent.nonces.get(record.seats[agent.seat].commitment)
+            nonce = agent.nonce_for(record.seats[agent.seat].commitment, record.shuffles)
             if nonce is None:
                 log.error("seat %s: no nonce for its commitment; the table waits for it", agent.seat)
                 return
             agent.owed.add(key)
             host.proposals.propose(
-                Reveal, agent, shuffle=record.shuffles, nonce=nonce, next_commit=agent.fresh_commitment()
+                Reveal,
+                agent,
+                shuffle=record.shuffles,
+                nonce=nonce,
+                next_commit=agent.fresh_commitment(nonce_label("next", record.shuffles)),
             )
             agent.paying[agent.counter] = key
         elif duty.owed_as is Owed.DECISION:

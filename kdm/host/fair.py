@@ -84,7 +84,7 @@ class FairSeats:
         deck, engine, record = host.deck, host.record.engine, host.record
         if engine is None or not record.started or host.behind():
             return
-        deck.here = host.seats_here()
+        host.deck_seats()
         for item in deck.work(engine.state, [] if engine.over else engine.awaiting(), host.clock.local_ms()):
             seat = item.seat if isinstance(item, ToLog) else item.sender
             agent = host.agent_at(seat)

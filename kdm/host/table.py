@@ -36,7 +36,7 @@ from kdm.driver import Clock, TableDriver
 from kdm.engine import SeatView
 from kdm.entries import Act, Chat, Create, DeckPart, Done, Entry, Join, Start
 from kdm.events import Event, TimedEvent
-from kdm.fair.table import deck_of_table
+from kdm.fair.table import FairDeck, deck_of_table
 from kdm.host.duties import Duties
 from kdm.host.fair import FairSeats
 from kdm.host.io import (
@@ -63,6 +63,7 @@ from kdm.host.proposals import RETRY_S, Proposals
 from kdm.host.stamps import Stamps
 from kdm.host.takeovers import Takeovers
 from kdm.identity import Identity
+from kdm.kept import Kept, nonce_label
 from kdm.manager import PluginInfo, Rules
 from kdm.net.raft_messages import ConfChange
 from kdm.notices import Applied, Created, Notice, Rejected, Returned, Seated, Started, TookOver, Voided
@@ -90,13 +91,36 @@ class Agent:
     box: PrivateKey = field(default_factory=PrivateKey.generate)
     #: A takeover or a return of this agent's is on its way to the log.
     asking: bool = False
+    #: The secrets its player keeps at this table (``kdm.kept``; the player's agent only): its key for
+    #: notes and its nonces are drawn from them, and so are its fair deck's secrets.
+    kept: Kept | None = None
 
-    def fresh_commitment(self) -> bytes:
-        """Commit to a new secret nonce, to be revealed at a later shuffle."""
-        nonce = secrets.token_bytes(32)
+    def keep(self, kept: Kept) -> None:
+        """Draw this seat's secrets from what its player keeps, from here on."""
+        self.kept, self.box = kept, PrivateKey(kept.secret("box"))
+
+    def fresh_commitment(self, label: str = "") -> bytes:
+        """Commit to a new secret nonce, to be revealed at a later shuffle: drawn from what the player
+        keeps by ``label`` (which commitment of the seat it is: ``nonce_for`` finds it again), or
+        random."""
+        nonce = (
+            self.kept.secret(f"nonce {label}") if self.kept is not None and label else secrets.token_bytes(32)
+        )
         sealed = commitment(nonce)
         self.nonces[sealed] = nonce
         return sealed
+
+    def nonce_for(self, sealed: bytes, shuffles: int) -> bytes | None:
+        """The nonce of the seat's commitment ``sealed``: made here, or (a process started again) one
+        drawn from what the player keeps for a join or a reveal up to shuffle ``shuffles``."""
+        if sealed not in self.nonces and self.kept is not None:
+            for shuffle in range(shuffles, -1, -1):
+                for label in (nonce_label("next", shuffle), nonce_label("join", shuffle)):
+                    nonce = self.kept.secret(f"nonce {label}")
+                    if commitment(nonce) == sealed:
+                        self.nonces[sealed] = nonce
+                        return nonce
+        return self.nonces.get(sealed)
 
 
 class TableHost:
@@ -259,6 +283,12 @@ class TableHost:
             if agent.seat is not None and agent.seat < len(seats) and seats[agent.seat].node == agent.identity
         }
 
+    def deck_seats(self) -> None:
+        """Tell the deck the seats played here, and a fair deck what each of their players keeps."""
+        here = self.deck.here = self.seats_here()
+        if isinstance(self.deck, FairDeck):
+            self.deck.kept = {a.seat: a.kept for a in self.agents if a.seat in here and a.kept is not None}
+
     def bots_by_seat(self) -> dict[int, Bot]:
         """The bots this process runs, by the seat each plays."""
         return {
@@ -343,6 +373,7 @@ class TableHost:
         """
         self.table = table or self.table
         me = self.me
+        self._keep_secrets(self.table)
         claim: dict[str, Any] = {}
         if self.table:
             claim = {
@@ -353,11 +384,19 @@ class TableHost:
             Join,
             name=me.name,
             bot=me.bot is not None,
-            commit=me.fresh_commitment(),
+            commit=me.fresh_commitment(nonce_label("join", self.record.shuffles)),
             box_key=bytes(me.box.public_key),
             laptop=self.laptop,
             **claim,
         )
+
+    def _keep_secrets(self, table: str) -> None:
+        """Once the table's id is known, and before this process's player asks for a seat: draw the
+        seat's secrets from what its key keeps for the table (``kdm.kept``), so that this process, if
+        started again, makes again those it used."""
+        me = self.me
+        if table and me.kept is None and self._joining is None:
+            me.keep(Kept(self.identity.table_secret(table)))
 
     def start_game(self) -> None:
         self.propose(Start)
@@ -429,6 +468,7 @@ class TableHost:
         mine = self.agent(notice.node)
         concerned: list[int] = []
         if isinstance(notice, Created):
+            self._keep_secrets(self.record.table or self.record.host)
             self.deck = deck_of_table(self.record, self.clock.local_ms)
         if isinstance(notice, (Seated | TookOver | Returned)) and notice.seat is not None:
             self._seat_changed_hands(notice.seat, mine)
@@ -457,7 +497,7 @@ class TableHost:
             log.warning("%s", notice.reason)
             engine = self.record.engine
             if engine is not None:
-                self.deck.here = self.seats_here()
+                self.deck_seats()
                 self.deck.voided(engine.state)
             if self.driver is not None:
                 for seat in list(self.driver.plans):
@@ -513,7 +553,7 @@ class TableHost:
         driver = self.driver
         if driver is not None:  # the bots this process runs change only here
             driver.bots = self.bots_by_seat()
-        self.deck.here = self.seats_here()
+        self.deck_seats()
 
     # --- catching up, and the bots ---------------------------------------------------------------
 
