@@ -1,0 +1,42 @@
+"""``benchmarks/cpu.py`` runs and prints its figures: a table's idle cost and work per commit (separate
+node processes on 127.0.0.1), an idle ``kdm host`` and lobby, a profile of the nodes, and a summary of
+each figure per tree."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.processes
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks" / "cpu.py"
+
+
+def test_cpu_prints_each_figure_then_a_summary_per_figure(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--trees", str(ROOT), "--peers", "3", "--runs", "1", "--entries", "5",
+         "--gap-ms", "1", "--idle-s", "0.5", "--settle-s", "0.5", "--profile", str(tmp_path), "--top", "3"],
+        capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    figures = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [figure["figure"] for figure in figures] == [
+        "table", "profile", "profile", "table", "waiting_room", "lobby",
+        "table_summary", "waiting_room_summary", "lobby_summary",
+    ]  # fmt: skip
+    profiled, table = figures[0], figures[3]
+    assert profiled["profiled"] and not table["profiled"]
+    for run in (profiled, table):
+        assert run["peers"] == 3 and run["idle_cores"] > 0 and run["rss_mib_max"] > 10
+        assert 0 < run["commit_p50_ms"] <= run["commit_p99_ms"]
+    for profile in figures[1:3]:
+        assert profile["cpu_s"] > 0 and len(profile["top"]) == 3
+    for idle in figures[4:6]:
+        assert idle["idle_percent"] >= 0 and idle["rss_mib"] > 10
+    summary = figures[6]
+    assert summary["runs"] == 1 and summary["cpu_per_commit_ms"]["median"] == table["cpu_per_commit_ms"]
