@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import logging
-import sys
 import weakref
 from collections import OrderedDict, deque
 from collections.abc import Callable
@@ -155,7 +154,12 @@ class ZmqTransport:
         self.port = port
         self._given_context = context
         self._context: zmq.asyncio.Context | None = None
-        self._router: zmq.asyncio.Socket | None = None
+        self._router: zmq.Socket[bytes] | None = None
+        #: What the router has received and ``recv`` not yet returned, and the receive that waits for
+        #: more (see ``_readable``).
+        self._received: deque[tuple[str, bytes]] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._gatekeeper: _Gatekeeper | None = None
         self._address: str | None = None
         self._dealers: dict[str, tuple[str, zmq.Socket[bytes]]] = {}
@@ -181,7 +185,9 @@ class ZmqTransport:
         context = self._given_context or zmq.asyncio.Context()
         # The handler is bound before the ROUTER: no handshake may complete without it.
         gatekeeper = _Gatekeeper.of(context)
-        router = context.socket(zmq.ROUTER)
+        # A plain socket, read when its descriptor says so (``_readable``): every message that arrived
+        # is read at one wake-up, and none goes through a future of its own.
+        router: zmq.Socket[bytes] = zmq.Socket(context, zmq.ROUTER)
         try:
             router.setsockopt(zmq.LINGER, 0)
             router.setsockopt(zmq.CURVE_SERVER, 1)
@@ -204,6 +210,8 @@ class ZmqTransport:
         self._gatekeeper = gatekeeper
         self._router = router
         self._address = endpoint.decode() if isinstance(endpoint, bytes) else str(endpoint)
+        self._loop = asyncio.get_running_loop()
+        self._loop.add_reader(router.FD, self._readable)
 
     def _bind_failure(self, error: zmq.ZMQError) -> str:
         if error.errno == zmq.EADDRINUSE:
@@ -278,19 +286,42 @@ class ZmqTransport:
 
     async def recv(self) -> tuple[str, bytes]:
         while True:
-            router = self._router
-            if router is None:
-                raise TransportError("the transport is not running")
+            if self._router is None:
+                closed = "the transport was closed" if self._closed else "the transport is not running"
+                raise TransportError(closed)
+            if not self._received:
+                self._readable()  # what zmq holds that its descriptor will not announce again
+            if self._received:
+                return self._received.popleft()  # no wait, no wake-up of the loop
+            assert self._loop is not None
+            waiter = self._waiter = self._loop.create_future()
             try:
-                frames = await router.recv_multipart(copy=False)
-            except asyncio.CancelledError:
-                # close() cancels a pending receive; that is the end of this transport, not of the caller.
-                if self._closed and not _cancelling():
-                    raise TransportError("the transport was closed") from None
-                raise
-            message = _split_frames(frames)
-            if message is not None:
-                return message
+                await waiter
+            finally:
+                self._waiter = None
+
+    def _readable(self) -> None:
+        """Read what the router holds, up to ``SEND_QUEUE_LIMIT`` messages not yet taken by ``recv``
+        (zmq's own queue holds the rest, and drops past its limit), and wake a waiting ``recv``.
+
+        zmq's descriptor says only that something changed: it is read until zmq has no more, or it would
+        not say so again."""
+        router = self._router
+        if router is None:
+            return
+        received = self._received
+        try:
+            while len(received) < SEND_QUEUE_LIMIT:
+                message = _split_frames(router.recv_multipart(zmq.NOBLOCK, copy=False))
+                if message is not None:
+                    received.append(message)
+        except zmq.Again:
+            pass
+        except zmq.ZMQError as error:  # a socket closed under us: nothing more to read
+            log.info("the transport's socket cannot be read: %s", error)
+        waiter = self._waiter
+        if received and waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     async def close(self) -> None:
         if self._closed:
@@ -299,8 +330,13 @@ class ZmqTransport:
         for peer_id in list(self._dealers):
             self.disconnect(peer_id)
         if self._router is not None:
+            if self._loop is not None and not self._loop.is_closed():
+                self._loop.remove_reader(self._router.FD)
             self._router.close(linger=0)
             self._router = None
+        self._received.clear()
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_exception(TransportError("the transport was closed"))
         if self._gatekeeper is not None:
             self._gatekeeper.release()
             self._gatekeeper = None
@@ -407,14 +443,6 @@ class _Gatekeeper:
                 "refusing handshakes from %s: over %d in a second", address.decode(), HANDSHAKES_PER_S
             )
         return False
-
-
-def _cancelling() -> bool:
-    """Whether the current task itself is being cancelled (only Python 3.11+ can tell; assume not)."""
-    if sys.version_info >= (3, 11):
-        task = asyncio.current_task()
-        return task is not None and task.cancelling() > 0
-    return False
 
 
 # ---------------------------------------------------------------------------------------------------------
