@@ -30,9 +30,15 @@ from typing import Any
 
 import pytest
 
+from kdm.net import wire
 from kdm.session import INTERFACE_ENV
 
 os.environ[INTERFACE_ENV] = "127.0.0.1"
+
+# Every message the suite's peers encode is decoded again at once (``kdm.net.wire.CHECK_ENCODED``), in
+# this process and in every process it starts: a sender's bug fails where it is made.
+os.environ[wire.CHECK_ENCODED_ENV] = "1"
+wire.CHECK_ENCODED = True
 
 # The names a player gives are remembered in the user config directory (kdm.settings): the suite keeps
 # its own, removed at the end, and never changes the ones of whoever runs it.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from typing import Any
 
 import msgpack
@@ -11,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kdm.net import wire
 from kdm.net.wire import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
@@ -302,6 +304,19 @@ def test_encode_refuses_what_peers_would_drop() -> None:
         codec.encode("alice", "any", {"x": {1: 2}})
     with pytest.raises(WireError, match="envelope field 'from' is an int"):
         codec.encode(7, "ping", {"n": 1})  # type: ignore[arg-type]
+
+
+def test_a_table_trusts_its_own_senders_and_the_suite_checks_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At a table, what a peer encodes is not decoded again (a decode per message sent, for a check every
+    receiver makes anyway); the suite turns the check on, in its processes too, so a sender's bug fails
+    where it is made."""
+    assert wire.CHECK_ENCODED and os.environ[wire.CHECK_ENCODED_ENV] == "1"
+    codec = make_codec()
+    monkeypatch.setattr(wire, "CHECK_ENCODED", False)
+    data = codec.encode("alice", "ping", {})  # a bad body: every receiver drops it
+    assert reason_for(data) == "bad ping body: missing field 'n'"
+    with pytest.raises(WireError, match="unknown kind 'pong'"):
+        codec.encode("alice", "pong", {})
 
 
 def test_kinds_are_registered_once() -> None:
