@@ -17,6 +17,7 @@ signature anyway, so a vote's signature is empty and a certificate still has to 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from typing import Protocol
 
 from nacl.exceptions import BadSignatureError
@@ -106,18 +107,40 @@ class Unsigned:
         return signature == b""
 
 
+#: Signatures a `TableSigner` remembers making, and checks it remembers passing: a follower acks the
+#: same index again for an append that only moves the commit index, and the same acks and heads come
+#: back in proofs of commit, from the leader and from other voters.
+SIGNATURES_REMEMBERED = 512
+
+
 class TableSigner:
     """Signs with a node's Ed25519 key over bytes that name ``table`` (a vote at one table is no vote
-    at another), and checks a signature against the key a node id names (``kdm.net.keys``)."""
+    at another), and checks a signature against the key a node id names (``kdm.net.keys``).
+
+    Each signature is made once and each check passed once (Ed25519 signs deterministically, so a
+    signature remembered is the one it would make again); a failed check is not remembered, so a
+    forger gains nothing by sending the same bytes twice."""
 
     def __init__(self, keys: NodeKeys, table: str) -> None:
         self._keys = keys
         self._domain = b"kdm raft\x00" + table.encode() + b"\x00"
+        self._made: OrderedDict[bytes, bytes] = OrderedDict()
+        self._passed: OrderedDict[tuple[str, bytes, bytes], None] = OrderedDict()
 
     def sign(self, payload: bytes) -> bytes:
-        return self._keys.sign(self._domain + payload)
+        signature = self._made.get(payload)
+        if signature is None:
+            signature = self._made[payload] = self._keys.sign(self._domain + payload)
+            if len(self._made) > SIGNATURES_REMEMBERED:
+                self._made.popitem(last=False)
+        return signature
 
     def verify(self, node_id: str, payload: bytes, signature: bytes) -> bool:
+        checked = (node_id, payload, signature)
+        if checked in self._passed:
+            return True
+        if self._made.get(payload) == signature and node_id.rpartition("~")[2] == self._keys.token:
+            return True  # our own, as we made it
         key = verify_key_of(node_id)
         if key is None or len(signature) != 64:
             return False
@@ -125,4 +148,7 @@ class TableSigner:
             key.verify(self._domain + payload, signature)
         except BadSignatureError:
             return False
+        self._passed[checked] = None
+        if len(self._passed) > SIGNATURES_REMEMBERED:
+            self._passed.popitem(last=False)
         return True
