@@ -128,6 +128,11 @@ class ClockEstimator:
             self._best = self._pick_best()
 
     @property
+    def samples(self) -> int:
+        """How many samples the estimate has (at most its window) since it was last reset."""
+        return len(self._samples)
+
+    @property
     def best_sample(self) -> ClockSample | None:
         """The sample the estimate comes from, or None before the first one."""
         return self._best

@@ -50,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import math
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -85,7 +86,16 @@ HELLO_EVERY_S = 0.3
 #: and how many: two voters that hold two signed logs for one place prove the leader forked.
 HEADS_EVERY_S = 1.0
 HEADS_SHARED = 4
+#: A follower pings its leader (for the agreed clock, ``ClockEstimator``) every ``PING_EVERY_S`` until
+#: ``PINGS_TO_SETTLE`` pongs since the leader changed, then every ``PING_SETTLED_S``: two clocks drift
+#: apart by microseconds a second, and the estimate keeps the best of its last 16 samples.
 PING_EVERY_S = 0.5
+PING_SETTLED_S = 2.0
+PINGS_TO_SETTLE = 8
+#: How often a leader with nothing to send tells its followers it is there. Its followers stand for
+#: election after 0.5-1 s without it (Raft's election timeout, ``RaftNode``'s default of 50-100 ticks of
+#: ``tick_ms``): three heartbeats and more, so that a Wi-Fi stall (100-250 ms) does not start one.
+HEARTBEAT_MS = 150.0
 #: A learner that has heard no leader for this long says hello again (it may have been retired).
 REHELLO_AFTER_MS = 2000.0
 #: Learners a table takes at once (joiners not yet seated, spectators); more hellos are refused.
@@ -112,6 +122,9 @@ STRANDED_AFTER_MS = 2000.0
 #: A tick this late means this process itself was stopped (a sleeping laptop, SIGSTOP): everyone looks
 #: silent to it, so it gives the table ``STRANDED_AFTER_MS`` to answer again before it is stranded.
 STALLED_AFTER_MS = 1000.0
+#: The longest a node waits for its next tick when Raft needs none sooner: a wait that ends this much
+#: later than it should tells a stalled loop (``STALLED_AFTER_MS``).
+MAX_TICK_WAIT_MS = 250.0
 #: What a node id looks like: ``HOST:PORT~KEY`` (the host may be a bracketed IPv6 address; over the
 #: in-memory network of the tests, the token need not be a key).
 NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,64})?")
@@ -152,8 +165,8 @@ def is_node_id(text: str) -> bool:
     return found is not None and 1 <= int(found.group(1)) <= 65535
 
 
-def _raft_body(body: dict[str, Any]) -> None:
-    message_from_dict(body)
+def _raft_body(body: dict[str, Any]) -> Message:
+    return message_from_dict(body)
 
 
 def _hello_body(body: dict[str, Any]) -> None:
@@ -340,6 +353,7 @@ class Node:
             # votes signed by the key the node's id names, so a leader proves its term (issue 25)
             signer=TableSigner(keys, table) if keys is not None else Unsigned(),
             silence_ticks=round(STRANDED_AFTER_MS / tick_ms),
+            heartbeat_ticks=max(1, round(HEARTBEAT_MS / tick_ms)),
         )  # fmt: skip
         self.on_commit = on_commit
         #: Told of each committed membership change, in log order among the entries ``on_commit``
@@ -362,7 +376,6 @@ class Node:
         #: Told of every batch of entries this node learns are committed, before they are applied
         #: (``kdm.net.chaos``: the journal ``kdm selfplay --chaos`` checks); None but under chaos.
         self.journal: Callable[[Sequence[Entry]], None] | None = None
-        self.tick_s = tick_ms / 1000.0
         self.clock = ClockEstimator()
         self.dropped = 0
         self._address_of = address_of
@@ -380,7 +393,14 @@ class Node:
         self._started_ms = monotonic_ms()
         #: When this node last started running again: its start, or the end of a stall of its loop.
         self._awake_since_ms = self._started_ms
-        self._last_tick_ms = self._started_ms
+        #: Raft's ticks: tick ``n`` falls at ``_ticks_from_ms + n * tick_ms``. They are run when due, not
+        #: on a fixed beat: all those that fell since at once, before a message is taken and when the
+        #: one timer (``_tick_timer``, at ``_tick_due_ms``) set for the next Raft needs goes off.
+        self._tick_ms = tick_ms
+        self._ticks_from_ms = self._started_ms
+        self._ticks_run = 0
+        self._tick_timer: asyncio.TimerHandle | None = None
+        self._tick_due_ms = math.inf
         self._leader: str | None = None
         #: The highest commit index a leader told this node, and the entry it is applying (None between).
         self._leader_commit = 0
@@ -424,6 +444,7 @@ class Node:
         self.refusal: str | None = None
         self._processing = False
         self._process_queued = False
+        self._stopped = False
         #: Raft messages waiting for a sync of the log (``_save_and_send``), oldest first, and the
         #: task that syncs it in ``_sync_thread`` and sends them.
         self._held: list[Held] = []
@@ -439,7 +460,9 @@ class Node:
             self.raft.campaign()  # a table's founder votes alone: it leads at once, not after a timeout
             self._process()
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._tick_forever()), loop.create_task(self._receive_forever())]
+        self._ticks_from_ms, self._ticks_run = monotonic_ms(), 0
+        self._arm_tick()
+        self._tasks = [loop.create_task(self._receive_forever())]
         self._tasks.append(loop.create_task(self._ping_forever()))
         self._tasks.append(loop.create_task(self._stay_member()))
         self._tasks.append(loop.create_task(every(HEADS_EVERY_S, self._show_heads, "showing heads")))
@@ -448,6 +471,10 @@ class Node:
         tasks = [*self._tasks, *([self._syncing] if self._syncing else [])]
         if self._check_waits is not None:
             self._check_waits.cancel()
+        if self._tick_timer is not None:
+            self._tick_timer.cancel()
+            self._tick_timer, self._tick_due_ms = None, math.inf
+        self._stopped = True
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -540,6 +567,10 @@ class Node:
     def awake_ms(self) -> float:
         """How long this node has run without a stall of its loop (``STALLED_AFTER_MS``) or since it
         started: a process back from a pause (it was retired meanwhile, maybe) gets its answers first."""
+        if self._tasks:  # a stall is seen at the first look after it, not at the next tick
+            self._catch_up()
+            if self.raft.has_ready():
+                self._process_later()
         return monotonic_ms() - self._awake_since_ms
 
     def go_on_without_them(self) -> bool:
@@ -567,16 +598,52 @@ class Node:
 
     # --- loops -----------------------------------------------------------------------------------
 
-    async def _tick_forever(self) -> None:
-        await every(self.tick_s, self._tick, "a tick")
+    def _catch_up(self) -> None:
+        """Run every Raft tick due by now, in order. Many more than a stall's worth mean this process
+        itself was stopped (a sleeping laptop, SIGSTOP): it is awake again from now, and takes one tick,
+        as a loop that slept through them all would."""
+        if not self._tasks:  # not running (a node driven by hand, in a test): its ticks are the caller's
+            return
+        now = monotonic_ms()
+        behind = int((now - self._ticks_from_ms) // self._tick_ms) - self._ticks_run
+        if behind <= 0:
+            return
+        if behind * self._tick_ms > STALLED_AFTER_MS:
+            self._awake_since_ms = now
+            behind = 1
+            self._ticks_from_ms = now - (self._ticks_run + 1) * self._tick_ms
+        for _ in range(behind):
+            self._ticks_run += 1
+            self.raft.tick()
+
+    def _arm_tick(self) -> None:
+        """Set the tick timer for the next tick Raft needs (``RaftNode.ticks_to_timeout``), and no later
+        than ``MAX_TICK_WAIT_MS`` from now; it only ever moves sooner (a wait that ends early is only
+        a wake-up with nothing to do)."""
+        if self._stopped:
+            return
+        ticks = self.raft.ticks_to_timeout()
+        next_tick = self._ticks_from_ms + (self._ticks_run + (ticks or 1)) * self._tick_ms
+        latest = monotonic_ms() + MAX_TICK_WAIT_MS
+        # A hair past the tick's time, so that the tick is due when the timer goes off.
+        due = (next_tick if ticks is not None and next_tick <= latest else latest) + 0.1
+        if due >= self._tick_due_ms:
+            return
+        if self._tick_timer is not None:
+            self._tick_timer.cancel()
+        self._tick_due_ms = due
+        wait_s = max(0.0, due - monotonic_ms()) / 1000.0
+        self._tick_timer = asyncio.get_running_loop().call_later(wait_s, self._tick)
 
     def _tick(self) -> None:
-        now = monotonic_ms()
-        if now - self._last_tick_ms > STALLED_AFTER_MS:
-            self._awake_since_ms = now
-        self._last_tick_ms = now
-        self.raft.tick()
-        self._process()
+        self._tick_timer, self._tick_due_ms = None, math.inf
+        try:
+            self._catch_up()
+            self._process()
+        except Exception:  # whatever one tick does, the next one comes
+            log.exception("a tick failed; going on")
+        finally:
+            self._arm_tick()
 
     async def _receive_forever(self) -> None:
         while True:
@@ -604,7 +671,7 @@ class Node:
                 self._answer(sender, "table", {"table": self.codec.table}, self._lobby)
             return
         if envelope.kind == "raft":
-            message = message_from_dict(body)
+            message: Message = envelope.parsed
             if message.sender != sender or message.to != self.node_id:
                 self._drop("a raft message", sender, f"it claims {message.sender} → {message.to}")
                 return
@@ -628,6 +695,7 @@ class Node:
                 message = self._screened(message)
                 if not message.entries:
                     return
+            self._catch_up()
             refusal = self.raft.step(message)
             self._tell_forks()
             if isinstance(refusal, Misconduct):  # no correct node sends that: name it
@@ -852,7 +920,13 @@ class Node:
             self.on_refused(reason)
 
     async def _ping_forever(self) -> None:
-        await every(PING_EVERY_S, self._ping, "a ping to the leader", first_now=True)
+        while True:
+            try:
+                self._ping()
+            except Exception:  # whatever one ping does, the next one goes
+                log.exception("a ping to the leader failed; going on")
+            settled = self.clock.samples >= PINGS_TO_SETTLE
+            await asyncio.sleep(PING_SETTLED_S if settled else PING_EVERY_S)
 
     def _ping(self) -> None:
         leader = self.raft.leader
@@ -1210,6 +1284,8 @@ class Node:
             self._process_until_idle()
         finally:
             self._processing = False
+            if self._tasks:  # running: Raft's next timeout may have come sooner
+                self._arm_tick()
 
     def _process_until_idle(self) -> None:
         raft = self.raft

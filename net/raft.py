@@ -245,6 +245,8 @@ class RaftNode:
         #: As leader, our signed acks of our own log; as follower, the acks whose signatures we checked.
         self._own_acks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._acks_checked: OrderedDict[tuple[int, str, int, bytes], None] = OrderedDict()
+        #: The last ack we sent: (term, leader, index).
+        self._acked: tuple[int, str, int] | None = None
         #: Proofs of forks this node holds, and the leaders they convict.
         self.forks: list[ForkProof] = []
         self.convicted: set[str] = set()
@@ -336,6 +338,20 @@ class RaftNode:
         if self._election_elapsed >= self._randomized_timeout and self._promotable():
             self._election_elapsed = 0
             self._campaign(pre=self._pre_vote)
+
+    def ticks_to_timeout(self) -> int | None:
+        """How many ``tick`` calls from now until one does something: a leader's heartbeat or check of
+        its quorum, another node's election. None: none will, however many come (a node that may not
+        campaign). A caller may tick only when that many are due, as long as it also ticks, before each
+        ``step``, every tick that fell since (the leases and the silences read the tick count)."""
+        if self._state == LEADER:
+            if len(self._progress) <= 1 and self._voters == (self.node_id,):
+                return None  # alone: nobody to send a heartbeat to, and a quorum of one always holds
+            heartbeat = self._heartbeat_ticks - self._heartbeat_elapsed
+            return max(1, min(heartbeat, self._election_timeout - self._election_elapsed))
+        if not self._promotable():
+            return None
+        return max(1, self._randomized_timeout - self._election_elapsed)
 
     def campaign(self) -> None:
         """Start an election now instead of at the election timeout (etcd's `Campaign`): a node that
@@ -822,7 +838,10 @@ class RaftNode:
         self._refresh_config()
         if last_new is not None:
             refusal = self._commit_proven(message)
-            self._acknowledge(message.sender, last_new)
+            if message.entries or self._acked != (self._term, message.sender, last_new):
+                # An append that brings nothing (it moves the commit index) is answered only if we have
+                # not told this leader we hold its log up to there: it knows, and would learn nothing.
+                self._acknowledge(message.sender, last_new)
             return refusal
         hint = self._log.find_conflict_by_term(min(message.log_index, self._log.last_index), message.log_term)
         self._send(
@@ -841,6 +860,7 @@ class RaftNode:
         assert chain is not None
         signature = self._signer.sign(ack_payload(self._term, index, chain))
         self._send(leader, "app_resp", log_index=index, commit=self._log.committed, signature=signature)
+        self._acked = (self._term, leader, index)
 
     def _commit_proven(self, message: Message) -> str | None:
         """Move our commit index to the leader's (at most our last index) only on the signed acks of a
@@ -1011,7 +1031,7 @@ class RaftNode:
             payload = ack_payload(self._term, message.log_index, chain)
             if not self._signer.verify(message.sender, payload, message.signature):
                 return Misconduct(f"acknowledgement of index {message.log_index} not signed over our log")
-            progress.acks.append((message.log_index, message.signature))
+            progress.take_ack(message.log_index, message.signature)
         progress.recent_active = True
         if message.reject:
             probe_hint = message.hint
@@ -1082,10 +1102,13 @@ class RaftNode:
             member = self._progress.get(voter)
             if member is None:
                 continue
-            held = [(i, sig) for i, sig in member.acks if i <= reach and self._log.term(i) == self._term]
-            if held:
-                index, signature = max(held)
-                chosen.append(Ack(voter, index, signature))
+            # Its latest ack at or below ``reach`` (acks are kept in order of index); an ack of an
+            # entry of another term counts for nothing, nor does any before it (terms only grow).
+            for index, signature in reversed(member.acks):
+                if index <= reach:
+                    if self._log.term(index) == self._term:
+                        chosen.append(Ack(voter, index, signature))
+                    break
         quorum = self._quorum()
         if len(chosen) < quorum:
             return self._log.committed, ()

@@ -327,9 +327,20 @@ class Progress:
         self.certified = False
         #: The member's commit index, as it last told us: a commit above it travels with its proof.
         self.known_commit = 0
-        #: The member's last signed acks in this term, (index, signature), oldest first.
+        #: The member's last signed acks in this term, (index, signature), in order of index.
         self.acks: deque[tuple[int, bytes]] = deque(maxlen=ACKS_KEPT)
         self.inflight: deque[int] = deque()  # last index of each unacknowledged append, in order
+
+    def take_ack(self, index: int, signature: bytes) -> None:
+        """Keep the member's signed ack of our log up to ``index``, in order of index (one come late,
+        the answer to an older append, goes in its place; one of an index kept replaces it)."""
+        acks = self.acks
+        if not acks or index > acks[-1][0]:
+            acks.append((index, signature))
+            return
+        kept = [ack for ack in acks if ack[0] != index] + [(index, signature)]
+        acks.clear()
+        acks.extend(sorted(kept, key=lambda ack: ack[0])[-ACKS_KEPT:])
 
     def paused(self) -> bool:
         return len(self.inflight) >= MAX_INFLIGHT_APPENDS if self.replicating else self.probe_sent

@@ -552,7 +552,8 @@ class Table:
     def tick(self, times: int) -> None:
         for _ in range(times):
             for node in self.nodes:
-                node._tick()
+                node.raft.tick()
+                node._process()
             self.pump()
 
     def settle(self) -> None:

@@ -11,6 +11,7 @@ from typing import Any, TypedDict
 
 import pytest
 
+from kdm.net.keys import new_keys
 from kdm.net.raft import (
     MAX_TERM_LEAD,
     STAND_AGAIN_TIMEOUTS,
@@ -30,8 +31,8 @@ from kdm.net.raft import (
     message_to_dict,
     persist,
 )
-from kdm.net.raft_log import chain_hash
-from kdm.net.raft_signing import ack_payload, head_payload, vote_payload
+from kdm.net.raft_log import ACKS_KEPT, Progress, chain_hash
+from kdm.net.raft_signing import TableSigner, ack_payload, head_payload, vote_payload
 from kdm.net.raftsim import KeyRing
 
 
@@ -1184,3 +1185,66 @@ def test_a_made_up_certificate_sent_again_and_again_is_checked_once() -> None:
     head = b.recent_heads(1)[0]
     before = counting.checked
     assert b.check_head(head) is None and counting.checked == before
+
+
+def test_a_members_acks_stay_in_order_of_index_whatever_order_they_come_in() -> None:
+    """The leader proves a commit with each voter's latest ack at or below what the member holds: it
+    reads them newest first, so they are kept in order of index, one come late in its place."""
+    progress = Progress(1)
+    for index in (3, 5, 9):
+        progress.take_ack(index, f"s{index}".encode())
+    progress.take_ack(4, b"late")
+    progress.take_ack(9, b"again")
+    assert list(progress.acks) == [(3, b"s3"), (4, b"late"), (5, b"s5"), (9, b"again")]
+    for index in range(10, 10 + ACKS_KEPT):
+        progress.take_ack(index, b"")
+    progress.take_ack(1, b"too old")
+    assert [index for index, _ in progress.acks] == list(range(10, 10 + ACKS_KEPT))
+
+
+def test_a_table_signer_makes_each_signature_once_and_remembers_only_the_checks_that_passed() -> None:
+    """A follower signs the same ack again for an append that only moves the commit index, and the
+    same acks come back in every proof of commit: each is signed, and checked, once. A forged
+    signature fails every time, before and after the true one passed."""
+    mine, theirs = new_keys(), new_keys()
+    me, them = TableSigner(mine, "t"), TableSigner(theirs, "t")
+    my_id, their_id = f"127.0.0.1:1~{mine.token}", f"127.0.0.1:2~{theirs.token}"
+    payload = ack_payload(3, 7, b"h" * 32)
+    signed = them.sign(payload)
+    assert them.sign(payload) == signed and len(signed) == 64
+    forged = bytes(64)
+    assert not me.verify(their_id, payload, forged)
+    assert me.verify(their_id, payload, signed) and me.verify(their_id, payload, signed)
+    assert not me.verify(their_id, payload, forged)
+    assert not me.verify(my_id, payload, signed)  # their signature is not mine
+    assert me.verify(my_id, payload, me.sign(payload))
+    assert not TableSigner(mine, "other table").verify(their_id, payload, signed)
+
+
+def test_a_commit_is_acked_once_and_its_proof_rides_on_the_next_append() -> None:
+    """A follower answers each append that brings it entries, signed; the append that then only moves
+    its commit index is not answered (the leader knows it holds the log there), and the leader sends
+    the proof of that commit again with the next entries until the follower says it has it."""
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    net.deliver()
+    sent: list[Message] = []
+
+    def watch(message: Message) -> bool:
+        sent.append(message)
+        return False
+
+    net["a"].propose(b"one")
+    net.deliver(watch)
+    answers = [m for m in sent if m.kind == "app_resp"]
+    assert sorted(m.sender for m in answers) == ["b", "c"]  # one answer each, to the entry
+    assert all(node.commit_index == net["a"].commit_index for node in net.nodes.values())
+    proofs = [m for m in sent if m.kind == "app" and not m.entries]
+    assert proofs and all(m.acks for m in proofs)  # the commit index travels with its proof
+    sent.clear()
+    net["a"].propose(b"two")
+    net.deliver(watch)
+    carrying = [m for m in sent if m.kind == "app" and m.entries]
+    assert carrying and all(m.acks for m in carrying)  # the last proof again: not yet said to be held
+    assert len([m for m in sent if m.kind == "app_resp"]) == 2
+    assert [entry.data for entry in net.applied["b"][-2:]] == [b"one", b"two"]
