@@ -125,25 +125,20 @@ class Codec:
         if size > MAX_MESSAGE_BYTES:
             raise WireError(f"message of {size} bytes is over the {MAX_MESSAGE_BYTES} byte limit")
         message = _unpack(data)
-        if not isinstance(message, dict):
-            raise WireError(f"message is {_a(_type_name(message))}, not a map")
-        # The version comes first: a newer peer may have changed everything else in the envelope.
-        if "v" not in message:
-            raise WireError("missing envelope field 'v'")
-        version = message["v"]
-        if not _has_type(version, int):
-            raise WireError(f"envelope field 'v' is {_a(_type_name(version))}, not an int")
+        well_formed = (  # the common case, checked at a glance; anything else gets its reason below
+            type(message) is dict
+            and message.keys() == _ENVELOPE_KEYS
+            and type(message["v"]) is int
+            and type(message["table"]) is str
+            and type(message["from"]) is str
+            and type(message["kind"]) is str
+            and type(message["body"]) is dict
+        )
+        if not well_formed:
+            _check_envelope(message)
+        version: int = message["v"]
         if version != PROTOCOL_VERSION:
             raise WireError(f"protocol version {_quote(version)}, this peer speaks {PROTOCOL_VERSION}")
-        for name in message:
-            if name not in _ENVELOPE_FIELDS:
-                raise WireError(f"unexpected envelope field {_quote(name)}")
-        for name, expected in _ENVELOPE_FIELDS.items():
-            if name not in message:
-                raise WireError(f"missing envelope field {name!r}")
-            if not _has_type(message[name], expected):
-                found, wanted = _type_name(message[name]), _TYPE_NAMES.get(expected, expected.__name__)
-                raise WireError(f"envelope field {name!r} is {_a(found)}, not {_a(wanted)}")
         table: str = message["table"]
         sender: str = message["from"]
         kind: str = message["kind"]
@@ -177,6 +172,32 @@ class Codec:
         except WireError as error:
             log.warning("dropped a message from %s: %s", claimed_sender or "an unknown peer", error.reason)
             return None
+
+
+_ENVELOPE_KEYS = _ENVELOPE_FIELDS.keys()
+
+
+def _check_envelope(message: Any) -> None:
+    """Raise WireError with the reason ``message`` is not a well-formed envelope (one it finds first)."""
+    if not isinstance(message, dict):
+        raise WireError(f"message is {_a(_type_name(message))}, not a map")
+    # The version comes first: a newer peer may have changed everything else in the envelope.
+    if "v" not in message:
+        raise WireError("missing envelope field 'v'")
+    version = message["v"]
+    if not _has_type(version, int):
+        raise WireError(f"envelope field 'v' is {_a(_type_name(version))}, not an int")
+    if version != PROTOCOL_VERSION:
+        raise WireError(f"protocol version {_quote(version)}, this peer speaks {PROTOCOL_VERSION}")
+    for name in message:
+        if name not in _ENVELOPE_FIELDS:
+            raise WireError(f"unexpected envelope field {_quote(name)}")
+    for name, expected in _ENVELOPE_FIELDS.items():
+        if name not in message:
+            raise WireError(f"missing envelope field {name!r}")
+        if not _has_type(message[name], expected):
+            found, wanted = _type_name(message[name]), _TYPE_NAMES.get(expected, expected.__name__)
+            raise WireError(f"envelope field {name!r} is {_a(found)}, not {_a(wanted)}")
 
 
 def check_fields(

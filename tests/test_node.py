@@ -326,3 +326,42 @@ def test_a_node_back_from_a_pause_gives_the_table_time_to_answer_before_it_is_st
         return woken, still_waking, stranded
 
     assert run_virtual(scene()) == ((), (), ("b:2",))
+
+
+def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 'Light on the CPU', item 2: with nothing to commit, a leader wakes for its heartbeats
+    (every ``HEARTBEAT_MS``) and to check its quorum (every election timeout, 0.5 s), a follower at most
+    every ``MAX_TICK_WAIT_MS``, not on a 10 ms beat (100 a second before); the
+    leader sends a heartbeat a follower answers, and the follower's pings slow once its clock settled."""
+    wakes: dict[str, int] = {}
+    sent: dict[tuple[str, str], int] = {}
+    tick, send = Node._tick, Node._send
+
+    def counted_tick(node: Node) -> None:
+        wakes[node.node_id] = wakes.get(node.node_id, 0) + 1
+        tick(node)
+
+    def counted_send(node: Node, to: str, kind: str, body: dict[str, Any], codec: Any = None) -> None:
+        what = body.get("kind", kind) if kind == "raft" else kind
+        sent[(node.node_id, what)] = sent.get((node.node_id, what), 0) + 1
+        send(node, to, kind, body, codec)
+
+    monkeypatch.setattr(Node, "_tick", counted_tick)
+    monkeypatch.setattr(Node, "_send", counted_send)
+
+    async def scene() -> float:
+        a, b, _applied = await two_laptops()
+        await asyncio.sleep(node_module.PINGS_TO_SETTLE * node_module.PING_EVERY_S + 1)
+        wakes.clear(), sent.clear()
+        await asyncio.sleep(30.0)
+        assert a.is_leader and b.raft.leader == "a:1"
+        await a.stop(), await b.stop()
+        return 30.0
+
+    seconds = run_virtual(scene())
+    assert wakes["a:1"] / seconds <= 1000 / node_module.HEARTBEAT_MS + 2 + 1
+    assert wakes["b:2"] / seconds <= 1000 / node_module.MAX_TICK_WAIT_MS + 1
+    heartbeats = sent[("a:1", "heartbeat")] / seconds
+    assert 1000 / node_module.HEARTBEAT_MS - 1 <= heartbeats <= 1000 / node_module.HEARTBEAT_MS + 1
+    assert sent[("b:2", "heartbeat_resp")] == sent[("a:1", "heartbeat")]
+    assert sent[("b:2", "ping")] / seconds <= 1 / node_module.PING_SETTLED_S + 0.1
