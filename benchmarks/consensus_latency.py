@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import statistics
@@ -145,6 +146,20 @@ def _line(process: subprocess.Popen[str]) -> str:
     return line.strip()
 
 
+def stop(processes: list[subprocess.Popen[str]]) -> None:
+    """Tell every node still running to stop, then wait for each (10 s at most, then kill it)."""
+    for process in processes:
+        if process.stdin is not None and process.poll() is None:
+            with contextlib.suppress(BrokenPipeError):
+                process.stdin.write("stop\n")
+                process.stdin.close()
+    for process in processes:
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 def measure(peers: int, entries: int, proposers: int, gap_ms: float, on_disk: bool) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="kdm-consensus-") as folder:
         founder = _spawn(0, None, Path(folder), on_disk)
@@ -164,15 +179,7 @@ def measure(peers: int, entries: int, proposers: int, gap_ms: float, on_disk: bo
                 process.stdin.flush()
             samples = [latency for process in chosen for latency in json.loads(_line(process))]
         finally:
-            for process in processes:
-                if process.stdin is not None:
-                    process.stdin.write("stop\n")
-                    process.stdin.close()
-            for process in processes:
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            stop(processes)
     return {
         "figure": "consensus_latency",
         "peers": peers,

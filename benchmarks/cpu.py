@@ -42,6 +42,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from consensus_latency import _line, stop  # this folder's: the table measured is that script's
+
 # Outside a namespace the benchmarks keep to loopback, like the tests (tests/conftest.py).
 os.environ.setdefault("KDM_INTERFACE", "127.0.0.1")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -71,14 +73,6 @@ def rss_mib(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError(f"no VmRSS for {pid}")
-
-
-def _line(process: subprocess.Popen[str]) -> str:
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if not line:
-        raise RuntimeError(f"a node exited early (status {process.wait()})")
-    return line.strip()
 
 
 def _summary(values: list[float], digits: int = 3) -> dict[str, float]:
@@ -112,16 +106,7 @@ def _table(tree: Path, peers: int, profile_to: Path | None) -> Iterator[list[sub
                 _line(process)  # a voter now
             yield processes
         finally:
-            for process in processes:
-                if process.stdin is not None and process.poll() is None:
-                    with contextlib.suppress(BrokenPipeError):
-                        process.stdin.write("stop\n")
-                        process.stdin.close()
-            for process in processes:
-                try:
-                    process.wait(10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            stop(processes)
 
 
 def _cpu_of(processes: list[subprocess.Popen[str]]) -> float:

@@ -32,7 +32,7 @@ def test_cpu_prints_each_figure_then_a_summary_per_figure(tmp_path: Path) -> Non
     profiled, table = figures[0], figures[3]
     assert profiled["profiled"] and not table["profiled"]
     for run in (profiled, table):
-        assert run["peers"] == 3 and run["idle_cores"] > 0 and run["rss_mib_max"] > 10
+        assert run["peers"] == 3 and run["idle_cores"] >= 0 and run["rss_mib_max"] > 10  # /proc counts 10 ms
         assert 0 < run["commit_p50_ms"] <= run["commit_p99_ms"]
     for profile in figures[1:3]:
         assert profile["cpu_s"] > 0 and len(profile["top"]) == 3
