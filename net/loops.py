@@ -17,12 +17,17 @@ log = logging.getLogger("kdm.net")
 
 
 async def every(
-    period_s: float, step: Callable[[], Awaitable[None] | None], what: str, first_now: bool = False
+    period_s: float | Callable[[], float],
+    step: Callable[[], Awaitable[None] | None],
+    what: str,
+    first_now: bool = False,
 ) -> None:
-    """Run ``step`` (a function, or a coroutine function) every ``period_s`` until cancelled; the first
-    at once when ``first_now``, else after one period. A step that raises is logged, and the loop goes on."""
+    """Run ``step`` (a function, or a coroutine function) every ``period_s`` until cancelled (a function:
+    asked again before each wait); the first at once when ``first_now``, else after one period. A step
+    that raises is logged, and the loop goes on."""
+    period = period_s if callable(period_s) else lambda: period_s
     if not first_now:
-        await asyncio.sleep(period_s)
+        await asyncio.sleep(period())
     while True:
         try:
             result = step()
@@ -32,4 +37,4 @@ async def every(
             raise
         except Exception:  # whatever one step does, the next one runs
             log.exception("%s failed; going on", what)
-        await asyncio.sleep(period_s)
+        await asyncio.sleep(period())

@@ -623,10 +623,10 @@ class Node:
         if self._stopped:
             return
         ticks = self.raft.ticks_to_timeout()
-        next_tick = self._ticks_from_ms + (self._ticks_run + (ticks or 1)) * self._tick_ms
-        latest = monotonic_ms() + MAX_TICK_WAIT_MS
-        # A hair past the tick's time, so that the tick is due when the timer goes off.
-        due = (next_tick if ticks is not None and next_tick <= latest else latest) + 0.1
+        due = monotonic_ms() + MAX_TICK_WAIT_MS
+        if ticks is not None:
+            due = min(due, self._ticks_from_ms + (self._ticks_run + ticks) * self._tick_ms)
+        due += 0.1  # a hair past the tick's time, so that the tick is due when the timer goes off
         if due >= self._tick_due_ms:
             return
         if self._tick_timer is not None:
@@ -920,13 +920,10 @@ class Node:
             self.on_refused(reason)
 
     async def _ping_forever(self) -> None:
-        while True:
-            try:
-                self._ping()
-            except Exception:  # whatever one ping does, the next one goes
-                log.exception("a ping to the leader failed; going on")
-            settled = self.clock.samples >= PINGS_TO_SETTLE
-            await asyncio.sleep(PING_SETTLED_S if settled else PING_EVERY_S)
+        await every(self._ping_period_s, self._ping, "a ping to the leader", first_now=True)
+
+    def _ping_period_s(self) -> float:
+        return PING_SETTLED_S if self.clock.samples >= PINGS_TO_SETTLE else PING_EVERY_S
 
     def _ping(self) -> None:
         leader = self.raft.leader
