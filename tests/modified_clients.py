@@ -139,8 +139,11 @@ FORGE_AFTER_S = CLOCK_SETTLE_MS / 1000 + 0.5
 FORGED_EARLY_MS = 60_000.0
 #: How long the cheater waits for a forged press time to be committed before it gives it up.
 GIVE_UP_S = 1.0
-#: How long the cheater thinks before a pass (people and kdm's bots think from 200 ms to over a second).
-QUICK_THINK_MS = (50.0, 150.0)
+#: How long an attacker's bots think before a move: at the quick end of kdm's (200 ms to over a second),
+#: and never quicker than the slowest of its bots' reactions (220-420 ms). A seat that always passes
+#: before anyone can slap keeps every combo at a table of bots from being slapped (no checkpoint is held
+#: there): the rounds it starts then end only on a feint, and one once played on past a test's 120 s.
+QUICK_THINK_MS = (450.0, 700.0)
 #: A reaction time no person has (the table's minimum is ``min_reaction_ms``, 100 by default).
 FORGED_REACTION_MS = 1.0
 #: ``done`` entries forged in other players' names (400 froze a table before issue 12).
@@ -243,7 +246,7 @@ def give_up(host: TableHost, entry_id: tuple[str, int]) -> None:
 
 
 def think_quickly() -> None:
-    """This process's bots pass as soon as they may: shorter games for the tests."""
+    """This process's bots think as quickly as ``QUICK_THINK_MS`` lets them: shorter games for the tests."""
     Bot.think_ms = lambda self: self.rng.uniform(*QUICK_THINK_MS)  # type: ignore[method-assign]
 
 

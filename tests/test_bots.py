@@ -3,11 +3,17 @@ react to slaps with seeded reaction times, feint, and are sometimes fooled."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import pytest
+
 from kdm.agents import Bot, Profile
+from kdm.plugins.kilo import bots as kilo_bots
 from kdm.plugins.kilo.bots import decide, greedy_pass
 from kdm.plugins.kilo.events import Feint, Pass, Slap
 from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.sim import Simulation
+from tests.modified_clients import QUICK_THINK_MS
 
 CALM = Profile(feint_chance=0.0, fooled_chance=0.0)
 
@@ -120,3 +126,41 @@ def test_seeded_bots_feint_fool_and_react_over_a_long_game() -> None:
     Simulation(6, seed=4, options={"rounds": 60}).run(count)
     assert kinds["feinted"] > 0 and fooled > 0
     assert kinds["judged"] == 60 and kinds["hand_shown"] > 0
+
+
+QUICK = 2  # the quick seat, the cheater's in tests/test_adversary.py
+
+
+def test_a_seat_thinking_as_quickly_as_the_attackers_leaves_the_others_time_to_slap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The modified clients' bots think at ``QUICK_THINK_MS``. A starter that always passed before
+    anyone could react (50-150 ms once) kept every combo at the checkpoints it left from being slapped,
+    at a table of bots, which holds no checkpoint; with the cheater, which opens no window of its own,
+    such a round ended only on a feint, and one played on past a test's deadline. Here the quick seat
+    never opens a window, and every round it starts ends within a few dozen checkpoints."""
+    honest = kilo_bots.slap_now
+    monkeypatch.setattr(
+        kilo_bots,
+        "slap_now",
+        lambda view, bot, table: None if bot.seat == QUICK else honest(view, bot, table),
+    )
+    checkpoints: list[int] = []  # of each round the quick seat started
+    quick_starts = False
+
+    def count(_now: float, _event: object, effects: list[dict[str, object]]) -> None:
+        nonlocal quick_starts
+        for effect in effects:
+            if effect["kind"] == "passing_started":
+                quick_starts = effect["starter"] == QUICK
+                if quick_starts:
+                    checkpoints.append(0)
+            elif quick_starts and effect["kind"] == "passed" and effect["checkpoint"]:
+                checkpoints[-1] += 1
+
+    for seed in range(60):
+        game = Simulation(3, seed=seed, options={"rounds": 2})
+        game.bots[QUICK].profile = replace(game.bots[QUICK].timing, think_ms=QUICK_THINK_MS)
+        game.run(count)
+    assert len(checkpoints) >= 20, "the quick seat started too few rounds to tell"
+    assert max(checkpoints) < 40, sorted(checkpoints)[-5:]
