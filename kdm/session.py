@@ -532,7 +532,14 @@ class TableSession:
             self.go_on_without_them()  # again whenever the survivors it went on with lose one more
 
     async def _watch_stranded(self) -> None:
-        await every(STRANDED_EVERY_S, self._check_stranded, "watching whether the table can commit")
+        await every(self._stranded_period_s, self._check_stranded, "watching whether the table can commit")
+
+    def _stranded_period_s(self) -> float:
+        """Every ``STRANDED_EVERY_S`` while stranded (to say soon that the table can commit again), else
+        not before the table could be stranded (``Node.stranded_in_ms``)."""
+        if self.stranded:
+            return STRANDED_EVERY_S
+        return max(STRANDED_EVERY_S, self.node.stranded_in_ms() / 1000.0)
 
     def _advertises(self) -> bool:
         """Whether this process advertises the table: as its leader; or, while it cannot commit, as the

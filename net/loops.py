@@ -1,5 +1,6 @@
 """Loops that outlive their steps: what every periodic task of a peer runs on (ticks, pings, hellos,
-retries, watching seats, keeping membership and the table's advertisement).
+retries, watching seats, keeping membership and the table's advertisement), each asleep until its next
+step is due or it is nudged.
 
 A step that raises is logged with what the loop does, and the next step runs on time: a bug or a bad
 input from the network must never end a loop silently (issue 12), which would leave a peer deaf or a
@@ -9,8 +10,10 @@ table without its timers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
+import math
 from collections.abc import Awaitable, Callable
 
 log = logging.getLogger("kdm.net")
@@ -21,13 +24,18 @@ async def every(
     step: Callable[[], Awaitable[None] | None],
     what: str,
     first_now: bool = False,
+    nudge: asyncio.Event | None = None,
 ) -> None:
     """Run ``step`` (a function, or a coroutine function) every ``period_s`` until cancelled (a function:
     asked again before each wait); the first at once when ``first_now``, else after one period. A step
-    that raises is logged, and the loop goes on."""
+    that raises is logged, and the loop goes on.
+
+    With ``nudge``, the loop also runs as soon as it is set (it clears it), even if the nudge came while
+    the step ran, and a period may be ``math.inf``: nothing is due until the nudge. A loop that waits for
+    a deadline it computes sleeps until then, not in small steps, and whoever moves the deadline nudges."""
     period = period_s if callable(period_s) else lambda: period_s
     if not first_now:
-        await asyncio.sleep(period())
+        await _pause(period(), nudge)
     while True:
         try:
             result = step()
@@ -37,4 +45,15 @@ async def every(
             raise
         except Exception:  # whatever one step does, the next one runs
             log.exception("%s failed; going on", what)
-        await asyncio.sleep(period())
+        await _pause(period(), nudge)
+
+
+async def _pause(seconds: float, nudge: asyncio.Event | None) -> None:
+    """Sleep ``seconds``, or until ``nudge`` is set (at once if it already is)."""
+    if nudge is None:
+        await asyncio.sleep(seconds)
+        return
+    if not nudge.is_set():
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(nudge.wait(), None if math.isinf(seconds) else max(0.0, seconds))
+    nudge.clear()

@@ -388,6 +388,8 @@ class Node:
         self._hello_turn = 0
         #: When this node last knew of a leader (monotonic ms).
         self._leader_seen_ms = monotonic_ms()
+        #: Set when the leader changes: the loops whose next step depends on who leads (pings, hellos).
+        self._leader_moved = (asyncio.Event(), asyncio.Event())
         self._waiting: list[bytes] = []
         self._heard: dict[str, float] = {}
         self._started_ms = monotonic_ms()
@@ -563,6 +565,26 @@ class Node:
         if len(raft.voters) - len(silent) >= raft.quorum:
             return ()
         return silent
+
+    def stranded_in_ms(self) -> float:
+        """How long from now, at the soonest, until ``not_heard_from`` can name voters while it names
+        none now: until the leader it hears has been silent for ``STRANDED_AFTER_MS``, or else the next
+        voter not silent that long yet has (and this node has run that long). Where only a change of
+        leader or of voters could strand it (it leads, or does not vote), ``STRANDED_AFTER_MS``: whoever
+        watches looks again then. 0 while it is stranded."""
+        raft, me = self.raft, self.node_id
+        if me not in raft.voters or raft.leader == me:
+            return STRANDED_AFTER_MS
+        if self.not_heard_from():
+            return 0.0
+        running = STRANDED_AFTER_MS - self.awake_ms()
+        if raft.leader is not None and self.silent_ms(raft.leader) <= STRANDED_AFTER_MS:
+            silences = [self.silent_ms(raft.leader)]
+        else:
+            silences = [self.silent_ms(voter) for voter in raft.voters if voter != me]
+        # A millisecond past the bound: silent for exactly STRANDED_AFTER_MS is not silent yet.
+        crossing = [STRANDED_AFTER_MS + 1 - silence for silence in silences if silence <= STRANDED_AFTER_MS]
+        return max(0.0, running, min(crossing, default=STRANDED_AFTER_MS))
 
     def awake_ms(self) -> float:
         """How long this node has run without a stall of its loop (``STALLED_AFTER_MS``) or since it
@@ -820,7 +842,20 @@ class Node:
     async def _stay_member(self) -> None:
         """Say hello until a member, and again whenever no leader has been heard for a while: the node
         may have been retired while away (a voter too: a player whose seat a bot took stops voting)."""
-        await every(HELLO_EVERY_S, self._say_hello, "saying hello", first_now=True)
+        hello = self._leader_moved[0]
+        await every(self._hello_period_s, self._say_hello, "saying hello", first_now=True, nudge=hello)
+
+    def _hello_period_s(self) -> float:
+        """``HELLO_EVERY_S`` while this node says hello; a member that hears its leader sleeps until that
+        leader could be silent for ``REHELLO_AFTER_MS`` (``_lost``), and a leader until it no longer
+        leads (the change of leader nudges the loop)."""
+        if self.node_id not in self.members or self.refusal is not None or self._lost():
+            return HELLO_EVERY_S
+        leader = self.raft.leader
+        if leader == self.node_id:
+            return math.inf
+        heard_ms = self.silent_ms(leader) if leader is not None else monotonic_ms() - self._leader_seen_ms
+        return max(HELLO_EVERY_S, (REHELLO_AFTER_MS - heard_ms) / 1000.0)
 
     def _say_hello(self) -> None:
         if (self.node_id in self.members and not self._lost()) or self.refusal is not None:
@@ -920,9 +955,14 @@ class Node:
             self.on_refused(reason)
 
     async def _ping_forever(self) -> None:
-        await every(self._ping_period_s, self._ping, "a ping to the leader", first_now=True)
+        ping = self._leader_moved[1]
+        await every(self._ping_period_s, self._ping, "a ping to the leader", first_now=True, nudge=ping)
 
     def _ping_period_s(self) -> float:
+        """Quick pings until the clock has settled, then slow ones; none without another node to lead
+        (a new leader nudges the loop: its clock is pinged at once)."""
+        if self.raft.leader in (None, self.node_id):
+            return math.inf
         return PING_SETTLED_S if self.clock.samples >= PINGS_TO_SETTLE else PING_EVERY_S
 
     def _ping(self) -> None:
@@ -1320,6 +1360,8 @@ class Node:
                 self.followed = self._leader
             self._leader = raft.leader
             self.clock.reset()  # offsets were to the old leader's clock
+            for nudge in self._leader_moved:
+                nudge.set()
             if self.on_leader is not None:
                 self.on_leader(raft.leader)
             waiting, self._waiting = self._waiting, []

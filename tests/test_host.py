@@ -127,6 +127,7 @@ def test_a_proposal_not_seen_committed_goes_again_at_the_retry_and_not_before() 
     again = host.step(Tick())
     assert again == join  # the same bytes, proposed again
     host.step(Committed(join[0].data))
+    assert host.next_deadline_ms() == math.inf  # nothing waits for a retry: no tick at rest
     clock.set(clock.local_ms() + RETRY_S * 1000)
     assert host.step(Tick()) == []  # seen committed: never again
 

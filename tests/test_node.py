@@ -4,12 +4,14 @@ zmq on 127.0.0.1, all in one process, and every peer ends with the same digest."
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 from typing import Any
 
 import pytest
 
 import kdm.net.node as node_module
+from kdm.net.loops import every
 from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen, node_codec
 from kdm.net.raft import Ack
 from kdm.net.raft_log import MAX_APPLY_AT_ONCE, MemoryStorage
@@ -365,3 +367,111 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
     assert 1000 / node_module.HEARTBEAT_MS - 1 <= heartbeats <= 1000 / node_module.HEARTBEAT_MS + 1
     assert sent[("b:2", "heartbeat_resp")] == sent[("a:1", "heartbeat")]
     assert sent[("b:2", "ping")] / seconds <= 1 / node_module.PING_SETTLED_S + 0.1
+
+
+def test_a_loop_with_nothing_due_sleeps_until_it_is_nudged() -> None:
+    """``every`` with a nudge: a period of ``math.inf`` runs the step once, then only when nudged, a
+    nudge that comes while the step runs included; a finite period still runs on time."""
+    steps: list[float] = []
+    periods = [math.inf]
+
+    async def scene() -> list[float]:
+        loop = asyncio.get_running_loop()
+        nudge = asyncio.Event()
+
+        def step() -> None:
+            steps.append(round(loop.time() - start, 3))
+            if len(steps) == 2:
+                nudge.set()  # while the step runs: the loop runs it again at once
+
+        start = loop.time()
+        task = loop.create_task(every(lambda: periods[0], step, "a test loop", first_now=True, nudge=nudge))
+        await asyncio.sleep(10.0)
+        nudge.set()
+        await asyncio.sleep(10.0)
+        periods[0] = 3.0
+        nudge.set()
+        await asyncio.sleep(7.5)
+        task.cancel()
+        return steps
+
+    assert run_virtual(scene()) == [0.0, 10.0, 10.0, 20.0, 23.0, 26.0]
+
+
+def test_a_founder_alone_pings_and_greets_nobody_and_a_follower_greets_only_when_its_leader_is_silent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 'Light on the CPU', item 2: the ping and hello loops sleep while they have nothing to do
+    (a founder waiting alone: no leader to ping, no one to greet), a follower that hears its leader
+    looks whether to greet it again only as that leader could have been silent for
+    ``REHELLO_AFTER_MS``, and a leader newly heard is pinged at once."""
+    looks: dict[tuple[str, str], list[float]] = {}
+    ping, hello = Node._ping, Node._say_hello
+
+    def seen(what: str, node: Node) -> None:
+        looks.setdefault((node.node_id, what), []).append(asyncio.get_running_loop().time())
+
+    monkeypatch.setattr(Node, "_ping", lambda node: (seen("ping", node), ping(node))[-1])
+    monkeypatch.setattr(Node, "_say_hello", lambda node: (seen("hello", node), hello(node))[-1])
+
+    async def scene() -> tuple[int, float, int, int]:
+        loop = asyncio.get_running_loop()
+        network = MemoryNetwork(delay=0.002)
+        a = Node(network.transport("a:1"), "t1", MemoryStorage(), voters=("a:1",), address_of=memory)
+        b = Node(network.transport("b:2"), "t1", MemoryStorage(), voters=("a:1",), address_of=memory)
+        heard_leader: list[float] = []
+        b.on_leader = lambda leader: heard_leader.append(loop.time())
+        for node in (a, b):
+            await node.transport.start()
+        await a.start()
+        await asyncio.sleep(1.0)
+        looks.clear()
+        await asyncio.sleep(30.0)  # the founder waits alone for players
+        alone = len(looks.get(("a:1", "ping"), [])) + len(looks.get(("a:1", "hello"), []))
+        await b.start(contact="a:1")
+        while not looks.get(("b:2", "ping")):
+            await asyncio.sleep(0.01)
+        first_ping = looks[("b:2", "ping")][0] - heard_leader[0]
+        while "b:2" not in a.raft.learners:
+            await asyncio.sleep(0.01)
+        assert a.promote("b:2")
+        while a.raft.voters != ("a:1", "b:2") or a.raft.commit_index < a.raft.last_index:
+            await asyncio.sleep(0.01)
+        looks.clear()
+        await asyncio.sleep(30.0)
+        follower_hellos = len(looks.get(("b:2", "hello"), []))
+        leader_looks = len(looks.get(("a:1", "ping"), [])) + len(looks.get(("a:1", "hello"), []))
+        await a.stop(), await b.stop()
+        return alone, first_ping, follower_hellos, leader_looks
+
+    alone, first_ping, follower_hellos, leader_looks = run_virtual(scene())
+    assert alone == 0 and leader_looks == 0
+    assert first_ping < 0.01
+    assert 0 < follower_hellos <= 30.0 / (node_module.REHELLO_AFTER_MS / 1000 - 0.5)  # was 100
+
+
+def test_a_voter_that_looks_when_it_could_be_stranded_sees_it_at_once_in_a_few_looks() -> None:
+    """``Node.stranded_in_ms``: a follower that sleeps that long between looks (as the session does)
+    sees its table stranded as soon as ``not_heard_from`` names its leader gone, in a few looks, not one
+    every 0.25 s; a leader looks again ``STRANDED_AFTER_MS`` later (only a change of leader could
+    strand it)."""
+
+    async def scene() -> tuple[float, int, float]:
+        loop = asyncio.get_running_loop()
+        a, b, _applied = await two_laptops()
+        await asyncio.sleep(5.0)
+        leading = a.stranded_in_ms()
+        await a.stop()
+        gone = loop.time()
+        looks = 0
+        while not b.not_heard_from():
+            looks += 1
+            await asyncio.sleep(b.stranded_in_ms() / 1000.0)
+        late = loop.time() - gone
+        await b.stop()
+        return leading, looks, late
+
+    leading, looks, late = run_virtual(scene())
+    assert leading == node_module.STRANDED_AFTER_MS
+    assert looks <= 3
+    assert late <= node_module.STRANDED_AFTER_MS / 1000 + 0.01

@@ -200,8 +200,10 @@ class TableHost:
         """When a ``Tick`` has something to do next, on the local clock (inf: nothing is due)."""
         driver = self._driver if self.record.engine is not None else None
         bots = driver.next_due() if driver is not None else None
+        # Retries are due only while something waits for one: nothing is proposed again at rest.
+        retry = self._retry_at if self.proposals.pending or self.put_off else math.inf
         return min(
-            self._retry_at,
+            retry,
             self.takeovers.next_look_ms,
             self.duties.next_due_ms(),
             max(bots, self._clock_wait_until) if bots is not None else math.inf,
