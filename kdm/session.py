@@ -78,8 +78,10 @@ _LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+(~.*)?")
 MEMBERSHIP_EVERY_S = 1.0
 #: How often a headless host looks whether a bot it started stopped without playing.
 BOT_LIVENESS_S = 0.5
-#: How often a member checks whether it should advertise the table (it leads) or stop (it no longer does).
-ADVERTISE_EVERY_S = 0.5
+#: How often a member checks whether it should advertise the table (it leads) or stop (it no longer does),
+#: and what: a change of leader, of the seats, of the game's state or of the table's strandedness asks at
+#: once, so this is for the machine's own addresses (a laptop that moved to another network).
+ADVERTISE_EVERY_S = 2.0
 #: Once the game is over here, how long the leader stays for members still behind that it hears from
 #: (a player's kdm started again near the end, a laptop that slept), so that they learn the end too.
 STRAGGLERS_WAIT_S = 5.0
@@ -307,7 +309,7 @@ class TableSession:
         node.on_direct = self.peer.received_direct
         node.screen_proposal = self.peer.screen_proposal
         node.holds_a_seat = lambda node_id: any(seat.home == node_id for seat in self.peer.record.seats)
-        node.on_leader = lambda leader: self.say(f"leader: {leader}" if leader else "no leader")
+        node.on_leader = self._leader_changed
         node.on_fork = self._fork_proven
         #: Told the names of the seats played by a process whose fork is proven: the screen.
         self.on_fork: Callable[[str], None] | None = None
@@ -323,7 +325,8 @@ class TableSession:
         self.windows = 0
         self.advertiser: Advertiser | None = None
         self._advertising_lock = asyncio.Lock()
-        self._advertising: list[asyncio.Task[None]] = []
+        #: Set when the table's advertisement may have to change (``_keep_advertised``).
+        self._advertise_soon = asyncio.Event()
         self.done = asyncio.Event()
         #: The bot processes this process started to fill seats (``kdm play --bots N``), watched while
         #: the game runs: one that stops without playing is told to the player, with its reason.
@@ -441,8 +444,10 @@ class TableSession:
                     self.say(line)
         if isinstance(notice, (Seated | Returned)) and mine and self.seat_memory is not None:
             self.seat_memory.remember(peer.table, peer.record.name, notice.seat or 0)
-        if isinstance(notice, (Created | Seated | Returned | Started)):
-            self._advertising.append(asyncio.get_running_loop().create_task(self._advertise_if_leading()))
+        if isinstance(notice, (Created | Seated | Returned | Started)) or (
+            isinstance(notice, Applied) and peer.record.engine is not None and peer.record.engine.over
+        ):
+            self._advertise_soon.set()
         if not self._reconcile_soon:
             # Once the entries being applied are all applied: the seats are the log's, not part of it.
             self._reconcile_soon = True
@@ -523,11 +528,12 @@ class TableSession:
             self.say(f"stranded: the table cannot go on without {', '.join(missing)} (not heard from)")
             if self.ui is None and self.config.if_stranded == "wait":
                 self.say("waiting for them to come back (--if-stranded wait)")
-            self._advertising.append(asyncio.get_running_loop().create_task(self._advertise_if_leading()))
         elif was and not missing:
             self.say("the table can commit again")
-        if missing != was and self.on_stranded is not None:
-            self.on_stranded(missing)
+        if missing != was:
+            self._advertise_soon.set()  # a stranded voter advertises the table, so that the lost find it
+            if self.on_stranded is not None:
+                self.on_stranded(missing)
         if missing and self.ui is None and self.config.if_stranded == "go-on":
             self.go_on_without_them()  # again whenever the survivors it went on with lose one more
 
@@ -552,7 +558,14 @@ class TableSession:
         return bool(gone) and min(heard) == node.node_id
 
     async def _keep_advertised(self) -> None:
-        await every(ADVERTISE_EVERY_S, self._advertise_if_leading, "advertising the table", first_now=True)
+        await every(
+            ADVERTISE_EVERY_S, self._advertise_if_leading, "advertising the table", first_now=True,
+            nudge=self._advertise_soon,
+        )  # fmt: skip
+
+    def _leader_changed(self, leader: str | None) -> None:
+        self.say(f"leader: {leader}" if leader else "no leader")
+        self._advertise_soon.set()  # the new leader advertises the table, the old one stops
 
     async def _advertise_if_leading(self) -> None:
         """The table's leader advertises it while it is listed: its founder first, and whoever leads once
@@ -734,8 +747,6 @@ class TableSession:
         return {**report, "commit_latency_ms": latency}
 
     async def close(self) -> None:
-        for task in self._advertising:
-            task.cancel()
         async with self._advertising_lock:
             if self.advertiser is not None:
                 advertiser, self.advertiser = self.advertiser, None
