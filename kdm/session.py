@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
 import re
 import subprocess
@@ -74,7 +75,8 @@ LISTEN_S, LISTEN_FOR_NAME_S = 1.5, 3.0
 SAME_NAME_GRACE_S = 0.3
 #: A target that ends in ":digits" (and maybe a key) is an address with a mistake, not a table name.
 _LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+(~.*)?")
-#: How often the leader checks that the membership follows the seats (it also does at every entry).
+#: How often the leader checks that the membership follows the seats (it also does at every entry, and
+#: at a change of leader; alone, only then).
 MEMBERSHIP_EVERY_S = 1.0
 #: How often a headless host looks whether a bot it started stopped without playing.
 BOT_LIVENESS_S = 0.5
@@ -342,7 +344,8 @@ class TableSession:
         #: the leader's PIN check (``Node.on_door``): the screen, where a seated player may let them in.
         self.on_door: Callable[[str, str, int, bool], None] | None = None
         self._said_at_the_door: OrderedDict[str, None] = OrderedDict()
-        self._reconcile_soon = False
+        #: Set when the membership may have to follow the seats (``_keep_membership``).
+        self._reconcile_soon = asyncio.Event()
         self._answering: asyncio.DatagramTransport | None = None
 
     async def answer_for_this_node(self) -> None:
@@ -448,10 +451,8 @@ class TableSession:
             isinstance(notice, Applied) and peer.record.engine is not None and peer.record.engine.over
         ):
             self._advertise_soon.set()
-        if not self._reconcile_soon:
-            # Once the entries being applied are all applied: the seats are the log's, not part of it.
-            self._reconcile_soon = True
-            asyncio.get_running_loop().call_soon(self._reconcile_membership)
+        # Once the entries being applied are all applied: the seats are the log's, not part of it.
+        self._reconcile_soon.set()
 
     def _seat_name(self, seat: int | None) -> str:
         """What the log calls ``seat``'s player (``kdm.names.SeatNames``), not their node's address."""
@@ -465,7 +466,6 @@ class TableSession:
         whose record lagged retired the processes of players who had just come back to their seats,
         which then never heard from the table again (found by ``kdm selfplay --chaos``; the table lost
         its quorum for good)."""
-        self._reconcile_soon = False
         node = self.node
         if not node.leads_up_to_date:
             return
@@ -478,7 +478,15 @@ class TableSession:
             (node.promote if kind == PROMOTE else node.retire)(member)
 
     async def _keep_membership(self) -> None:
-        await every(MEMBERSHIP_EVERY_S, self._reconcile_membership, "keeping the table's membership")
+        await every(
+            self._membership_period_s, self._reconcile_membership, "keeping the table's membership",
+            nudge=self._reconcile_soon,
+        )  # fmt: skip
+
+    def _membership_period_s(self) -> float:
+        """``MEMBERSHIP_EVERY_S`` while this process leads others (a silent member may have to go);
+        otherwise only what changes the seats or the leader asks (``_reconcile_soon``)."""
+        return MEMBERSHIP_EVERY_S if self.node.is_leader and len(self.node.members) > 1 else math.inf
 
     def missing_laptops(self) -> list[str]:
         """The names of the seats played on the laptops this node has not heard from, while its table
@@ -566,6 +574,7 @@ class TableSession:
     def _leader_changed(self, leader: str | None) -> None:
         self.say(f"leader: {leader}" if leader else "no leader")
         self._advertise_soon.set()  # the new leader advertises the table, the old one stops
+        self._reconcile_soon.set()
 
     async def _advertise_if_leading(self) -> None:
         """The table's leader advertises it while it is listed: its founder first, and whoever leads once
