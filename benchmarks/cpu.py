@@ -22,7 +22,7 @@ cProfile: slower, so its runs' figures are not summarised) and prints the leader
 lines, per tree. Prints one JSON object per run, then one per tree and figure: the median over the
 rounds and the spread. Linux only (``/proc``). Nothing here asserts on time.
 
-    python benchmarks/cpu.py [--trees . /tmp/kdm-before] [--peers 4 10] [--runs 3] [--entries 150]
+    python benchmarks/cpu.py [--trees . /tmp/kdm-before] [--peers [4 10]] [--runs 3] [--entries 150]
         [--gap-ms 20] [--idle-s 10] [--settle-s 3] [--no-kdm] [--profile DIR]
 """
 
@@ -242,7 +242,9 @@ def main() -> None:
     parser.add_argument(
         "--trees", type=Path, nargs="+", default=[Path(".")], help="checkouts, each with .venv"
     )
-    parser.add_argument("--peers", type=int, nargs="+", default=[4, 10])
+    parser.add_argument(
+        "--peers", type=int, nargs="*", default=[4, 10], help="table sizes (none: only the idle kdm)"
+    )
     parser.add_argument(
         "--runs", type=int, default=3, help="rounds; each measures every figure on every tree"
     )

@@ -132,6 +132,28 @@ def test_a_proposal_not_seen_committed_goes_again_at_the_retry_and_not_before() 
     assert host.step(Tick()) == []  # seen committed: never again
 
 
+def test_a_host_alone_at_its_table_sleeps_until_another_process_takes_a_seat() -> None:
+    """Issue 'Light on the CPU', item 2: a founder waiting alone looks at the seats once, then wakes for
+    nothing (it looked every 0.3 s); once another process's join is committed it looks again, and the
+    time it sat alone is no stall of its own."""
+    clock = SteppedClock()
+    founder, joiner, _third = hosts(3, clock)
+    founder.watch(takeover_after_s=1.2)
+    for proposed in founder.step(CreateTable("kitchen", 3, {}, Rules.for_table())):
+        assert isinstance(proposed, Propose)
+        founder.step(Committed(proposed.data))
+    clock.set(founder.next_deadline_ms())
+    founder.step(Tick())  # its first look: it sits alone
+    assert founder.takeovers.alone and founder.next_deadline_ms() == math.inf
+    clock.set(clock.local_ms() + 60_000)  # a minute in the waiting room
+    (join,) = [out for out in joiner.step(JoinTable()) if isinstance(out, Propose)]
+    founder.step(Committed(join.data))
+    assert founder.next_deadline_ms() <= clock.local_ms()  # a look is due at once
+    founder.step(Tick())
+    assert not founder.takeovers.alone and founder.takeovers.stalled == (-math.inf, 0.0)
+    assert founder.next_deadline_ms() == clock.local_ms() + 1.2 * 250
+
+
 def test_one_function_says_who_owes_each_duty_here() -> None:
     here = [2, 0]
     timer = Duty("close", after_ms=200.0)

@@ -204,7 +204,7 @@ class TableHost:
         retry = self._retry_at if self.proposals.pending or self.put_off else math.inf
         return min(
             retry,
-            self.takeovers.next_look_ms,
+            self.takeovers.due_ms(),
             self.duties.next_due_ms(),
             max(bots, self._clock_wait_until) if bots is not None else math.inf,
         )

@@ -87,6 +87,8 @@ class Takeovers:
         #: When the watcher looked last, and when it looks next.
         self.looked_ms = 0.0
         self.next_look_ms = math.inf
+        #: Whether no other process sat at the table at the last look: nothing to watch until one does.
+        self.alone = False
 
     @property
     def limit_s(self) -> float:
@@ -104,14 +106,27 @@ class Takeovers:
         self.looked_ms = now
         self.next_look_ms = now + after_s * 250 if after_s is not None else math.inf
 
+    def due_ms(self) -> float:
+        """When the next look is due (local clock): every quarter of ``after_s`` while another process
+        sits at the table; none while this one sits alone (a waiting room), until another takes a seat
+        (a committed entry, after which the host asks again)."""
+        return math.inf if self.alone and not self.others_seated() else self.next_look_ms
+
+    def others_seated(self) -> bool:
+        me = self.host.node.node_id
+        return any(seat.process != me for seat in self.host.record.seats)
+
     def tick(self, now: float) -> None:
-        """The seat watcher's look, when it is due: alive to the voters, then the seats looked at."""
+        """The seat watcher's look, when it is due: alive to the voters, then the seats looked at. A
+        long time since the last look is a stall of this process, unless it sat alone meanwhile."""
         if self.after_s is None or now < self.next_look_ms:
             return
         slept_ms, self.looked_ms = now - self.looked_ms, now
         self.next_look_ms = now + self.after_s * 250
+        was_alone, self.alone = self.alone, not self.others_seated()
         self.say_alive()
-        self.look_at_seats(self.after_s, slept_ms > STALL_FACTOR * self.after_s * 250, slept_ms)
+        late = not was_alone and slept_ms > STALL_FACTOR * self.after_s * 250
+        self.look_at_seats(self.after_s, late, slept_ms)
 
     def say_alive(self) -> None:
         """Tell every voter this process is alive: a follower hears only its leader otherwise, and
