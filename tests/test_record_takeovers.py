@@ -8,10 +8,13 @@ that apply the same entries refuse the same ones, for the same reason.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from kdm import entries
+from kdm.driver import SteppedClock
 from kdm.entries import SILENT, WITHHELD, Chat, Create, Done, Join, Reveal, Start, Takeover
+from kdm.host.takeovers import TAKEOVER_AFTER_S, Takeovers
 from kdm.manager import installed_plugins
 from kdm.notices import Rejected, Said, Started, TookOver
 from kdm.record import CHAT_LOG_BURST, CHAT_LOG_WINDOW, SILENCE_FRESH_ENTRIES, TableRecord, commitment
@@ -212,3 +215,34 @@ def test_one_nodes_chat_lines_are_at_most_a_share_of_the_last_entries() -> None:
         record.apply({"t": "nonsense"})
     (again,) = record.apply(talker.write(Chat, record.table, seat=1, text="later"))
     assert isinstance(again, Said)
+
+
+def test_a_seated_process_says_it_is_alive_to_the_other_voters_once_the_game_has_started() -> None:
+    """Issue 'Light on the CPU', item 2: the word that a process is alive (``Takeovers.say_alive``) is
+    for the takeovers, and no seat is taken over in a waiting room: there it says nothing (it told every
+    voter three times a second); once the game has started, every other voter hears it. So a voter
+    says a seat's process is silent only once it has watched the started game's seats as long as the
+    silence limit: it heard nothing before from a process it never heard from (a leader that asked
+    right after the start would take a live seat over)."""
+    record, nodes = seated_table(3)
+    clock = SteppedClock()
+    # What a follower's look at the seats reads of its host.
+    node = SimpleNamespace(node_id=nodes[1].id, silent_ms=lambda _node: 60_000.0, is_leader=False)
+    host = SimpleNamespace(
+        record=record, node=node, out=[], clock=clock, sign=nodes[1].keys.sign, table=record.table,
+        behind=lambda: False, fair=SimpleNamespace(work=lambda: None), agents=[],
+        deck=SimpleNamespace(waiting_on=lambda _state, _awaiting: set()), seats_here=lambda: set(),
+    )  # fmt: skip
+    watch = Takeovers(host)  # type: ignore[arg-type]
+    watch.watch(TAKEOVER_AFTER_S, clock.local_ms())
+    clock.set(watch.next_look_ms)
+    watch.tick(clock.local_ms())
+    assert host.out == [] and watch.my_word(2, nodes[2].id, SILENT) is None
+    (notice,) = record.apply(nodes[0].write(Start, record.table))
+    assert isinstance(notice, Started)
+    clock.set(watch.next_look_ms)
+    watch.tick(clock.local_ms())
+    assert sorted(sent.to for sent in host.out) == sorted([nodes[0].id, nodes[2].id])
+    assert watch.my_word(2, nodes[2].id, SILENT) is None  # silent for a minute, but not watched so long
+    clock.set(clock.local_ms() + watch.limit_s * 1000 + 1)
+    assert watch.my_word(2, nodes[2].id, SILENT) is not None

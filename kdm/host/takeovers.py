@@ -89,6 +89,9 @@ class Takeovers:
         self.next_look_ms = math.inf
         #: Whether no other process sat at the table at the last look: nothing to watch until one does.
         self.alone = False
+        #: When this process first looked at the seats of a started game (local clock): the others say
+        #: they are alive from then on only (``say_alive``), so no silence counts from before.
+        self.game_seen_ms: float | None = None
 
     @property
     def limit_s(self) -> float:
@@ -119,6 +122,8 @@ class Takeovers:
     def tick(self, now: float) -> None:
         """The seat watcher's look, when it is due: alive to the voters, then the seats looked at. A
         long time since the last look is a stall of this process, unless it sat alone meanwhile."""
+        if self.game_seen_ms is None and self.host.record.started:
+            self.game_seen_ms = now
         if self.after_s is None or now < self.next_look_ms:
             return
         slept_ms, self.looked_ms = now - self.looked_ms, now
@@ -131,10 +136,12 @@ class Takeovers:
     def say_alive(self) -> None:
         """Tell every voter this process is alive: a follower hears only its leader otherwise, and
         could not say whether this process is silent (``my_word``). Only at a signed table, where a
-        takeover needs the voters' word."""
+        takeover needs the voters' word, and once its game has started: no seat is taken over in a
+        waiting room (``look_at_seats``), where the word would be a message to every voter three times
+        a second for nothing."""
         host = self.host
         record, me = host.record, host.node.node_id
-        if not record.signed or not record.sits(me):
+        if not record.signed or not record.started or not record.sits(me):
             return
         alive = msgpack.packb({"t": ALIVE})
         for voter in dict.fromkeys(voting_homes(record.seats)):
@@ -278,9 +285,9 @@ class Takeovers:
 
     def my_word(self, seat: int, node: str, kind: str) -> list[Any] | None:
         """This process's signed word that ``seat``'s process ``node`` is ``kind`` ([position,
-        signature]), or None when it cannot say so: it heard that process within the silence limit
-        (or its deck has not waited on that seat's keys so long), or it was itself stopped or is
-        catching up, when everyone looks silent to it."""
+        signature]), or None when it cannot say so: it heard that process within the silence limit,
+        or has not watched the game's seats that long (or its deck has not waited on that seat's keys
+        so long), or it was itself stopped or is catching up, when everyone looks silent to it."""
         host = self.host
         seats, limit_ms = host.record.seats, self.limit_s * 1000
         if host.sign is None or host.behind() or not 0 <= seat < len(seats) or seats[seat].process != node:
@@ -289,7 +296,14 @@ class Takeovers:
             return None
         awake_ms: Callable[[], float] | None = getattr(host.node, "awake_ms", None)
         if kind == SILENT:
-            said = host.node.silent_ms(node) > limit_ms and (awake_ms is None or awake_ms() > limit_ms)
+            # Silent since the game was seen started here at least: before it, nobody said they lived.
+            seen = self.game_seen_ms
+            watched = seen is not None and host.clock.local_ms() - seen > limit_ms
+            said = (
+                watched
+                and host.node.silent_ms(node) > limit_ms
+                and (awake_ms is None or awake_ms() > limit_ms)
+            )
         else:
             since = self.withheld_since.get(seat)
             waited_ms = host.clock.local_ms() - since if since is not None else 0.0
