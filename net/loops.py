@@ -53,7 +53,9 @@ async def _pause(seconds: float, nudge: asyncio.Event | None) -> None:
     if nudge is None:
         await asyncio.sleep(seconds)
         return
-    if not nudge.is_set():
+    if nudge.is_set():
+        await asyncio.sleep(0)  # a step that nudges its own loop must not keep the event loop to itself
+    else:
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(nudge.wait(), None if math.isinf(seconds) else max(0.0, seconds))
     nudge.clear()

@@ -851,11 +851,9 @@ class Node:
         leads (the change of leader nudges the loop)."""
         if self.node_id not in self.members or self.refusal is not None or self._lost():
             return HELLO_EVERY_S
-        leader = self.raft.leader
-        if leader == self.node_id:
+        if self.raft.leader == self.node_id:
             return math.inf
-        heard_ms = self.silent_ms(leader) if leader is not None else monotonic_ms() - self._leader_seen_ms
-        return max(HELLO_EVERY_S, (REHELLO_AFTER_MS - heard_ms) / 1000.0)
+        return max(HELLO_EVERY_S, (REHELLO_AFTER_MS - self._no_leader_heard_ms()) / 1000.0)
 
     def _say_hello(self) -> None:
         if (self.node_id in self.members and not self._lost()) or self.refusal is not None:
@@ -879,12 +877,17 @@ class Node:
     def _lost(self) -> bool:
         """Whether no leader has been heard for ``REHELLO_AFTER_MS``: this node was retired while away,
         and nobody tells a node it no longer belongs, or it is cut off (a hello then costs nothing)."""
+        return self._no_leader_heard_ms() > REHELLO_AFTER_MS
+
+    def _no_leader_heard_ms(self) -> float:
+        """How long since this node heard its leader, or knew of one when it knows none (0 while it
+        leads)."""
         leader = self.raft.leader
         if leader == self.node_id:
-            return False
+            return 0.0
         if leader is not None:
-            return self.silent_ms(leader) > REHELLO_AFTER_MS
-        return monotonic_ms() - self._leader_seen_ms > REHELLO_AFTER_MS
+            return self.silent_ms(leader)
+        return monotonic_ms() - self._leader_seen_ms
 
     def _hello_target(self) -> str | None:
         """Who this node says hello to: the leader when it hears one, else in turn the member it joined

@@ -475,3 +475,27 @@ def test_a_voter_that_looks_when_it_could_be_stranded_sees_it_at_once_in_a_few_l
     assert leading == node_module.STRANDED_AFTER_MS
     assert looks <= 3
     assert late <= node_module.STRANDED_AFTER_MS / 1000 + 0.01
+
+
+def test_a_loop_that_nudges_itself_leaves_the_other_tasks_their_turn() -> None:
+    """A step that sets its own loop's nudge every time runs again at once, but the loop yields to the
+    event loop in between: another task ready to run gets its turn at the next step, not after the
+    loop stops nudging itself (here after 1,000 steps)."""
+    steps: list[int] = []
+
+    async def scene() -> int:
+        loop = asyncio.get_running_loop()
+        nudge = asyncio.Event()
+
+        def step() -> None:
+            steps.append(len(steps))
+            if len(steps) < 1000:
+                nudge.set()
+
+        task = loop.create_task(every(math.inf, step, "a test loop", first_now=True, nudge=nudge))
+        await asyncio.sleep(0)  # the loop's task starts; this one is ready again at once
+        seen = len(steps)
+        task.cancel()
+        return seen
+
+    assert run_virtual(scene()) < 10
