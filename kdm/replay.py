@@ -122,6 +122,7 @@ class _Spectator:
 
     node_id = "replay"
     is_leader = False
+    leader = None
 
     def silent_ms(self, node_id: str) -> float:
         return 0.0

@@ -383,6 +383,10 @@ class FakeNode:
         return self.log.leader == self.node_id
 
     @property
+    def leader(self) -> str | None:
+        return self.log.leader
+
+    @property
     def followed(self) -> str | None:
         return self.log.followed
 

@@ -16,6 +16,7 @@ from kdm.driver import SteppedClock
 from kdm.entries import SILENT, WITHHELD, Chat, Create, Done, Join, Reveal, Start, Takeover
 from kdm.host.takeovers import TAKEOVER_AFTER_S, Takeovers
 from kdm.manager import installed_plugins
+from kdm.net.node import HEARTBEAT_MS
 from kdm.notices import Rejected, Said, Started, TookOver
 from kdm.record import CHAT_LOG_BURST, CHAT_LOG_WINDOW, SILENCE_FRESH_ENTRIES, TableRecord, commitment
 from tests.helpers.signed import PLUGINS, Node, seated_table
@@ -227,7 +228,9 @@ def test_a_seated_process_says_it_is_alive_to_the_other_voters_once_the_game_has
     record, nodes = seated_table(3)
     clock = SteppedClock()
     # What a follower's look at the seats reads of its host.
-    node = SimpleNamespace(node_id=nodes[1].id, silent_ms=lambda _node: 60_000.0, is_leader=False)
+    node = SimpleNamespace(
+        node_id=nodes[1].id, silent_ms=lambda _node: 60_000.0, is_leader=False, leader=nodes[0].id
+    )
     host = SimpleNamespace(
         record=record, node=node, out=[], clock=clock, sign=nodes[1].keys.sign, table=record.table,
         behind=lambda: False, fair=SimpleNamespace(work=lambda: None), agents=[],
@@ -242,7 +245,31 @@ def test_a_seated_process_says_it_is_alive_to_the_other_voters_once_the_game_has
     assert isinstance(notice, Started)
     clock.set(watch.next_look_ms)
     watch.tick(clock.local_ms())
-    assert sorted(sent.to for sent in host.out) == sorted([nodes[0].id, nodes[2].id])
+    # to the other follower only: its leader hears its answers to every heartbeat
+    assert [sent.to for sent in host.out] == [nodes[2].id]
     assert watch.my_word(2, nodes[2].id, SILENT) is None  # silent for a minute, but not watched so long
     clock.set(clock.local_ms() + watch.limit_s * 1000 + 1)
     assert watch.my_word(2, nodes[2].id, SILENT) is not None
+
+
+def test_a_leader_says_nothing_and_a_follower_says_it_to_the_voters_but_its_leader() -> None:
+    """Issue 'Light on the CPU': Raft's heartbeats (leader to every member) and their answers (each
+    follower to its leader) already tell a voter that a process is alive, more often than the seat
+    watcher looks; the word goes only where no Raft message flows, between followers, and to all the
+    voters while no leader is known."""
+    assert HEARTBEAT_MS < TAKEOVER_AFTER_S * 250  # the heartbeats come more often than the word would
+    record, nodes = seated_table(4)
+    record.apply(nodes[0].write(Start, record.table))
+    clock = SteppedClock()
+
+    def words(me: int, leader: str | None) -> list[str]:
+        node = SimpleNamespace(
+            node_id=nodes[me].id, silent_ms=lambda _node: 0.0, is_leader=leader == nodes[me].id, leader=leader
+        )
+        host = SimpleNamespace(record=record, node=node, out=[], clock=clock)
+        Takeovers(host).say_alive()  # type: ignore[arg-type]
+        return sorted(sent.to for sent in host.out)
+
+    assert words(0, leader=nodes[0].id) == []
+    assert words(1, leader=nodes[0].id) == sorted([nodes[2].id, nodes[3].id])
+    assert words(1, leader=None) == sorted([nodes[0].id, nodes[2].id, nodes[3].id])

@@ -32,6 +32,11 @@ class NodeView(Protocol):
     @property
     def is_leader(self) -> bool: ...
 
+    @property
+    def leader(self) -> str | None:
+        """The leader this node follows (or itself), None while it knows none."""
+        ...
+
     def silent_ms(self, node_id: str) -> float: ...
 
 

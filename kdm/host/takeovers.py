@@ -134,18 +134,25 @@ class Takeovers:
         self.look_at_seats(self.after_s, late, slept_ms)
 
     def say_alive(self) -> None:
-        """Tell every voter this process is alive: a follower hears only its leader otherwise, and
-        could not say whether this process is silent (``my_word``). Only at a signed table, where a
-        takeover needs the voters' word, and once its game has started: no seat is taken over in a
-        waiting room (``look_at_seats``), where the word would be a message to every voter three times
-        a second for nothing."""
+        """Tell the voters that would not hear otherwise that this process is alive: a follower hears
+        only its leader, and could not say whether this process is silent (``my_word``). Only at a
+        signed table, where a takeover needs the voters' word, and once its game has started: no seat
+        is taken over in a waiting room (``look_at_seats``), where the word would be a message to every
+        voter three times a second for nothing.
+
+        Raft's own traffic already says it where it flows, at least every ``kdm.net.node.HEARTBEAT_MS``
+        (a test holds it under this word's period): a leader's heartbeats reach every member, and a
+        follower answers each of its leader's. So a leader says nothing, and a follower says it to the
+        voters but its leader (any message heard counts, ``Node.silent_ms``): at four seats, half the
+        words of before."""
         host = self.host
-        record, me = host.record, host.node.node_id
-        if not record.signed or not record.started or not record.sits(me):
+        node, record = host.node, host.record
+        me = node.node_id
+        if not record.signed or not record.started or not record.sits(me) or node.is_leader:
             return
         alive = msgpack.packb({"t": ALIVE})
         for voter in dict.fromkeys(voting_homes(record.seats)):
-            if voter != me:
+            if voter != me and voter != node.leader:
                 host.out.append(Send(voter, alive))
 
     def look_at_seats(self, after_s: float, late: bool, slept_ms: float = 0.0) -> None:
