@@ -165,6 +165,14 @@ def is_node_id(text: str) -> bool:
     return found is not None and 1 <= int(found.group(1)) <= 65535
 
 
+def _remember(memo: dict[str, Any], node_id: str, value: Any) -> None:
+    """Keep ``value`` for a member in one of a node's memos: members come and go, and a memo that grew
+    past ``MAX_HEARD`` nodes starts again (it only saves work)."""
+    if node_id not in memo and len(memo) >= MAX_HEARD:
+        memo.clear()
+    memo[node_id] = value
+
+
 def _raft_body(body: dict[str, Any]) -> Message:
     return message_from_dict(body)
 
@@ -392,6 +400,11 @@ class Node:
         self._leader_moved = (asyncio.Event(), asyncio.Event())
         self._waiting: list[bytes] = []
         self._heard: dict[str, float] = {}
+        #: The last raft message each member sent here and this node sent each member, with its bytes:
+        #: at rest they repeat (a heartbeat, its answer), and one equal to the last is not decoded or
+        #: encoded again (both are pure: the same bytes make the same message, and back).
+        self._raft_received: dict[str, tuple[bytes, Envelope]] = {}
+        self._raft_sent: dict[str, tuple[Message, bytes]] = {}
         self._started_ms = monotonic_ms()
         #: When this node last started running again: its start, or the end of a stall of its loop.
         self._awake_since_ms = self._started_ms
@@ -1206,8 +1219,14 @@ class Node:
                 log.exception("handling a direct message from %s failed", sender)
 
     def _decode(self, payload: bytes, sender: str) -> Envelope | None:
+        last = self._raft_received.get(sender)
+        if last is not None and last[0] == payload:
+            return last[1]
         try:
-            return self.codec.decode(payload, claimed_sender=sender)
+            envelope = self.codec.decode(payload, claimed_sender=sender)
+            if envelope.kind == "raft" and sender in self.members:
+                _remember(self._raft_received, sender, (payload, envelope))
+            return envelope
         except WireError as error:
             try:
                 return self._lobby.decode(payload, claimed_sender=sender)
@@ -1216,12 +1235,17 @@ class Node:
                 return None
 
     def _send(self, to: str, kind: str, body: dict[str, Any], codec: Codec | None = None) -> None:
+        if self._connect(to):
+            self.transport.send(to, (codec or self.codec).encode(self.node_id, kind, body))
+
+    def _connect(self, to: str) -> bool:
+        """Whether there is a way to send to ``to`` (the transport connects once and keeps it)."""
         try:
             self.transport.connect(to, self.addresses.get(to) or self._address_of(to))
         except (ValueError, TransportError) as error:  # an id that names no address: nothing to send to
             log.warning("dropped a message to %s: %s", to, error)
-            return
-        self.transport.send(to, (codec or self.codec).encode(self.node_id, kind, body))
+            return False
+        return True
 
     def _save_and_send(self, ready: Ready) -> None:
         """Save what ``ready`` asks and send its messages once what they rest on is durable. A sync that
@@ -1279,7 +1303,18 @@ class Node:
             self._syncing = None
 
     def _send_raft(self, message: Message) -> None:
-        self._send(message.to, "raft", message_to_dict(message))
+        to = message.to
+        last = self._raft_sent.get(to)
+        if last is not None and last[0] == message:
+            if self._connect(to):
+                self.transport.send(to, last[1])
+            return
+        if not self._connect(to):
+            return
+        payload = self.codec.encode(self.node_id, "raft", message_to_dict(message))
+        if to in self.members:
+            _remember(self._raft_sent, to, (message, payload))
+        self.transport.send(to, payload)
 
     def _answer(self, to: str, kind: str, body: dict[str, Any], codec: Codec | None = None) -> None:
         """Answer ``to``, who may not be a member: the only messages a node sends to a non-member, a few

@@ -8,6 +8,7 @@ import math
 import threading
 from typing import Any
 
+import msgpack
 import pytest
 
 import kdm.net.node as node_module
@@ -18,7 +19,7 @@ from kdm.net.raft_log import MAX_APPLY_AT_ONCE, MemoryStorage
 from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_messages import HardState, Message, message_to_dict
 from kdm.net.raftsim import unsigned_certificate
-from kdm.net.transport import MemoryNetwork
+from kdm.net.transport import MemoryNetwork, MemoryTransport
 from kdm.peer import Peer
 from kdm.testing import run_virtual
 from tests.helpers.nodes import play_table
@@ -337,19 +338,20 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
     leader sends a heartbeat a follower answers, and the follower's pings slow once its clock settled."""
     wakes: dict[str, int] = {}
     sent: dict[tuple[str, str], int] = {}
-    tick, send = Node._tick, Node._send
+    tick, send = Node._tick, MemoryTransport.send
 
     def counted_tick(node: Node) -> None:
         wakes[node.node_id] = wakes.get(node.node_id, 0) + 1
         tick(node)
 
-    def counted_send(node: Node, to: str, kind: str, body: dict[str, Any], codec: Any = None) -> None:
-        what = body.get("kind", kind) if kind == "raft" else kind
-        sent[(node.node_id, what)] = sent.get((node.node_id, what), 0) + 1
-        send(node, to, kind, body, codec)
+    def counted_send(transport: MemoryTransport, to: str, data: bytes) -> bool:
+        envelope = msgpack.unpackb(data)  # what goes on the wire, however the node made the bytes
+        what = envelope["body"]["kind"] if envelope["kind"] == "raft" else envelope["kind"]
+        sent[(transport.node_id, what)] = sent.get((transport.node_id, what), 0) + 1
+        return send(transport, to, data)
 
     monkeypatch.setattr(Node, "_tick", counted_tick)
-    monkeypatch.setattr(Node, "_send", counted_send)
+    monkeypatch.setattr(MemoryTransport, "send", counted_send)
 
     async def scene() -> float:
         a, b, _applied = await two_laptops()
@@ -367,6 +369,48 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
     assert 1000 / node_module.HEARTBEAT_MS - 1 <= heartbeats <= 1000 / node_module.HEARTBEAT_MS + 1
     assert sent[("b:2", "heartbeat_resp")] == sent[("a:1", "heartbeat")]
     assert sent[("b:2", "ping")] / seconds <= 1 / node_module.PING_SETTLED_S + 0.1
+
+
+def test_a_table_at_rest_decodes_and_encodes_each_repeated_raft_message_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 'Light on the CPU': at rest, a leader's heartbeats and their answers repeat byte for byte;
+    a node decodes and encodes one equal to the last from or to the same member only once, and what
+    goes on the wire is the same bytes a fresh encoding makes."""
+    parsed, made, wire = [0], [0], []
+    parse, make, send = node_module.message_from_dict, node_module.message_to_dict, MemoryTransport.send
+
+    def counted_parse(fields: Any) -> Message:
+        parsed[0] += 1
+        return parse(fields)
+
+    def counted_make(message: Message) -> dict[str, Any]:
+        made[0] += 1
+        return make(message)
+
+    def kept_send(transport: MemoryTransport, to: str, data: bytes) -> bool:
+        wire.append((transport.node_id, data))
+        return send(transport, to, data)
+
+    monkeypatch.setattr(node_module, "message_from_dict", counted_parse)
+    monkeypatch.setattr(node_module, "message_to_dict", counted_make)
+    monkeypatch.setattr(MemoryTransport, "send", kept_send)
+
+    async def scene() -> tuple[Node, Node]:
+        a, b, _applied = await two_laptops()
+        await asyncio.sleep(2.0)
+        parsed[0] = made[0] = 0
+        wire.clear()
+        await asyncio.sleep(10.0)
+        await a.stop(), await b.stop()
+        return a, b
+
+    a, _b = run_virtual(scene())
+    raft = [(sender, data) for sender, data in wire if msgpack.unpackb(data)["kind"] == "raft"]
+    assert len(raft) >= 2 * 10 * 1000 / node_module.HEARTBEAT_MS - 4  # heartbeats and answers went on
+    assert parsed[0] <= 2 and made[0] <= 2  # the first of each after the start of the count, at most
+    for sender, data in raft:  # the bytes sent are those a fresh encoding makes
+        assert a.codec.encode(sender, "raft", make(parse(msgpack.unpackb(data)["body"]))) == data
 
 
 def test_a_loop_with_nothing_due_sleeps_until_it_is_nudged() -> None:
