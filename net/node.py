@@ -94,8 +94,11 @@ PING_SETTLED_S = 2.0
 PINGS_TO_SETTLE = 8
 #: How often a leader with nothing to send tells its followers it is there. Its followers stand for
 #: election after 0.5-1 s without it (Raft's election timeout, ``RaftNode``'s default of 50-100 ticks of
-#: ``tick_ms``): three heartbeats and more, so that a Wi-Fi stall (100-250 ms) does not start one.
-HEARTBEAT_MS = 150.0
+#: ``tick_ms``): a heartbeat and a Wi-Fi stall (100-250 ms) after it still come within the shortest
+#: timeout, and the leader hears every follower's answer twice in its quorum check's 0.5 s. No faster:
+#: each is a message out and one back for every follower, the idle table's whole cost
+#: (``tests/test_lan_leader.py`` plays a table on the test LAN's Wi-Fi without a change of leader).
+HEARTBEAT_MS = 200.0
 #: A learner that has heard no leader for this long says hello again (it may have been retired).
 REHELLO_AFTER_MS = 2000.0
 #: Learners a table takes at once (joiners not yet seated, spectators); more hellos are refused.
