@@ -13,7 +13,9 @@ included) over two spans:
 
 and each process's resident memory after. An idle ``kdm`` is measured the way people leave one: ``kdm host
 --headless`` waiting alone for players (its table advertised, on 127.0.0.1), and ``kdm play`` showing the
-lobby in a terminal (a pseudo-terminal here), each for ``--idle-s`` seconds after ``--settle-s``.
+lobby in a terminal (a pseudo-terminal here), each for ``--idle-s`` seconds after ``--settle-s``; a
+``kdm`` table in play at rest is ``--seats`` players' ``kdm host`` and ``kdm join`` (headless, by name,
+each with a home of its own) once the game has started and its first player thinks.
 
 Several trees (each a checkout with its own ``.venv``, as ``make test`` makes it) are measured side by
 side: every round runs each figure on each tree in turn, so a change in the machine's load falls on all of
@@ -23,13 +25,14 @@ lines, per tree. Prints one JSON object per run, then one per tree and figure: t
 rounds and the spread. Linux only (``/proc``). Nothing here asserts on time.
 
     python benchmarks/cpu.py [--trees . /tmp/kdm-before] [--peers [4 10]] [--runs 3] [--entries 150]
-        [--gap-ms 20] [--idle-s 10] [--settle-s 3] [--no-kdm] [--profile DIR]
+        [--gap-ms 20] [--idle-s 10] [--settle-s 3] [--no-kdm] [--seats [4]] [--profile DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import pstats
@@ -47,6 +50,7 @@ from consensus_latency import _line, stop  # this folder's: the table measured i
 # Outside a namespace the benchmarks keep to loopback, like the tests (tests/conftest.py).
 os.environ.setdefault("KDM_INTERFACE", "127.0.0.1")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+_TABLES = itertools.count()
 
 # Run by a tree's python in place of ``consensus_latency.py --child ...``: the same node, its main thread's
 # CPU profiled (``time.thread_time``: what it computes, not what it waits for), the stats left in a file.
@@ -206,6 +210,80 @@ def idle_kdm(tree: Path, what: str, args: argparse.Namespace) -> dict[str, objec
     }
 
 
+def game_at_rest(tree: Path, seats: int, args: argparse.Namespace) -> dict[str, object]:
+    """A ``kdm`` table in play with nothing to do: ``kdm host --headless`` and ``seats - 1`` ``kdm join
+    --headless`` by name, each with a home of its own and a player who does not play, measured once the
+    game has started (the first player to act thinks): every process's CPU over ``--idle-s`` and its
+    resident memory. What a table of friends costs while one of them thinks, the word that each seat
+    is alive included (``kdm.host.takeovers``), which a table of nodes has not."""
+    kdm = str(tree / ".venv" / "bin" / "kdm")
+    table = f"rest{os.getpid()}x{next(_TABLES)}"  # a name of its own: another run's may still be listed
+    with tempfile.TemporaryDirectory(prefix="kdm-cpu-rest-") as folder:
+        processes: list[subprocess.Popen[bytes]] = []
+        logs: list[Path] = []
+        try:
+            for seat in range(seats):
+                home = Path(folder) / f"player{seat}"
+                home.mkdir()
+                env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": f"{home}/data",
+                       "XDG_CONFIG_HOME": f"{home}/config"}  # fmt: skip
+                command = (
+                    [kdm, "host", "--headless", "--players", str(seats), "--table", table]
+                    if seat == 0
+                    else [kdm, "join", table, "--headless"]
+                )
+                logs.append(home / "log")
+                with logs[-1].open("wb") as log:
+                    argv = [*command, "--name", f"P{seat}"]
+                    # stdin stays open and silent: a player who does not play yet; the log on stdout
+                    processes.append(
+                        subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log, env=env)
+                    )
+                if seat == 0:
+                    _wait_for(logs[0], "listening on", processes)
+            for log in logs:
+                _wait_for(log, "the game starts", processes)
+            time.sleep(args.settle_s)
+            before, started = [cpu_s(process.pid) for process in processes], time.perf_counter()
+            time.sleep(args.idle_s)
+            seconds = time.perf_counter() - started
+            used = [cpu_s(process.pid) - then for process, then in zip(processes, before, strict=True)]
+            rss = [rss_mib(process.pid) for process in processes]
+        finally:
+            stop_all(processes)
+    return {
+        "figure": "game_at_rest",
+        "tree": str(tree),
+        "peers": seats,
+        "idle_percent_per_peer": round(100 * sum(used) / seconds / seats, 3),
+        "idle_percent_max": round(100 * max(used) / seconds, 3),
+        "rss_mib_max": round(max(rss), 1),
+    }
+
+
+def _wait_for(
+    log: Path, start: str, processes: list[subprocess.Popen[bytes]], timeout_s: float = 60.0
+) -> None:
+    """Until a line of ``log`` starts with ``start``; RuntimeError if a process ended, or at the timeout."""
+    deadline = time.monotonic() + timeout_s
+    while not any(line.startswith(start) for line in log.read_text(errors="replace").splitlines()):
+        if any(process.poll() is not None for process in processes) or time.monotonic() > deadline:
+            raise RuntimeError(f"no {start!r} in {log}: " + log.read_text(errors="replace")[-400:])
+        time.sleep(0.1)
+
+
+def stop_all(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def _drain(terminal: int | None) -> None:
     if terminal is None:
         return
@@ -253,6 +331,9 @@ def main() -> None:
     parser.add_argument("--idle-s", type=float, default=10.0, help="how long each idle span lasts")
     parser.add_argument("--settle-s", type=float, default=3.0, help="wait before measuring")
     parser.add_argument("--no-kdm", action="store_true", help="tables only: no idle kdm host or lobby")
+    parser.add_argument(
+        "--seats", type=int, nargs="*", default=[4], help="sizes of kdm tables measured at rest in play"
+    )
     parser.add_argument("--profile", type=Path, help="profile the first round's nodes into this folder")
     parser.add_argument("--top", type=int, default=15, help="lines of each profile printed")
     args = parser.parse_args()
@@ -278,6 +359,11 @@ def main() -> None:
                 run = idle_kdm(tree, what, args)
                 print(json.dumps(run), flush=True)
                 results.setdefault((str(tree), what, 0), []).append(run)
+        for seats in args.seats:
+            for tree in trees:
+                run = game_at_rest(tree, seats, args)
+                print(json.dumps(run), flush=True)
+                results.setdefault((str(tree), "game_at_rest", seats), []).append(run)
     for (tree_name, figure, peers), runs in results.items():
         keys = [key for key, value in runs[0].items() if isinstance(value, float) and key != "peers"]
         summary = {key: _summary([float(run[key]) for run in runs]) for key in keys}  # type: ignore[arg-type]

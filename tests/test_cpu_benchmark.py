@@ -20,14 +20,15 @@ SCRIPT = ROOT / "benchmarks" / "cpu.py"
 def test_cpu_prints_each_figure_then_a_summary_per_figure(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--trees", str(ROOT), "--peers", "3", "--runs", "1", "--entries", "5",
-         "--gap-ms", "1", "--idle-s", "0.5", "--settle-s", "0.5", "--profile", str(tmp_path), "--top", "3"],
+         "--gap-ms", "1", "--idle-s", "0.5", "--settle-s", "0.5", "--profile", str(tmp_path), "--top", "3",
+         "--seats", "3"],
         capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     figures = [json.loads(line) for line in done.stdout.splitlines()]
     assert [figure["figure"] for figure in figures] == [
-        "table", "profile", "profile", "table", "waiting_room", "lobby",
-        "table_summary", "waiting_room_summary", "lobby_summary",
+        "table", "profile", "profile", "table", "waiting_room", "lobby", "game_at_rest",
+        "table_summary", "waiting_room_summary", "lobby_summary", "game_at_rest_summary",
     ]  # fmt: skip
     profiled, table = figures[0], figures[3]
     assert profiled["profiled"] and not table["profiled"]
@@ -38,5 +39,7 @@ def test_cpu_prints_each_figure_then_a_summary_per_figure(tmp_path: Path) -> Non
         assert profile["cpu_s"] > 0 and len(profile["top"]) == 3
     for idle in figures[4:6]:
         assert idle["idle_percent"] >= 0 and idle["rss_mib"] > 10
-    summary = figures[6]
+    at_rest = figures[6]
+    assert at_rest["peers"] == 3 and at_rest["idle_percent_max"] >= 0 and at_rest["rss_mib_max"] > 10
+    summary = figures[7]
     assert summary["runs"] == 1 and summary["cpu_per_commit_ms"]["median"] == table["cpu_per_commit_ms"]
