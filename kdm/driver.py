@@ -227,11 +227,12 @@ class TableDriver:
         if engine.over:
             return
         # Looked up once: this runs after every event, for every seat the event concerns.
-        state, bots, plans, knowledge, decide = (
+        state, bots, plans, knowledge, view, decide = (
             engine.state,
             self.bots,
             self.plans,
             self.deck.knowledge,
+            engine.view,
             self._bot_decide,
         )
         people = state.people
@@ -241,12 +242,13 @@ class TableDriver:
                 continue
             if people and not bot.paced:
                 bot.pace_for_people()  # a person sits at this table: the bots keep their pace
-            view = engine.view(seat, knowledge(state, seat))
-            decision: Decision | None = decide(view=view, bot=bot)
-            current = plans.get(seat)
+            decision: Decision | None = decide(view=view(seat, knowledge(state, seat)), bot=bot)
             if decision is None:
-                self.cancel(seat)
+                current = plans.pop(seat, None)
+                if current is not None:
+                    current.live = False
                 continue
+            current = plans.get(seat)
             if current is not None:
                 if current.decision.event == decision.event:
                     continue

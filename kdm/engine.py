@@ -202,6 +202,8 @@ class Engine:
         self.state = TableState(players=players, options=rules.resolve(players, options or {}))
         hooks = rules.hooks
         self._apply, self._awaiting, self._view_parts = hooks.apply, hooks.awaiting, hooks.view
+        #: seat → (the knowledge, the tokens and the hand ``_hand`` made from them last).
+        self._hands: dict[int, tuple[dict[int, str], list[int], tuple[tuple[int, str | None], ...]]] = {}
         rules.setup_table(self.state)
 
     @property
@@ -244,25 +246,39 @@ class Engine:
     def view(self, seat: int, knowledge: Knowledge) -> SeatView:
         """What ``seat`` sees, given what it privately knows."""
         state = self.state
-        public = state.faces
-        known = knowledge.faces
-        hand = tuple([(t, known.get(t) or public.get(t)) for t in state.hands[seat]])
-        parts = self._view_parts(state=state, seat=seat, knowledge=knowledge)
-        shared = state.memo.get("")  # what every seat sees alike: built once per event
+        memo = state.memo
+        shared = memo.get("")  # what every seat sees alike: built once per event
         if shared is None:
-            shared = state.memo[""] = (
+            shared = memo[""] = (
                 tuple(map(len, state.hands)),
                 {name: len(zone) for name, zone in state.zones.items()},
-                MappingProxyType(public),
+                MappingProxyType(state.faces),
                 tuple(state.scores),
                 MappingProxyType(state.options),
             )
         hand_sizes, zone_sizes, faces, scores, options = shared
         # Positional, in field order: this runs for every bot at every event it looks at.
         return SeatView(
-            seat, state.players, state.phase, state.round, state.seq, state.turn, hand,
-            hand_sizes, zone_sizes, faces, scores, options, dict(parts),
+            seat, state.players, state.phase, state.round, state.seq, state.turn,
+            self._hand(state, seat, knowledge), hand_sizes, zone_sizes, faces, scores, options,
+            dict(self._view_parts(state=state, seat=seat, knowledge=knowledge)),
         )  # fmt: skip
+
+    def _hand(self, state: TableState, seat: int, knowledge: Knowledge) -> tuple[tuple[int, str | None], ...]:
+        """``seat``'s tokens with the faces it knows, kept while its tokens and its knowledge stay the
+        same (a deck hands out the same ``Knowledge`` until the seat learns something): most looks
+        come between two changes of a hand. A hand with a face unknown is made again each time, since
+        the face may become public; a face, once known, never changes (a token is never reused)."""
+        tokens = state.hands[seat]
+        known = knowledge.faces
+        kept = self._hands.get(seat)
+        if kept is not None and kept[0] is known and kept[1] == tokens:
+            return kept[2]
+        public = state.faces
+        hand = tuple([(t, known.get(t) or public.get(t)) for t in tokens])
+        if all(face is not None for _token, face in hand):
+            self._hands[seat] = (known, list(tokens), hand)
+        return hand
 
     def digest(self) -> str:
         """The state digest (equal on every peer that applied the same events)."""

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 from kdm.agents import Bot, Decision
-from kdm.cards import RANKS, full_deck, rank_of
+from kdm.cards import RANK_OF, RANKS, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.events import ShowHand
@@ -321,17 +321,6 @@ def _count_ranks(faces: Iterable[str]) -> dict[str, int]:
         rank = RANK_OF[face]
         counts[rank] = counts.get(rank, 0) + 1
     return counts
-
-
-class _Ranks(dict[str, str]):
-    """Face → rank, looked up rather than sliced (bots count ranks at most looks); a face of no deck
-    gets its rank the long way."""
-
-    def __missing__(self, face: str) -> str:
-        return rank_of(face)
-
-
-RANK_OF = _Ranks((face, rank_of(face)) for face in full_deck(joker_count=1))
 
 
 def best_exchange(view: SeatView, table: KemsView, forced: bool = False) -> Exchange | None:

@@ -119,8 +119,9 @@ def greedy_pass(view: SeatView, bot: Bot) -> int:
         memory["best"], memory["stale"] = best, 0
     else:
         memory["stale"] += 1
-    others = sorted(k for k in counts if k != kept)
-    if kept is not None and memory["stale"] >= STUCK_PASSES and best < HAND and others:
+    stuck = kept is not None and memory["stale"] >= STUCK_PASSES and best < HAND
+    others = sorted([k for k in counts if k != kept]) if stuck else []  # sorted only when wanted
+    if others:
         # Everyone may be holding the card the next player waits for: give up this group for another.
         # A complete group is never given up (a marathon instigator keeps its combo while passing).
         target = bot.rng.choice(others)
@@ -128,12 +129,11 @@ def greedy_pass(view: SeatView, bot: Bot) -> int:
     elif kept is not None and counts.get(kept, 0) >= best - 1:
         target = kept  # stay the course while it is still (nearly) the best
     else:
-        target = min(k for k, n in counts.items() if n == best)
+        target = min([k for k, n in counts.items() if n == best])
     memory["target"] = target
-    candidates = [(token, _GROUPS[card]) for token, card in hand if target not in _GROUPS[card]]  # type: ignore[index]
-    if not candidates:
-        candidates = [(token, _GROUPS[card]) for token, card in hand]  # type: ignore[index]
-    _usefulness, token = min((counts.get(r, 0) + counts.get(s, 0), t) for t, (r, s) in candidates)
+    groups = [(token, _GROUPS[card]) for token, card in hand]  # type: ignore[index]
+    candidates = [(token, group) for token, group in groups if target not in group] or groups
+    _usefulness, token = min([(counts.get(r, 0) + counts.get(s, 0), t) for t, (r, s) in candidates])
     return token
 
 
