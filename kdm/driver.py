@@ -250,8 +250,8 @@ class TableDriver:
                 continue
             current = plans.get(seat)
             if current is not None:
-                if current.decision.event == decision.event:
-                    continue
+                if current.decision is decision or current.decision.event == decision.event:
+                    continue  # (a bot may hand back the very decision it made before)
                 current.live = False
             self._order += 1
             plan = Plan(self.clock.local_ms() + decision.delay_ms, self._order, seat, decision)

@@ -275,8 +275,9 @@ class Engine:
         if kept is not None and kept[0] is known and kept[1] == tokens:
             return kept[2]
         public = state.faces
-        hand = tuple([(t, known.get(t) or public.get(t)) for t in tokens])
-        if all(face is not None for _token, face in hand):
+        faces = [known.get(t) or public.get(t) for t in tokens]
+        hand = tuple(zip(tokens, faces, strict=True))
+        if None not in faces:
             self._hands[seat] = (known, list(tokens), hand)
         return hand
 

@@ -18,8 +18,9 @@ it waits.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import islice
 
 from kdm.agents import Bot, Decision
@@ -60,7 +61,8 @@ class Watch:
     chosen: dict[int, Signs] = field(default_factory=dict)
     signing: dict[tuple[int, int | None], str] = field(default_factory=dict)
     presigning: dict[int, bool] = field(default_factory=dict)
-    decoys: dict[tuple[int, int], tuple[str, float]] = field(default_factory=dict)
+    #: (deal, decoys made) → the decoy gesture planned and the decision that makes it (made once).
+    decoys: dict[tuple[int, int], tuple[str, Decision]] = field(default_factory=dict)
     #: For each opponent team, its likeliest sign once the evidence is strong enough (None: not yet);
     #: worked out again only when the evidence changes.
     suspects: dict[int, str | None] = field(default_factory=dict)
@@ -68,6 +70,8 @@ class Watch:
     weighed: tuple[tuple[object, object], Weighing] | None = None
     #: Gestures (by seq) this bot has already been tempted to misread or bluff on: once each.
     tempted: set[int] = field(default_factory=set)
+    #: This deal's gestures as ``_this_deal`` last made them: (deal started, newest seq, gestures).
+    this_deal: tuple[int, int | None, tuple[tuple[int, int, str], ...]] | None = None
 
 
 @dataclass(slots=True)
@@ -99,16 +103,14 @@ def decide(view: SeatView, table: KemsView, bot: Bot) -> Decision | None:
         return None
     if view.phase == "signing":
         return _agree_signs(view, table, bot, watch)
-    for choose in (_agree_signs, _answer_contre, _answer_sign, _catch_sign, _obliged, _sweep_answer):
-        decision = choose(view, table, bot, watch)
+    # Each chooser looked up by its name at every look, as a call by name would: one replaced in this
+    # module (a test's) is the one asked.
+    module = globals()
+    for name in _choosers(view.phase):
+        decision: Decision | None = module[name](view, table, bot, watch)
         if decision is not None:
             return decision
-    if view.phase == "hunt":
-        for choose in (_sign, _exchange, _ask_sweep):
-            decision = choose(view, table, bot, watch)
-            if decision is not None:
-                return decision
-    return _decoy(view, table, bot, watch)
+    return None
 
 
 # --- signs ----------------------------------------------------------------------------------------
@@ -198,14 +200,23 @@ def _watch(bot: Bot) -> Watch:
     return watch
 
 
-def _this_deal(watch: Watch, deal_started: int) -> Iterator[tuple[int, int, str]]:
+def _this_deal(watch: Watch, deal_started: int) -> tuple[tuple[int, int, str], ...]:
     """This deal's gestures, newest first: the memory holds every gesture seen, in log order, so
-    decisions made at every event look back only as far as the deal goes."""
+    decisions made at every event look back only as far as the deal goes. Kept until a gesture or a
+    deal is new (the memory only grows, at its end)."""
+    newest = next(reversed(watch.gestures), None)
+    kept = watch.this_deal
+    if kept is not None and kept[0] == deal_started and kept[1] == newest:
+        return kept[2]
+    gestures = []
     for seq in reversed(watch.gestures):
         if seq <= deal_started:
-            return
+            break
         seat, gesture = watch.gestures[seq]
-        yield seq, seat, gesture
+        gestures.append((seq, seat, gesture))
+    made = tuple(gestures)
+    watch.this_deal = (deal_started, newest, made)
+    return made
 
 
 def _observe(view: SeatView, table: KemsView, watch: Watch) -> None:
@@ -440,11 +451,44 @@ def _decoy(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision 
     planned = watch.decoys.get(key)
     if planned is None:
         choices = [g for g in GESTURES if g not in table.signs and g != table.presign]
-        planned = watch.decoys[key] = (bot.rng.choice(choices), bot.rng.uniform(*DECOY_EVERY_MS))
-    gesture, delay = planned
+        gesture, delay = bot.rng.choice(choices), bot.rng.uniform(*DECOY_EVERY_MS)
+        planned = watch.decoys[key] = (gesture, Decision(Gesture(seat=seat, gesture=gesture), delay))
+    gesture, decision = planned
     if gesture in table.signs or gesture == table.presign:
         # Planned before the team agreed (or agreed anew): now it would tell the partner a lie.
         choices = [g for g in GESTURES if g not in table.signs and g != table.presign]
         gesture = bot.rng.choice(choices)
-        watch.decoys[key] = (gesture, delay)
-    return Decision(Gesture(seat=view.seat, gesture=gesture), delay)
+        decision = Decision(Gesture(seat=seat, gesture=gesture), decision.delay_ms)
+        watch.decoys[key] = (gesture, decision)
+    return decision
+
+
+# --- in order of urgency --------------------------------------------------------------------------
+
+Chooser = Callable[[SeatView, KemsView, Bot, Watch], Decision | None]
+
+#: What a bot may do in play, most urgent first (``decide`` asks each in turn): the partner's sign
+#: answered before a hand is bettered, anything before a decoy.
+CHOOSERS: tuple[Chooser, ...] = (
+    _agree_signs, _answer_contre, _answer_sign, _catch_sign, _obliged, _sweep_answer,
+    _sign, _exchange, _ask_sweep,
+    _decoy,
+)  # fmt: skip
+#: The phases in which a chooser may decide something (the others' in every phase of play). Asked in
+#: another, it answers None at once and changes nothing, so it is not asked: bots look at most events.
+ONLY_IN: dict[Chooser, frozenset[str]] = {
+    _answer_contre: frozenset({"answering"}),
+    _answer_sign: frozenset({"hunt", "calling"}),
+    _catch_sign: frozenset({"hunt", "calling"}),
+    _obliged: frozenset({"refused"}),
+    _sweep_answer: frozenset({"sweep"}),
+    _sign: frozenset({"hunt"}),
+    _exchange: frozenset({"hunt"}),
+    _ask_sweep: frozenset({"hunt"}),
+}
+
+
+@cache
+def _choosers(phase: str) -> tuple[str, ...]:
+    """The names of the choosers that may decide something in ``phase``, most urgent first."""
+    return tuple(choose.__name__ for choose in CHOOSERS if choose not in ONLY_IN or phase in ONLY_IN[choose])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kdm.deck import Knowledge
 from kdm.hookspecs import hookimpl
@@ -28,10 +28,10 @@ from kdm.plugins.kems.rules import (
 from kdm.state import TableState
 
 
-@dataclass(slots=True)
-class KemsView:
+class KemsView(NamedTuple):
     """Kem's part of a seat view: public data plus the seat's private knowledge (its team's signs,
-    cards shown to it alone)."""
+    cards shown to it alone). A named tuple: one is made for every seat a bot plays at most events,
+    from the seat's own fields and the shared ones in one go (``kdm_view``)."""
 
     team: int
     partner: int
@@ -89,11 +89,10 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
         if data.private_shows  # only after a failed Contre
         else ()
     )
-    # Positional, in field order: this runs for every bot at every event it looks at.
-    return NAME, KemsView(
-        team_of(seat, players), partner_of(seat, players), shown_to_me, agreed.signs, agreed.presign,
-        agreed.note, *public,
-    )  # fmt: skip
+    # In field order, the seat's own then the shared ones: this runs for every bot at most events.
+    own = (team_of(seat, players), partner_of(seat, players), shown_to_me, agreed.signs, agreed.presign,
+           agreed.note)  # fmt: skip
+    return NAME, KemsView._make(own + public)
 
 
 def _public_part(state: TableState, data: KemsTable) -> tuple[Any, ...]:
@@ -167,15 +166,20 @@ class Signs:
 def team_signs(knowledge: Knowledge, seat: int, players: int, deal: int = 0) -> Signs:
     """The signs this seat's team agreed last (the latest note between the partners), as they hold
     at ``deal``."""
+    memo = knowledge.notes_memo
     key = ("kems signs", seat, players, deal)
-    known = knowledge.notes_memo.get(key)
+    known = memo.get(key)
     if known is None:
-        known = knowledge.notes_memo[key] = _latest_signs(knowledge, seat, players, deal)
+        # The note is read once (its digest is costly), then turned to each deal's signs.
+        latest = memo.get(key[:3])
+        if latest is None:
+            latest = memo[key[:3]] = _latest_signs(knowledge, seat, players)
+        known = memo[key] = latest.for_deal(deal)
     signs: Signs = known
     return signs
 
 
-def _latest_signs(knowledge: Knowledge, seat: int, players: int, deal: int) -> Signs:
+def _latest_signs(knowledge: Knowledge, seat: int, players: int) -> Signs:
     partner = partner_of(seat, players)
     for note in reversed(knowledge.notes):
         if {note.sender, note.to} != {seat, partner}:
@@ -200,7 +204,7 @@ def _latest_signs(knowledge: Knowledge, seat: int, players: int, deal: int) -> S
                 tuple(turn for turn in turns if turn),
                 salt,
                 note_digest(note.data),
-            ).for_deal(deal)
+            )
     return Signs()
 
 
