@@ -106,7 +106,7 @@ def decide(view: SeatView, table: KemsView, bot: Bot) -> Decision | None:
     # Each chooser looked up by its name at every look, as a call by name would: one replaced in this
     # module (a test's) is the one asked.
     module = globals()
-    for name in _choosers(view.phase):
+    for name in _choosers(view.phase, table.signs_closed):
         decision: Decision | None = module[name](view, table, bot, watch)
         if decision is not None:
             return decision
@@ -346,10 +346,12 @@ def _exchange_for(view: SeatView, table: KemsView, held: dict[str, int], forced:
     hand = [(t, f) for t, f in view.hand if f is not None]
     if len(hand) != HAND or not table.table:
         return None
-    on_table = _count_ranks([f for _t, f in table.table])
     best = max(held.values())
+    if best == HAND and not forced:
+        return None  # four of a kind already (as below, without counting the table)
+    on_table = _count_ranks([f for _t, f in table.table])
     gains = {r: held.get(r, 0) + min(n, HAND - held.get(r, 0)) for r, n in on_table.items()}
-    if not forced and (best == HAND or max(gains.values()) <= best):
+    if not forced and max(gains.values()) <= best:
         return None  # as below, without choosing among ranks that are no use: most looks end here
     rank = max(gains, key=lambda r: (gains[r], -RANK_ORDER[r]))
     if gains[rank] <= best or best == HAND:
@@ -360,13 +362,14 @@ def _exchange_for(view: SeatView, table: KemsView, held: dict[str, int], forced:
         rank = next((r for r in on_table if r != keep), keep)
     faces = dict(hand)
     count = min(on_table.get(rank, 0), HAND - held.get(rank, 0)) or 1
-    spare = sorted((t for t, f in hand if rank_of(f) != rank), key=lambda t: (held[rank_of(faces[t])], t))
-    take = [t for t, f in table.table if rank_of(f) == rank][:count]
+    # The cards of other ranks, those of the ranks held least first (then by token).
+    spare = [t for _held, t in sorted([(held[RANK_OF[f]], t) for t, f in hand if RANK_OF[f] != rank])]
+    take = [t for t, f in table.table if RANK_OF[f] == rank][:count]
     give = tuple(spare[: len(take)])
     if not give:
         return None
     take = take[: len(give)]
-    return Exchange(seat=view.seat, give=give, cards=tuple(faces[t] for t in give), take=tuple(take))
+    return Exchange(seat=view.seat, give=give, cards=tuple([faces[t] for t in give]), take=tuple(take))
 
 
 def _weigh(view: SeatView, table: KemsView, watch: Watch) -> Weighing:
@@ -489,6 +492,12 @@ ONLY_IN: dict[Chooser, frozenset[str]] = {
 
 
 @cache
-def _choosers(phase: str) -> tuple[str, ...]:
-    """The names of the choosers that may decide something in ``phase``, most urgent first."""
-    return tuple(choose.__name__ for choose in CHOOSERS if choose not in ONLY_IN or phase in ONLY_IN[choose])
+def _choosers(phase: str, signs_closed: bool) -> tuple[str, ...]:
+    """The names of the choosers that may decide something in ``phase``, most urgent first (once the
+    signs are closed, nobody agrees signs any more)."""
+    return tuple(
+        choose.__name__
+        for choose in CHOOSERS
+        if (choose not in ONLY_IN or phase in ONLY_IN[choose])
+        and not (signs_closed and choose is _agree_signs)
+    )

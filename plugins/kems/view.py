@@ -76,23 +76,31 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
     public: Any = state.memo.get(NAME)
     if public is None:  # the same for every seat: built once per event
         public = state.memo[NAME] = _public_part(state, data)
+    own: tuple[Any, ...] | None
+    if data.private_shows:  # only after a failed Contre: the seat's own part shows the cards
+        own = _own_part(state, data, seat, knowledge)
+    else:  # derived from the seat's notes and the deal alone: kept with the notes (``notes_memo``)
+        key = ("kems own", seat, state.players, data.deals)
+        own = knowledge.notes_memo.get(key)
+        if own is None:
+            own = knowledge.notes_memo[key] = _own_part(state, data, seat, knowledge)
+    # In field order, the seat's own then the shared ones: this runs for every bot at most events.
+    return NAME, KemsView._make(own + public)
+
+
+def _own_part(state: TableState, data: KemsTable, seat: int, knowledge: Knowledge) -> tuple[Any, ...]:
+    """The fields of a ``KemsView`` that are the seat's own, in field order (``team`` to ``note``)."""
     players = state.players
     agreed = team_signs(knowledge, seat, players, data.deals)
-    shown_to_me = (
-        tuple(
-            (by, knowledge.faces[t])
-            for to, by, tokens in data.private_shows
-            if to == seat
-            for t in tokens
-            if t in knowledge.faces
-        )
-        if data.private_shows  # only after a failed Contre
-        else ()
+    shown_to_me = tuple(
+        (by, knowledge.faces[t])
+        for to, by, tokens in data.private_shows
+        if to == seat
+        for t in tokens
+        if t in knowledge.faces
     )
-    # In field order, the seat's own then the shared ones: this runs for every bot at most events.
-    own = (team_of(seat, players), partner_of(seat, players), shown_to_me, agreed.signs, agreed.presign,
-           agreed.note)  # fmt: skip
-    return NAME, KemsView._make(own + public)
+    return (team_of(seat, players), partner_of(seat, players), shown_to_me, agreed.signs, agreed.presign,
+            agreed.note)  # fmt: skip
 
 
 def _public_part(state: TableState, data: KemsTable) -> tuple[Any, ...]:
@@ -100,15 +108,16 @@ def _public_part(state: TableState, data: KemsTable) -> tuple[Any, ...]:
     ``deal_started``, after the seat's own fields)."""
     faces = state.faces
     get = faces.get
+    table = state.zones[TABLE]
     return (
         tuple(data.team_scores),
         state.options["target"],
         data.deals,
         data.dealer,
-        tuple([(t, faces[t]) for t in state.zones[TABLE]]),
+        tuple(zip(table, map(faces.__getitem__, table), strict=True)),
         len(state.zones[TALON]),
         len(state.zones[BIN]),
-        tuple([tuple([get(t) for t in hand]) for hand in state.hands]),
+        tuple([tuple(map(get, hand)) for hand in state.hands]),
         data.sweepable,
         data.sweep_asker,
         tuple(data.sweep_accepted),
