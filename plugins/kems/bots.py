@@ -147,8 +147,14 @@ def _sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision |
         return None
     weighing = _weigh(view, table, watch)
     if weighing.four:
-        mine = _mine(view, table, watch)
-        last_sign = max((seq for seq, g in mine if g in table.signs), default=None)
+        last_sign = max(
+            (
+                seq
+                for seq, seat, g in _this_deal(watch, table.deal_started)
+                if seat == view.seat and g in table.signs
+            ),
+            default=None,
+        )
         if last_sign is not None and view.seq - last_sign < RESIGN_AFTER_EVENTS:
             return None
         key = (table.deal, last_sign)
@@ -159,7 +165,7 @@ def _sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision |
     presign = table.presign
     if presign is None or weighing.largest != 3:
         return None
-    if any(g == presign for _seq, g in _mine(view, table, watch)):
+    if any(seat == view.seat and g == presign for _seq, seat, g in _this_deal(watch, table.deal_started)):
         return None
     if table.deal not in watch.presigning:
         watch.presigning[table.deal] = bot.chance(PRESIGN_CHANCE)
@@ -168,24 +174,26 @@ def _sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision |
     return Decision(Gesture(seat=view.seat, gesture=presign), bot.think_ms())
 
 
-def _mine(view: SeatView, table: KemsView, watch: Watch) -> list[tuple[int, str]]:
-    """This bot's gestures this deal, newest first."""
-    return [(seq, g) for seq, s, g in _this_deal(watch, table.deal_started) if s == view.seat]
-
-
 def _answer_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
     """The partner signed this deal and nobody has called yet: Kem's (Double with four here too)."""
     if view.phase not in ("hunt", "calling") or not table.signs:
         return None
     if table.calls and any(seat == view.seat for seat, _c, _t in table.calls):
         return None
-    signed = [
-        seq for seq, s, g in _this_deal(watch, table.deal_started) if s == table.partner and g in table.signs
-    ]
-    if not signed:
-        return _misread(view, table, bot, watch)
+    # The partner's latest sign this deal, and its latest gesture (one look at this deal's gestures).
+    partner, signs = table.partner, table.signs
+    trigger: int | None = None
+    latest: tuple[int, str] | None = None
+    for seq, seat, gesture in _this_deal(watch, table.deal_started):
+        if seat != partner:
+            continue
+        if latest is None:
+            latest = (seq, gesture)
+        if gesture in signs and (trigger is None or seq > trigger):
+            trigger = seq
+    if trigger is None:
+        return _misread(view, bot, watch, latest)
     call = "double" if _weigh(view, table, watch).four else "kems"
-    trigger = max(signed)
     return Decision(Call(seat=view.seat, call=call, trigger=trigger), bot.reaction_ms())
 
 
@@ -286,11 +294,9 @@ def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Deci
     return None
 
 
-def _misread(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
-    """Now and then the partner's latest gesture, no sign, is taken for one: « Kem's ! », wrongly."""
-    latest = next(
-        ((seq, g) for seq, s, g in _this_deal(watch, table.deal_started) if s == table.partner), None
-    )
+def _misread(view: SeatView, bot: Bot, watch: Watch, latest: tuple[int, str] | None) -> Decision | None:
+    """Now and then the partner's ``latest`` gesture this deal, no sign, is taken for one: « Kem's ! »,
+    wrongly."""
     if latest is None or latest[0] in watch.tempted:
         return None
     watch.tempted.add(latest[0])
@@ -375,9 +381,12 @@ def _exchange_for(view: SeatView, table: KemsView, held: dict[str, int], forced:
 def _weigh(view: SeatView, table: KemsView, watch: Watch) -> Weighing:
     """What this bot concludes from its hand and the table, worked out again only when either changed
     (and its hand counted again only when the hand changed: the table changes far more often)."""
-    key = (view.hand, table.table)
     weighed = watch.weighed
+    if weighed is not None and weighed[0][0] is view.hand and weighed[0][1] is table.table:
+        return weighed[1]  # the very hand and table (views keep them while they stay the same)
+    key = (view.hand, table.table)
     if weighed is not None and weighed[0] == key:
+        watch.weighed = (key, weighed[1])  # kept with these very tuples, for the look above
         return weighed[1]
     if weighed is not None and weighed[0][0] == key[0]:
         held, largest, four = weighed[1].held, weighed[1].largest, weighed[1].four
@@ -449,7 +458,10 @@ def _sweep_answer(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> De
 def _decoy(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
     """Now and then a gesture that means nothing, so the real sign does not stand out."""
     seat, started = view.seat, table.deal_started
-    made = len([seq for s, _g, seq in table.gestures if s == seat and seq > started])
+    made = 0
+    for maker, _gesture, seq in table.gestures:
+        if maker == seat and seq > started:
+            made += 1
     key = (table.deal, made)
     planned = watch.decoys.get(key)
     if planned is None:

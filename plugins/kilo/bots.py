@@ -131,10 +131,19 @@ def greedy_pass(view: SeatView, bot: Bot) -> int:
     else:
         target = min([k for k, n in counts.items() if n == best])
     memory["target"] = target
-    groups = [(token, _GROUPS[card]) for token, card in hand]  # type: ignore[index]
-    candidates = [(token, group) for token, group in groups if target not in group] or groups
-    _usefulness, token = min([(counts.get(r, 0) + counts.get(s, 0), t) for t, (r, s) in candidates])
-    return token
+    # The card that helps least (its groups' counts, then its token), among those outside the target
+    # if there are any. Loops, not comprehensions: a bot passes at most events.
+    least: tuple[int, int] | None = None
+    least_outside: tuple[int, int] | None = None
+    for token, card in hand:
+        group = _GROUPS[card]  # type: ignore[index]
+        usefulness = (counts.get(group[0], 0) + counts.get(group[1], 0), token)
+        if least is None or usefulness < least:
+            least = usefulness
+        if target not in group and (least_outside is None or usefulness < least_outside):
+            least_outside = usefulness
+    assert least is not None
+    return (least_outside or least)[1]
 
 
 #: Each face's two groups, as short keys: "r:K" for its rank, "s:H" for its suit.

@@ -888,6 +888,9 @@ def _public_view(state: TableState) -> KiloView:
     window = kilo.window
     passing = state.phase == "passing"
     zones = state.zones
+    pile = 0
+    for name in kilo.piles:
+        pile += len(zones.get(name, ()))
     # Positional, in field order: this runs at every event a bot looks at.
     return KiloView(
         kilo.starter,
@@ -900,7 +903,7 @@ def _public_view(state: TableState) -> KiloView:
         kilo.last_feint_seat,
         kilo.passes,
         kilo.shown_kilos,
-        sum([len(zones.get(name, ())) for name in kilo.piles]),
+        pile,
         tuple(kilo.losers),
         tuple(kilo.barred),
         kilo.hold is not None and passing,
