@@ -203,6 +203,8 @@ class Engine:
         self.state = TableState(players=players, options=rules.resolve(players, options or {}))
         hooks = rules.hooks
         self._apply, self._awaiting, self._view_parts = hooks.apply, hooks.awaiting, hooks.view
+        #: The games' parts of a view, called one by one (None: a plugin wraps ``kdm_view``).
+        self._view_functions = rules.implementations("kdm_view")
         #: seat → (the knowledge, the tokens and the hand ``_hand`` made from them last).
         self._hands: dict[int, tuple[dict[int, str], list[int], tuple[tuple[int, str | None], ...]]] = {}
         rules.setup_table(self.state)
@@ -258,11 +260,19 @@ class Engine:
                 MappingProxyType(state.options),
             )
         hand_sizes, zone_sizes, faces, scores, options = shared
+        functions = self._view_functions
+        if functions is None:
+            parts = dict(self._view_parts(state=state, seat=seat, knowledge=knowledge))
+        else:  # each plugin's part, called here rather than through a caller: this runs at every look
+            parts = {}
+            for function in functions:
+                part = function(state=state, seat=seat, knowledge=knowledge)
+                if part is not None:
+                    parts[part[0]] = part[1]
         # Positional, in field order: this runs for every bot at every event it looks at.
         return SeatView(
             seat, state.players, state.phase, state.round, state.seq, state.turn,
-            self._hand(state, seat, knowledge), hand_sizes, zone_sizes, faces, scores, options,
-            dict(self._view_parts(state=state, seat=seat, knowledge=knowledge)),
+            self._hand(state, seat, knowledge), hand_sizes, zone_sizes, faces, scores, options, parts,
         )  # fmt: skip
 
     def _hand(self, state: TableState, seat: int, knowledge: Knowledge) -> tuple[tuple[int, str | None], ...]:

@@ -92,3 +92,22 @@ def test_a_hand_shows_what_the_knowledge_given_knows() -> None:
     assert all(face is not None for _token, face in own)
     assert all(face is None for _token, face in engine.view(0, Knowledge()).hand)
     assert engine.view(0, deck.knowledge(state, 0)).hand == own
+
+
+def test_the_parts_of_a_view_are_the_hooks_results_in_its_order() -> None:
+    """The engine calls the games' ``kdm_view`` implementations one by one (``Rules.implementations``):
+    the same parts, in the same order, as the hook's caller gives, at a table of several plugins."""
+    simulation = Simulation(4, 3, options={"rounds": 2}, variants=("piles", "seven_in_reserve", "jokers"))
+    rules, engine, deck = simulation.rules, simulation.engine, simulation.deck
+    functions = rules.implementations("kdm_view")
+    assert functions is not None and len(functions) > 1
+    while not engine.over:
+        simulation.step()
+        state = engine.state
+        for seat in range(state.players):
+            given = {"state": state, "seat": seat, "knowledge": deck.knowledge(state, seat)}
+            results = [
+                result for result in (function(**given) for function in functions) if result is not None
+            ]
+            assert results == rules.hooks.view(**given)
+            assert engine.view(seat, given["knowledge"]).rules == dict(results)

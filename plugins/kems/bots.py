@@ -349,16 +349,23 @@ def best_exchange(view: SeatView, table: KemsView, forced: bool = False) -> Exch
 
 def _exchange_for(view: SeatView, table: KemsView, held: dict[str, int], forced: bool) -> Exchange | None:
     """``best_exchange``, for a hand whose ranks are counted (``held``)."""
-    hand = [(t, f) for t, f in view.hand if f is not None]
-    if len(hand) != HAND or not table.table:
+    if sum(held.values()) != HAND or not table.table:  # (``held`` counts the faces the seat knows)
         return None
     best = max(held.values())
     if best == HAND and not forced:
         return None  # four of a kind already (as below, without counting the table)
-    on_table = _count_ranks([f for _t, f in table.table])
-    gains = {r: held.get(r, 0) + min(n, HAND - held.get(r, 0)) for r, n in on_table.items()}
+    # Loops, not comprehensions: every bot weighs the table whenever it changes.
+    on_table: dict[str, int] = {}
+    for _token, face in table.table:
+        rank = RANK_OF[face]
+        on_table[rank] = on_table.get(rank, 0) + 1
+    gains: dict[str, int] = {}
+    for rank, count in on_table.items():
+        mine = held.get(rank, 0)
+        gains[rank] = mine + min(count, HAND - mine)
     if not forced and max(gains.values()) <= best:
         return None  # as below, without choosing among ranks that are no use: most looks end here
+    hand = [(t, f) for t, f in view.hand if f is not None]
     rank = max(gains, key=lambda r: (gains[r], -RANK_ORDER[r]))
     if gains[rank] <= best or best == HAND:
         if not forced:
