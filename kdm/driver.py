@@ -187,13 +187,17 @@ class TableDriver:
 
     # --- bots ------------------------------------------------------------------------------------
 
-    def concerned(self, effects: Iterable[Effect]) -> list[int]:
+    def concerned(self, effects: Sequence[Effect]) -> list[int]:
         """The seats whose bots look again after these effects: every seat an effect hints (``wake``),
         every seat with a plan when an effect says ``replan`` (``kdm.effects.Hints``), and every seat
         when one gives no hint.
         A bot that is not concerned keeps its plan: the game says, by its hints, that the event
         changes nothing it could want (a plan that turns out refused when its time comes is refused
         like any event, and its bot looks again)."""
+        if len(effects) == 1:  # most events: one effect, whose hint is the answer
+            hinted = effects[0].get("wake")
+            if hinted is not None and len(hinted) < 2 and not effects[0].get("replan"):
+                return list(hinted)
         seats: set[int] = set()
         for effect in effects:
             hinted = effect.get("wake")
@@ -272,11 +276,13 @@ class TableDriver:
 
     def take(self) -> tuple[int, Event | PrivateNote]:
         """Take the earliest plan (the host checked it is due): its seat and its event, stamped."""
-        due = self.next_due()
-        assert due is not None, "no plan to take"
-        _due, _order, plan = heapq.heappop(self._queue)
+        queue = self._queue
+        while queue and not queue[0][2].live:
+            heapq.heappop(queue)
+        assert queue, "no plan to take"
+        _due, _order, plan = heapq.heappop(queue)
         del self.plans[plan.seat]
         event = plan.decision.event
-        if isinstance(event, PrivateNote):
-            return plan.seat, event
-        return plan.seat, self.stamp(event)
+        if isinstance(event, TimedEvent):
+            return plan.seat, self.stamp(event)
+        return plan.seat, event  # (a private note, or an event with no timing)

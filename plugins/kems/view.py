@@ -105,30 +105,37 @@ def _own_part(state: TableState, data: KemsTable, seat: int, knowledge: Knowledg
 
 def _public_part(state: TableState, data: KemsTable) -> tuple[Any, ...]:
     """The fields of a ``KemsView`` that every seat sees alike, in field order (``team_scores`` to
-    ``deal_started``, after the seat's own fields)."""
+    ``deal_started``, after the seat's own fields). Made at most events: loops where comprehensions
+    cost more, and nothing made for what is empty."""
     faces = state.faces
     get = faces.get
-    table = state.zones[TABLE]
+    hands = []
+    for hand in state.hands:
+        hands.append(tuple(map(get, hand)))
+    stats = {}
+    for call, counted in data.stats.items():
+        stats[call] = (counted.confirmed, counted.failed, counted.void)
+    zones = state.zones
     return (
         tuple(data.team_scores),
         state.options["target"],
         data.deals,
         data.dealer,
-        tuple(zip(table, map(faces.__getitem__, table), strict=True)),
-        len(state.zones[TALON]),
-        len(state.zones[BIN]),
-        tuple([tuple(map(get, hand)) for hand in state.hands]),
+        tuple([(t, faces[t]) for t in zones[TABLE]]),
+        len(zones[TALON]),
+        len(zones[BIN]),
+        tuple(hands),
         data.sweepable,
         data.sweep_asker,
         tuple(data.sweep_accepted),
         data.refuser,
-        tuple([(s, c, t) for s, c, t, _eff, _seq in data.calls]),
+        tuple([(s, c, t) for s, c, t, _eff, _seq in data.calls]) if data.calls else (),
         data.judged,
         tuple(data.to_show),
         tuple(data.barred),
         tuple(data.gestures),
         tuple(data.chat),
-        {call: (s.confirmed, s.failed, s.void) for call, s in data.stats.items()},
+        stats,
         tuple(data.results),
         data.deal_started,
         tuple(data.agreed),
