@@ -276,7 +276,7 @@ def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Deci
         table.calls and any(seat == view.seat for seat, _c, _t in table.calls)
     ):
         return None
-    mine = team_of(view.seat, view.players)
+    mine = table.team
     for seq in islice(reversed(watch.gestures), 3):
         if seq <= table.deal_started:
             continue

@@ -84,8 +84,9 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
         own = knowledge.notes_memo.get(key)
         if own is None:
             own = knowledge.notes_memo[key] = _own_part(state, data, seat, knowledge)
-    # In field order, the seat's own then the shared ones: this runs for every bot at most events.
-    return NAME, KemsView._make(own + public)
+    # In field order, the seat's own then the shared ones (``_make`` without its length check, as both
+    # parts are made here): this runs for every bot at most events.
+    return NAME, tuple.__new__(KemsView, own + public)
 
 
 def _own_part(state: TableState, data: KemsTable, seat: int, knowledge: Knowledge) -> tuple[Any, ...]:
