@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -37,6 +37,18 @@ def suit_of(card: str) -> str | None:
     return None if card == JOKER else card[-1]
 
 
+class _ByFace(dict[str, T]):
+    """Face → one of its parts, looked up rather than sliced (bots and views read them at every look);
+    a face of no deck gets its part the long way, from ``part``."""
+
+    def __init__(self, part: Callable[[str], T]) -> None:
+        super().__init__((face, part(face)) for face in full_deck(joker_count=1))
+        self._part = part
+
+    def __missing__(self, face: str) -> T:
+        return self._part(face)
+
+
 def is_face(text: str) -> bool:
     """Whether ``text`` is a well-formed face."""
     return text == JOKER or (len(text) >= 2 and text[-1] in SUITS and text[:-1] in RANKS)
@@ -45,6 +57,11 @@ def is_face(text: str) -> bool:
 def full_deck(joker_count: int = 0) -> list[str]:
     """The 52 faces in rank-major order, plus ``joker_count`` jokers."""
     return [face(r, s) for r in RANKS for s in SUITS] + [JOKER] * joker_count
+
+
+#: Each face's rank and suit (``rank_of``, ``suit_of``) by lookup.
+RANK_OF: dict[str, str] = _ByFace(rank_of)
+SUIT_OF: dict[str, str | None] = _ByFace(suit_of)
 
 
 def faces_of_ranks(ranks: Iterable[str]) -> list[str]:

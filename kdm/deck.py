@@ -160,12 +160,16 @@ class OpenDeck:
     def __init__(self) -> None:
         self.here: set[int] = set()
         self.findings: list[Finding] = []
+        #: Every face by token; a scenario changes them through ``rig``, which the kept knowledge hears of.
         self.faces: dict[int, str] = {}
         #: seat → tokens shown to that seat alone (their faces are in ``faces``).
         self.shown: dict[int, list[int]] = {}
         #: seat → the private notes it sent or received, oldest first.
         self.notes: dict[int, list[PrivateNote]] = {}
         self._notes_memo: dict[int, dict[Any, Any]] = {}
+        #: seat → (the hand its ``Knowledge`` was made for, that knowledge): handed out again while the
+        #: hand is the same, the seat is shown nothing and sent no note (bots look after most events).
+        self._known: dict[int, tuple[list[int], Knowledge]] = {}
 
     def observe(self, effects: Iterable[Effect]) -> None:
         """Learn the faces of tokens made or reshuffled by these effects."""
@@ -173,6 +177,7 @@ class OpenDeck:
             kind = effect["kind"]
             if kind != "shuffled" and kind != "shown_privately":
                 continue  # most effects make no face: no need to ask which of the two this is
+            self._known.clear()  # new faces, or faces shown to a seat: every seat's knowledge is made anew
             if is_shown_privately(effect):
                 self.shown.setdefault(effect["to"], []).extend(effect["tokens"])
                 continue
@@ -185,6 +190,11 @@ class OpenDeck:
                 pool = sorted(self.faces.pop(t) for t in effect["from_tokens"])
             self.faces.update(zip(tokens, shuffled(pool, effect["seed"]), strict=True))
 
+    def rig(self, faces: Mapping[int, str]) -> None:
+        """Give tokens other faces (the test kits' scenarios): every seat's knowledge is made anew."""
+        self.faces.update(faces)
+        self._known.clear()
+
     def note(self, note: PrivateNote) -> None:
         """Keep a private note delivered to (or sent by) a seat of this process: the latest
         ``MAX_NOTES`` per seat (a game reads the latest; a partner who floods notes cannot fill memory)."""
@@ -193,11 +203,17 @@ class OpenDeck:
             kept.append(note)
             del kept[:-MAX_NOTES]
             self._notes_memo.pop(seat, None)
+            self._known.pop(seat, None)
 
     def knowledge(self, state: TableState, seat: int) -> Knowledge:
-        """What ``seat`` knows: the faces of its own hand and of cards shown to it alone, its notes."""
+        """What ``seat`` knows: the faces of its own hand and of cards shown to it alone, its notes.
+        The same ``Knowledge`` until one of those changes: read it, never change it."""
+        hand = state.hands[seat]
+        kept = self._known.get(seat)
+        if kept is not None and kept[0] == hand:
+            return kept[1]
         known = self.faces
-        faces = {t: known[t] for t in state.hands[seat]}
+        faces = {t: known[t] for t in hand}
         shown = self.shown.get(seat)
         if shown:
             for token in shown:
@@ -208,7 +224,9 @@ class OpenDeck:
         memo = self._notes_memo.get(seat)
         if memo is None:
             memo = self._notes_memo[seat] = {}
-        return Knowledge(faces, tuple(notes) if notes else (), memo)
+        knowledge = Knowledge(faces, tuple(notes) if notes else (), memo)
+        self._known[seat] = (list(hand), knowledge)
+        return knowledge
 
     def fulfil(self, duty: Duty, state: TableState, reveal: Reveal) -> Event | None:
         """The event that fulfils a reveal duty, as the table's game builds it from the faces known here

@@ -187,13 +187,17 @@ class TableDriver:
 
     # --- bots ------------------------------------------------------------------------------------
 
-    def concerned(self, effects: Iterable[Effect]) -> list[int]:
+    def concerned(self, effects: Sequence[Effect]) -> list[int]:
         """The seats whose bots look again after these effects: every seat an effect hints (``wake``),
         every seat with a plan when an effect says ``replan`` (``kdm.effects.Hints``), and every seat
         when one gives no hint.
         A bot that is not concerned keeps its plan: the game says, by its hints, that the event
         changes nothing it could want (a plan that turns out refused when its time comes is refused
         like any event, and its bot looks again)."""
+        if len(effects) == 1:  # most events: one effect, whose hint is the answer
+            hinted = effects[0].get("wake")
+            if hinted is not None and len(hinted) < 2 and not effects[0].get("replan"):
+                return list(hinted)
         seats: set[int] = set()
         for effect in effects:
             hinted = effect.get("wake")
@@ -227,11 +231,12 @@ class TableDriver:
         if engine.over:
             return
         # Looked up once: this runs after every event, for every seat the event concerns.
-        state, bots, plans, knowledge, decide = (
+        state, bots, plans, knowledge, view, decide = (
             engine.state,
             self.bots,
             self.plans,
             self.deck.knowledge,
+            engine.view,
             self._bot_decide,
         )
         people = state.people
@@ -241,15 +246,16 @@ class TableDriver:
                 continue
             if people and not bot.paced:
                 bot.pace_for_people()  # a person sits at this table: the bots keep their pace
-            view = engine.view(seat, knowledge(state, seat))
-            decision: Decision | None = decide(view=view, bot=bot)
-            current = plans.get(seat)
+            decision: Decision | None = decide(view=view(seat, knowledge(state, seat)), bot=bot)
             if decision is None:
-                self.cancel(seat)
+                current = plans.pop(seat, None)
+                if current is not None:
+                    current.live = False
                 continue
+            current = plans.get(seat)
             if current is not None:
-                if current.decision.event == decision.event:
-                    continue
+                if current.decision is decision or current.decision.event == decision.event:
+                    continue  # (a bot may hand back the very decision it made before)
                 current.live = False
             self._order += 1
             plan = Plan(self.clock.local_ms() + decision.delay_ms, self._order, seat, decision)
@@ -270,11 +276,13 @@ class TableDriver:
 
     def take(self) -> tuple[int, Event | PrivateNote]:
         """Take the earliest plan (the host checked it is due): its seat and its event, stamped."""
-        due = self.next_due()
-        assert due is not None, "no plan to take"
-        _due, _order, plan = heapq.heappop(self._queue)
+        queue = self._queue
+        while queue and not queue[0][2].live:
+            heapq.heappop(queue)
+        assert queue, "no plan to take"
+        _due, _order, plan = heapq.heappop(queue)
         del self.plans[plan.seat]
         event = plan.decision.event
-        if isinstance(event, PrivateNote):
-            return plan.seat, event
-        return plan.seat, self.stamp(event)
+        if isinstance(event, TimedEvent):
+            return plan.seat, self.stamp(event)
+        return plan.seat, event  # (a private note, or an event with no timing)

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar
 
 from kdm.effects import Effect
 from kdm.errors import KdmError
@@ -90,14 +90,15 @@ def effective_time(reactions: Mapping[int, float], event: TimedEvent, min_reacti
     return max(claimed, math.nextafter(max(seen_first), math.inf)) if seen_first else claimed
 
 
-@dataclass(frozen=True)
-class Duty:
+class Duty(NamedTuple):
     """Something the table waits for from outside the players.
 
     ``kind`` is the event kind that fulfils it (``deal``, ``show_hand``, ``draw``, ``announce``,
     ``close``...). ``seat`` is who must act, when known; ``tokens`` and ``cards`` narrow what is asked;
     ``after_ms`` is a timer, counted from when the duty first appeared (``ref`` tells duties apart).
-    What it asks of the hosts is ``owed_as`` (a ``Owed``), which these fields say.
+    What it asks of the hosts is ``owed_as`` (a ``Owed``), which these fields say. A named tuple (as
+    immutable as a frozen dataclass): the games make their duties anew whenever they are asked, once
+    per event of a simulation, and a named tuple is made in a fraction of the time.
     """
 
     kind: str
@@ -202,6 +203,10 @@ class Engine:
         self.state = TableState(players=players, options=rules.resolve(players, options or {}))
         hooks = rules.hooks
         self._apply, self._awaiting, self._view_parts = hooks.apply, hooks.awaiting, hooks.view
+        #: The games' parts of a view, called one by one (None: a plugin wraps ``kdm_view``).
+        self._view_functions = rules.implementations("kdm_view")
+        #: seat → (the knowledge, the tokens and the hand ``_hand`` made from them last).
+        self._hands: dict[int, tuple[dict[int, str], list[int], tuple[tuple[int, str | None], ...]]] = {}
         rules.setup_table(self.state)
 
     @property
@@ -244,25 +249,48 @@ class Engine:
     def view(self, seat: int, knowledge: Knowledge) -> SeatView:
         """What ``seat`` sees, given what it privately knows."""
         state = self.state
-        public = state.faces
-        known = knowledge.faces
-        hand = tuple([(t, known.get(t) or public.get(t)) for t in state.hands[seat]])
-        parts = self._view_parts(state=state, seat=seat, knowledge=knowledge)
-        shared = state.memo.get("")  # what every seat sees alike: built once per event
+        memo = state.memo
+        shared = memo.get("")  # what every seat sees alike: built once per event
         if shared is None:
-            shared = state.memo[""] = (
+            shared = memo[""] = (
                 tuple(map(len, state.hands)),
                 {name: len(zone) for name, zone in state.zones.items()},
-                MappingProxyType(public),
+                MappingProxyType(state.faces),
                 tuple(state.scores),
                 MappingProxyType(state.options),
             )
         hand_sizes, zone_sizes, faces, scores, options = shared
+        functions = self._view_functions
+        if functions is None:
+            parts = dict(self._view_parts(state=state, seat=seat, knowledge=knowledge))
+        else:  # each plugin's part, called here rather than through a caller: this runs at every look
+            parts = {}
+            for function in functions:
+                part = function(state=state, seat=seat, knowledge=knowledge)
+                if part is not None:
+                    parts[part[0]] = part[1]
         # Positional, in field order: this runs for every bot at every event it looks at.
         return SeatView(
-            seat, state.players, state.phase, state.round, state.seq, state.turn, hand,
-            hand_sizes, zone_sizes, faces, scores, options, dict(parts),
+            seat, state.players, state.phase, state.round, state.seq, state.turn,
+            self._hand(state, seat, knowledge), hand_sizes, zone_sizes, faces, scores, options, parts,
         )  # fmt: skip
+
+    def _hand(self, state: TableState, seat: int, knowledge: Knowledge) -> tuple[tuple[int, str | None], ...]:
+        """``seat``'s tokens with the faces it knows, kept while its tokens and its knowledge stay the
+        same (a deck hands out the same ``Knowledge`` until the seat learns something): most looks
+        come between two changes of a hand. A hand with a face unknown is made again each time, since
+        the face may become public; a face, once known, never changes (a token is never reused)."""
+        tokens = state.hands[seat]
+        known = knowledge.faces
+        kept = self._hands.get(seat)
+        if kept is not None and kept[0] is known and kept[1] == tokens:
+            return kept[2]
+        public = state.faces
+        faces = [known.get(t) or public.get(t) for t in tokens]
+        hand = tuple(zip(tokens, faces, strict=True))
+        if None not in faces:
+            self._hands[seat] = (known, list(tokens), hand)
+        return hand
 
     def digest(self) -> str:
         """The state digest (equal on every peer that applied the same events)."""

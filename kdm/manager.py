@@ -402,6 +402,17 @@ class Rules:
             made = self._callers[name] = self._make_caller(name)
         return made
 
+    def implementations(self, name: str) -> list[Callable[..., Any]] | None:
+        """The implementations of hook ``name`` in the order pluggy calls them, each taking the keyword
+        arguments it names, for a core caller that gathers their results itself (the engine's views,
+        at every look of every bot); None when a plugin wraps the hook: then only ``caller`` honours it."""
+        caller = getattr(self._hook, name)
+        impls = caller.get_hookimpls()
+        if any(impl.hookwrapper or impl.wrapper for impl in impls):
+            return None
+        spec_args = set(caller.spec.argnames) if caller.spec is not None else None
+        return [_taking_its_arguments(impl, spec_args) for impl in reversed(impls)]
+
     def _make_caller(self, name: str) -> Callable[..., Any]:
         caller = getattr(self._hook, name)
         impls = caller.get_hookimpls()

@@ -155,7 +155,7 @@ class ScriptedTable:
                 holder = next((t for t in hidden if t not in fixed and self.deck.faces[t] == face), None)
                 if holder is None:
                     raise ValueError(f"{face} is not among the hidden cards (or asked twice)")
-                self.deck.faces[holder], self.deck.faces[token] = self.deck.faces[token], face
+                self.deck.rig({holder: self.deck.faces[token], token: face})
             fixed.add(token)
 
     # --- acting ---------------------------------------------------------------------------------

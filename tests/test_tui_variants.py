@@ -234,7 +234,7 @@ def test_a_seven_in_reserve_barred_seats_and_jokers_are_shown() -> None:
             table_data.shown_kilos = tuple(shown)
             state.rules["seven_in_reserve"].kept[1] = 0
             state.scores[3] = 1008
-            t.peers[0].deck.faces[state.hands[0][0]] = JOKER
+            t.peers[0].deck.rig({state.hands[0][0]: JOKER})
             await t.act(3, Feint(seat=3, t_sync=monotonic_ms()))  # an event: the screen looks again
             await t.shows("⊘ may not open a window")
             text = t.text()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kdm.deck import Knowledge
 from kdm.hookspecs import hookimpl
@@ -28,10 +28,10 @@ from kdm.plugins.kems.rules import (
 from kdm.state import TableState
 
 
-@dataclass(slots=True)
-class KemsView:
+class KemsView(NamedTuple):
     """Kem's part of a seat view: public data plus the seat's private knowledge (its team's signs,
-    cards shown to it alone)."""
+    cards shown to it alone). A named tuple: one is made for every seat a bot plays at most events,
+    from the seat's own fields and the shared ones in one go (``kdm_view``)."""
 
     team: int
     partner: int
@@ -76,51 +76,67 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
     public: Any = state.memo.get(NAME)
     if public is None:  # the same for every seat: built once per event
         public = state.memo[NAME] = _public_part(state, data)
+    own: tuple[Any, ...] | None
+    if data.private_shows:  # only after a failed Contre: the seat's own part shows the cards
+        own = _own_part(state, data, seat, knowledge)
+    else:  # derived from the seat's notes and the deal alone: kept with the notes (``notes_memo``)
+        key = ("kems own", seat, state.players, data.deals)
+        own = knowledge.notes_memo.get(key)
+        if own is None:
+            own = knowledge.notes_memo[key] = _own_part(state, data, seat, knowledge)
+    # In field order, the seat's own then the shared ones (``_make`` without its length check, as both
+    # parts are made here): this runs for every bot at most events.
+    return NAME, tuple.__new__(KemsView, own + public)
+
+
+def _own_part(state: TableState, data: KemsTable, seat: int, knowledge: Knowledge) -> tuple[Any, ...]:
+    """The fields of a ``KemsView`` that are the seat's own, in field order (``team`` to ``note``)."""
     players = state.players
     agreed = team_signs(knowledge, seat, players, data.deals)
-    shown_to_me = (
-        tuple(
-            (by, knowledge.faces[t])
-            for to, by, tokens in data.private_shows
-            if to == seat
-            for t in tokens
-            if t in knowledge.faces
-        )
-        if data.private_shows  # only after a failed Contre
-        else ()
+    shown_to_me = tuple(
+        (by, knowledge.faces[t])
+        for to, by, tokens in data.private_shows
+        if to == seat
+        for t in tokens
+        if t in knowledge.faces
     )
-    # Positional, in field order: this runs for every bot at every event it looks at.
-    return NAME, KemsView(
-        team_of(seat, players), partner_of(seat, players), shown_to_me, agreed.signs, agreed.presign,
-        agreed.note, *public,
-    )  # fmt: skip
+    return (team_of(seat, players), partner_of(seat, players), shown_to_me, agreed.signs, agreed.presign,
+            agreed.note)  # fmt: skip
 
 
 def _public_part(state: TableState, data: KemsTable) -> tuple[Any, ...]:
     """The fields of a ``KemsView`` that every seat sees alike, in field order (``team_scores`` to
-    ``deal_started``, after the seat's own fields)."""
+    ``deal_started``, after the seat's own fields). Made at most events: loops where comprehensions
+    cost more, and nothing made for what is empty."""
     faces = state.faces
     get = faces.get
+    hands = []
+    for hand in state.hands:
+        hands.append(tuple(map(get, hand)))
+    stats = {}
+    for call, counted in data.stats.items():
+        stats[call] = (counted.confirmed, counted.failed, counted.void)
+    zones = state.zones
     return (
         tuple(data.team_scores),
         state.options["target"],
         data.deals,
         data.dealer,
-        tuple([(t, faces[t]) for t in state.zones[TABLE]]),
-        len(state.zones[TALON]),
-        len(state.zones[BIN]),
-        tuple([tuple([get(t) for t in hand]) for hand in state.hands]),
+        tuple([(t, faces[t]) for t in zones[TABLE]]),
+        len(zones[TALON]),
+        len(zones[BIN]),
+        tuple(hands),
         data.sweepable,
         data.sweep_asker,
         tuple(data.sweep_accepted),
         data.refuser,
-        tuple([(s, c, t) for s, c, t, _eff, _seq in data.calls]),
+        tuple([(s, c, t) for s, c, t, _eff, _seq in data.calls]) if data.calls else (),
         data.judged,
         tuple(data.to_show),
         tuple(data.barred),
         tuple(data.gestures),
         tuple(data.chat),
-        {call: (s.confirmed, s.failed, s.void) for call, s in data.stats.items()},
+        stats,
         tuple(data.results),
         data.deal_started,
         tuple(data.agreed),
@@ -167,15 +183,20 @@ class Signs:
 def team_signs(knowledge: Knowledge, seat: int, players: int, deal: int = 0) -> Signs:
     """The signs this seat's team agreed last (the latest note between the partners), as they hold
     at ``deal``."""
+    memo = knowledge.notes_memo
     key = ("kems signs", seat, players, deal)
-    known = knowledge.notes_memo.get(key)
+    known = memo.get(key)
     if known is None:
-        known = knowledge.notes_memo[key] = _latest_signs(knowledge, seat, players, deal)
+        # The note is read once (its digest is costly), then turned to each deal's signs.
+        latest = memo.get(key[:3])
+        if latest is None:
+            latest = memo[key[:3]] = _latest_signs(knowledge, seat, players)
+        known = memo[key] = latest.for_deal(deal)
     signs: Signs = known
     return signs
 
 
-def _latest_signs(knowledge: Knowledge, seat: int, players: int, deal: int) -> Signs:
+def _latest_signs(knowledge: Knowledge, seat: int, players: int) -> Signs:
     partner = partner_of(seat, players)
     for note in reversed(knowledge.notes):
         if {note.sender, note.to} != {seat, partner}:
@@ -200,7 +221,7 @@ def _latest_signs(knowledge: Knowledge, seat: int, players: int, deal: int) -> S
                 tuple(turn for turn in turns if turn),
                 salt,
                 note_digest(note.data),
-            ).for_deal(deal)
+            )
     return Signs()
 
 

@@ -119,8 +119,9 @@ def greedy_pass(view: SeatView, bot: Bot) -> int:
         memory["best"], memory["stale"] = best, 0
     else:
         memory["stale"] += 1
-    others = sorted(k for k in counts if k != kept)
-    if kept is not None and memory["stale"] >= STUCK_PASSES and best < HAND and others:
+    stuck = kept is not None and memory["stale"] >= STUCK_PASSES and best < HAND
+    others = sorted([k for k in counts if k != kept]) if stuck else []  # sorted only when wanted
+    if others:
         # Everyone may be holding the card the next player waits for: give up this group for another.
         # A complete group is never given up (a marathon instigator keeps its combo while passing).
         target = bot.rng.choice(others)
@@ -128,13 +129,21 @@ def greedy_pass(view: SeatView, bot: Bot) -> int:
     elif kept is not None and counts.get(kept, 0) >= best - 1:
         target = kept  # stay the course while it is still (nearly) the best
     else:
-        target = min(k for k, n in counts.items() if n == best)
+        target = min([k for k, n in counts.items() if n == best])
     memory["target"] = target
-    candidates = [(token, _GROUPS[card]) for token, card in hand if target not in _GROUPS[card]]  # type: ignore[index]
-    if not candidates:
-        candidates = [(token, _GROUPS[card]) for token, card in hand]  # type: ignore[index]
-    _usefulness, token = min((counts.get(r, 0) + counts.get(s, 0), t) for t, (r, s) in candidates)
-    return token
+    # The card that helps least (its groups' counts, then its token), among those outside the target
+    # if there are any. Loops, not comprehensions: a bot passes at most events.
+    least: tuple[int, int] | None = None
+    least_outside: tuple[int, int] | None = None
+    for token, card in hand:
+        group = _GROUPS[card]  # type: ignore[index]
+        usefulness = (counts.get(group[0], 0) + counts.get(group[1], 0), token)
+        if least is None or usefulness < least:
+            least = usefulness
+        if target not in group and (least_outside is None or usefulness < least_outside):
+            least_outside = usefulness
+    assert least is not None
+    return (least_outside or least)[1]
 
 
 #: Each face's two groups, as short keys: "r:K" for its rank, "s:H" for its suit.

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from kdm.cards import faces_of_ranks, full_deck, is_face, rank_of, suit_of
+from kdm.cards import RANK_OF, SUIT_OF, faces_of_ranks, full_deck, is_face, rank_of
 from kdm.deck import Knowledge
 from kdm.effects import Shuffled
 from kdm.engine import MIN_REACTION_OPTION, Duty, Engine, Handlers, IllegalAction
@@ -241,9 +241,10 @@ def is_combo(cards: list[str], suit_combos: bool) -> bool:
     """Four cards of one rank, or (with ``suit_combos``) of one suit (RULES 1.2.5)."""
     if len(cards) != HAND:
         return False
-    if len({rank_of(c) for c in cards}) == 1:
+    first, second, third, fourth = cards  # looked up, not counted in sets: every bot asks at every look
+    if RANK_OF[first] == RANK_OF[second] == RANK_OF[third] == RANK_OF[fourth]:
         return True
-    return suit_combos and len({suit_of(c) for c in cards}) == 1
+    return suit_combos and SUIT_OF[first] == SUIT_OF[second] == SUIT_OF[third] == SUIT_OF[fourth]
 
 
 # --- the event loop -------------------------------------------------------------------------------
@@ -251,7 +252,8 @@ def is_combo(cards: list[str], suit_combos: bool) -> bool:
 
 #: Phases in which only the table acts, whatever the variants: the deal, the queens' calls, the first
 #: slapper's hand shown. An event that leaves the table in one wakes no bot (passing_started wakes them
-#: all). Drawing is not one: a variant may ask the loser a question then (piles: which pile).
+#: all). Drawing is not one: a variant may ask the loser who draws a question then (piles: which pile),
+#: so an event that leaves the table drawing wakes that loser alone.
 TABLE_PHASES = frozenset({"dealing", "announcing", "judging", "resting"})
 
 
@@ -264,9 +266,14 @@ def kdm_apply(engine: Engine, event: Event) -> list[KiloEffect] | None:
     effects = HANDLERS.apply(engine, event)
     if effects is None:
         return None
-    if engine.state.phase in TABLE_PHASES:
+    phase = engine.state.phase
+    if phase in TABLE_PHASES:
         for effect in effects:
             effect.setdefault("wake", ())
+    elif phase == "drawing":
+        drawer = tuple(table(engine.state).losers[:1])
+        for effect in effects:
+            effect.setdefault("wake", drawer)
     return effects
 
 
@@ -464,9 +471,9 @@ def slap(engine: Engine, event: TimedEvent) -> list[KiloEffect]:
     if opened:
         effect["close_after_ms"] = state.options["slap_timeout_ms"]
     else:
-        # Joining an open window: the others' reactions to its opening stand; only the slapper's
-        # plan was used up.
-        effect["wake"] = (event.seat,)
+        # Joining an open window wakes nobody: the others' reactions to its opening stand, and the
+        # slapper, whose plan was used up, has nothing left to do in this window.
+        effect["wake"] = ()
     effects: list[KiloEffect] = [effect]
     if engine.rules.caller("kdm_window_complete")(state=state, window=window):
         effects += _close_window(engine)
@@ -852,9 +859,9 @@ def _check_seat(state: TableState, seat: int) -> None:
 # --- views ----------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
-class KiloView:
-    """The base game's part of a seat view (all public)."""
+class KiloView(NamedTuple):
+    """The base game's part of a seat view (all public). A named tuple, not a frozen dataclass: one is
+    made at every event, and a frozen dataclass of this size takes six times as long to make."""
 
     starter: int | None
     direction: int
@@ -885,20 +892,25 @@ def kdm_view(state: TableState, seat: int, knowledge: Knowledge) -> tuple[str, A
 def _public_view(state: TableState) -> KiloView:
     kilo = table(state)
     window = kilo.window
-    open_window = window is not None and not window.closed
+    passing = state.phase == "passing"
+    zones = state.zones
+    pile = 0
+    for name in kilo.piles:
+        pile += len(zones.get(name, ()))
+    # Positional, in field order: this runs at every event a bot looks at.
     return KiloView(
-        starter=kilo.starter,
-        direction=kilo.direction,
-        checkpoint=kilo.checkpoint and state.phase == "passing",
-        window_open=open_window,
-        window_opened_by=window.opened_by if window is not None else None,
-        slapped=tuple(s for s, _eff, _seq in window.slaps) if window is not None else (),
-        last_feint=kilo.last_feint,
-        last_feint_seat=kilo.last_feint_seat,
-        passes=kilo.passes,
-        kilos=kilo.shown_kilos,
-        pile=sum(len(state.zones.get(name, ())) for name in kilo.piles),
-        losers=tuple(kilo.losers),
-        barred=tuple(kilo.barred),
-        holding=kilo.hold is not None and state.phase == "passing",
+        kilo.starter,
+        kilo.direction,
+        kilo.checkpoint and passing,
+        window is not None and not window.closed,
+        window.opened_by if window is not None else None,
+        tuple([s for s, _eff, _seq in window.slaps]) if window is not None else (),
+        kilo.last_feint,
+        kilo.last_feint_seat,
+        kilo.passes,
+        kilo.shown_kilos,
+        pile,
+        tuple(kilo.losers),
+        tuple(kilo.barred),
+        kilo.hold is not None and passing,
     )

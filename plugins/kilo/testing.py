@@ -57,7 +57,7 @@ class ScriptedKilo(ScriptedTable):
             if len(wanted) > len(zone):
                 raise ValueError(f"pile {index} holds only {len(zone)} cards")
             below, faces = faces[: len(zone) - len(wanted)], faces[len(zone) - len(wanted) :]
-            self.deck.faces.update(zip(zone, below + wanted[::-1], strict=True))
+            self.deck.rig(dict(zip(zone, below + wanted[::-1], strict=True)))
 
     def deal(self, hands: Sequence[Sequence[str]] = ()) -> None:
         """Deal a round; ``hands[seat]`` are faces for that seat (missing ones come from the rest)."""
@@ -72,7 +72,7 @@ class ScriptedKilo(ScriptedTable):
                 pool[face] -= 1
         chosen = self._fill(hands, sorted(pool.elements()))
         for tokens, faces in zip(self.state.hands, chosen, strict=True):
-            self.deck.faces.update(zip(tokens, faces, strict=True))
+            self.deck.rig(dict(zip(tokens, faces, strict=True)))
         self.settle()
 
     def _fill(self, hands: Sequence[Sequence[str]], rest: list[str]) -> list[list[str]]:
