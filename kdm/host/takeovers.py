@@ -6,7 +6,8 @@ agent, with an identity of its own (``node#seat``) so the record can tell who ac
 No one takes a seat alone: at a signed table the leader's takeover carries the signed word of a quorum
 of the other voters that the seat's process is silent (``kdm.record.TableRecord.silence_problem``). A
 follower hears only its leader, so every seated process tells each voter it is alive (``ALIVE``) as often
-as the leader looks at the seats; the leader asks the others (``ASK_WORD``), and each answers
+as the leader looks at the seats, where Raft's messages do not say it already (``say_alive``); the leader
+asks the others (``ASK_WORD``), and each answers
 (``WORD``) only if it has not heard that process for the silence limit itself. A fair table's seat that
 withholds its keys past ``key_timeout_s`` is taken over the same way, and so is a silent seat while a
 round is in play there (a stand-in would void the round: waiting less would let a player dodge a card).
@@ -41,8 +42,9 @@ TAKEOVER_AFTER_S = 1.2
 KEY_TIMEOUT_S = 10.0
 #: A stand-in takes a seat that is already late: it thinks briefly, and reacts like a quick person.
 STAND_IN = Profile(reaction_ms=250.0, reaction_spread_ms=40.0, think_ms=(100.0, 300.0))
-#: Direct messages of the takeovers' word: a seated process is alive (to every voter, each time the seat
-#: watcher looks), a would-be taker asks whether a seat is silent, a voter says it is (signed).
+#: Direct messages of the takeovers' word: a seated process is alive (to the voters no Raft message
+#: reaches from it, each time the seat watcher looks), a would-be taker asks whether a seat is silent, a
+#: voter says it is (signed).
 ALIVE, ASK_WORD, WORD = "alive", "silent?", "silent"
 #: A look at the seats this late means this process itself was stopped (a sleeping laptop): what it
 #: last heard is stale, so it takes no seat over before hearing the table again.
