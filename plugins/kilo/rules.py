@@ -252,8 +252,7 @@ def is_combo(cards: list[str], suit_combos: bool) -> bool:
 
 #: Phases in which only the table acts, whatever the variants: the deal, the queens' calls, the first
 #: slapper's hand shown. An event that leaves the table in one wakes no bot (passing_started wakes them
-#: all). Drawing is not one: a variant may ask the loser who draws a question then (piles: which pile),
-#: so an event that leaves the table drawing wakes that loser alone.
+#: all). Drawing is not one: a variant may ask the loser a question then (piles: which pile).
 TABLE_PHASES = frozenset({"dealing", "announcing", "judging", "resting"})
 
 
@@ -266,14 +265,9 @@ def kdm_apply(engine: Engine, event: Event) -> list[KiloEffect] | None:
     effects = HANDLERS.apply(engine, event)
     if effects is None:
         return None
-    phase = engine.state.phase
-    if phase in TABLE_PHASES:
+    if engine.state.phase in TABLE_PHASES:
         for effect in effects:
             effect.setdefault("wake", ())
-    elif phase == "drawing":
-        drawer = tuple(table(engine.state).losers[:1])
-        for effect in effects:
-            effect.setdefault("wake", drawer)
     return effects
 
 
@@ -471,9 +465,9 @@ def slap(engine: Engine, event: TimedEvent) -> list[KiloEffect]:
     if opened:
         effect["close_after_ms"] = state.options["slap_timeout_ms"]
     else:
-        # Joining an open window wakes nobody: the others' reactions to its opening stand, and the
-        # slapper, whose plan was used up, has nothing left to do in this window.
-        effect["wake"] = ()
+        # Joining an open window: the others' reactions to its opening stand; only the slapper's
+        # plan was used up.
+        effect["wake"] = (event.seat,)
     effects: list[KiloEffect] = [effect]
     if engine.rules.caller("kdm_window_complete")(state=state, window=window):
         effects += _close_window(engine)
