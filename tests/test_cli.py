@@ -103,6 +103,22 @@ def test_console_script_runs_as_a_process() -> None:
     assert done.stderr.strip() == "kdm sim: error: players must be 3 to 10"
 
 
+@pytest.mark.processes
+def test_a_headless_kdm_loads_no_screen() -> None:
+    """A headless process (``kdm host --headless``, a bot's) shows no screen, so it loads none: the CLI
+    and every installed plugin, the screens they name included, without prompt_toolkit (7 MiB of a
+    process's memory, issue 'Light on the CPU'). Run in an interpreter of its own: this one has loaded it."""
+    script = (
+        "import sys, kdm.cli\n"
+        "from kdm.manager import Rules, installed_plugins\n"
+        "installed_plugins(), Rules.for_table([]), Rules.for_table(['kems'])\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'prompt_toolkit'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 @pytest.mark.parametrize(
     ("bots", "message"),
     [("-1", "--bots -1 is not a number of bots: give 0 or more"),

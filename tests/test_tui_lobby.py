@@ -20,6 +20,7 @@ from kdm.session import SessionConfig
 from kdm.settings import Settings
 from kdm.tui import command
 from kdm.tui import lobby as lobby_module
+from kdm.tui.app import TableUI
 from kdm.tui.lobby import Create, Join, LobbyState, stepped
 from kdm.tui.lobby_app import LABEL_WIDTH, body, lobby_application, run_lobby
 from kdm.tui.text import say
@@ -99,7 +100,7 @@ def test_a_table_that_wants_a_pin_brings_the_lobby_back_asking_for_it(
 
     monkeypatch.setattr(command, "run_lobby", fake_lobby)
     monkeypatch.setattr(session, "join", refused)
-    asyncio.run(command.from_the_lobby(SessionConfig(interface="127.0.0.1"), {}, [], command.TableUI()))
+    asyncio.run(command.from_the_lobby(SessionConfig(interface="127.0.0.1"), {}, [], TableUI()))
     assert asked == [("", None), ("", Join("10.0.0.9:5000")), ("wrong PIN: try again", Join("10.0.0.9:5000"))]
 
 
@@ -238,7 +239,7 @@ def test_a_join_that_fails_brings_the_lobby_back_with_the_reason(monkeypatch: py
 
     monkeypatch.setattr(command, "run_lobby", fake_lobby)
     monkeypatch.setattr(session, "join", refused)
-    ui = command.TableUI()
+    ui = TableUI()
     asyncio.run(command.from_the_lobby(SessionConfig(interface="127.0.0.1"), {}, [], ui))
     assert messages == ["", "no table answered at 10.0.0.9:5000"]
 
@@ -385,7 +386,7 @@ def test_the_form_takes_your_name_and_the_lobby_remembers_it(
     monkeypatch.setattr(command, "run_lobby", fake_lobby)
     monkeypatch.setattr(session, "host", host)
     config = SessionConfig(interface="127.0.0.1", name="Ana", data_dir=tmp_path)
-    asyncio.run(command.from_the_lobby(config, {}, [], command.TableUI()))
+    asyncio.run(command.from_the_lobby(config, {}, [], TableUI()))
     assert seen == ["Zoé"] and Settings.load(tmp_path) == Settings("Zoé", "kitchen")
 
 

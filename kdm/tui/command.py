@@ -20,7 +20,7 @@ import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
@@ -38,10 +38,13 @@ from kdm.settings import (
     your_language,
     your_names,
 )
-from kdm.tui.app import TableUI
 from kdm.tui.lobby import Create, Join
-from kdm.tui.lobby_app import run_lobby
 from kdm.tui.text import LANGUAGES, say
+
+# The screens (prompt_toolkit) load when a screen is shown: every kdm command parses this one's
+# arguments, and a headless one, a bot's process say, has no screen to show.
+if TYPE_CHECKING:
+    from kdm.tui.app import TableUI
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_PLAYERS = 4
@@ -196,6 +199,8 @@ def run_at_table(config: SessionConfig, start: Callable[[TableUI], Awaitable[Any
 
 
 async def _at_table(config: SessionConfig, start: Callable[[TableUI], Awaitable[Any]]) -> None:
+    from kdm.tui.app import TableUI
+
     ui = TableUI(config.lang, bell=config.bell)
     try:
         await start(ui)
@@ -215,6 +220,19 @@ async def play(
         await session.host(config, config.table, players, options, args.variant, bots=args.bots, ui=ui)
     else:
         await from_the_lobby(config, options, args.variant, ui)
+
+
+async def run_lobby(
+    config: SessionConfig,
+    options: dict[str, Any],
+    variants: list[str],
+    message: str = "",
+    ask_pin: Join | None = None,
+) -> Join | Create | None:
+    """The lobby's screen (``kdm.tui.lobby_app.run_lobby``), loaded when it is first shown."""
+    from kdm.tui.lobby_app import run_lobby as lobby
+
+    return await lobby(config, options, variants, message=message, ask_pin=ask_pin)
 
 
 async def from_the_lobby(

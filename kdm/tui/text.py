@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+if TYPE_CHECKING:  # the plugins' screens read this catalogue when they load, headless processes too
+    from prompt_toolkit.formatted_text import StyleAndTextTuples
 
 LANGUAGES = ("en", "fr")
 
