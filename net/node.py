@@ -1307,16 +1307,15 @@ class Node:
 
     def _send_raft(self, message: Message) -> None:
         to = message.to
-        last = self._raft_sent.get(to)
-        if last is not None and last[0] == message:
-            if self._connect(to):
-                self.transport.send(to, last[1])
-            return
         if not self._connect(to):
             return
-        payload = self.codec.encode(self.node_id, "raft", message_to_dict(message))
-        if to in self.members:
-            _remember(self._raft_sent, to, (message, payload))
+        last = self._raft_sent.get(to)
+        if last is not None and last[0] == message:
+            payload = last[1]
+        else:
+            payload = self.codec.encode(self.node_id, "raft", message_to_dict(message))
+            if to in self.members:
+                _remember(self._raft_sent, to, (message, payload))
         self.transport.send(to, payload)
 
     def _answer(self, to: str, kind: str, body: dict[str, Any], codec: Codec | None = None) -> None:
