@@ -12,9 +12,13 @@ fair``), each measuring what its deck waits for (``kdm.fair.table.Timings``), on
   a row, plus the hops between them).
 
 Each figure is summed up over every peer and every run (median, 90th percentile, min, max, count), per
-table size. Prints one JSON object per table size.
+table size. With ``--open``, each run's seed is also played with the open deck, the two taking turns, and
+``fair_over_open`` gives what the fair deck costs a whole game: the fair games' wall time over the open
+games' (``wall``, processes' start included), and per game event applied (``per_event``: the two decks
+deal different cards, so the same seed plays games of different lengths). Prints one JSON object per
+table size.
 
-    python benchmarks/fair_table.py [--peers 4 10] [--runs 3] [--rounds 2]
+    python benchmarks/fair_table.py [--peers 4 10] [--runs 3] [--rounds 2] [--open]
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import os
 import statistics
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from kdm.selfplay import selfplay
 
@@ -44,21 +49,38 @@ def spread(values: list[float]) -> dict[str, float]:
     }
 
 
-def one_size(peers: int, runs: int, rounds: int) -> dict[str, object]:
+def one_game(peers: int, rounds: int, seed: int, deck: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One ``kdm selfplay`` game: its summary, and every peer's report."""
+    with tempfile.TemporaryDirectory(prefix="kdm-fair-bench-") as scratch:
+        keep = Path(scratch) / "game"
+        result = selfplay(peers, rounds, seed=seed, deck=deck, keep=keep)
+        if len(set(result["digests"])) != 1 or result.get("unfinished"):
+            raise SystemExit(f"the {peers}-peer table did not agree: {result}")
+        return result, [json.loads(report.read_text()) for report in sorted(keep.glob("peer*.json"))]
+
+
+def one_size(peers: int, runs: int, rounds: int, open_too: bool = False) -> dict[str, object]:
     measured: dict[str, list[float]] = {figure: [] for figure in FIGURES}
     seconds, cheats = [], []
+    # Per deck, its games' wall time and game events summed (one peer's count: every peer applies all).
+    wall = {"fair": 0.0, "open": 0.0}
+    events = {"fair": 0, "open": 0}
+    open_seconds: list[float] = []
     for run in range(runs):
-        with tempfile.TemporaryDirectory(prefix="kdm-fair-bench-") as scratch:
-            keep = Path(scratch) / "game"
-            result = selfplay(peers, rounds, seed=run, deck="fair", keep=keep)
-            if len(set(result["digests"])) != 1 or result.get("unfinished"):
-                raise SystemExit(f"the {peers}-peer table did not agree: {result}")
+        # The two decks take turns, so that a machine slowing down weighs on both alike.
+        for deck in ("fair", "open") if open_too else ("fair",):
+            result, reports = one_game(peers, rounds, run, deck)
+            wall[deck] += result["seconds"]
+            events[deck] += reports[0]["events"]
+            if deck == "open":
+                open_seconds.append(result["seconds"])
+                continue
             seconds.append(result["seconds"])
             cheats += result["cheats"]
-            for report in sorted(keep.glob("peer*.json")):
-                for figure, values in json.loads(report.read_text()).get("fair_ms", {}).items():
+            for report in reports:
+                for figure, values in report.get("fair_ms", {}).items():
                     measured.setdefault(figure, []).extend(values)
-    return {
+    figures: dict[str, object] = {
         "figure": "fair_table",
         "peers": peers,
         "runs": runs,
@@ -67,6 +89,13 @@ def one_size(peers: int, runs: int, rounds: int) -> dict[str, object]:
         "game_s": spread(seconds),
         **{figure: spread(values) for figure, values in measured.items()},
     }
+    if open_too:
+        figures["open_game_s"] = spread(open_seconds)
+        figures["fair_over_open"] = {
+            "wall": round(wall["fair"] / wall["open"], 3),
+            "per_event": round((wall["fair"] / events["fair"]) / (wall["open"] / events["open"]), 3),
+        }
+    return figures
 
 
 def main() -> None:
@@ -74,10 +103,11 @@ def main() -> None:
     parser.add_argument("--peers", type=int, nargs="+", default=[4, 10])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--open", action="store_true", help="play each seed with the open deck too")
     args = parser.parse_args()
     os.environ.setdefault("KDM_INTERFACE", "127.0.0.1")
     for peers in args.peers:
-        print(json.dumps(one_size(peers, args.runs, args.rounds)), flush=True)
+        print(json.dumps(one_size(peers, args.runs, args.rounds, args.open)), flush=True)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ TABLE_SCRIPT = SCRIPT.parent / "fair_table.py"
 
 def test_fair_table_prints_the_figures_a_fair_table_measured() -> None:
     done = subprocess.run(
-        [sys.executable, str(TABLE_SCRIPT), "--peers", "3", "--runs", "1", "--rounds", "1"],
+        [sys.executable, str(TABLE_SCRIPT), "--peers", "3", "--runs", "1", "--rounds", "1", "--open"],
         capture_output=True,
         text=True,
         timeout=240,
@@ -51,3 +51,6 @@ def test_fair_table_prints_the_figures_a_fair_table_measured() -> None:
     for name in ("shuffle_deal_ms", "audit_ms"):
         assert figure[name]["count"] > 0
         assert 0 < figure[name]["min"] <= figure[name]["median"] <= figure[name]["max"]
+    # The same seed played with the open deck too: one game, and what the fair one cost beside it.
+    assert figure["open_game_s"]["count"] == 1
+    assert figure["fair_over_open"]["wall"] > 0 and figure["fair_over_open"]["per_event"] > 0
