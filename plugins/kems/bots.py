@@ -18,12 +18,13 @@ it waits.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import islice
 
 from kdm.agents import Bot, Decision
-from kdm.cards import RANKS, full_deck, rank_of
+from kdm.cards import RANK_OF, RANKS, rank_of
 from kdm.deck import PrivateNote
 from kdm.engine import SeatView
 from kdm.events import ShowHand
@@ -60,7 +61,8 @@ class Watch:
     chosen: dict[int, Signs] = field(default_factory=dict)
     signing: dict[tuple[int, int | None], str] = field(default_factory=dict)
     presigning: dict[int, bool] = field(default_factory=dict)
-    decoys: dict[tuple[int, int], tuple[str, float]] = field(default_factory=dict)
+    #: (deal, decoys made) → the decoy gesture planned and the decision that makes it (made once).
+    decoys: dict[tuple[int, int], tuple[str, Decision]] = field(default_factory=dict)
     #: For each opponent team, its likeliest sign once the evidence is strong enough (None: not yet);
     #: worked out again only when the evidence changes.
     suspects: dict[int, str | None] = field(default_factory=dict)
@@ -68,6 +70,8 @@ class Watch:
     weighed: tuple[tuple[object, object], Weighing] | None = None
     #: Gestures (by seq) this bot has already been tempted to misread or bluff on: once each.
     tempted: set[int] = field(default_factory=set)
+    #: This deal's gestures as ``_this_deal`` last made them: (deal started, newest seq, gestures).
+    this_deal: tuple[int, int | None, tuple[tuple[int, int, str], ...]] | None = None
 
 
 @dataclass(slots=True)
@@ -99,16 +103,14 @@ def decide(view: SeatView, table: KemsView, bot: Bot) -> Decision | None:
         return None
     if view.phase == "signing":
         return _agree_signs(view, table, bot, watch)
-    for choose in (_agree_signs, _answer_contre, _answer_sign, _catch_sign, _obliged, _sweep_answer):
-        decision = choose(view, table, bot, watch)
+    # Each chooser looked up by its name at every look, as a call by name would: one replaced in this
+    # module (a test's) is the one asked.
+    module = globals()
+    for name in _choosers(view.phase, table.signs_closed):
+        decision: Decision | None = module[name](view, table, bot, watch)
         if decision is not None:
             return decision
-    if view.phase == "hunt":
-        for choose in (_sign, _exchange, _ask_sweep):
-            decision = choose(view, table, bot, watch)
-            if decision is not None:
-                return decision
-    return _decoy(view, table, bot, watch)
+    return None
 
 
 # --- signs ----------------------------------------------------------------------------------------
@@ -145,8 +147,7 @@ def _sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision |
         return None
     weighing = _weigh(view, table, watch)
     if weighing.four:
-        mine = _mine(view, table, watch)
-        last_sign = max((seq for seq, g in mine if g in table.signs), default=None)
+        last_sign = max((seq for seq, g in _mine(view, table, watch) if g in table.signs), default=None)
         if last_sign is not None and view.seq - last_sign < RESIGN_AFTER_EVENTS:
             return None
         key = (table.deal, last_sign)
@@ -167,8 +168,10 @@ def _sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision |
 
 
 def _mine(view: SeatView, table: KemsView, watch: Watch) -> list[tuple[int, str]]:
-    """This bot's gestures this deal, newest first."""
-    return [(seq, g) for seq, s, g in _this_deal(watch, table.deal_started) if s == view.seat]
+    """This bot's gestures this deal, newest first (a modified client's chooser asks for them too:
+    ``tests/modified_clients.py``)."""
+    seat = view.seat
+    return [(seq, g) for seq, s, g in _this_deal(watch, table.deal_started) if s == seat]
 
 
 def _answer_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
@@ -177,13 +180,20 @@ def _answer_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Dec
         return None
     if table.calls and any(seat == view.seat for seat, _c, _t in table.calls):
         return None
-    signed = [
-        seq for seq, s, g in _this_deal(watch, table.deal_started) if s == table.partner and g in table.signs
-    ]
-    if not signed:
-        return _misread(view, table, bot, watch)
+    # The partner's latest sign this deal, and its latest gesture (one look at this deal's gestures).
+    partner, signs = table.partner, table.signs
+    trigger: int | None = None
+    latest: tuple[int, str] | None = None
+    for seq, seat, gesture in _this_deal(watch, table.deal_started):
+        if seat != partner:
+            continue
+        if latest is None:
+            latest = (seq, gesture)
+        if gesture in signs and (trigger is None or seq > trigger):
+            trigger = seq
+    if trigger is None:
+        return _misread(view, bot, watch, latest)
     call = "double" if _weigh(view, table, watch).four else "kems"
-    trigger = max(signed)
     return Decision(Call(seat=view.seat, call=call, trigger=trigger), bot.reaction_ms())
 
 
@@ -198,14 +208,23 @@ def _watch(bot: Bot) -> Watch:
     return watch
 
 
-def _this_deal(watch: Watch, deal_started: int) -> Iterator[tuple[int, int, str]]:
+def _this_deal(watch: Watch, deal_started: int) -> tuple[tuple[int, int, str], ...]:
     """This deal's gestures, newest first: the memory holds every gesture seen, in log order, so
-    decisions made at every event look back only as far as the deal goes."""
+    decisions made at every event look back only as far as the deal goes. Kept until a gesture or a
+    deal is new (the memory only grows, at its end)."""
+    newest = next(reversed(watch.gestures), None)
+    kept = watch.this_deal
+    if kept is not None and kept[0] == deal_started and kept[1] == newest:
+        return kept[2]
+    gestures = []
     for seq in reversed(watch.gestures):
         if seq <= deal_started:
-            return
+            break
         seat, gesture = watch.gestures[seq]
-        yield seq, seat, gesture
+        gestures.append((seq, seat, gesture))
+    made = tuple(gestures)
+    watch.this_deal = (deal_started, newest, made)
+    return made
 
 
 def _observe(view: SeatView, table: KemsView, watch: Watch) -> None:
@@ -257,7 +276,7 @@ def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Deci
         table.calls and any(seat == view.seat for seat, _c, _t in table.calls)
     ):
         return None
-    mine = team_of(view.seat, view.players)
+    mine = table.team
     for seq in islice(reversed(watch.gestures), 3):
         if seq <= table.deal_started:
             continue
@@ -275,11 +294,9 @@ def _catch_sign(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Deci
     return None
 
 
-def _misread(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
-    """Now and then the partner's latest gesture, no sign, is taken for one: « Kem's ! », wrongly."""
-    latest = next(
-        ((seq, g) for seq, s, g in _this_deal(watch, table.deal_started) if s == table.partner), None
-    )
+def _misread(view: SeatView, bot: Bot, watch: Watch, latest: tuple[int, str] | None) -> Decision | None:
+    """Now and then the partner's ``latest`` gesture this deal, no sign, is taken for one: « Kem's ! »,
+    wrongly."""
     if latest is None or latest[0] in watch.tempted:
         return None
     watch.tempted.add(latest[0])
@@ -323,17 +340,6 @@ def _count_ranks(faces: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-class _Ranks(dict[str, str]):
-    """Face → rank, looked up rather than sliced (bots count ranks at most looks); a face of no deck
-    gets its rank the long way."""
-
-    def __missing__(self, face: str) -> str:
-        return rank_of(face)
-
-
-RANK_OF = _Ranks((face, rank_of(face)) for face in full_deck(joker_count=1))
-
-
 def best_exchange(view: SeatView, table: KemsView, forced: bool = False) -> Exchange | None:
     """The exchange that brings this hand closest to four of a kind: take the table's cards of one
     rank, give the cards of the ranks held least. Only an exchange that makes the largest set larger is
@@ -343,14 +349,23 @@ def best_exchange(view: SeatView, table: KemsView, forced: bool = False) -> Exch
 
 def _exchange_for(view: SeatView, table: KemsView, held: dict[str, int], forced: bool) -> Exchange | None:
     """``best_exchange``, for a hand whose ranks are counted (``held``)."""
-    hand = [(t, f) for t, f in view.hand if f is not None]
-    if len(hand) != HAND or not table.table:
+    if sum(held.values()) != HAND or not table.table:  # (``held`` counts the faces the seat knows)
         return None
-    on_table = _count_ranks([f for _t, f in table.table])
     best = max(held.values())
-    gains = {r: held.get(r, 0) + min(n, HAND - held.get(r, 0)) for r, n in on_table.items()}
-    if not forced and (best == HAND or max(gains.values()) <= best):
+    if best == HAND and not forced:
+        return None  # four of a kind already (as below, without counting the table)
+    # Loops, not comprehensions: every bot weighs the table whenever it changes.
+    on_table: dict[str, int] = {}
+    for _token, face in table.table:
+        rank = RANK_OF[face]
+        on_table[rank] = on_table.get(rank, 0) + 1
+    gains: dict[str, int] = {}
+    for rank, count in on_table.items():
+        mine = held.get(rank, 0)
+        gains[rank] = mine + min(count, HAND - mine)
+    if not forced and max(gains.values()) <= best:
         return None  # as below, without choosing among ranks that are no use: most looks end here
+    hand = [(t, f) for t, f in view.hand if f is not None]
     rank = max(gains, key=lambda r: (gains[r], -RANK_ORDER[r]))
     if gains[rank] <= best or best == HAND:
         if not forced:
@@ -360,21 +375,25 @@ def _exchange_for(view: SeatView, table: KemsView, held: dict[str, int], forced:
         rank = next((r for r in on_table if r != keep), keep)
     faces = dict(hand)
     count = min(on_table.get(rank, 0), HAND - held.get(rank, 0)) or 1
-    spare = sorted((t for t, f in hand if rank_of(f) != rank), key=lambda t: (held[rank_of(faces[t])], t))
-    take = [t for t, f in table.table if rank_of(f) == rank][:count]
+    # The cards of other ranks, those of the ranks held least first (then by token).
+    spare = [t for _held, t in sorted([(held[RANK_OF[f]], t) for t, f in hand if RANK_OF[f] != rank])]
+    take = [t for t, f in table.table if RANK_OF[f] == rank][:count]
     give = tuple(spare[: len(take)])
     if not give:
         return None
     take = take[: len(give)]
-    return Exchange(seat=view.seat, give=give, cards=tuple(faces[t] for t in give), take=tuple(take))
+    return Exchange(seat=view.seat, give=give, cards=tuple([faces[t] for t in give]), take=tuple(take))
 
 
 def _weigh(view: SeatView, table: KemsView, watch: Watch) -> Weighing:
     """What this bot concludes from its hand and the table, worked out again only when either changed
     (and its hand counted again only when the hand changed: the table changes far more often)."""
-    key = (view.hand, table.table)
     weighed = watch.weighed
+    if weighed is not None and weighed[0][0] is view.hand and weighed[0][1] is table.table:
+        return weighed[1]  # the very hand and table (views keep them while they stay the same)
+    key = (view.hand, table.table)
     if weighed is not None and weighed[0] == key:
+        watch.weighed = (key, weighed[1])  # kept with these very tuples, for the look above
         return weighed[1]
     if weighed is not None and weighed[0][0] == key[0]:
         held, largest, four = weighed[1].held, weighed[1].largest, weighed[1].four
@@ -446,16 +465,58 @@ def _sweep_answer(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> De
 def _decoy(view: SeatView, table: KemsView, bot: Bot, watch: Watch) -> Decision | None:
     """Now and then a gesture that means nothing, so the real sign does not stand out."""
     seat, started = view.seat, table.deal_started
-    made = len([seq for s, _g, seq in table.gestures if s == seat and seq > started])
+    made = 0
+    for maker, _gesture, seq in table.gestures:
+        if maker == seat and seq > started:
+            made += 1
     key = (table.deal, made)
     planned = watch.decoys.get(key)
     if planned is None:
         choices = [g for g in GESTURES if g not in table.signs and g != table.presign]
-        planned = watch.decoys[key] = (bot.rng.choice(choices), bot.rng.uniform(*DECOY_EVERY_MS))
-    gesture, delay = planned
+        gesture, delay = bot.rng.choice(choices), bot.rng.uniform(*DECOY_EVERY_MS)
+        planned = watch.decoys[key] = (gesture, Decision(Gesture(seat=seat, gesture=gesture), delay))
+    gesture, decision = planned
     if gesture in table.signs or gesture == table.presign:
         # Planned before the team agreed (or agreed anew): now it would tell the partner a lie.
         choices = [g for g in GESTURES if g not in table.signs and g != table.presign]
         gesture = bot.rng.choice(choices)
-        watch.decoys[key] = (gesture, delay)
-    return Decision(Gesture(seat=view.seat, gesture=gesture), delay)
+        decision = Decision(Gesture(seat=seat, gesture=gesture), decision.delay_ms)
+        watch.decoys[key] = (gesture, decision)
+    return decision
+
+
+# --- in order of urgency --------------------------------------------------------------------------
+
+Chooser = Callable[[SeatView, KemsView, Bot, Watch], Decision | None]
+
+#: What a bot may do in play, most urgent first (``decide`` asks each in turn): the partner's sign
+#: answered before a hand is bettered, anything before a decoy.
+CHOOSERS: tuple[Chooser, ...] = (
+    _agree_signs, _answer_contre, _answer_sign, _catch_sign, _obliged, _sweep_answer,
+    _sign, _exchange, _ask_sweep,
+    _decoy,
+)  # fmt: skip
+#: The phases in which a chooser may decide something (the others' in every phase of play). Asked in
+#: another, it answers None at once and changes nothing, so it is not asked: bots look at most events.
+ONLY_IN: dict[Chooser, frozenset[str]] = {
+    _answer_contre: frozenset({"answering"}),
+    _answer_sign: frozenset({"hunt", "calling"}),
+    _catch_sign: frozenset({"hunt", "calling"}),
+    _obliged: frozenset({"refused"}),
+    _sweep_answer: frozenset({"sweep"}),
+    _sign: frozenset({"hunt"}),
+    _exchange: frozenset({"hunt"}),
+    _ask_sweep: frozenset({"hunt"}),
+}
+
+
+@cache
+def _choosers(phase: str, signs_closed: bool) -> tuple[str, ...]:
+    """The names of the choosers that may decide something in ``phase``, most urgent first (once the
+    signs are closed, nobody agrees signs any more)."""
+    return tuple(
+        choose.__name__
+        for choose in CHOOSERS
+        if (choose not in ONLY_IN or phase in ONLY_IN[choose])
+        and not (signs_closed and choose is _agree_signs)
+    )
