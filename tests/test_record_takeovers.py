@@ -14,11 +14,12 @@ from typing import Any
 from kdm import entries
 from kdm.driver import SteppedClock
 from kdm.entries import SILENT, WITHHELD, Chat, Create, Done, Join, Reveal, Start, Takeover
-from kdm.host.takeovers import TAKEOVER_AFTER_S, Takeovers
+from kdm.host.takeovers import KEY_TIMEOUT_S, LONG_LIMIT_LOOKS, TAKEOVER_AFTER_S, Takeovers
 from kdm.manager import installed_plugins
-from kdm.net.node import HEARTBEAT_MS
+from kdm.net.node import HEARTBEAT_MS, STRANDED_AFTER_MS
 from kdm.notices import Rejected, Said, Started, TookOver
 from kdm.record import CHAT_LOG_BURST, CHAT_LOG_WINDOW, SILENCE_FRESH_ENTRIES, TableRecord, commitment
+from kdm.session import SILENT_S
 from tests.helpers.signed import PLUGINS, Node, seated_table
 
 
@@ -273,3 +274,70 @@ def test_a_leader_says_nothing_and_a_follower_says_it_to_the_voters_but_its_lead
     assert words(0, leader=nodes[0].id) == []
     assert words(1, leader=nodes[0].id) == sorted([nodes[2].id, nodes[3].id])
     assert words(1, leader=None) == sorted([nodes[0].id, nodes[2].id, nodes[3].id])
+
+
+def follower_watch(record: TableRecord, nodes: list[Node], silent: list[float]) -> tuple[Any, Takeovers]:
+    """A follower's seat watcher at ``record`` (seat 1's process, led by seat 0's), which has not heard
+    any other process for ``silent[0]`` ms, and its host."""
+    node = SimpleNamespace(
+        node_id=nodes[1].id, silent_ms=lambda _node: silent[0], is_leader=False, leader=nodes[0].id
+    )
+    host = SimpleNamespace(
+        record=record, node=node, out=[], clock=SteppedClock(), sign=nodes[1].keys.sign, table=record.table,
+        behind=lambda: False, fair=SimpleNamespace(work=lambda: None), agents=[],
+        deck=SimpleNamespace(waiting_on=lambda _state, _awaiting: set()), seats_here=lambda: set(),
+    )  # fmt: skip
+    watch = Takeovers(host)  # type: ignore[arg-type]
+    watch.watch(TAKEOVER_AFTER_S, host.clock.local_ms())
+    return host, watch
+
+
+def test_while_the_silence_limit_is_long_the_word_goes_at_every_other_look() -> None:
+    """Issue 'Light on the CPU', item 2: mid-round at a fair table a seat may be silent for
+    ``KEY_TIMEOUT_S`` before a voter says so, and a word three times a second is more than that needs:
+    it goes at every other look there, and at every look again once the round is over."""
+    look_ms = TAKEOVER_AFTER_S * 250
+    assert LONG_LIMIT_LOOKS * look_ms <= KEY_TIMEOUT_S * 1000  # a fair round's limit is a long one
+    # At every other look, the word still comes three times within the shortest silence read from it.
+    assert 3 * 2 * look_ms <= min(STRANDED_AFTER_MS, SILENT_S * 1000)
+    record, nodes = started(3)
+    in_play = [True]
+    record.round_in_play = lambda: in_play[0]  # type: ignore[method-assign]
+    host, watch = follower_watch(record, nodes, [0.0])
+
+    def words_at_looks(looks: int) -> list[int]:
+        said = []
+        for _ in range(looks):
+            host.clock.set(watch.next_look_ms)
+            host.out.clear()
+            watch.tick(host.clock.local_ms())
+            said.append(len(host.out))
+        return said
+
+    assert watch.limit_s == KEY_TIMEOUT_S
+    assert words_at_looks(6) == [0, 1, 0, 1, 0, 1]  # to the other follower, every other look
+    in_play[0] = False
+    assert watch.limit_s == TAKEOVER_AFTER_S
+    assert words_at_looks(3) == [1, 1, 1]
+
+
+def test_a_voter_counts_a_silence_from_when_the_limit_shrank_only() -> None:
+    """While the limit was long the others said they were alive less often: once it is short again (a
+    fair round over), a voter gives its word that a process is silent only once that process has been
+    silent for the short limit since then (a leader that asked at the round's end would take a live
+    seat whose word was due)."""
+    record, nodes = started(3)
+    in_play = [True]
+    record.round_in_play = lambda: in_play[0]  # type: ignore[method-assign]
+    silent = [0.0]
+    host, watch = follower_watch(record, nodes, silent)
+    host.clock.set(watch.next_look_ms)
+    watch.tick(host.clock.local_ms())  # the game seen started here
+    host.clock.set(host.clock.local_ms() + KEY_TIMEOUT_S * 1000)
+    silent[0] = 1.5 * TAKEOVER_AFTER_S * 1000  # its last word came a while ago, as it did mid-round
+    assert watch.my_word(2, nodes[2].id, SILENT) is None  # under the long limit
+    in_play[0] = False  # the round is over: the limit is short again, read first here
+    assert watch.my_word(2, nodes[2].id, SILENT) is None
+    host.clock.set(host.clock.local_ms() + TAKEOVER_AFTER_S * 1000 + 1)
+    silent[0] += TAKEOVER_AFTER_S * 1000 + 1
+    assert watch.my_word(2, nodes[2].id, SILENT) is not None

@@ -6,8 +6,8 @@ agent, with an identity of its own (``node#seat``) so the record can tell who ac
 No one takes a seat alone: at a signed table the leader's takeover carries the signed word of a quorum
 of the other voters that the seat's process is silent (``kdm.record.TableRecord.silence_problem``). A
 follower hears only its leader, so every seated process tells each voter it is alive (``ALIVE``) as often
-as the leader looks at the seats, where Raft's messages do not say it already (``say_alive``); the leader
-asks the others (``ASK_WORD``), and each answers
+as the leader looks at the seats (every other look while the limit is long), where Raft's messages do
+not say it already (``say_alive``); the leader asks the others (``ASK_WORD``), and each answers
 (``WORD``) only if it has not heard that process for the silence limit itself. A fair table's seat that
 withholds its keys past ``key_timeout_s`` is taken over the same way, and so is a silent seat while a
 round is in play there (a stand-in would void the round: waiting less would let a player dodge a card).
@@ -49,6 +49,11 @@ ALIVE, ASK_WORD, WORD = "alive", "silent?", "silent"
 #: A look at the seats this late means this process itself was stopped (a sleeping laptop): what it
 #: last heard is stale, so it takes no seat over before hearing the table again.
 STALL_FACTOR = 2.0
+#: A silence limit of at least this many looks at the seats is long (mid-round at a fair table, where a
+#: seat waits ``KEY_TIMEOUT_S``): the word that a process is alive then goes at every other look only,
+#: still well within the shortest other silence read from it (``kdm.net.node.STRANDED_AFTER_MS``, and
+#: the session's ``SILENT_S``: 2 s; a test holds it).
+LONG_LIMIT_LOOKS = 8
 
 
 @dataclass
@@ -94,6 +99,13 @@ class Takeovers:
         #: When this process first looked at the seats of a started game (local clock): the others say
         #: they are alive from then on only (``say_alive``), so no silence counts from before.
         self.game_seen_ms: float | None = None
+        #: Looks at the seats so far (the word goes at every other one while the limit is long).
+        self.looks = 0
+        #: The silence limit as last read here (s), and when it was last read shorter than before
+        #: (local clock): the others said they were alive less often while it was long, so a silence
+        #: counts from then only (``limit_read``).
+        self.limit_was_s: float | None = None
+        self.limit_shrunk_ms = -math.inf
 
     @property
     def limit_s(self) -> float:
@@ -104,6 +116,19 @@ class Takeovers:
         round; a leader that would take the seat sooner gets no voter's word for it."""
         limit = self.after_s or TAKEOVER_AFTER_S
         return max(limit, self.key_timeout_s) if self.host.record.round_in_play() else limit
+
+    def limit_read(self, now: float) -> float:
+        """``limit_s``, read at ``now`` (local clock): a limit shorter than at the last reading is noted
+        (``limit_shrunk_ms``), for the others' words came less often while it was long."""
+        limit = self.limit_s
+        if self.limit_was_s is not None and limit < self.limit_was_s:
+            self.limit_shrunk_ms = now
+        self.limit_was_s = limit
+        return limit
+
+    def long_limit(self, limit_s: float) -> bool:
+        """Whether ``limit_s`` is long enough for the word to go at every other look only."""
+        return self.after_s is not None and limit_s * 1000 >= LONG_LIMIT_LOOKS * self.after_s * 250
 
     def watch(self, after_s: float | None, now: float) -> None:
         """Look at the seats every quarter of ``after_s`` from now on (or never, with None)."""
@@ -131,7 +156,9 @@ class Takeovers:
         slept_ms, self.looked_ms = now - self.looked_ms, now
         self.next_look_ms = now + self.after_s * 250
         was_alone, self.alone = self.alone, not self.others_seated()
-        self.say_alive()
+        self.looks += 1
+        if not self.long_limit(self.limit_read(now)) or self.looks % 2 == 0:
+            self.say_alive()
         late = not was_alone and slept_ms > STALL_FACTOR * self.after_s * 250
         self.look_at_seats(self.after_s, late, slept_ms)
 
@@ -146,7 +173,8 @@ class Takeovers:
         (a test holds it under this word's period): a leader's heartbeats reach every member, and a
         follower answers each of its leader's. So a leader says nothing, and a follower says it to the
         voters but its leader (any message heard counts, ``Node.silent_ms``): at four seats, half the
-        words of before."""
+        words of before. While the silence limit is long (``long_limit``: mid-round at a fair table,
+        most of a game there), the seat watcher says it at every other look only."""
         host = self.host
         node, record = host.node, host.record
         me = node.node_id
@@ -298,16 +326,17 @@ class Takeovers:
         or has not watched the game's seats that long (or its deck has not waited on that seat's keys
         so long), or it was itself stopped or is catching up, when everyone looks silent to it."""
         host = self.host
-        seats, limit_ms = host.record.seats, self.limit_s * 1000
+        seats, limit_ms = host.record.seats, self.limit_read(host.clock.local_ms()) * 1000
         if host.sign is None or host.behind() or not 0 <= seat < len(seats) or seats[seat].process != node:
             return None
         if node == host.node.node_id:
             return None
         awake_ms: Callable[[], float] | None = getattr(host.node, "awake_ms", None)
         if kind == SILENT:
-            # Silent since the game was seen started here at least: before it, nobody said they lived.
-            seen = self.game_seen_ms
-            watched = seen is not None and host.clock.local_ms() - seen > limit_ms
+            # Silent since the game was seen started here at least: before it, nobody said they lived;
+            # and since the limit was last read shorter: while it was long, they said it less often.
+            seen, now = self.game_seen_ms, host.clock.local_ms()
+            watched = seen is not None and now - max(seen, self.limit_shrunk_ms) > limit_ms
             said = (
                 watched
                 and host.node.silent_ms(node) > limit_ms
