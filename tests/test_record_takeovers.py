@@ -292,33 +292,38 @@ def follower_watch(record: TableRecord, nodes: list[Node], silent: list[float]) 
     return host, watch
 
 
-def test_while_the_silence_limit_is_long_the_word_goes_at_every_other_look() -> None:
+def test_while_the_silence_limit_is_long_the_seat_watcher_looks_and_says_it_is_alive_half_as_often() -> None:
     """Issue 'Light on the CPU', item 2: mid-round at a fair table a seat may be silent for
-    ``KEY_TIMEOUT_S`` before a voter says so, and a word three times a second is more than that needs:
-    it goes at every other look there, and at every look again once the round is over."""
-    look_ms = TAKEOVER_AFTER_S * 250
-    assert LONG_LIMIT_LOOKS * look_ms <= KEY_TIMEOUT_S * 1000  # a fair round's limit is a long one
-    # At every other look, the word still comes three times within the shortest silence read from it.
-    assert 3 * 2 * look_ms <= min(STRANDED_AFTER_MS, SILENT_S * 1000)
+    ``KEY_TIMEOUT_S`` before a voter says so, and a look (with a word that this process is alive) three
+    times a second is more than that needs: the watcher looks half as often there, and as often as
+    before once the round is over."""
+    quarter_ms = TAKEOVER_AFTER_S * 250
+    assert LONG_LIMIT_LOOKS * quarter_ms <= KEY_TIMEOUT_S * 1000  # a fair round's limit is a long one
+    # Half as often, the word still comes three times within the shortest silence read from it.
+    assert 3 * 2 * quarter_ms <= min(STRANDED_AFTER_MS, SILENT_S * 1000)
     record, nodes = started(3)
     in_play = [True]
     record.round_in_play = lambda: in_play[0]  # type: ignore[method-assign]
     host, watch = follower_watch(record, nodes, [0.0])
 
-    def words_at_looks(looks: int) -> list[int]:
-        said = []
-        for _ in range(looks):
+    def looks(count: int) -> list[tuple[float, int]]:
+        """The wait before each of the next ``count`` looks, and the words said at it."""
+        seen = []
+        for _ in range(count):
+            before = host.clock.local_ms()
             host.clock.set(watch.next_look_ms)
             host.out.clear()
             watch.tick(host.clock.local_ms())
-            said.append(len(host.out))
-        return said
+            seen.append((host.clock.local_ms() - before, len(host.out)))
+        return seen
 
     assert watch.limit_s == KEY_TIMEOUT_S
-    assert words_at_looks(6) == [0, 1, 0, 1, 0, 1]  # to the other follower, every other look
+    # The first look was set before the limit was read; then every other quarter, one word each (to
+    # the other follower: its leader hears its answers to every heartbeat).
+    assert looks(4) == [(quarter_ms, 1), (2 * quarter_ms, 1), (2 * quarter_ms, 1), (2 * quarter_ms, 1)]
     in_play[0] = False
     assert watch.limit_s == TAKEOVER_AFTER_S
-    assert words_at_looks(3) == [1, 1, 1]
+    assert looks(3) == [(2 * quarter_ms, 1), (quarter_ms, 1), (quarter_ms, 1)]
 
 
 def test_a_voter_counts_a_silence_from_when_the_limit_shrank_only() -> None:

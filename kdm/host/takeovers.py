@@ -6,7 +6,7 @@ agent, with an identity of its own (``node#seat``) so the record can tell who ac
 No one takes a seat alone: at a signed table the leader's takeover carries the signed word of a quorum
 of the other voters that the seat's process is silent (``kdm.record.TableRecord.silence_problem``). A
 follower hears only its leader, so every seated process tells each voter it is alive (``ALIVE``) as often
-as the leader looks at the seats (every other look while the limit is long), where Raft's messages do
+as the leader looks at the seats (half as often while the limit is long), where Raft's messages do
 not say it already (``say_alive``); the leader asks the others (``ASK_WORD``), and each answers
 (``WORD``) only if it has not heard that process for the silence limit itself. A fair table's seat that
 withholds its keys past ``key_timeout_s`` is taken over the same way, and so is a silent seat while a
@@ -49,10 +49,10 @@ ALIVE, ASK_WORD, WORD = "alive", "silent?", "silent"
 #: A look at the seats this late means this process itself was stopped (a sleeping laptop): what it
 #: last heard is stale, so it takes no seat over before hearing the table again.
 STALL_FACTOR = 2.0
-#: A silence limit of at least this many looks at the seats is long (mid-round at a fair table, where a
-#: seat waits ``KEY_TIMEOUT_S``): the word that a process is alive then goes at every other look only,
-#: still well within the shortest other silence read from it (``kdm.net.node.STRANDED_AFTER_MS``, and
-#: the session's ``SILENT_S``: 2 s; a test holds it).
+#: A silence limit of at least this many quarters of ``TAKEOVER_AFTER_S`` is long (mid-round at a fair
+#: table, where a seat waits ``KEY_TIMEOUT_S``): the seat watcher then looks, and says its process is
+#: alive, half as often, still well within the shortest other silence read from that word
+#: (``kdm.net.node.STRANDED_AFTER_MS``, and the session's ``SILENT_S``: 2 s; a test holds it).
 LONG_LIMIT_LOOKS = 8
 
 
@@ -91,16 +91,15 @@ class Takeovers:
         #: The last time this process found it had been stopped while leading: when it woke, and how
         #: long it had been stopped (ms).
         self.stalled: tuple[float, float] = (-math.inf, 0.0)
-        #: When the watcher looked last, and when it looks next.
+        #: When the watcher looked last, when it looks next, and how long it meant to wait in between.
         self.looked_ms = 0.0
         self.next_look_ms = math.inf
+        self.look_every_ms = math.inf
         #: Whether no other process sat at the table at the last look: nothing to watch until one does.
         self.alone = False
         #: When this process first looked at the seats of a started game (local clock): the others say
         #: they are alive from then on only (``say_alive``), so no silence counts from before.
         self.game_seen_ms: float | None = None
-        #: Looks at the seats so far (the word goes at every other one while the limit is long).
-        self.looks = 0
         #: The silence limit as last read here (s), and when it was last read shorter than before
         #: (local clock): the others said they were alive less often while it was long, so a silence
         #: counts from then only (``limit_read``).
@@ -126,20 +125,24 @@ class Takeovers:
         self.limit_was_s = limit
         return limit
 
-    def long_limit(self, limit_s: float) -> bool:
-        """Whether ``limit_s`` is long enough for the word to go at every other look only."""
-        return self.after_s is not None and limit_s * 1000 >= LONG_LIMIT_LOOKS * self.after_s * 250
+    def look_period_ms(self, after_s: float, limit_s: float) -> float:
+        """How long from one look at the seats to the next: a quarter of ``after_s``, twice that while
+        the silence limit is long (``LONG_LIMIT_LOOKS``), when no seat is taken sooner than ``limit_s``,
+        nor asked for keys sooner than ``kdm.fair.ASK_AFTER_MS``."""
+        quarter = after_s * 250
+        return 2 * quarter if limit_s * 1000 >= LONG_LIMIT_LOOKS * quarter else quarter
 
     def watch(self, after_s: float | None, now: float) -> None:
         """Look at the seats every quarter of ``after_s`` from now on (or never, with None)."""
         self.after_s = after_s
         self.looked_ms = now
-        self.next_look_ms = now + after_s * 250 if after_s is not None else math.inf
+        self.look_every_ms = after_s * 250 if after_s is not None else math.inf
+        self.next_look_ms = now + self.look_every_ms
 
     def due_ms(self) -> float:
-        """When the next look is due (local clock): every quarter of ``after_s`` while another process
-        sits at the table; none while this one sits alone (a waiting room), until another takes a seat
-        (a committed entry, after which the host asks again)."""
+        """When the next look is due (local clock): every quarter of ``after_s`` (``look_period_ms``)
+        while another process sits at the table; none while this one sits alone (a waiting room),
+        until another takes a seat (a committed entry, after which the host asks again)."""
         return math.inf if self.alone and not self.others_seated() else self.next_look_ms
 
     def others_seated(self) -> bool:
@@ -154,12 +157,12 @@ class Takeovers:
         if self.after_s is None or now < self.next_look_ms:
             return
         slept_ms, self.looked_ms = now - self.looked_ms, now
-        self.next_look_ms = now + self.after_s * 250
+        meant_ms = self.look_every_ms  # the wait this look was due after: much longer is a stall here
+        self.look_every_ms = self.look_period_ms(self.after_s, self.limit_read(now))
+        self.next_look_ms = now + self.look_every_ms
         was_alone, self.alone = self.alone, not self.others_seated()
-        self.looks += 1
-        if not self.long_limit(self.limit_read(now)) or self.looks % 2 == 0:
-            self.say_alive()
-        late = not was_alone and slept_ms > STALL_FACTOR * self.after_s * 250
+        self.say_alive()
+        late = not was_alone and slept_ms > STALL_FACTOR * meant_ms
         self.look_at_seats(self.after_s, late, slept_ms)
 
     def say_alive(self) -> None:
@@ -173,8 +176,8 @@ class Takeovers:
         (a test holds it under this word's period): a leader's heartbeats reach every member, and a
         follower answers each of its leader's. So a leader says nothing, and a follower says it to the
         voters but its leader (any message heard counts, ``Node.silent_ms``): at four seats, half the
-        words of before. While the silence limit is long (``long_limit``: mid-round at a fair table,
-        most of a game there), the seat watcher says it at every other look only."""
+        words of before. While the silence limit is long (mid-round at a fair table, most of a game
+        there), the seat watcher looks half as often (``look_period_ms``), and says it as often."""
         host = self.host
         node, record = host.node, host.record
         me = node.node_id
