@@ -61,21 +61,19 @@ def one_game(peers: int, rounds: int, seed: int, deck: str) -> tuple[dict[str, A
 
 def one_size(peers: int, runs: int, rounds: int, open_too: bool = False) -> dict[str, object]:
     measured: dict[str, list[float]] = {figure: [] for figure in FIGURES}
-    seconds, cheats = [], []
-    # Per deck, its games' wall time and game events summed (one peer's count: every peer applies all).
-    wall = {"fair": 0.0, "open": 0.0}
+    cheats: list[str] = []
+    # Per deck, each game's wall time, and its game events summed (one peer's count: every peer applies
+    # them all).
+    seconds: dict[str, list[float]] = {"fair": [], "open": []}
     events = {"fair": 0, "open": 0}
-    open_seconds: list[float] = []
     for run in range(runs):
         # The two decks take turns, so that a machine slowing down weighs on both alike.
         for deck in ("fair", "open") if open_too else ("fair",):
             result, reports = one_game(peers, rounds, run, deck)
-            wall[deck] += result["seconds"]
+            seconds[deck].append(result["seconds"])
             events[deck] += reports[0]["events"]
             if deck == "open":
-                open_seconds.append(result["seconds"])
                 continue
-            seconds.append(result["seconds"])
             cheats += result["cheats"]
             for report in reports:
                 for figure, values in report.get("fair_ms", {}).items():
@@ -86,14 +84,15 @@ def one_size(peers: int, runs: int, rounds: int, open_too: bool = False) -> dict
         "runs": runs,
         "rounds": rounds,
         "cheats": cheats,
-        "game_s": spread(seconds),
+        "game_s": spread(seconds["fair"]),
         **{figure: spread(values) for figure, values in measured.items()},
     }
     if open_too:
-        figures["open_game_s"] = spread(open_seconds)
+        fair_s, open_s = sum(seconds["fair"]), sum(seconds["open"])
+        figures["open_game_s"] = spread(seconds["open"])
         figures["fair_over_open"] = {
-            "wall": round(wall["fair"] / wall["open"], 3),
-            "per_event": round((wall["fair"] / events["fair"]) / (wall["open"] / events["open"]), 3),
+            "wall": round(fair_s / open_s, 3),
+            "per_event": round((fair_s / events["fair"]) / (open_s / events["open"]), 3),
         }
     return figures
 
