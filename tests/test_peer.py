@@ -452,7 +452,10 @@ def test_at_a_signed_table_the_leader_takes_a_seat_over_only_with_a_quorums_word
         log.peers, log.leader = peers, founder.node_id
         for peer in peers:
             peer.start()
-        await seat_everyone(peers, {"rounds": 2}, table=founder.table)
+        # Rounds enough that the game is still on when seat 2 dies: at three seats a round may end at
+        # its first passes (twelve cards of three ranks: a combo comes soon), two of them within the
+        # leader's settling.
+        await seat_everyone(peers, {"rounds": 10}, table=founder.table)
         peers[0].start_game()
         leading = peers[0]
         state = lambda: peers[1].record.engine.state  # type: ignore[union-attr]  # noqa: E731
@@ -462,6 +465,7 @@ def test_at_a_signed_table_the_leader_takes_a_seat_over_only_with_a_quorums_word
         leading.take_over_with_word(1, "live")
         asked_at = len(log.entries)
         while not (state().phase == "passing" and state().turn == 2):
+            assert state().phase != "over", "the game ended before seat 2 was to pass"
             await asyncio.sleep(0.001)  # meanwhile the other voter, asked, said nothing
         assert 1 in leading.host.takeovers.words and peers[1].record.seats[1].node == nodes[1].node_id
         lost, died = nodes[2].node_id, monotonic_ms()
@@ -469,6 +473,7 @@ def test_at_a_signed_table_the_leader_takes_a_seat_over_only_with_a_quorums_word
         log.silent_since[lost] = died
         await peers[2].stop()
         while peers[1].record.seats[2].node == lost:
+            assert state().phase != "over", "the game ended before seat 2 was taken over"
             await asyncio.sleep(0.001)
         stall = monotonic_ms() - died
         for peer in peers[:2]:
