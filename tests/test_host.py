@@ -28,7 +28,7 @@ from kdm.host import (
 from kdm.host.duties import Debt, debts
 from kdm.host.proposals import RETRY_S
 from kdm.manager import Rules, installed_plugins
-from kdm.notices import Created, Seated
+from kdm.notices import Applied, Created, Notice, Rejected, Seated
 
 
 class Node:
@@ -102,6 +102,34 @@ def test_hosts_driven_by_hand_play_a_whole_game_to_one_digest(deck: str) -> None
     assert len(digests) == 1 and all(host.record.engine and host.record.engine.over for host in table)
     assert len(log) > 20 and clock.local_ms() > 0  # it took the bots' time, on the stepped clock only
     assert all(host.record.deck == deck and not host.deck.findings for host in table)  # nobody named
+
+
+def test_a_bot_looks_again_only_once_its_host_took_in_the_whole_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One committed entry may refuse an entry of this process's bot and let a deal through: a vouch
+    that ends a held press, then the deal held behind it (a Kem's table, found by a test that hung one
+    run in a few hundred). The record applied both before the host hears of the refusal, at which the
+    bot thinks again: it must look only once the deck has learnt the deal's faces, or its hand names
+    cards this process has no face for and the table stops here. The test puts such a refusal in front
+    of every deal's notices at one host."""
+    clock = SteppedClock()
+    table = hosts(3, clock)
+    host = table[1]
+    honest_apply = host.record.apply
+    refusals: list[Notice] = []
+
+    def apply(entry: object) -> list[Notice]:
+        notices = honest_apply(entry)
+        if any(isinstance(n, Applied) and any(e["kind"] == "dealt" for e in n.effects) for n in notices):
+            refusals.append(Rejected(node=host.node.node_id, reason="a press too late", entry="act"))
+            return [refusals[-1], *notices]
+        return notices
+
+    monkeypatch.setattr(host.record, "apply", apply)
+    play_by_hand(table, clock)
+    assert refusals, "no deal was committed"
+    assert len({h.record.engine.digest() for h in table if h.record.engine is not None}) == 1
 
 
 def test_what_a_host_tells_comes_out_in_the_order_the_record_made_it() -> None:

@@ -179,6 +179,10 @@ class TableHost:
         self._join_when_created = False
         #: Something was put off while this process was catching up (``caught_up``).
         self.put_off = False
+        #: The seats whose bots look again once the entry being handled is all in, or all of them
+        #: (``_handle_all``).
+        self._waking: set[int] = set()
+        self._waking_all = False
         #: When unconfirmed proposals are looked at next (``watch``: never before).
         self._retry_at = math.inf
         #: A press due before this process knows the leader's clock waits until then (``_play_due``).
@@ -443,8 +447,7 @@ class TableHost:
             debt = author.paying.pop(ident[1], None) if author is not None else None
             paid = (author, debt) if author is not None and debt is not None else None
         notices = self.record.apply(entry)
-        for notice in notices:
-            self._handle(notice)
+        self._handle_all(notices)
         self.stamps.stamp()
         if paid is not None and any(isinstance(notice, Rejected) for notice in notices):
             # A refused reveal is owed again: the next one may be right. Only that one: another of
@@ -462,11 +465,26 @@ class TableHost:
     def membership_changed(self, change: ConfChange) -> None:
         """A membership change was committed, in log order: the record may apply what it held for the
         stamps of voters now gone, and this process then does what a commit would have it do."""
-        for notice in self.record.membership_changed(change.kind, change.node_id, change.voters):
-            self._handle(notice)
+        self._handle_all(self.record.membership_changed(change.kind, change.node_id, change.voters))
         self.stamps.stamp()
 
+    def _handle_all(self, notices: Iterable[Notice]) -> None:
+        """Handle what one committed entry did, then wake the bots it concerns (``_waking``). Not
+        before: the record applied the whole entry, so the state a bot reads is already past every
+        notice of it (a refused vouch, then the deal it let through), while the deck learns that
+        deal's faces only from its own notice (``driver.applied``)."""
+        self._waking.clear()
+        self._waking_all = False
+        for notice in notices:
+            self._handle(notice)
+        if self._waking_all:
+            self.wake_bots()
+        elif self._waking:
+            self.wake_bots(sorted(self._waking))
+
     def _handle(self, notice: Notice) -> None:
+        """Take ``notice`` in: the deck, the driver, the agents, the screen's ``Tell``; note the seats
+        whose bots look again once the whole entry is in (``_handle_all``)."""
         mine = self.agent(notice.node)
         concerned: list[int] = []
         if isinstance(notice, Created):
@@ -494,7 +512,7 @@ class TableHost:
             if mine is not None:
                 mine.asking = False
                 if mine.bot is not None and mine.seat is not None:
-                    self.wake_bots([mine.seat])  # the table moved on: think again
+                    concerned = [mine.seat]  # the table moved on: think again
         elif isinstance(notice, Voided):
             log.warning("%s", notice.reason)
             engine = self.record.engine
@@ -529,10 +547,9 @@ class TableHost:
             self.finished = True
             self.out.append(TableFinished())
         self.out.append(Tell(notice))
-        if isinstance(notice, Applied):
-            self.wake_bots(concerned)
-        elif isinstance(notice, (Started | TookOver | Returned | Voided)):
-            self.wake_bots()
+        if isinstance(notice, (Started | TookOver | Returned | Voided)):
+            self._waking_all = True
+        self._waking.update(concerned)
 
     def _seat_changed_hands(self, seat: int, now: Agent | None) -> None:
         """``now`` (an agent of this process, or None) acts for ``seat`` from here on; any other agent of
