@@ -38,10 +38,13 @@ of program, not a mock of one.
   neither (it sends them sealed, past its own check).
 - ``bad-card``: a seated player's client at a fair table whose first ``lock`` turn puts in a point that
   is no card (its first card locked with a key it made up), with the proof it made for the true deck.
-- ``dodger``: a seated player's client at a fair table that reacts last to every slap (so that it
-  draws) and, the first time it reads the card it must draw face up, freezes (its whole process,
-  ``DODGE_S``) before drawing it, as if its laptop had hung: a stand-in would void the round, and the
-  card it read would go to another seat.
+- ``dodger``: a seated player's client at a fair table that reacts last to every slap and never
+  opens a window nor feints (so that it draws, at a table of ``steady`` players) and, the first time it
+  reads the card it must draw face up, freezes (its whole process, ``DODGE_S``) before drawing it, as
+  if its laptop had hung: a stand-in would void the round, and the card it read would go to another
+  seat.
+- ``steady``: no attack, a player who never feints, so that no one at a table of them is fooled into a
+  false slap: every window is opened by a combo, and its last slapper draws.
 - ``withholder``: a seated player's client at a fair table that hands no other seat its keys (not
   straight, not sealed in the log when asked), so that nobody else can read a card it locked.
 - ``racer``: a seated player's client in the base game whose bot never follows a slap: it waits until
@@ -693,7 +696,9 @@ def bad_card() -> None:
 
 def dodger() -> None:
     think_quickly()  # not part of the attack: a shorter game
+    steady()  # nor this: no false slap at the table, so that every window's last slapper draws
     Bot.reaction_ms = lambda self: SLOW_REACTION_MS  # type: ignore[method-assign]  # last: it draws
+    kilo_bots.slap_now = lambda view, bot, table: None  # type: ignore[assignment]  # nor first
     honest_fulfil = FairDeck.fulfil
     dodged: list[Event] = []
 
@@ -800,6 +805,15 @@ def call_thief() -> None:
     TableHost._handle = handle  # type: ignore[method-assign]
 
 
+def steady() -> None:
+    honest_drawn = Profile.drawn.__func__  # type: ignore[attr-defined]
+
+    def drawn(cls: type[Profile], rng: random.Random, slips: random.Random | None = None) -> Profile:
+        return dataclasses.replace(honest_drawn(cls, rng, slips), feint_chance=0.0)
+
+    Profile.drawn = classmethod(drawn)  # type: ignore[method-assign,assignment]
+
+
 def misreader() -> None:
     think_quickly()
     honest_drawn = Profile.drawn.__func__  # type: ignore[attr-defined]
@@ -883,7 +897,7 @@ PATCHING: dict[str, Callable[[], None]] = {
     "cheat": cheat, "stranger": stranger, "usurper": usurper, "forker": forker, "thief": thief,
     "withholder": withholder, "dodger": dodger, "bad-card": bad_card, "backdater": backdater,
     "racer": racer, "forger": forger, "call-thief": call_thief, "misreader": misreader,
-    "four-hider": four_hider, "catcher": catcher,
+    "four-hider": four_hider, "catcher": catcher, "steady": steady,
 }  # fmt: skip
 
 

@@ -82,8 +82,10 @@ def test_a_player_that_freezes_instead_of_drawing_the_card_it_read_still_draws_i
     """Item 2, the dodge: the dodger reads the card it must draw face up, then its process freezes for
     ``DODGE_S`` (a stand-in took a seat silent for 1.2 s, voided the round, and the card went to another
     seat). The table waits for it as for its keys: nothing changes hands, nothing is played again, the
-    card it read is the card it draws, and the game ends on one digest."""
-    programs = {DODGER: client("dodger")}
+    card it read is the card it draws, and the game ends on one digest. Nobody feints and the dodger
+    opens no window (``steady``): every window is a true one that it loses, and it draws in the first
+    round (a feint's false slap or a window of its own once made it draw in neither of two)."""
+    programs = {seat: client("steady") for seat in range(4) if seat != DODGER} | {DODGER: client("dodger")}
     env = logging_env(tmp_path)
     with table(tmp_path, 4, 2, programs, env, options=QUICK, deck="fair", playing=None) as scene:
         scene.wait_all()
