@@ -805,23 +805,23 @@ def call_thief() -> None:
     TableHost._handle = handle  # type: ignore[method-assign]
 
 
-def steady() -> None:
+def players_drawn_with(**chances: float) -> None:
+    """Every bot of this process is drawn as an honest one, but for ``chances`` (``Profile``'s fields)."""
     honest_drawn = Profile.drawn.__func__  # type: ignore[attr-defined]
 
     def drawn(cls: type[Profile], rng: random.Random, slips: random.Random | None = None) -> Profile:
-        return dataclasses.replace(honest_drawn(cls, rng, slips), feint_chance=0.0)
+        return dataclasses.replace(honest_drawn(cls, rng, slips), **chances)
 
     Profile.drawn = classmethod(drawn)  # type: ignore[method-assign,assignment]
+
+
+def steady() -> None:
+    players_drawn_with(feint_chance=0.0)
 
 
 def misreader() -> None:
     think_quickly()
-    honest_drawn = Profile.drawn.__func__  # type: ignore[attr-defined]
-
-    def drawn(cls: type[Profile], rng: random.Random, slips: random.Random | None = None) -> Profile:
-        return dataclasses.replace(honest_drawn(cls, rng, slips), misread_chance=1.0)
-
-    Profile.drawn = classmethod(drawn)  # type: ignore[method-assign,assignment]
+    players_drawn_with(misread_chance=1.0)
 
 
 def four_hider() -> None:
@@ -851,12 +851,7 @@ def four_hider() -> None:
 
 def catcher() -> None:
     think_quickly()
-    honest_drawn = Profile.drawn.__func__  # type: ignore[attr-defined]
-
-    def drawn(cls: type[Profile], rng: random.Random, slips: random.Random | None = None) -> Profile:
-        return dataclasses.replace(honest_drawn(cls, rng, slips), bluff_chance=1.0)
-
-    Profile.drawn = classmethod(drawn)  # type: ignore[method-assign,assignment]
+    players_drawn_with(bluff_chance=1.0)
     kems_bots._sign = kems_bots._answer_sign = lambda *_: None
 
 
