@@ -109,6 +109,7 @@ class TableDriver:
         clock: Clock,
         bots: Mapping[int, Bot] | None = None,
         painted_by_screen: bool = False,
+        on_bot_error: Callable[[int, Exception], None] | None = None,
     ):
         self.engine = engine
         self.deck = deck
@@ -128,6 +129,10 @@ class TableDriver:
         self._queue: list[tuple[float, int, Plan]] = []
         self._order = 0
         self._bot_decide = engine.rules.hooks.bot_decide
+        #: Told of a bot that raised instead of deciding (its seat, the error), which then waits as if
+        #: it had decided nothing. None: the error goes up (a simulation stops at a bot's bug; a table
+        #: host keeps its table going, ``TableHost._bot_failed``).
+        self.on_bot_error = on_bot_error
         self._reveal = engine.rules.hooks.reveal
 
     # --- time ------------------------------------------------------------------------------------
@@ -246,7 +251,13 @@ class TableDriver:
                 continue
             if people and not bot.paced:
                 bot.pace_for_people()  # a person sits at this table: the bots keep their pace
-            decision: Decision | None = decide(view=view(seat, knowledge(state, seat)), bot=bot)
+            try:
+                decision: Decision | None = decide(view=view(seat, knowledge(state, seat)), bot=bot)
+            except Exception as error:
+                if self.on_bot_error is None:
+                    raise
+                self.on_bot_error(seat, error)
+                decision = None
             if decision is None:
                 current = plans.pop(seat, None)
                 if current is not None:

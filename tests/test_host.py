@@ -3,14 +3,17 @@ as the peer, the replay and the tests drive it."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import deque
+from typing import Any
 
 import pytest
 
 from kdm.agents import Bot, Profile
-from kdm.driver import SteppedClock
+from kdm.driver import SteppedClock, TableDriver
 from kdm.engine import Duty
+from kdm.events import TimedEvent
 from kdm.host import (
     Committed,
     CreateTable,
@@ -130,6 +133,83 @@ def test_a_bot_looks_again_only_once_its_host_took_in_the_whole_entry(
     play_by_hand(table, clock)
     assert refusals, "no deal was committed"
     assert len({h.record.engine.digest() for h in table if h.record.engine is not None}) == 1
+
+
+def test_a_bot_that_raises_instead_of_deciding_looks_again_after_a_pause_and_its_table_plays_on(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug in a plugin's ``kdm_bot_decide`` (here: seat 1's bot raises the first three times it has
+    a move to make at its turn, whatever the deal) is said with its traceback, and the bot looks again
+    after a pause: nothing else would wake a bot that failed at its turn, and the table would wait for
+    it forever (before, the error also went up through the host, past the entry's duties)."""
+
+    def timed(decision: Any) -> bool:
+        return isinstance(decision.event, TimedEvent)  # a slap: its window may be gone at the next look
+
+    failures: list[int] = []
+    honest_init = TableDriver.__init__
+
+    def init(driver: TableDriver, *args: Any, **kwargs: Any) -> None:
+        honest_init(driver, *args, **kwargs)
+        honest_decide = driver._bot_decide
+
+        def decide(view: Any, bot: Bot) -> Any:
+            decision = honest_decide(view=view, bot=bot)
+            if view.seat == 1 and decision is not None and not timed(decision) and len(failures) < 3:
+                failures.append(view.seat)
+                raise RuntimeError("a house rule's bug")
+            return decision
+
+        driver._bot_decide = decide
+
+    monkeypatch.setattr(TableDriver, "__init__", init)
+    clock = SteppedClock()
+    table = hosts(3, clock)
+    with caplog.at_level(logging.ERROR, logger="kdm.peer"):
+        play_by_hand(table, clock)
+    assert failures == [1, 1, 1]
+    assert len({h.record.engine.digest() for h in table if h.record.engine is not None}) == 1
+    said = [r for r in caplog.records if "raised instead of deciding" in r.getMessage()]
+    assert [r.getMessage().split(";")[1] for r in said] == [
+        " it looks again in 1 s",
+        " it looks again in 2 s",
+        " it looks again in 4 s",
+    ]  # one pause after another, each twice the last, while it fails in a row
+    assert said[0].exc_info is not None and all(r.exc_info is None for r in said[1:])
+
+
+def test_a_notice_a_host_fails_to_take_in_costs_nothing_of_the_rest_of_its_entry(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A bug while one notice is taken in (here: a refusal put in front of every deal's notices at one
+    host, whose handling raises) leaves the entry's other notices taken in: the deck learns the deal,
+    and the table plays to its end (before, every later notice of the entry was skipped, the deck never
+    learnt the deal's faces and the table stopped there)."""
+    clock = SteppedClock()
+    table = hosts(3, clock)
+    host = table[1]
+    honest_apply, honest_handle = host.record.apply, host._handle
+    broken: list[Notice] = []
+
+    def apply(entry: object) -> list[Notice]:
+        notices = honest_apply(entry)
+        if any(isinstance(n, Applied) and any(e["kind"] == "dealt" for e in n.effects) for n in notices):
+            broken.append(Rejected(node="n9", reason="the broken one", entry="act"))
+            return [broken[-1], *notices]
+        return notices
+
+    def handle(notice: Notice) -> None:
+        if notice in broken:
+            raise RuntimeError("a bug in taking a notice in")
+        honest_handle(notice)
+
+    monkeypatch.setattr(host.record, "apply", apply)
+    monkeypatch.setattr(host, "_handle", handle)
+    with caplog.at_level(logging.ERROR, logger="kdm.peer"):
+        play_by_hand(table, clock)
+    assert broken, "no deal was committed"
+    assert len({h.record.engine.digest() for h in table if h.record.engine is not None}) == 1
+    assert sum("taking in a Rejected notice failed" in r.getMessage() for r in caplog.records) == len(broken)
 
 
 def test_what_a_host_tells_comes_out_in_the_order_the_record_made_it() -> None:

@@ -72,6 +72,11 @@ from kdm.record import NO_TABLE_YET, TableRecord, commitment
 log = logging.getLogger("kdm.peer")
 #: How often a press due before this process knows the leader's clock looks again (pings go every 0.5 s).
 CLOCK_WAIT_S = 0.05
+#: A bot that raised instead of deciding looks again this long after, then twice as long after each
+#: failure in a row, up to ``BOT_RETRY_MAX_S``: a bug in a plugin's bot costs its seat a pause, and
+#: a log line, not the table its game (nothing else would wake a bot that failed at its own turn).
+BOT_RETRY_S = 1.0
+BOT_RETRY_MAX_S = 30.0
 
 
 @dataclass
@@ -185,6 +190,10 @@ class TableHost:
         self._waking_all = False
         #: When unconfirmed proposals are looked at next (``watch``: never before).
         self._retry_at = math.inf
+        #: The seats whose bot raised when it last looked → when it looks again (``_bot_failed``).
+        self._bots_failed: dict[int, float] = {}
+        #: The failures in a row of each seat's bot (its next wait doubles with each).
+        self._bot_failures: dict[int, int] = {}
         #: A press due before this process knows the leader's clock waits until then (``_play_due``).
         self._clock_wait_until = -math.inf
 
@@ -211,6 +220,7 @@ class TableHost:
             self.takeovers.due_ms(),
             self.duties.next_due_ms(),
             max(bots, self._clock_wait_until) if bots is not None else math.inf,
+            min(self._bots_failed.values(), default=math.inf),
         )
 
     def watch(self, takeover_after_s: float | None) -> None:
@@ -238,7 +248,28 @@ class TableHost:
             self.proposals.retry(now)
         self.takeovers.tick(now)
         self.duties.tick(now)
+        if self._bots_failed:
+            again = [seat for seat, due in self._bots_failed.items() if due <= now]
+            for seat in again:
+                del self._bots_failed[seat]
+            self.wake_bots(again)
+            for seat in again:
+                if seat not in self._bots_failed:
+                    self._bot_failures.pop(seat, None)  # it decided this time: no longer failing
         self._play_due(now)
+
+    def _bot_failed(self, seat: int, error: Exception) -> None:
+        """The bot at ``seat`` raised instead of deciding (``TableDriver.on_bot_error``): say so once,
+        with the traceback its plugin's author needs, and let it look again after a pause (the table
+        may be waiting for it: nothing else would wake it)."""
+        failures = self._bot_failures.get(seat, 0)
+        self._bot_failures[seat] = failures + 1
+        wait_s = min(BOT_RETRY_S * 2**failures, BOT_RETRY_MAX_S)
+        self._bots_failed[seat] = self.clock.local_ms() + wait_s * 1000
+        log.error(
+            "the bot at seat %d raised instead of deciding (%s: %s); it looks again in %.0f s",
+            seat, type(error).__name__, error, wait_s, exc_info=error if failures == 0 else None,
+        )  # fmt: skip
 
     # --- who plays what here ---------------------------------------------------------------------
 
@@ -269,7 +300,12 @@ class TableHost:
             return None
         if self._driver is None or self._driver.engine is not engine:
             self._driver = TableDriver(
-                engine, self.deck, self.clock, self.bots_by_seat(), painted_by_screen=self.painted_by_screen
+                engine,
+                self.deck,
+                self.clock,
+                self.bots_by_seat(),
+                painted_by_screen=self.painted_by_screen,
+                on_bot_error=self._bot_failed,
             )
         return self._driver
 
@@ -476,7 +512,10 @@ class TableHost:
         self._waking.clear()
         self._waking_all = False
         for notice in notices:
-            self._handle(notice)
+            try:
+                self._handle(notice)
+            except Exception:  # a bug here must not cost the entry's other notices, or the table its game
+                log.exception("taking in a %s notice failed; going on", type(notice).__name__)
         if self._waking_all:
             self.wake_bots()
         elif self._waking:
