@@ -82,8 +82,9 @@ from .wire import Codec, Envelope, WireError, check_fields
 log = logging.getLogger("kdm.net")
 
 HELLO_EVERY_S = 0.3
-#: How often a voter shows the other voters the last heads its leader signed for it (when they changed),
-#: and how many: two voters that hold two signed logs for one place prove the leader forked.
+#: How often at most a voter shows the other voters the last heads its leader signed for it (only when
+#: they changed: a table at rest shows none), and how many: two voters that hold two signed logs for one
+#: place prove the leader forked.
 HEADS_EVERY_S = 1.0
 HEADS_SHARED = 4
 #: A follower pings its leader (for the agreed clock, ``ClockEstimator``) every ``PING_EVERY_S`` until
@@ -128,6 +129,10 @@ STALLED_AFTER_MS = 1000.0
 #: The longest a node waits for its next tick when Raft needs none sooner: a wait that ends this much
 #: later than it should tells a stalled loop (``STALLED_AFTER_MS``), so it stays well under that.
 MAX_TICK_WAIT_MS = 500.0
+#: The tick timer is set again for later only when the tick it waits for moved this much later: a
+#: follower's election timeout moves at every heartbeat, and a timer set again then costs far less than
+#: a wake-up with nothing to do (at rest it never goes off); by less, it keeps the sooner time.
+TICK_LATER_MS = 100.0
 #: What a node id looks like: ``HOST:PORT~KEY`` (the host may be a bracketed IPv6 address; over the
 #: in-memory network of the tests, the token need not be a key).
 NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,64})?")
@@ -375,6 +380,10 @@ class Node:
         self.on_fork: Callable[[str], None] | None = None
         self._forks_told = 0
         self._heads_shown: tuple[SignedHead, ...] = ()
+        #: Set when this node took a head it has not shown yet (``_process``): the loop that shows them
+        #: sleeps until then, not on a period.
+        self._new_heads = asyncio.Event()
+        self._heads_counted = 0
         #: Called with (sender, bytes) for each direct message from a member.
         self.on_direct: Callable[[str, bytes], None] | None = None
         #: Says why another node may not propose these bytes (None: it may): the application's rule
@@ -483,7 +492,9 @@ class Node:
         self._tasks = [loop.create_task(self._receive_forever())]
         self._tasks.append(loop.create_task(self._ping_forever()))
         self._tasks.append(loop.create_task(self._stay_member()))
-        self._tasks.append(loop.create_task(every(HEADS_EVERY_S, self._show_heads, "showing heads")))
+        self._tasks.append(
+            loop.create_task(every(math.inf, self._show_heads, "showing heads", nudge=self._new_heads))
+        )
 
     async def stop(self) -> None:
         tasks = [*self._tasks, *([self._syncing] if self._syncing else [])]
@@ -656,8 +667,8 @@ class Node:
 
     def _arm_tick(self) -> None:
         """Set the tick timer for the next tick Raft needs (``RaftNode.ticks_to_timeout``), and no later
-        than ``MAX_TICK_WAIT_MS`` from now; it only ever moves sooner (a wait that ends early is only
-        a wake-up with nothing to do)."""
+        than ``MAX_TICK_WAIT_MS`` from now. It moves sooner at once, later only by ``TICK_LATER_MS`` or
+        more (a wait that ends early is only a wake-up with nothing to do)."""
         if self._stopped:
             return
         ticks = self.raft.ticks_to_timeout()
@@ -665,7 +676,7 @@ class Node:
         if ticks is not None:
             due = min(due, self._ticks_from_ms + (self._ticks_run + ticks) * self._tick_ms)
         due += 0.1  # a hair past the tick's time, so that the tick is due when the timer goes off
-        if due >= self._tick_due_ms:
+        if self._tick_due_ms <= due < self._tick_due_ms + TICK_LATER_MS:
             return
         if self._tick_timer is not None:
             self._tick_timer.cancel()
@@ -825,8 +836,9 @@ class Node:
         self.dropped += 1
         log.warning("dropped %s from %s: %s", what, sender, reason)
 
-    def _show_heads(self) -> None:
-        """Show the other voters the heads our leader signed lately, if they changed since last time."""
+    async def _show_heads(self) -> None:
+        """Show the other voters the heads our leader signed lately, if they changed since last time, then
+        show none for ``HEADS_EVERY_S`` (heads taken meanwhile go together at its end)."""
         if self.node_id not in self.raft.voters:
             return
         heads = self.raft.recent_heads(HEADS_SHARED)
@@ -836,6 +848,7 @@ class Node:
         for voter in self.raft.voters:
             if voter != self.node_id:
                 self._send(voter, "heads", {"heads": [_head_to(head) for head in heads]})
+        await asyncio.sleep(HEADS_EVERY_S)
 
     def _tell_forks(self) -> None:
         """Every fork proven here since last time: logged, told to every member (each checks the proof
@@ -1363,6 +1376,9 @@ class Node:
             self._processing = False
             if self._tasks:  # running: Raft's next timeout may have come sooner
                 self._arm_tick()
+            if self.raft.heads_taken != self._heads_counted:
+                self._heads_counted = self.raft.heads_taken
+                self._new_heads.set()
 
     def _process_until_idle(self) -> None:
         raft = self.raft

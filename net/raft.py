@@ -242,6 +242,8 @@ class RaftNode:
         #: taken from leaders' appends, by (term, index), the oldest forgotten first.
         self._signed_heads: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._heads: OrderedDict[tuple[int, int], SignedHead] = OrderedDict()
+        #: How many heads this node has taken so far (``recent_heads`` changes when this does).
+        self.heads_taken = 0
         #: As leader, our signed acks of our own log; as follower, the acks whose signatures we checked.
         self._own_acks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._acks_checked: OrderedDict[tuple[int, str, int, bytes], None] = OrderedDict()
@@ -941,6 +943,7 @@ class RaftNode:
             return None
         if known is None:
             self._heads[key] = head
+            self.heads_taken += 1
             while len(self._heads) > HEADS_KEPT:
                 self._heads.popitem(last=False)
             return None

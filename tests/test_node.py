@@ -333,16 +333,22 @@ def test_a_node_back_from_a_pause_gives_the_table_time_to_answer_before_it_is_st
 
 def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 'Light on the CPU', item 2: with nothing to commit, a leader wakes for its heartbeats
-    (every ``HEARTBEAT_MS``) and to check its quorum (every election timeout, 0.5 s), a follower at most
-    every ``MAX_TICK_WAIT_MS``, not on a 10 ms beat (100 a second before); the
-    leader sends a heartbeat a follower answers, and the follower's pings slow once its clock settled."""
+    (every ``HEARTBEAT_MS``) and to check its quorum (every election timeout, 0.5 s), not on a 10 ms beat
+    (100 a second before); a follower's tick timer never goes off while its leader's heartbeats come (each
+    sets it later: ``TICK_LATER_MS``; it went off twice a second before), nor does the loop that shows
+    the other voters new heads (once a second before); the leader sends a heartbeat
+    a follower answers, and the follower's pings slow once its clock settled."""
     wakes: dict[str, int] = {}
     sent: dict[tuple[str, str], int] = {}
-    tick, send = Node._tick, MemoryTransport.send
+    tick, send, show_heads = Node._tick, MemoryTransport.send, Node._show_heads
 
     def counted_tick(node: Node) -> None:
         wakes[node.node_id] = wakes.get(node.node_id, 0) + 1
         tick(node)
+
+    async def counted_show_heads(node: Node) -> None:
+        wakes[node.node_id + " heads"] = wakes.get(node.node_id + " heads", 0) + 1
+        await show_heads(node)
 
     def counted_send(transport: MemoryTransport, to: str, data: bytes) -> bool:
         envelope = msgpack.unpackb(data)  # what goes on the wire, however the node made the bytes
@@ -352,9 +358,11 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
 
     monkeypatch.setattr(Node, "_tick", counted_tick)
     monkeypatch.setattr(MemoryTransport, "send", counted_send)
+    monkeypatch.setattr(Node, "_show_heads", counted_show_heads)
 
     async def scene() -> float:
         a, b, _applied = await two_laptops()
+        assert wakes.get("b:2 heads", 0) >= 1  # the heads of the joins' commits were shown
         await asyncio.sleep(node_module.PINGS_TO_SETTLE * node_module.PING_EVERY_S + 1)
         wakes.clear(), sent.clear()
         await asyncio.sleep(30.0)
@@ -364,7 +372,10 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
 
     seconds = run_virtual(scene())
     assert wakes["a:1"] / seconds <= 1000 / node_module.HEARTBEAT_MS + 2 + 1
-    assert wakes["b:2"] / seconds <= 1000 / node_module.MAX_TICK_WAIT_MS + 1
+    assert wakes.get("b:2", 0) == 0
+    assert (
+        wakes.get("a:1 heads", 0) == wakes.get("b:2 heads", 0) == 0
+    )  # no new head: no look (every 1 s before)
     heartbeats = sent[("a:1", "heartbeat")] / seconds
     assert 1000 / node_module.HEARTBEAT_MS - 1 <= heartbeats <= 1000 / node_module.HEARTBEAT_MS + 1
     assert sent[("b:2", "heartbeat_resp")] == sent[("a:1", "heartbeat")]
