@@ -80,9 +80,10 @@ _LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+(~.*)?")
 MEMBERSHIP_EVERY_S = 1.0
 #: How often a headless host looks whether a bot it started stopped without playing.
 BOT_LIVENESS_S = 0.5
-#: How often a member checks whether it should advertise the table (it leads) or stop (it no longer does),
-#: and what: a change of leader, of the seats, of the game's state or of the table's strandedness asks at
-#: once, so this is for the machine's own addresses (a laptop that moved to another network).
+#: How often the member advertising the table checks whether it still should, and what: a change of
+#: leader, of the seats, of the game's state or of the table's strandedness asks at once (and is all a
+#: member that does not advertise looks at), so this is for the machine's own addresses (a laptop that
+#: moved to another network).
 ADVERTISE_EVERY_S = 2.0
 #: Once the game is over here, how long the leader stays for members still behind that it hears from
 #: (a player's kdm started again near the end, a laptop that slept), so that they learn the end too.
@@ -567,9 +568,15 @@ class TableSession:
 
     async def _keep_advertised(self) -> None:
         await every(
-            ADVERTISE_EVERY_S, self._advertise_if_leading, "advertising the table", first_now=True,
+            self._advertise_period_s, self._advertise_if_leading, "advertising the table", first_now=True,
             nudge=self._advertise_soon,
         )  # fmt: skip
+
+    def _advertise_period_s(self) -> float:
+        """``ADVERTISE_EVERY_S`` while this process advertises (the machine's addresses may change);
+        otherwise only what may make it advertise asks (``_advertise_soon``: a new leader, the table
+        stranded or not, a seat or the state changed)."""
+        return ADVERTISE_EVERY_S if self.advertiser is not None else math.inf
 
     def _leader_changed(self, leader: str | None) -> None:
         self.say(f"leader: {leader}" if leader else "no leader")
@@ -642,7 +649,8 @@ class TableSession:
         else:
             waiting.add(loop.create_task(self.peer.finished.wait()))
             waiting.add(loop.create_task(self._give_up_when_alone()))  # a person may quit instead
-            waiting.add(loop.create_task(self._watch_bots()))  # a screen watches them itself
+            if self.bots:  # a screen watches them itself; none started, none watched (no wake-ups)
+                waiting.add(loop.create_task(self._watch_bots()))
         finished, pending = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         for task in pending:
             task.cancel()
