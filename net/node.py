@@ -82,9 +82,9 @@ from .wire import Codec, Envelope, WireError, check_fields
 log = logging.getLogger("kdm.net")
 
 HELLO_EVERY_S = 0.3
-#: How often at most a voter shows the other voters the last heads its leader signed for it (only when
-#: they changed: a table at rest shows none), and how many: two voters that hold two signed logs for one
-#: place prove the leader forked.
+#: How long after it took a new head a voter shows the other voters the last heads its leader signed for
+#: it (only when they changed: a table at rest shows none), and how many: two voters that hold two signed
+#: logs for one place prove the leader forked.
 HEADS_EVERY_S = 1.0
 HEADS_SHARED = 4
 #: A follower pings its leader (for the agreed clock, ``ClockEstimator``) every ``PING_EVERY_S`` until
@@ -837,8 +837,10 @@ class Node:
         log.warning("dropped %s from %s: %s", what, sender, reason)
 
     async def _show_heads(self) -> None:
-        """Show the other voters the heads our leader signed lately, if they changed since last time, then
-        show none for ``HEADS_EVERY_S`` (heads taken meanwhile go together at its end)."""
+        """``HEADS_EVERY_S`` after this node took a new head, show the other voters the heads our leader
+        signed lately, if they changed since last time (heads taken meanwhile go together). Not at once:
+        a head comes with an append, and the moment a table commits is no time for more messages."""
+        await asyncio.sleep(HEADS_EVERY_S)
         if self.node_id not in self.raft.voters:
             return
         heads = self.raft.recent_heads(HEADS_SHARED)
@@ -848,7 +850,6 @@ class Node:
         for voter in self.raft.voters:
             if voter != self.node_id:
                 self._send(voter, "heads", {"heads": [_head_to(head) for head in heads]})
-        await asyncio.sleep(HEADS_EVERY_S)
 
     def _tell_forks(self) -> None:
         """Every fork proven here since last time: logged, told to every member (each checks the proof
