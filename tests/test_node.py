@@ -362,7 +362,7 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
 
     async def scene() -> float:
         a, b, _applied = await two_laptops()
-        assert wakes.get("b:2 heads", 0) >= 1  # the heads of the joins' commits were shown
+        assert wakes.get("b:2 heads", 0) >= 1  # the joins' commits brought new heads: a look began
         await asyncio.sleep(node_module.PINGS_TO_SETTLE * node_module.PING_EVERY_S + 1)
         wakes.clear(), sent.clear()
         await asyncio.sleep(30.0)
