@@ -59,9 +59,10 @@ of program, not a mock of one.
   (or « Double Kem's ! ») opens the call window, calls « Contre Kem's ! » on that caller's partner
   (whose four of a kind the call gives away), claiming the caller's own trigger and a reaction in
   ``CLAIMED_REACTION_MS``.
-- ``misreader``: no attack, a careless player at a Kem's table: its bot takes every gesture its partner
-  makes for their sign (« Kem's ! » each time, right or wrong), so that a test has the calls it needs
-  from that team whatever the deal.
+- ``misreader``: no attack, a careless player at a Kem's table: in the game's first deals
+  (``MISREADER_DEALS``) its bot gestures at once and takes every gesture its partner makes for their
+  sign (« Kem's ! » each time, right or wrong), so that a test has the Kem's calls it needs from that
+  team whatever the deal.
 - ``four-hider``: a seated player's client at a Kem's table that hides its fours: it makes no gesture but
   when it holds four of a kind (then one that is no sign of its team's, as a slip), calls no Kem's, and
   answers a Contre on such a hand with two of its cards (``ShowTwo``: "I hold no Kem's"), which would
@@ -819,9 +820,40 @@ def steady() -> None:
     players_drawn_with(feint_chance=0.0)
 
 
+#: The game's first deals, in which a misreader is careless: it makes meaningless gestures within
+#: ``MISREADER_DECOY_MS`` and no exchange (an exchange planned puts a gesture off), and takes each gesture
+#: of its partner for their sign. Its partner's « Kem's ! » comes well before an honest team could hold
+#: four, sign and call, so it opens those deals' calls whatever the cards. (Careless in every deal, its
+#: team would lose a point a deal and the game seldom reach its target.)
+MISREADER_DEALS = 2
+MISREADER_DECOY_MS = (150.0, 400.0)
+
+
 def misreader() -> None:
     think_quickly()
-    players_drawn_with(misread_chance=1.0)
+    honest = kems_bots._decoy, kems_bots.DECOY_EVERY_MS, kems_bots._exchange, kems_bots._misread
+    honest_decoy, honest_every, honest_exchange, honest_misread = honest
+
+    def careless(view: SeatView) -> bool:
+        table = view.rules[kems_rules.NAME]
+        return isinstance(table, KemsView) and table.deal <= MISREADER_DEALS
+
+    def decoy(view: SeatView, table: KemsView, bot: Bot, watch: kems_bots.Watch) -> Decision | None:
+        kems_bots.DECOY_EVERY_MS = MISREADER_DECOY_MS if careless(view) else honest_every
+        return honest_decoy(view, table, bot, watch)
+
+    def exchange(view: SeatView, table: KemsView, bot: Bot, watch: kems_bots.Watch) -> Decision | None:
+        return None if careless(view) else honest_exchange(view, table, bot, watch)
+
+    def misread(
+        view: SeatView, bot: Bot, watch: kems_bots.Watch, latest: tuple[int, str] | None
+    ) -> Decision | None:
+        if not careless(view) or latest is None or latest[0] in watch.tempted:
+            return honest_misread(view, bot, watch, latest)
+        watch.tempted.add(latest[0])
+        return Decision(Call(seat=view.seat, call="kems", trigger=latest[0]), bot.reaction_ms())
+
+    kems_bots._decoy, kems_bots._exchange, kems_bots._misread = decoy, exchange, misread
 
 
 def four_hider() -> None:
