@@ -127,7 +127,9 @@ STRANDED_AFTER_MS = 2000.0
 #: silent to it, so it gives the table ``STRANDED_AFTER_MS`` to answer again before it is stranded.
 STALLED_AFTER_MS = 1000.0
 #: The longest a node waits for its next tick when Raft needs none sooner: a wait that ends this much
-#: later than it should tells a stalled loop (``STALLED_AFTER_MS``), so it stays well under that.
+#: later than it should tells a stalled loop (``STALLED_AFTER_MS``), so it stays well under that. When
+#: Raft needs no tick at all (a leader alone at its table, a learner) no timer is set: nothing would
+#: read a stall there, and a founder waiting alone for players does not wake for nothing.
 MAX_TICK_WAIT_MS = 500.0
 #: The tick timer is set again for later only when the tick it waits for moved this much later: a
 #: follower's election timeout moves at every heartbeat, and a timer set again then costs far less than
@@ -657,7 +659,9 @@ class Node:
         behind = int((now - self._ticks_from_ms) // self._tick_ms) - self._ticks_run
         if behind <= 0:
             return
-        if behind * self._tick_ms > STALLED_AFTER_MS:
+        # A long wait is a stall only when a tick was due meanwhile (no timer was set while Raft needed
+        # none: ``_arm_tick``).
+        if behind * self._tick_ms > STALLED_AFTER_MS and self._tick_due_ms < now:
             self._awake_since_ms = now
             behind = 1
             self._ticks_from_ms = now - (self._ticks_run + 1) * self._tick_ms
@@ -671,10 +675,21 @@ class Node:
         more (a wait that ends early is only a wake-up with nothing to do)."""
         if self._stopped:
             return
+        if self._tick_timer is None:
+            # No timer was set: the ticks that fell since are run first (none of them is a stall), so
+            # that the next is counted from now.
+            self._catch_up()
+            if self.raft.has_ready():
+                self._process_later()
         ticks = self.raft.ticks_to_timeout()
-        due = monotonic_ms() + MAX_TICK_WAIT_MS
-        if ticks is not None:
-            due = min(due, self._ticks_from_ms + (self._ticks_run + ticks) * self._tick_ms)
+        if ticks is None:  # none will do anything: no timer (the ticks that fall are run before a step)
+            if self._tick_timer is not None:
+                self._tick_timer.cancel()
+            self._tick_timer, self._tick_due_ms = None, math.inf
+            return
+        due = min(
+            monotonic_ms() + MAX_TICK_WAIT_MS, self._ticks_from_ms + (self._ticks_run + ticks) * self._tick_ms
+        )
         due += 0.1  # a hair past the tick's time, so that the tick is due when the timer goes off
         if self._tick_due_ms <= due < self._tick_due_ms + TICK_LATER_MS:
             return
@@ -685,9 +700,12 @@ class Node:
         self._tick_timer = asyncio.get_running_loop().call_later(wait_s, self._tick)
 
     def _tick(self) -> None:
-        self._tick_timer, self._tick_due_ms = None, math.inf
+        self._tick_timer = None
         try:
-            self._catch_up()
+            try:
+                self._catch_up()  # (which reads when this tick was due)
+            finally:
+                self._tick_due_ms = math.inf
             self._process()
         except Exception:  # whatever one tick does, the next one comes
             log.exception("a tick failed; going on")

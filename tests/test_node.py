@@ -457,17 +457,19 @@ def test_a_founder_alone_pings_and_greets_nobody_and_a_follower_greets_only_when
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Issue 'Light on the CPU', item 2: the ping and hello loops sleep while they have nothing to do
-    (a founder waiting alone: no leader to ping, no one to greet), a follower that hears its leader
-    looks whether to greet it again only as that leader could have been silent for
-    ``REHELLO_AFTER_MS``, and a leader newly heard is pinged at once."""
+    (a founder waiting alone: no leader to ping, no one to greet), and so does its Raft tick (alone, no
+    tick does anything; it woke twice a second before, and its long sleep is no stall of its loop); a
+    follower that hears its leader looks whether to greet it again only as that leader could have been
+    silent for ``REHELLO_AFTER_MS``, and a leader newly heard is pinged at once."""
     looks: dict[tuple[str, str], list[float]] = {}
-    ping, hello = Node._ping, Node._say_hello
+    ping, hello, tick = Node._ping, Node._say_hello, Node._tick
 
     def seen(what: str, node: Node) -> None:
         looks.setdefault((node.node_id, what), []).append(asyncio.get_running_loop().time())
 
     monkeypatch.setattr(Node, "_ping", lambda node: (seen("ping", node), ping(node))[-1])
     monkeypatch.setattr(Node, "_say_hello", lambda node: (seen("hello", node), hello(node))[-1])
+    monkeypatch.setattr(Node, "_tick", lambda node: (seen("tick", node), tick(node))[-1])
 
     async def scene() -> tuple[int, float, int, int]:
         loop = asyncio.get_running_loop()
@@ -482,7 +484,7 @@ def test_a_founder_alone_pings_and_greets_nobody_and_a_follower_greets_only_when
         await asyncio.sleep(1.0)
         looks.clear()
         await asyncio.sleep(30.0)  # the founder waits alone for players
-        alone = len(looks.get(("a:1", "ping"), [])) + len(looks.get(("a:1", "hello"), []))
+        alone = sum(len(looks.get(("a:1", what), [])) for what in ("ping", "hello", "tick"))
         await b.start(contact="a:1")
         while not looks.get(("b:2", "ping")):
             await asyncio.sleep(0.01)
@@ -492,6 +494,7 @@ def test_a_founder_alone_pings_and_greets_nobody_and_a_follower_greets_only_when
         assert a.promote("b:2")
         while a.raft.voters != ("a:1", "b:2") or a.raft.commit_index < a.raft.last_index:
             await asyncio.sleep(0.01)
+        assert a.awake_ms() > 30_000.0  # its loop slept, untimed, and was never stalled
         looks.clear()
         await asyncio.sleep(30.0)
         follower_hellos = len(looks.get(("b:2", "hello"), []))
