@@ -83,16 +83,20 @@ BOT_LIVENESS_S = 0.5
 #: How often the member advertising the table checks whether it still should, and what: a change of
 #: leader, of the seats, of the game's state or of the table's strandedness asks at once (and is all a
 #: member that does not advertise looks at), so this is for the machine's own addresses (a laptop that
-#: moved to another network).
-ADVERTISE_EVERY_S = 2.0
+#: moved to another network: it is found again within seconds, which a person does not notice; a waiting
+#: room that looked every 2 s spent a third of its wake-ups on it).
+ADVERTISE_EVERY_S = 5.0
 #: Once the game is over here, how long the leader stays for members still behind that it hears from
 #: (a player's kdm started again near the end, a laptop that slept), so that they learn the end too.
 STRAGGLERS_WAIT_S = 5.0
 #: A member that hears none of the others for this long while awake (a sleep is not counted) before it
 #: has seen the game's end: the table ended, or is gone, without it. It says so and stops.
 ALONE_GIVE_UP_S = 20.0
-#: How often it looks, and how long since a member was last heard counts as silence.
+#: How often it looks while alone, and how long since a member was last heard counts as silence; while
+#: the others are heard it sleeps until they could all be silent, and before the game is under way (a
+#: waiting room, where nothing is counted) every ``ALONE_WAITING_EVERY_S``.
 ALONE_EVERY_S, SILENT_S = 1.0, 2.0
+ALONE_WAITING_EVERY_S = 5.0
 #: How often a voter checks whether its table can still commit (``Node.not_heard_from``).
 STRANDED_EVERY_S = 0.25
 #: What a headless peer does when its table cannot commit (``--if-stranded``, **contract**): wait for the
@@ -689,16 +693,19 @@ class TableSession:
             await self.done.wait()  # told to wait for the laptops not heard from, however long
             return
         loop = asyncio.get_running_loop()
-        alone_s, looked = 0.0, loop.time()
+        alone_s, looked, period, was_alone = 0.0, loop.time(), ALONE_EVERY_S, False
         while True:
-            await asyncio.sleep(ALONE_EVERY_S)
+            await asyncio.sleep(period)
             now = loop.time()
             slept, looked = now - looked, now
             engine = self.peer.record.engine
-            if not self.peer.record.started or (engine is not None and engine.over) or not self._alone():
+            under_way = self.peer.record.started and not (engine is not None and engine.over)
+            alone = under_way and self._alone()
+            if not alone:
                 alone_s = 0.0  # in the waiting room, players come and go: only a game under way ends
-            elif slept < 2 * ALONE_EVERY_S:
+            elif was_alone and slept < 2 * period:  # (alone since the last look, and not asleep)
                 alone_s += slept
+            was_alone, period = alone, self._alone_period_s(under_way, alone)
             if alone_s >= ALONE_GIVE_UP_S:
                 seen = f"round {engine.state.round}" if engine is not None else "its start"
                 self.error = (
@@ -707,6 +714,19 @@ class TableSession:
                 )
                 self.done.set()
                 return
+
+    def _alone_period_s(self, under_way: bool, alone: bool) -> float:
+        """How long ``_give_up_when_alone`` sleeps: ``ALONE_EVERY_S`` while alone; while the others are
+        heard, until they could all have been silent for ``SILENT_S`` (at a table at rest, about every
+        two seconds); in a waiting room or after the game, ``ALONE_WAITING_EVERY_S``."""
+        if not under_way:
+            return ALONE_WAITING_EVERY_S
+        node = self.node
+        others = [member for member in node.members if member != node.node_id]
+        if alone or not others:
+            return ALONE_EVERY_S
+        latest_s = SILENT_S - min(node.silent_ms(member) for member in others) / 1000.0
+        return max(ALONE_EVERY_S, latest_s)
 
     async def _serve_stragglers(self) -> None:
         """The game is over here. While this process leads, it stays (``STRAGGLERS_WAIT_S`` at most)

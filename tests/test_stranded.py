@@ -10,7 +10,9 @@ with ``--if-stranded go-on`` it goes on without them, bots stand in, and the gam
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import math
 import os
 import signal
 import subprocess
@@ -20,7 +22,14 @@ from types import SimpleNamespace
 import pytest
 
 from kdm.cli import _session_config, build_parser
-from kdm.session import ALONE_GIVE_UP_S, SessionConfig, TableSession
+from kdm.session import (
+    ALONE_EVERY_S,
+    ALONE_GIVE_UP_S,
+    ALONE_WAITING_EVERY_S,
+    SILENT_S,
+    SessionConfig,
+    TableSession,
+)
 from kdm.testing import run_virtual
 from tests.helpers.netns import LineWatcher
 from tests.helpers.processes import DEADLINE_S, KDM, Table, bot_player, start
@@ -111,10 +120,13 @@ def stranded_alone(wait_for_ever: bool) -> SimpleNamespace:
     and whose every other member is silent (the others' laptops died, or the table ended without it)."""
     record = SimpleNamespace(started=True, engine=SimpleNamespace(over=False, state=SimpleNamespace(round=2)),
                              name="attic")  # fmt: skip
-    return SimpleNamespace(
+    node = SimpleNamespace(node_id="me", members=["me", "gone"], silent_ms=lambda member: math.inf)
+    session = SimpleNamespace(
         config=SessionConfig(wait_for_ever=wait_for_ever), peer=SimpleNamespace(record=record, table="t"),
-        done=asyncio.Event(), error="", _alone=lambda: True,
+        done=asyncio.Event(), error="", _alone=lambda: True, node=node,
     )  # fmt: skip
+    session._alone_period_s = functools.partial(TableSession._alone_period_s, session)
+    return session
 
 
 def test_a_headless_peer_alone_gives_up_and_says_why_unless_told_to_wait_in_so_many_words() -> None:
@@ -130,6 +142,24 @@ def test_a_headless_peer_alone_gives_up_and_says_why_unless_told_to_wait_in_so_m
     assert said.startswith("no other member of table 'attic' has answered for 20 s"), said
     # --if-stranded wait given: the laptops it waits for may come back; it waits however long.
     assert run_virtual(after(10 * ALONE_GIVE_UP_S, stranded_alone(wait_for_ever=True))) == ""
+
+
+def test_a_peer_that_hears_the_others_looks_whether_it_is_alone_only_when_it_could_be() -> None:
+    """At a table at rest the others are heard several times a second: the look waits until they could
+    all have been silent for ``SILENT_S``, not a second at a time; a waiting room, where nothing is
+    counted, is looked at seldom; a peer alone looks every second."""
+    silences = {"a": 300.0, "b": 1200.0}
+    node = SimpleNamespace(node_id="me", members=["me", "a", "b"], silent_ms=silences.__getitem__)
+    session = SimpleNamespace(node=node)
+
+    def period(under_way: bool, alone: bool) -> float:
+        return TableSession._alone_period_s(session, under_way, alone)  # type: ignore[arg-type]
+
+    assert period(under_way=True, alone=False) == pytest.approx(SILENT_S - 0.3)  # "a" was heard last
+    silences["a"] = 1900.0
+    assert period(under_way=True, alone=False) == ALONE_EVERY_S  # "b", heard last, silent in 0.8 s: 1 s
+    assert period(under_way=True, alone=True) == ALONE_EVERY_S
+    assert period(under_way=False, alone=False) == ALONE_WAITING_EVERY_S
 
 
 def test_if_stranded_wait_given_is_told_from_the_default() -> None:
