@@ -665,9 +665,8 @@ class Node:
             self._awake_since_ms = now
             behind = 1
             self._ticks_from_ms = now - (self._ticks_run + 1) * self._tick_ms
-        for _ in range(behind):
-            self._ticks_run += 1
-            self.raft.tick()
+        self._ticks_run += behind
+        self.raft.tick(behind)
 
     def _arm_tick(self) -> None:
         """Set the tick timer for the next tick Raft needs (``RaftNode.ticks_to_timeout``), and no later

@@ -331,7 +331,27 @@ class RaftNode:
 
     # --- inputs ---------------------------------------------------------------------------------------
 
-    def tick(self) -> None:
+    def tick(self, count: int = 1) -> None:
+        """``count`` ticks, as that many calls of one would make them: those before the next that does
+        something (``ticks_to_timeout``) are counted at once (a node that slept between messages has
+        dozens to run at each)."""
+        while count > 0:
+            due = self.ticks_to_timeout()
+            if due is None:  # none does anything: a node that may not campaign, or a leader alone
+                quiet = 0 if self._state == LEADER else count  # (whose counters go round one by one)
+            else:
+                quiet = min(count, due - 1)
+            if quiet > 0:
+                self._ticks += quiet
+                self._election_elapsed += quiet
+                if self._state == LEADER:
+                    self._heartbeat_elapsed += quiet
+                count -= quiet
+                continue
+            self._tick_one()
+            count -= 1
+
+    def _tick_one(self) -> None:
         self._ticks += 1
         if self._state == LEADER:
             self._tick_leader()

@@ -194,6 +194,45 @@ def test_election_goes_through_pre_vote_then_vote() -> None:
     assert [net[n].commit_index for n in "abc"] == [1, 1, 1]  # the new leader's no-op
 
 
+def test_many_ticks_at_once_do_what_as_many_single_ticks_do() -> None:
+    """A node that slept between messages runs the ticks that fell meanwhile in one call
+    (``tick(count)``): it sends, campaigns, steps down and counts exactly as that many calls of one
+    tick would, through heartbeats, quorum checks and elections (its leader cut off for a while)."""
+
+    def played(batched: bool) -> list[Any]:
+        net = Net(["a", "b", "c"], ["d"])
+        net.elect("a")
+        seen: list[Any] = []
+        for round_, count in enumerate([1, 3, 7, 2, 25, 40, 100, 4, 250, 9, 60, 33]):
+            if round_ == 5:
+                net.isolate("a")  # b and c elect another leader; a steps down at its quorum check
+            if round_ == 9:
+                net.heal()
+            for node in net.nodes.values():
+                if batched:
+                    node.tick(count)
+                else:
+                    for _ in range(count):
+                        node.tick()
+            net.collect()
+            seen.append(sorted((m.sender, m.to, m.kind, m.term) for m in net.pending))
+            net.deliver()
+            seen.append(
+                [(n.role, n.term, n.leader, n._ticks, n._election_elapsed, n._heartbeat_elapsed)
+                 for n in net.nodes.values()]
+            )  # fmt: skip
+        return seen
+
+    batched = played(batched=True)
+    assert batched == played(batched=False)
+    roles = {role for step in batched[1::2] for role, *_ in step}
+    assert {"leader", "follower", "pre_candidate", "candidate", "learner"} <= roles
+    assert [(role, leader) for role, _term, leader, *_ in batched[-1][:2]] == [
+        ("follower", "b"),
+        ("leader", "b"),
+    ]
+
+
 def test_election_timeout_is_drawn_in_range_and_seeded() -> None:
     def first_campaign_tick(seed: int, node_id: str = "a") -> int:
         node = RaftNode(node_id, [node_id, "z"], rng_seed=seed, election_ticks=(10, 20), heartbeat_ticks=2)
