@@ -337,10 +337,9 @@ class RaftNode:
         dozens to run at each)."""
         while count > 0:
             due = self.ticks_to_timeout()
-            if due is None:  # none does anything: a node that may not campaign, or a leader alone
-                quiet = 0 if self._state == LEADER else count  # (whose counters go round one by one)
-            else:
-                quiet = min(count, due - 1)
+            # None: none does anything (a node that may not campaign, or a leader alone, whose counters
+            # go round one tick at a time).
+            quiet = min(count, due - 1) if due is not None else 0 if self._state == LEADER else count
             if quiet > 0:
                 self._ticks += quiet
                 self._election_elapsed += quiet
