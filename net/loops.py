@@ -10,7 +10,6 @@ table without its timers.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import logging
 import math
@@ -34,28 +33,47 @@ async def every(
     the step ran, and a period may be ``math.inf``: nothing is due until the nudge. A loop that waits for
     a deadline it computes sleeps until then, not in small steps, and whoever moves the deadline nudges."""
     period = period_s if callable(period_s) else lambda: period_s
-    if not first_now:
-        await _pause(period(), nudge)
-    while True:
-        try:
-            result = step()
-            if inspect.isawaitable(result):
-                await result
-        except asyncio.CancelledError:
-            raise
-        except Exception:  # whatever one step does, the next one runs
-            log.exception("%s failed; going on", what)
-        await _pause(period(), nudge)
+    pause = _Pause(nudge)
+    try:
+        if not first_now:
+            await pause(period())
+        while True:
+            try:
+                result = step()
+                if inspect.isawaitable(result):
+                    await result
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # whatever one step does, the next one runs
+                log.exception("%s failed; going on", what)
+            await pause(period())
+    finally:
+        pause.close()
 
 
-async def _pause(seconds: float, nudge: asyncio.Event | None) -> None:
-    """Sleep ``seconds``, or until ``nudge`` is set (at once if it already is)."""
-    if nudge is None:
-        await asyncio.sleep(seconds)
-        return
-    if nudge.is_set():
-        await asyncio.sleep(0)  # a step that nudges its own loop must not keep the event loop to itself
-    else:
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(nudge.wait(), None if math.isinf(seconds) else max(0.0, seconds))
-    nudge.clear()
+class _Pause:
+    """A loop's sleep, ended early by its ``nudge``: one task waits on the nudge across the loop's
+    sleeps (``asyncio.wait_for`` made, and cancelled, one at each: five asyncio handles where a sleep
+    takes two, on loops that mostly time out)."""
+
+    def __init__(self, nudge: asyncio.Event | None) -> None:
+        self.nudge = nudge
+        self.nudged: asyncio.Task[object] | None = None
+
+    async def __call__(self, seconds: float) -> None:
+        """Sleep ``seconds``, or until the nudge is set (at once if it already is)."""
+        nudge = self.nudge
+        if nudge is None:
+            await asyncio.sleep(seconds)
+            return
+        if nudge.is_set():
+            await asyncio.sleep(0)  # a step that nudges its own loop must not keep the event loop to itself
+        else:
+            if self.nudged is None or self.nudged.done():
+                self.nudged = asyncio.get_running_loop().create_task(nudge.wait())
+            await asyncio.wait((self.nudged,), timeout=None if math.isinf(seconds) else max(0.0, seconds))
+        nudge.clear()
+
+    def close(self) -> None:
+        if self.nudged is not None:
+            self.nudged.cancel()

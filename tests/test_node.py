@@ -453,6 +453,41 @@ def test_a_loop_with_nothing_due_sleeps_until_it_is_nudged() -> None:
     assert run_virtual(scene()) == [0.0, 10.0, 10.0, 20.0, 23.0, 26.0]
 
 
+def test_a_loop_that_times_out_waits_on_its_nudge_with_one_task_across_its_sleeps(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 'Light on the CPU', item 2: a loop with a nudge mostly sleeps its period out (a follower's
+    hellos, pings, a leader's look at its membership). One wait on the nudge serves all those sleeps,
+    and a new one begins only once a nudge ended it; each sleep made and cancelled one before, five
+    asyncio handles where a plain sleep takes two. A nudge still wakes the loop at once."""
+    waits: list[float] = []
+    wait = asyncio.Event.wait
+
+    async def counted_wait(event: asyncio.Event) -> bool:
+        waits.append(asyncio.get_running_loop().time())
+        return await wait(event)
+
+    monkeypatch.setattr(asyncio.Event, "wait", counted_wait)
+    steps: list[float] = []
+
+    async def scene() -> None:
+        loop = asyncio.get_running_loop()
+        nudge = asyncio.Event()
+        start = loop.time()
+        task = loop.create_task(
+            every(0.5, lambda: steps.append(round(loop.time() - start, 3)), "a test loop", nudge=nudge)
+        )
+        await asyncio.sleep(50.2)
+        nudge.set()
+        await asyncio.sleep(0.2)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    run_virtual(scene())
+    assert len(steps) == 101 and steps[-1] == 50.2  # every half second, and at once when nudged
+    assert len(waits) == 2  # the first sleep's, and the one after the nudge
+
+
 def test_a_founder_alone_pings_and_greets_nobody_and_a_follower_greets_only_when_its_leader_is_silent(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
