@@ -489,9 +489,20 @@ class TableSession:
         )  # fmt: skip
 
     def _membership_period_s(self) -> float:
-        """``MEMBERSHIP_EVERY_S`` while this process leads others (a silent member may have to go);
-        otherwise only what changes the seats or the leader asks (``_reconcile_soon``)."""
-        return MEMBERSHIP_EVERY_S if self.node.is_leader and len(self.node.members) > 1 else math.inf
+        """``MEMBERSHIP_EVERY_S`` while this process leads others and the membership may change without
+        a commit: a learner may catch up or fall silent, or the change the seats ask for waits (a record
+        not up to date yet, a change under way); otherwise only what changes the seats or the leader
+        asks (``_reconcile_soon``): a table of seated voters at rest does not look every second."""
+        node = self.node
+        if not node.is_leader or len(node.members) <= 1:
+            return math.inf
+        if node.raft.learners or not node.leads_up_to_date:
+            return MEMBERSHIP_EVERY_S
+        homes = voting_homes(self.peer.record.seats)
+        change = next_change(
+            homes, node.raft.voters, node.raft.learners, node.silent_ms, node.node_id, node.caught_up
+        )
+        return MEMBERSHIP_EVERY_S if change is not None else math.inf
 
     def missing_laptops(self) -> list[str]:
         """The names of the seats played on the laptops this node has not heard from, while its table

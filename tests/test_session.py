@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -167,3 +169,32 @@ def test_a_join_by_name_to_a_held_seat_waits_no_grace_for_namesakes(monkeypatch:
     assert slept == []
     asyncio.run(session._tables_for("kitchen", None))
     assert slept == [session.SAME_NAME_GRACE_S]
+
+
+def test_a_leader_looks_at_its_membership_every_second_only_while_it_may_change_without_a_commit() -> None:
+    """Issue 'Light on the CPU', item 2: a table of seated voters at rest changes its membership only
+    through a commit (a seat taken, left or handed to a bot), which nudges the leader's look; it looked
+    every second all the same. It still does while a learner may catch up or fall silent, while its
+    record is not up to date, and while the change the seats ask for waits."""
+    seats = [SimpleNamespace(home=home, away=False, laptop="") for home in ("a:1", "b:2", "c:3")]
+    raft = SimpleNamespace(voters=("a:1", "b:2", "c:3"), learners=())
+    node = SimpleNamespace(
+        node_id="a:1", is_leader=True, members=("a:1", "b:2", "c:3"), raft=raft, leads_up_to_date=True,
+        silent_ms=lambda _member: 100.0, caught_up=lambda _member: True,
+    )  # fmt: skip
+    table = SimpleNamespace(node=node, peer=SimpleNamespace(record=SimpleNamespace(seats=seats)))
+
+    def period() -> float:
+        return session.TableSession._membership_period_s(table)  # type: ignore[arg-type]
+
+    assert period() == math.inf  # at rest
+    raft.learners = ("d:4",)  # a spectator, who may fall silent
+    assert period() == session.MEMBERSHIP_EVERY_S
+    raft.learners = ()
+    node.leads_up_to_date = False
+    assert period() == session.MEMBERSHIP_EVERY_S
+    node.leads_up_to_date = True
+    seats.pop()  # c:3 left its seat: its vote must go (and goes, once the leader may propose it)
+    assert period() == session.MEMBERSHIP_EVERY_S
+    node.is_leader = False
+    assert period() == math.inf
