@@ -337,9 +337,13 @@ class RaftNode:
         dozens to run at each)."""
         while count > 0:
             due = self.ticks_to_timeout()
-            # None: none does anything (a node that may not campaign, or a leader alone, whose counters
-            # go round one tick at a time).
-            quiet = min(count, due - 1) if due is not None else 0 if self._state == LEADER else count
+            if due is None and self._state == LEADER:
+                # Alone: its ticks do nothing but take its counters round (each back to 0 at its limit).
+                self._ticks += count
+                self._heartbeat_elapsed = (self._heartbeat_elapsed + count) % self._heartbeat_ticks
+                self._election_elapsed = (self._election_elapsed + count) % self._election_timeout
+                return
+            quiet = count if due is None else min(count, due - 1)  # (None: a node that may not campaign)
             if quiet > 0:
                 self._ticks += quiet
                 self._election_elapsed += quiet

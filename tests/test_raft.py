@@ -225,6 +225,14 @@ def test_many_ticks_at_once_do_what_as_many_single_ticks_do() -> None:
 
     batched = played(batched=True)
     assert batched == played(batched=False)
+    alone = [Net(["a"]), Net(["a"])]  # a leader alone: its ticks only take its counters round
+    for net in alone:
+        net.elect("a")
+    alone[0]["a"].tick(1234)
+    for _ in range(1234):
+        alone[1]["a"].tick()
+    counters = [(net["a"]._ticks, net["a"]._election_elapsed, net["a"]._heartbeat_elapsed) for net in alone]
+    assert counters[0] == counters[1] and alone[0]["a"].role == "leader"
     roles = {role for step in batched[1::2] for role, *_ in step}
     assert {"leader", "follower", "pre_candidate", "candidate", "learner"} <= roles
     assert [(role, leader) for role, _term, leader, *_ in batched[-1][:2]] == [
