@@ -474,13 +474,18 @@ class TableSession:
         node = self.node
         if not node.leads_up_to_date:
             return
-        homes = voting_homes(self.peer.record.seats)
-        change = next_change(
-            homes, node.raft.voters, node.raft.learners, node.silent_ms, node.node_id, node.caught_up
-        )
+        change = self._membership_change()
         if change is not None:
             kind, member = change
             (node.promote if kind == PROMOTE else node.retire)(member)
+
+    def _membership_change(self) -> tuple[str, str] | None:
+        """The change the seats ask of the membership now (``kdm.membership.next_change``)."""
+        node = self.node
+        homes = voting_homes(self.peer.record.seats)
+        return next_change(
+            homes, node.raft.voters, node.raft.learners, node.silent_ms, node.node_id, node.caught_up
+        )
 
     async def _keep_membership(self) -> None:
         await every(
@@ -496,13 +501,9 @@ class TableSession:
         node = self.node
         if not node.is_leader or len(node.members) <= 1:
             return math.inf
-        if node.raft.learners or not node.leads_up_to_date:
+        if node.raft.learners or not node.leads_up_to_date or self._membership_change() is not None:
             return MEMBERSHIP_EVERY_S
-        homes = voting_homes(self.peer.record.seats)
-        change = next_change(
-            homes, node.raft.voters, node.raft.learners, node.silent_ms, node.node_id, node.caught_up
-        )
-        return MEMBERSHIP_EVERY_S if change is not None else math.inf
+        return math.inf
 
     def missing_laptops(self) -> list[str]:
         """The names of the seats played on the laptops this node has not heard from, while its table

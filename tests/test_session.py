@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import math
 from pathlib import Path
 from types import SimpleNamespace
@@ -183,6 +184,7 @@ def test_a_leader_looks_at_its_membership_every_second_only_while_it_may_change_
         silent_ms=lambda _member: 100.0, caught_up=lambda _member: True,
     )  # fmt: skip
     table = SimpleNamespace(node=node, peer=SimpleNamespace(record=SimpleNamespace(seats=seats)))
+    table._membership_change = functools.partial(session.TableSession._membership_change, table)
 
     def period() -> float:
         return session.TableSession._membership_period_s(table)  # type: ignore[arg-type]
