@@ -7,8 +7,9 @@ what to apply, acknowledged with `advance(ready)`. All randomness (the election 
 
 Everything that decides who leads, what is in the log and what is committed lives in this file:
 elections with PreVote, CheckQuorum (a leader that has not heard from a quorum for an election timeout
-steps down, and a follower that has heard from a leader lately ignores vote requests), log
-replication with per-follower progress (probe, then pipelined replicate), commit of current-term
+steps down, and a follower that has heard from a leader lately grants no vote: it ignores vote
+requests, and refuses pre-votes out loud, so that a voter cut off from its leader alone still hears the
+others), log replication with per-follower progress (probe, then pipelined replicate), commit of current-term
 entries only, proposal forwarding, and membership changes one node at a time.
 
 Membership is the bootstrap configuration given to the constructor (every member of a table must be
@@ -449,7 +450,12 @@ class RaftNode:
             # (the leader we follow may stand again in a newer term: ``_stand_again``)
             in_lease = self._in_lease(message.kind) and message.sender != self._leader
             if message.kind in ("vote", "pre_vote") and in_lease:
-                return f"{message.kind} ignored: heard from leader {self._leader} lately"
+                if message.kind == "pre_vote":
+                    # Refused, not ignored: a voter cut off from its leader but not from us hears that
+                    # we are here (``kdm.net.node``'s stranded watch counts any message heard), and a
+                    # refusal in our own term moves nothing at the pre-candidate.
+                    self._send(message.sender, "pre_vote_resp", reject=True)
+                return f"{message.kind} refused: heard from leader {self._leader} lately"
             if message.kind == "vote":
                 self._become_follower(message.term, None)
             elif message.kind in ("app", "heartbeat"):

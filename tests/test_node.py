@@ -543,6 +543,43 @@ def test_a_founder_alone_pings_and_greets_nobody_and_a_follower_greets_only_when
     assert 0 < follower_hellos <= 30.0 / (node_module.REHELLO_AFTER_MS / 1000 - 0.5)  # was 100
 
 
+def test_a_follower_cut_off_from_its_leader_alone_is_not_stranded() -> None:
+    """Three voters; a follower loses its link to the leader, and only that one. It hears the other
+    follower refuse its pre-votes (that one still hears the leader), so in 10 s it never names voters it
+    has not heard from: with ``--if-stranded go-on`` it would otherwise go on alone while the two others
+    play on. No word that a process is alive is
+    needed for it (issue 'Light on the CPU')."""
+
+    async def scene() -> tuple[list[tuple[str, ...]], str, tuple[str | None, str | None]]:
+        network = MemoryNetwork(delay=0.002)
+        founding = ("a:1", "b:2", "c:3")
+        nodes = [
+            Node(network.transport(name), "t1", MemoryStorage(), voters=founding, address_of=memory)
+            for name in founding
+        ]
+        for node in nodes:
+            await node.transport.start()
+        for node in nodes:
+            await node.start()
+        while len({node.raft.leader for node in nodes}) != 1 or nodes[0].raft.leader is None:
+            await asyncio.sleep(0.05)
+        leader = next(node for node in nodes if node.is_leader)
+        cut_off, other = (node for node in nodes if node is not leader)
+        network.cut(leader.node_id, cut_off.node_id)
+        seen = []
+        for _ in range(100):
+            await asyncio.sleep(0.1)
+            seen.append(cut_off.not_heard_from())
+        follows = leader.raft.leader, other.raft.leader
+        for node in nodes:
+            await node.stop()
+        return seen, leader.node_id, follows
+
+    seen, leader, follows = run_virtual(scene())
+    assert all(named == () for named in seen)
+    assert follows == (leader, leader)  # and the table was not disturbed
+
+
 def test_a_voter_that_looks_when_it_could_be_stranded_sees_it_at_once_in_a_few_looks() -> None:
     """``Node.stranded_in_ms``: a follower that sleeps that long between looks (as the session does)
     sees its table stranded as soon as ``not_heard_from`` names its leader gone, in a few looks, not one

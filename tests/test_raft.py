@@ -314,12 +314,22 @@ def test_without_pre_vote_an_isolated_node_disrupts_on_return() -> None:
     assert net["a"].term > 1  # the whole cluster moved to c's term: the reason PreVote exists
 
 
-def test_pre_vote_ignored_while_the_leader_is_heard() -> None:
+def test_pre_vote_refused_while_the_leader_is_heard() -> None:
+    """Refused out loud, in the voter's own term: the pre-candidate hears that voter (a follower cut off
+    from its leader alone is not stranded), and neither its term nor the one it names moves."""
     net = Net(["a", "b", "c"])
     net.elect("a")
+    net.cut.add(frozenset("ac"))  # c no longer hears a, but still hears b
+    delivered: list[Message] = []
+    for _ in range(200):
+        for node in net.nodes.values():
+            node.tick()
+        net.deliver(drop=lambda message: delivered.append(message) is not None)
+    refusals = [m for m in delivered if m.kind == "pre_vote_resp" and m.sender == "b"]
+    assert len(refusals) >= 2 and all(m.to == "c" and m.reject and m.term == 1 for m in refusals)
+    assert net["c"].term == 1 and net["a"].role == "leader" and net["b"].leader == "a"
     reason = net["b"].step(Message("pre_vote", 2, "c", "b", log_index=100, log_term=1))
     assert reason is not None and "lately" in reason
-    assert net.sent("pre_vote_resp") == []
 
 
 def test_check_quorum_vote_with_higher_term_ignored_while_the_leader_is_heard() -> None:
