@@ -8,18 +8,31 @@ that apply the same entries refuse the same ones, for the same reason.
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 from typing import Any
+
+import msgpack
 
 from kdm import entries
 from kdm.driver import SteppedClock
 from kdm.entries import SILENT, WITHHELD, Chat, Create, Done, Join, Reveal, Start, Takeover
-from kdm.host.takeovers import KEY_TIMEOUT_S, LONG_LIMIT_LOOKS, TAKEOVER_AFTER_S, Takeovers
+from kdm.host.notes import Notes
+from kdm.host.takeovers import (
+    ALIVE,
+    ASK_AFTER_MS,
+    ASK_WORD,
+    KEY_TIMEOUT_S,
+    LONG_LIMIT_LOOKS,
+    PROBE,
+    TAKEOVER_AFTER_S,
+    WORD,
+    Takeovers,
+)
 from kdm.manager import installed_plugins
-from kdm.net.node import HEARTBEAT_MS, STRANDED_AFTER_MS
+from kdm.net.node import HEARTBEAT_MS
 from kdm.notices import Rejected, Said, Started, TookOver
 from kdm.record import CHAT_LOG_BURST, CHAT_LOG_WINDOW, SILENCE_FRESH_ENTRIES, TableRecord, commitment
-from kdm.session import SILENT_S
 from tests.helpers.signed import PLUGINS, Node, seated_table
 
 
@@ -219,63 +232,6 @@ def test_one_nodes_chat_lines_are_at_most_a_share_of_the_last_entries() -> None:
     assert isinstance(again, Said)
 
 
-def test_a_seated_process_says_it_is_alive_to_the_other_voters_once_the_game_has_started() -> None:
-    """Issue 'Light on the CPU', item 2: the word that a process is alive (``Takeovers.say_alive``) is
-    for the takeovers, and no seat is taken over in a waiting room: there it says nothing (it told every
-    voter three times a second); once the game has started, every other voter hears it. So a voter
-    says a seat's process is silent only once it has watched the started game's seats as long as the
-    silence limit: it heard nothing before from a process it never heard from (a leader that asked
-    right after the start would take a live seat over)."""
-    record, nodes = seated_table(3)
-    clock = SteppedClock()
-    # What a follower's look at the seats reads of its host.
-    node = SimpleNamespace(
-        node_id=nodes[1].id, silent_ms=lambda _node: 60_000.0, is_leader=False, leader=nodes[0].id
-    )
-    host = SimpleNamespace(
-        record=record, node=node, out=[], clock=clock, sign=nodes[1].keys.sign, table=record.table,
-        behind=lambda: False, fair=SimpleNamespace(work=lambda: None), agents=[],
-        deck=SimpleNamespace(waiting_on=lambda _state, _awaiting: set()), seats_here=lambda: set(),
-    )  # fmt: skip
-    watch = Takeovers(host)  # type: ignore[arg-type]
-    watch.watch(TAKEOVER_AFTER_S, clock.local_ms())
-    clock.set(watch.next_look_ms)
-    watch.tick(clock.local_ms())
-    assert host.out == [] and watch.my_word(2, nodes[2].id, SILENT) is None
-    (notice,) = record.apply(nodes[0].write(Start, record.table))
-    assert isinstance(notice, Started)
-    clock.set(watch.next_look_ms)
-    watch.tick(clock.local_ms())
-    # to the other follower only: its leader hears its answers to every heartbeat
-    assert [sent.to for sent in host.out] == [nodes[2].id]
-    assert watch.my_word(2, nodes[2].id, SILENT) is None  # silent for a minute, but not watched so long
-    clock.set(clock.local_ms() + watch.limit_s * 1000 + 1)
-    assert watch.my_word(2, nodes[2].id, SILENT) is not None
-
-
-def test_a_leader_says_nothing_and_a_follower_says_it_to_the_voters_but_its_leader() -> None:
-    """Issue 'Light on the CPU': Raft's heartbeats (leader to every member) and their answers (each
-    follower to its leader) already tell a voter that a process is alive, more often than the seat
-    watcher looks; the word goes only where no Raft message flows, between followers, and to all the
-    voters while no leader is known."""
-    assert HEARTBEAT_MS < TAKEOVER_AFTER_S * 250  # the heartbeats come more often than the word would
-    record, nodes = seated_table(4)
-    record.apply(nodes[0].write(Start, record.table))
-    clock = SteppedClock()
-
-    def words(me: int, leader: str | None) -> list[str]:
-        node = SimpleNamespace(
-            node_id=nodes[me].id, silent_ms=lambda _node: 0.0, is_leader=leader == nodes[me].id, leader=leader
-        )
-        host = SimpleNamespace(record=record, node=node, out=[], clock=clock)
-        Takeovers(host).say_alive()  # type: ignore[arg-type]
-        return sorted(sent.to for sent in host.out)
-
-    assert words(0, leader=nodes[0].id) == []
-    assert words(1, leader=nodes[0].id) == sorted([nodes[2].id, nodes[3].id])
-    assert words(1, leader=None) == sorted([nodes[0].id, nodes[2].id, nodes[3].id])
-
-
 def follower_watch(record: TableRecord, nodes: list[Node], silent: list[float]) -> tuple[Any, Takeovers]:
     """A follower's seat watcher at ``record`` (seat 1's process, led by seat 0's), which has not heard
     any other process for ``silent[0]`` ms, and its host."""
@@ -292,57 +248,141 @@ def follower_watch(record: TableRecord, nodes: list[Node], silent: list[float]) 
     return host, watch
 
 
-def test_while_the_silence_limit_is_long_the_seat_watcher_looks_and_says_it_is_alive_half_as_often() -> None:
+def test_a_table_at_rest_says_nothing_of_who_is_alive() -> None:
+    """Issue 'Light on the CPU': a seat watcher's looks at a started game whose seats are all heard send
+    nothing (every follower told every other voter it was alive three times a second)."""
+    record, nodes = started(4)
+    host, watch = follower_watch(record, nodes, [0.0])
+    for _ in range(10):
+        host.clock.set(watch.next_look_ms)
+        watch.tick(host.clock.local_ms())
+    assert host.out == []
+
+
+def asked(host: Any, watch: Takeovers, leader: Node, seat: int) -> list[str]:
+    """The leader asks ``watch``'s voter whether ``seat``'s process is silent: what the voter sends
+    back, as the kinds of its messages and to whom."""
+    host.out.clear()
+    watch.answer_word(leader.id, {"seat": seat, "node": host.record.seats[seat].process, "why": SILENT})
+    return [f"{msgpack.unpackb(sent.data)['t']} to {sent.to}" for sent in host.out]
+
+
+def test_a_voter_asked_about_a_seat_asks_its_process_and_says_it_is_silent_only_if_it_does_not_answer() -> (
+    None
+):
+    """A follower hears only its leader: asked whether a seat's process is silent, it asks that process
+    whether it is there (``PROBE``), asked again at each of the leader's asks; it gives its signed word
+    only once that process has left its questions unanswered until the silence limit runs out (from
+    when the leader asks, ``ASK_AFTER_MS`` into the silence: 0.8 s). A process that answers (anything
+    heard from it since the first question) gets no word against it: a leader that would take a live
+    seat over gets none from an honest voter."""
+    assert ASK_AFTER_MS >= 2 * HEARTBEAT_MS  # two answers to the leader's heartbeats missed
+    record, nodes = started(4)
+    silent = [60_000.0]  # nothing heard from the other follower since the game started
+    host, watch = follower_watch(record, nodes, silent)
+    wait_ms = watch.probe_wait_ms()
+    assert wait_ms == TAKEOVER_AFTER_S * 1000 - ASK_AFTER_MS
+    seat_process = record.seats[2].process
+    assert asked(host, watch, nodes[0], 2) == [f"{PROBE} to {seat_process}"]
+    host.clock.set(host.clock.local_ms() + wait_ms / 2)
+    assert asked(host, watch, nodes[0], 2) == [f"{PROBE} to {seat_process}"]
+    host.clock.set(host.clock.local_ms() + wait_ms / 2)
+    said = asked(host, watch, nodes[0], 2)
+    assert said == [f"{PROBE} to {seat_process}", f"{WORD} to {nodes[0].id}"]
+    assert watch.my_word(2, seat_process, SILENT) is not None
+
+    # The same, but the process answers the first question: no word, and its silence counts anew.
+    host, watch = follower_watch(record, nodes, silent)
+    asked(host, watch, nodes[0], 2)
+    host.clock.set(host.clock.local_ms() + wait_ms + 1)
+    silent[0] = 2.0  # its answer came a moment after the question
+    assert asked(host, watch, nodes[0], 2) == [f"{PROBE} to {seat_process}"]
+    silent[0] = 60_000.0  # then nothing: the wait runs from the question after that answer
+    host.clock.set(host.clock.local_ms() + wait_ms - 1)
+    assert asked(host, watch, nodes[0], 2) == [f"{PROBE} to {seat_process}"]
+    host.clock.set(host.clock.local_ms() + 2)
+    assert asked(host, watch, nodes[0], 2)[-1] == f"{WORD} to {nodes[0].id}"
+
+
+def test_a_process_asked_whether_it_is_there_says_it_is_alive() -> None:
+    record, nodes = started(3)
+    host = SimpleNamespace(record=record, out=[])
+    Notes(host).received(nodes[0].id, msgpack.packb({"t": PROBE}))  # type: ignore[arg-type]
+    assert [(sent.to, msgpack.unpackb(sent.data)) for sent in host.out] == [(nodes[0].id, {"t": ALIVE})]
+
+
+def test_mid_round_at_a_fair_table_the_leader_asks_from_the_takeover_limit_and_the_voters_wait_the_rest() -> (
+    None
+):
+    """While the silence limit is long (``KEY_TIMEOUT_S``, mid-round at a fair table), the leader asks
+    the voters once a seat has been silent past the takeover limit, and each voter questions that seat
+    for what the long limit adds (so the seat is taken as the long limit runs out, not one takeover
+    limit later); a voter asked early by a leader that does not wait gives no word before that."""
+    record, nodes = started(4)
+    in_play = [True]
+    record.round_in_play = lambda: in_play[0]  # type: ignore[method-assign]
+    silent = [60_000.0]
+    host, watch = follower_watch(record, nodes, silent)
+    long_wait_ms = KEY_TIMEOUT_S * 1000 - ASK_AFTER_MS
+    assert watch.probe_wait_ms() == long_wait_ms
+    asked(host, watch, nodes[0], 2)
+    host.clock.set(host.clock.local_ms() + TAKEOVER_AFTER_S * 1000)  # a short limit's wait: not enough
+    assert asked(host, watch, nodes[0], 2) == [f"{PROBE} to {record.seats[2].process}"]
+    host.clock.set(host.clock.local_ms() + long_wait_ms - TAKEOVER_AFTER_S * 1000)
+    assert asked(host, watch, nodes[0], 2)[-1] == f"{WORD} to {nodes[0].id}"
+    in_play[0] = False
+    assert watch.probe_wait_ms() == TAKEOVER_AFTER_S * 1000 - ASK_AFTER_MS
+
+    # The leader's look: seat 3's process has missed two answers to the heartbeats: the voters are
+    # asked (and, at the next looks, it is not taken before the long limit runs out).
+    seat_3_silent_ms = ASK_AFTER_MS + 1
+    leader_node = SimpleNamespace(
+        node_id=nodes[0].id, silent_ms=lambda node: seat_3_silent_ms if node == nodes[3].id else 0.0,
+        is_leader=True, leader=nodes[0].id,
+    )  # fmt: skip
+    in_play[0] = True
+    leader = SimpleNamespace(
+        **{
+            **vars(host),
+            "node": leader_node,
+            "out": [],
+            "sign": nodes[0].keys.sign,
+            "agent": lambda _id: None,
+        }
+    )
+    look = Takeovers(leader)  # type: ignore[arg-type]
+    look.leading_since = look.led_since = -math.inf
+    look.look_at_seats(TAKEOVER_AFTER_S, late=False)
+    sent = sorted((msgpack.unpackb(item.data)["t"], item.to) for item in leader.out)
+    assert sent == sorted([(PROBE, nodes[3].id), (ASK_WORD, nodes[1].id), (ASK_WORD, nodes[2].id)])
+    assert look.words[3].silence == {}  # not its own word yet: the long limit has not run out here
+
+
+def test_while_the_silence_limit_is_long_the_seat_watcher_looks_half_as_often() -> None:
     """Issue 'Light on the CPU', item 2: mid-round at a fair table a seat may be silent for
-    ``KEY_TIMEOUT_S`` before a voter says so, and a look (with a word that this process is alive) three
-    times a second is more than that needs: the watcher looks half as often there, and as often as
-    before once the round is over."""
+    ``KEY_TIMEOUT_S`` before it is taken over, and a look three times a second is more than that
+    needs: the watcher looks half as often there, and as often as before once the round is over."""
     quarter_ms = TAKEOVER_AFTER_S * 250
     assert LONG_LIMIT_LOOKS * quarter_ms <= KEY_TIMEOUT_S * 1000  # a fair round's limit is a long one
-    # Half as often, the word still comes three times within the shortest silence read from it.
-    assert 3 * 2 * quarter_ms <= min(STRANDED_AFTER_MS, SILENT_S * 1000)
     record, nodes = started(3)
     in_play = [True]
     record.round_in_play = lambda: in_play[0]  # type: ignore[method-assign]
     host, watch = follower_watch(record, nodes, [0.0])
 
-    def looks(count: int) -> list[tuple[float, int]]:
-        """The wait before each of the next ``count`` looks, and the words said at it."""
+    def looks(count: int) -> list[float]:
+        """The wait before each of the next ``count`` looks."""
         seen = []
         for _ in range(count):
             before = host.clock.local_ms()
             host.clock.set(watch.next_look_ms)
-            host.out.clear()
             watch.tick(host.clock.local_ms())
-            seen.append((host.clock.local_ms() - before, len(host.out)))
+            seen.append(host.clock.local_ms() - before)
         return seen
 
     assert watch.limit_s == KEY_TIMEOUT_S
-    # The first look was set before the limit was read; then every other quarter, one word each (to
-    # the other follower: its leader hears its answers to every heartbeat).
-    assert looks(4) == [(quarter_ms, 1), (2 * quarter_ms, 1), (2 * quarter_ms, 1), (2 * quarter_ms, 1)]
+    # The first look was set before the limit was read; then every other quarter.
+    assert looks(4) == [quarter_ms, 2 * quarter_ms, 2 * quarter_ms, 2 * quarter_ms]
     in_play[0] = False
     assert watch.limit_s == TAKEOVER_AFTER_S
-    assert looks(3) == [(2 * quarter_ms, 1), (quarter_ms, 1), (quarter_ms, 1)]
-
-
-def test_a_voter_counts_a_silence_from_when_the_limit_shrank_only() -> None:
-    """While the limit was long the others said they were alive less often: once it is short again (a
-    fair round over), a voter gives its word that a process is silent only once that process has been
-    silent for the short limit since then (a leader that asked at the round's end would take a live
-    seat whose word was due)."""
-    record, nodes = started(3)
-    in_play = [True]
-    record.round_in_play = lambda: in_play[0]  # type: ignore[method-assign]
-    silent = [0.0]
-    host, watch = follower_watch(record, nodes, silent)
-    host.clock.set(watch.next_look_ms)
-    watch.tick(host.clock.local_ms())  # the game seen started here
-    host.clock.set(host.clock.local_ms() + KEY_TIMEOUT_S * 1000)
-    silent[0] = 1.5 * TAKEOVER_AFTER_S * 1000  # its last word came a while ago, as it did mid-round
-    assert watch.my_word(2, nodes[2].id, SILENT) is None  # under the long limit
-    in_play[0] = False  # the round is over: the limit is short again, read first here
-    assert watch.my_word(2, nodes[2].id, SILENT) is None
-    host.clock.set(host.clock.local_ms() + TAKEOVER_AFTER_S * 1000 + 1)
-    silent[0] += TAKEOVER_AFTER_S * 1000 + 1
-    assert watch.my_word(2, nodes[2].id, SILENT) is not None
+    assert looks(3) == [2 * quarter_ms, quarter_ms, quarter_ms]
+    assert host.out == []

@@ -19,7 +19,7 @@ from nacl.public import Box, PublicKey
 from kdm.deck import PrivateNote
 from kdm.fair.messages import KEYS, OPEN, TURN
 from kdm.host.io import Send, Tell
-from kdm.host.takeovers import ALIVE, ASK_WORD, WORD
+from kdm.host.takeovers import ALIVE, ASK_WORD, PROBE, WORD
 from kdm.notices import NoteArrived
 from kdm.vouching import PRESSED
 
@@ -90,13 +90,16 @@ class Notes:
         """A direct message from another member: a private note between a seat played here and the seat
         of the process that sends it (its writer, or a partner handing it on to a seat that changed
         hands), sealed with both seats' keys; a fair deck's keys, secrets or turn; or the takeovers'
-        word (``ALIVE``, ``ASK_WORD``, ``WORD``). Anything else is dropped, with its reason."""
+        word (``ASK_WORD``, ``PROBE``, ``ALIVE``, ``WORD``). Anything else is dropped, with its reason."""
         host = self.host
         try:
             body = msgpack.unpackb(data, raw=False, strict_map_key=True)
             kind = body.get("t") if isinstance(body, dict) else None
             if kind == ALIVE:
                 return  # the node noted it heard the sender: that is all it says
+            if kind == PROBE:  # a voter asked whether this process is silent: it is not
+                host.out.append(Send(sender, msgpack.packb({"t": ALIVE})))
+                return
             if kind == ASK_WORD:
                 host.takeovers.answer_word(sender, body)
                 return

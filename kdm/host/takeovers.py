@@ -4,13 +4,16 @@ When a player's process dies mid-game, the leader's process takes the seat over 
 agent, with an identity of its own (``node#seat``) so the record can tell who acts for which seat.
 
 No one takes a seat alone: at a signed table the leader's takeover carries the signed word of a quorum
-of the other voters that the seat's process is silent (``kdm.record.TableRecord.silence_problem``). A
-follower hears only its leader, so every seated process tells each voter it is alive (``ALIVE``) as often
-as the leader looks at the seats (half as often while the limit is long), where Raft's messages do
-not say it already (``say_alive``); the leader asks the others (``ASK_WORD``), and each answers
-(``WORD``) only if it has not heard that process for the silence limit itself. A fair table's seat that
-withholds its keys past ``key_timeout_s`` is taken over the same way, and so is a silent seat while a
-round is in play there (a stand-in would void the round: waiting less would let a player dodge a card).
+of the other voters that the seat's process is silent (``kdm.record.TableRecord.silence_problem``). The
+leader asks the others (``ASK_WORD``) at each look once the seat has missed answering two of its
+heartbeats (``ASK_AFTER_MS``); a follower hears only its leader, so each voter asked asks the seat's
+process itself whether it is there (``PROBE``, answered with ``ALIVE``), and answers (``WORD``) only once
+that process has left its questions unanswered until the silence limit runs out (``probe_wait_ms``).
+Nothing is said while every seat is heard: a table at rest sends no word (issue 'Light on the CPU'; a
+word that each process was alive went from every follower to every other three times a second). A
+fair table's seat that withholds its keys past ``key_timeout_s`` is taken over the same way, and so is
+a silent seat while a round is in play there (a stand-in would void the round: waiting less would let a
+player dodge a card).
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ from kdm import entries
 from kdm.agents import Bot, Profile
 from kdm.entries import SILENT, WITHHELD, Takeover
 from kdm.host.io import Send
-from kdm.membership import voting_homes
 
 if TYPE_CHECKING:
     from kdm.host.table import TableHost
@@ -42,17 +44,20 @@ TAKEOVER_AFTER_S = 1.2
 KEY_TIMEOUT_S = 10.0
 #: A stand-in takes a seat that is already late: it thinks briefly, and reacts like a quick person.
 STAND_IN = Profile(reaction_ms=250.0, reaction_spread_ms=40.0, think_ms=(100.0, 300.0))
-#: Direct messages of the takeovers' word: a seated process is alive (to the voters no Raft message
-#: reaches from it, each time the seat watcher looks), a would-be taker asks whether a seat is silent, a
-#: voter says it is (signed).
-ALIVE, ASK_WORD, WORD = "alive", "silent?", "silent"
+#: Direct messages of the takeovers' word: a would-be taker asks whether a seat is silent, a voter asks
+#: that seat's process whether it is there, which answers that it is alive, and a voter says the seat is
+#: silent (signed).
+ASK_WORD, PROBE, ALIVE, WORD = "silent?", "alive?", "alive", "silent"
+#: How long a seat's process is silent to the leader before it asks the voters whether it is: two of
+#: its answers to ``kdm.net.node.HEARTBEAT_MS``'s heartbeats missed (a test holds it). The voters then
+#: question that process until the silence limit runs out, 0.8 s at the shortest: a live process
+#: answers within a round trip, and a Wi-Fi stall (100-250 ms) each way still comes well within it.
+ASK_AFTER_MS = 400.0
 #: A look at the seats this late means this process itself was stopped (a sleeping laptop): what it
 #: last heard is stale, so it takes no seat over before hearing the table again.
 STALL_FACTOR = 2.0
 #: A silence limit of at least this many quarters of ``TAKEOVER_AFTER_S`` is long (mid-round at a fair
-#: table, where a seat waits ``KEY_TIMEOUT_S``): the seat watcher then looks, and says its process is
-#: alive, half as often, still well within the shortest other silence read from that word
-#: (``kdm.net.node.STRANDED_AFTER_MS``, and the session's ``SILENT_S``: 2 s; a test holds it).
+#: table, where a seat waits ``KEY_TIMEOUT_S``): the seat watcher then looks half as often.
 LONG_LIMIT_LOOKS = 8
 
 
@@ -97,14 +102,9 @@ class Takeovers:
         self.look_every_ms = math.inf
         #: Whether no other process sat at the table at the last look: nothing to watch until one does.
         self.alone = False
-        #: When this process first looked at the seats of a started game (local clock): the others say
-        #: they are alive from then on only (``say_alive``), so no silence counts from before.
-        self.game_seen_ms: float | None = None
-        #: The silence limit as last read here (s), and when it was last read shorter than before
-        #: (local clock): the others said they were alive less often while it was long, so a silence
-        #: counts from then only (``limit_read``).
-        self.limit_was_s: float | None = None
-        self.limit_shrunk_ms = -math.inf
+        #: Since when (local clock) each process asked whether it is there (``PROBE``) has left every
+        #: question unanswered: the first question asked after it was last heard.
+        self.probed_ms: dict[str, float] = {}
 
     @property
     def limit_s(self) -> float:
@@ -116,14 +116,41 @@ class Takeovers:
         limit = self.after_s or TAKEOVER_AFTER_S
         return max(limit, self.key_timeout_s) if self.host.record.round_in_play() else limit
 
-    def limit_read(self, now: float) -> float:
-        """``limit_s``, read at ``now`` (local clock): a limit shorter than at the last reading is noted
-        (``limit_shrunk_ms``), for the others' words came less often while it was long."""
-        limit = self.limit_s
-        if self.limit_was_s is not None and limit < self.limit_was_s:
-            self.limit_shrunk_ms = now
-        self.limit_was_s = limit
-        return limit
+    @staticmethod
+    def asks_after_ms(after_s: float) -> float:
+        """How long a seat's process is silent to the leader before it asks the voters whether it is
+        (``take_over_with_word``): ``ASK_AFTER_MS``, or half the takeover limit if that is shorter. So
+        their questions to that process have waited long enough as the limit runs out: the seat stands
+        still no longer for their asking."""
+        return min(ASK_AFTER_MS, after_s * 500)
+
+    def probe_wait_ms(self) -> float:
+        """How long a seat's process must leave this voter's questions unanswered for it to say that
+        process is silent: from when the leader asks (``asks_after_ms``) to the silence limit (0.8 s;
+        mid-round at a fair table, 9.6 s: a player frozen that long is taken over, not one whose Wi-Fi
+        hiccuped when a leader that would not wait asked)."""
+        return self.limit_s * 1000 - self.asks_after_ms(self.after_s or TAKEOVER_AFTER_S)
+
+    def probe(self, node: str) -> None:
+        """Ask process ``node`` whether it is there (it answers ``ALIVE``; any message from it counts),
+        noting since when its questions are unanswered."""
+        host = self.host
+        now = host.clock.local_ms()
+        since = self.probed_ms.get(node)
+        if since is None or host.node.silent_ms(node) < now - since:  # heard since: questions anew
+            self.probed_ms[node] = now
+        for gone in [other for other in self.probed_ms if not host.record.sits(other)]:
+            del self.probed_ms[gone]
+        host.out.append(Send(node, msgpack.packb({"t": PROBE})))
+
+    def unanswered_ms(self, node: str) -> float:
+        """How long process ``node`` has left this voter's questions unanswered (0: none, or answered)."""
+        host = self.host
+        since = self.probed_ms.get(node)
+        if since is None:
+            return 0.0
+        waited = host.clock.local_ms() - since
+        return waited if host.node.silent_ms(node) >= waited else 0.0
 
     def look_period_ms(self, after_s: float, limit_s: float) -> float:
         """How long from one look at the seats to the next: a quarter of ``after_s``, twice that while
@@ -150,43 +177,17 @@ class Takeovers:
         return any(seat.process != me for seat in self.host.record.seats)
 
     def tick(self, now: float) -> None:
-        """The seat watcher's look, when it is due: alive to the voters, then the seats looked at. A
-        long time since the last look is a stall of this process, unless it sat alone meanwhile."""
-        if self.game_seen_ms is None and self.host.record.started:
-            self.game_seen_ms = now
+        """The seat watcher's look, when it is due. A long time since the last look is a stall of this
+        process, unless it sat alone meanwhile."""
         if self.after_s is None or now < self.next_look_ms:
             return
         slept_ms, self.looked_ms = now - self.looked_ms, now
         meant_ms = self.look_every_ms  # the wait this look was due after: much longer is a stall here
-        self.look_every_ms = self.look_period_ms(self.after_s, self.limit_read(now))
+        self.look_every_ms = self.look_period_ms(self.after_s, self.limit_s)
         self.next_look_ms = now + self.look_every_ms
         was_alone, self.alone = self.alone, not self.others_seated()
-        self.say_alive()
         late = not was_alone and slept_ms > STALL_FACTOR * meant_ms
         self.look_at_seats(self.after_s, late, slept_ms)
-
-    def say_alive(self) -> None:
-        """Tell the voters that would not hear otherwise that this process is alive: a follower hears
-        only its leader, and could not say whether this process is silent (``my_word``). Only at a
-        signed table, where a takeover needs the voters' word, and once its game has started: no seat
-        is taken over in a waiting room (``look_at_seats``), where the word would be a message to every
-        voter three times a second for nothing.
-
-        Raft's own traffic already says it where it flows, at least every ``kdm.net.node.HEARTBEAT_MS``
-        (a test holds it under this word's period): a leader's heartbeats reach every member, and a
-        follower answers each of its leader's. So a leader says nothing, and a follower says it to the
-        voters but its leader (any message heard counts, ``Node.silent_ms``): at four seats, half the
-        words of before. While the silence limit is long (mid-round at a fair table, most of a game
-        there), the seat watcher looks half as often (``look_period_ms``), and says it as often."""
-        host = self.host
-        node, record = host.node, host.record
-        me = node.node_id
-        if not record.signed or not record.started or not record.sits(me) or node.is_leader:
-            return
-        alive = msgpack.packb({"t": ALIVE})
-        for voter in dict.fromkeys(voting_homes(record.seats)):
-            if voter != me and voter != node.leader:
-                host.out.append(Send(voter, alive))
 
     def look_at_seats(self, after_s: float, late: bool, slept_ms: float = 0.0) -> None:
         """While leading, a bot takes every seat whose process has been silent past ``after_s`` (not
@@ -223,9 +224,20 @@ class Takeovers:
                 continue  # but the leader it followed: it heard that one, and knows how long it is silent
             if engine.over and owner.node in record.done:
                 continue  # after the game, a seat is taken over only to say it is done
-            if process != node.node_id and node.silent_ms(process) > silence_s * 1000:
+            if process == node.node_id:
+                continue
+            silent_ms = node.silent_ms(process)
+            if silent_ms > silence_s * 1000 or (
+                silent_ms > self.asks_after_ms(after_s) and self.asks_first()
+            ):
+                # (the voters are asked before the limit: they question the seat meanwhile)
                 self.take_over_with_word(seat, owner.name)
         self.look_for_withheld_keys(now)
+
+    def asks_first(self) -> bool:
+        """Whether a takeover waits for the voters' word (at a table of fakes, which signs nothing, the
+        leader takes the seat at once): they may be asked before the seat is taken."""
+        return self.host.sign is not None and self.host.record.signed
 
     def track_withheld(self, now: float) -> None:
         """Since when a fair deck has waited on each seat's part (a turn in a shuffle, a key for a card
@@ -292,7 +304,7 @@ class Takeovers:
         again at each look until enough came (``heard_word``). At a table of fakes, which signs
         nothing, at once."""
         host = self.host
-        if host.sign is None or not host.record.signed:
+        if not self.asks_first():
             self.take_over(seat, self.stand_in(seat), name, why)
             return
         agent = host.agent(f"{host.node.node_id}#{seat}")
@@ -303,6 +315,8 @@ class Takeovers:
         word = self.words.get(seat)
         if word is None or (word.node, word.why) != (node, why):
             word = self.words[seat] = Word(node, why, name)
+        if word.kind == SILENT:
+            self.probe(node)
         mine = self.my_word(seat, node, word.kind)
         if mine is not None and me in record.silence_voters(seat):
             word.silence[me] = mine
@@ -325,25 +339,25 @@ class Takeovers:
 
     def my_word(self, seat: int, node: str, kind: str) -> list[Any] | None:
         """This process's signed word that ``seat``'s process ``node`` is ``kind`` ([position,
-        signature]), or None when it cannot say so: it heard that process within the silence limit,
-        or has not watched the game's seats that long (or its deck has not waited on that seat's keys
-        so long), or it was itself stopped or is catching up, when everyone looks silent to it."""
+        signature]), or None when it cannot say so: it heard that process within the silence limit, or
+        that process has not left its questions unanswered that long (``probe_wait_ms``; or its deck
+        has not waited on that seat's keys so long), or it was itself stopped or is catching up, when
+        everyone looks silent to it."""
         host = self.host
-        seats, limit_ms = host.record.seats, self.limit_read(host.clock.local_ms()) * 1000
+        seats, limit_ms = host.record.seats, self.limit_s * 1000
         if host.sign is None or host.behind() or not 0 <= seat < len(seats) or seats[seat].process != node:
             return None
         if node == host.node.node_id:
             return None
         awake_ms: Callable[[], float] | None = getattr(host.node, "awake_ms", None)
         if kind == SILENT:
-            # Silent since the game was seen started here at least: before it, nobody said they lived;
-            # and since the limit was last read shorter: while it was long, they said it less often.
-            seen, now = self.game_seen_ms, host.clock.local_ms()
-            watched = seen is not None and now - max(seen, self.limit_shrunk_ms) > limit_ms
+            # A follower hears only its leader: what tells it a process is gone is that process's
+            # silence to its own questions (``probe``), asked since at least the wait.
+            wait_ms = self.probe_wait_ms()
             said = (
-                watched
-                and host.node.silent_ms(node) > limit_ms
-                and (awake_ms is None or awake_ms() > limit_ms)
+                host.node.silent_ms(node) > limit_ms
+                and self.unanswered_ms(node) >= wait_ms
+                and (awake_ms is None or awake_ms() > wait_ms)
             )
         else:
             since = self.withheld_since.get(seat)
@@ -356,10 +370,19 @@ class Takeovers:
 
     def answer_word(self, sender: str, body: dict[str, Any]) -> None:
         """``sender`` asks whether a seat's process is silent: the signed word if it is here, else
-        nothing (a leader that takes a live seat over gets no word from an honest voter)."""
+        nothing (a leader that takes a live seat over gets no word from an honest voter). Asked whether
+        it is silent, the seat's process is asked whether it is there (``probe``): the leader asks
+        again at its next look."""
         seat, node, kind = body["seat"], body["node"], body["why"]
         if not (isinstance(seat, int) and isinstance(node, str) and kind in (SILENT, WITHHELD)):
             raise ValueError("an ask for word of the wrong types")
+        seats = self.host.record.seats
+        if (
+            kind == SILENT
+            and 0 <= seat < len(seats)
+            and seats[seat].process == node != self.host.node.node_id
+        ):
+            self.probe(node)
         mine = self.my_word(seat, node, kind)
         if mine is None:
             log.info("%s asked whether seat %s (%s) is %s: not as heard from here", sender, seat, node, kind)
