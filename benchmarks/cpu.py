@@ -214,8 +214,8 @@ def game_at_rest(tree: Path, seats: int, args: argparse.Namespace) -> dict[str, 
     """A ``kdm`` table in play with nothing to do: ``kdm host --headless`` and ``seats - 1`` ``kdm join
     --headless`` by name, each with a home of its own and a player who does not play, measured once the
     game has started (the first player to act thinks): every process's CPU over ``--idle-s`` and its
-    resident memory. What a table of friends costs while one of them thinks, the word that each seat
-    is alive included (``kdm.host.takeovers``), which a table of nodes has not."""
+    resident memory. What a table of friends costs while one of them thinks: its seat watchers and
+    the rest of ``kdm``, which a table of nodes has not."""
     kdm = str(tree / ".venv" / "bin" / "kdm")
     table = f"rest{os.getpid()}x{next(_TABLES)}"  # a name of its own: another run's may still be listed
     with tempfile.TemporaryDirectory(prefix="kdm-cpu-rest-") as folder:
