@@ -419,6 +419,9 @@ class Node:
         #: encoded again (both are pure: the same bytes make the same message, and back).
         self._raft_received: dict[str, tuple[bytes, Envelope]] = {}
         self._raft_sent: dict[str, tuple[Message, bytes]] = {}
+        #: The address each node id names (``_address_of``, which reads it out of the id): asked again
+        #: at every message sent.
+        self._named_address: dict[str, str] = {}
         self._started_ms = monotonic_ms()
         #: When this node last started running again: its start, or the end of a stall of its loop.
         self._awake_since_ms = self._started_ms
@@ -1275,7 +1278,11 @@ class Node:
     def _connect(self, to: str) -> bool:
         """Whether there is a way to send to ``to`` (the transport connects once and keeps it)."""
         try:
-            self.transport.connect(to, self.addresses.get(to) or self._address_of(to))
+            address = self.addresses.get(to) or self._named_address.get(to)
+            if address is None:
+                address = self._address_of(to)
+                _remember(self._named_address, to, address)
+            self.transport.connect(to, address)
         except (ValueError, TransportError) as error:  # an id that names no address: nothing to send to
             log.warning("dropped a message to %s: %s", to, error)
             return False

@@ -55,8 +55,13 @@ _COUNTED_ADDRESSES = 256
 _ZAP_ENDPOINT = "inproc://zeromq.zap.01"
 # What CURVE adds to a message on the wire: its command name, flags, nonce and MAC (33 bytes), rounded up.
 _CURVE_OVERHEAD = 64
-# zmq's flag as a plain int: an enum's operators cost more than the read they guard.
+# zmq's flags and options as plain ints: an enum's operators cost more than the read or send they
+# guard (pyzmq's ``send_multipart`` and ``recv_multipart`` combine them at every frame).
 _POLLIN = int(zmq.POLLIN)
+_EVENTS = int(zmq.EVENTS)
+_RCVMORE = int(zmq.RCVMORE)
+_NOBLOCK = int(zmq.NOBLOCK)
+_MORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
 # zmq limits identities to 255 bytes, and those starting with a zero byte are its own generated ones.
 _MAX_NODE_ID_BYTES = 255
 
@@ -168,6 +173,8 @@ class ZmqTransport:
         # Peers whose queue was full at the last send: the drop is logged once, not once a message.
         self._blocked: set[str] = set()
         self._closed = False
+        #: This transport's id, and as the first frame of every message it sends.
+        self._sender = ("", b"")
 
     def named(self, name: str) -> str:
         """The node id this transport has under ``name``: the name, then its public key."""
@@ -272,8 +279,14 @@ class ZmqTransport:
             return False
         if not _fits(peer_id, data):
             return False
+        if self._sender[0] != self.node_id:  # (``listen`` names the transport once it has its port)
+            self._sender = (self.node_id, self.node_id.encode())
+        dealer = entry[1]
         try:
-            entry[1].send_multipart((self.node_id.encode(), data), zmq.NOBLOCK)
+            # Two frames, one message: zmq takes all of a message's frames or none (only the first can
+            # find the queue full), and the peer reads it whole.
+            dealer.send(self._sender[1], _MORE_NOBLOCK)
+            dealer.send(data, _NOBLOCK)
         except zmq.Again:
             if peer_id not in self._blocked:
                 self._blocked.add(peer_id)
@@ -314,8 +327,11 @@ class ZmqTransport:
         received = self._received
         try:
             # Asking whether a message waits is cheaper than the exception an empty read raises.
-            while len(received) < SEND_QUEUE_LIMIT and int(router.getsockopt(zmq.EVENTS)) & _POLLIN:
-                message = _split_frames(router.recv_multipart(zmq.NOBLOCK, copy=False))
+            while len(received) < SEND_QUEUE_LIMIT and int(router.get(_EVENTS)) & _POLLIN:
+                frames = [router.recv(_NOBLOCK, copy=False)]
+                while router.get(_RCVMORE):  # the rest of the message came with its first frame
+                    frames.append(router.recv(_NOBLOCK, copy=False))
+                message = _split_frames(frames)
                 if message is not None:
                     received.append(message)
         except zmq.ZMQError as error:  # a socket closed under us: nothing more to read
