@@ -689,16 +689,15 @@ class Node:
                 self._tick_timer.cancel()
             self._tick_timer, self._tick_due_ms = None, math.inf
             return
-        due = min(
-            monotonic_ms() + MAX_TICK_WAIT_MS, self._ticks_from_ms + (self._ticks_run + ticks) * self._tick_ms
-        )
+        now = monotonic_ms()
+        due = min(now + MAX_TICK_WAIT_MS, self._ticks_from_ms + (self._ticks_run + ticks) * self._tick_ms)
         due += 0.1  # a hair past the tick's time, so that the tick is due when the timer goes off
         if self._tick_due_ms <= due < self._tick_due_ms + TICK_LATER_MS:
             return
         if self._tick_timer is not None:
             self._tick_timer.cancel()
         self._tick_due_ms = due
-        wait_s = max(0.0, due - monotonic_ms()) / 1000.0
+        wait_s = max(0.0, due - now) / 1000.0
         self._tick_timer = asyncio.get_running_loop().call_later(wait_s, self._tick)
 
     def _tick(self) -> None:

@@ -149,6 +149,8 @@ MAX_TERM_LEAD = 1000
 NOT_SIGNED = "its entries are not the ones its leader signed on top of our log"
 #: Refused election certificates a node remembers (``_check_leader``).
 CERTIFICATES_REFUSED_KEPT = 64
+#: Senders whose last well-formed message a node remembers (``_malformed``; past it, it starts again).
+WELL_FORMED_KEPT = 64
 #: Acks whose signatures a follower remembers having checked.
 ACKS_CHECKED = 1024
 #: Signed heads a node keeps (its own as leader, its leaders' as follower), the oldest forgotten first.
@@ -212,6 +214,10 @@ class RaftNode:
         self._vote = hard_state.vote
         self._saved_hard_state = hard_state
         self._saved_soft_state: tuple[str | None, str] = (None, FOLLOWER)
+        #: The last message without entries from each sender found well formed (``_malformed``): the
+        #: same object again is not checked again (a node's decode hands a repeated message, a heartbeat
+        #: or its answer, over as the same object).
+        self._well_formed: dict[str, Message] = {}
         self._outbox: list[Message] = []
 
         self._state = FOLLOWER
@@ -502,12 +508,17 @@ class RaftNode:
     # --- output ---------------------------------------------------------------------------------------
 
     def has_ready(self) -> bool:
+        # (asked before and after every message: field by field, no state built to compare)
+        log, hard, soft = self._log, self._saved_hard_state, self._saved_soft_state
         return bool(
             self._outbox
-            or self._log.stable < self._log.last_index
-            or self._log.applied < self._log.committed
-            or self._hard_state() != self._saved_hard_state
-            or (self._leader, self.role) != self._saved_soft_state
+            or log.stable < log.last_index
+            or log.applied < log.committed
+            or self._term != hard.term
+            or self._vote != hard.vote
+            or log.committed != hard.commit
+            or self._leader != soft[0]
+            or self.role != soft[1]
         )
 
     def ready(self) -> Ready:
@@ -1348,4 +1359,11 @@ class RaftNode:
             return f"message for {message.to} delivered to {self.node_id}"
         if message.sender == self.node_id:
             return "message from ourselves"
-        return check_message(message, MAX_ENTRY_BYTES)
+        if self._well_formed.get(message.sender) is message:
+            return None
+        problem = check_message(message, MAX_ENTRY_BYTES)
+        if problem is None and not message.entries:  # (frozen: it stays well formed; entries weigh)
+            if len(self._well_formed) >= WELL_FORMED_KEPT and message.sender not in self._well_formed:
+                self._well_formed.clear()
+            self._well_formed[message.sender] = message
+        return problem

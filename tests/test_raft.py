@@ -1305,3 +1305,34 @@ def test_a_commit_is_acked_once_and_its_proof_rides_on_the_next_append() -> None
     assert carrying and all(m.acks for m in carrying)  # the last proof again: not yet said to be held
     assert len([m for m in sent if m.kind == "app_resp"]) == 2
     assert [entry.data for entry in net.applied["b"][-2:]] == [b"one", b"two"]
+
+
+def test_a_repeated_message_is_checked_once_and_a_malformed_one_every_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A node's decode hands a repeated message (a heartbeat, its answer) over as the same object: Raft
+    checks its form once per sender (issue 'Light on the CPU'), an equal new object again, and a
+    malformed one at every step, refused each time."""
+    import kdm.net.raft as raft_module
+
+    checked: list[Message] = []
+    real_check = raft_module.check_message
+
+    def counting(message: Message, limit: int) -> str | None:
+        checked.append(message)
+        return real_check(message, limit)
+
+    monkeypatch.setattr(raft_module, "check_message", counting)
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    follower = net["b"]
+    heartbeat = Message("heartbeat", 1, "a", "b", commit=follower.commit_index)
+    checked.clear()
+    for _ in range(3):
+        follower.step(heartbeat)
+    assert checked == [heartbeat]
+    follower.step(Message("heartbeat", 1, "a", "b", commit=follower.commit_index))
+    assert len(checked) == 2
+    malformed = Message("heartbeat", -1, "a", "b")
+    reasons = [follower.step(malformed) for _ in range(2)]
+    assert len(checked) == 4 and all(reasons) and reasons[0] == reasons[1]
