@@ -133,8 +133,10 @@ STALLED_AFTER_MS = 1000.0
 MAX_TICK_WAIT_MS = 500.0
 #: The tick timer is set again for later only when the tick it waits for moved this much later: a
 #: follower's election timeout moves at every heartbeat, and a timer set again then costs far less than
-#: a wake-up with nothing to do (at rest it never goes off); by less, it keeps the sooner time.
-TICK_LATER_MS = 100.0
+#: a wake-up with nothing to do; by less, it keeps the sooner time. More than ``HEARTBEAT_MS``: a
+#: follower at rest sets it again at every other heartbeat, and it still never goes off (it waits at
+#: least ``MAX_TICK_WAIT_MS``, more than two heartbeats).
+TICK_LATER_MS = 250.0
 #: What a node id looks like: ``HOST:PORT~KEY`` (the host may be a bracketed IPv6 address; over the
 #: in-memory network of the tests, the token need not be a key).
 NODE_ID = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.\-]+):(\d{1,5})(?:~[0-9a-z]{1,64})?")
