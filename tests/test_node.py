@@ -334,10 +334,10 @@ def test_a_node_back_from_a_pause_gives_the_table_time_to_answer_before_it_is_st
 def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 'Light on the CPU', item 2: with nothing to commit, a leader wakes for its heartbeats
     (every ``HEARTBEAT_MS``) and to check its quorum (every election timeout, 0.5 s), not on a 10 ms beat
-    (100 a second before); a follower's tick timer never goes off while its leader's heartbeats come (every
-    other one sets it later: ``TICK_LATER_MS``; it went off twice a second before), nor does the loop that shows
-    the other voters new heads (once a second before); the leader sends a heartbeat
-    a follower answers, and the follower's pings slow once its clock settled."""
+    (100 a second before); a follower's tick timer never goes off while its leader's heartbeats come
+    (every other one sets it later: ``TICK_LATER_MS``; it went off twice a second before), nor does the
+    loop that shows the other voters new heads (once a second before); the leader sends a heartbeat a
+    follower answers, and the follower's pings slow once its clock settled."""
     wakes: dict[str, int] = {}
     sent: dict[tuple[str, str], int] = {}
     tick, send, show_heads = Node._tick, MemoryTransport.send, Node._show_heads
