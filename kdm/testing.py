@@ -49,6 +49,8 @@ from kdm.net.clock import monotonic_ms
 from kdm.sim import SimResult, Simulation
 
 if TYPE_CHECKING:
+    from kdm.net.node import Node
+    from kdm.net.transport import MemoryNetwork
     from kdm.peer import Peer
 
 
@@ -98,6 +100,31 @@ def run_virtual(main: Coroutine[Any, Any, Result]) -> Result:
     finally:
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
+
+
+async def memory_table(network: MemoryNetwork, names: Sequence[str]) -> list[Node]:
+    """Consensus nodes named ``names`` (``HOST:PORT``) over ``network``, every one a voter of a table no
+    game plays at (logs in memory), started, once they all follow one leader (the caller stops them)."""
+    from kdm.net.node import Node
+    from kdm.net.raft_log import MemoryStorage
+
+    nodes = [
+        Node(
+            network.transport(name),
+            "t1",
+            MemoryStorage(),
+            voters=tuple(names),
+            address_of=lambda n: f"memory://{n}",
+        )
+        for name in names
+    ]
+    for node in nodes:
+        await node.transport.start()
+    for node in nodes:
+        await node.start()
+    while len({node.raft.leader for node in nodes}) != 1 or nodes[0].raft.leader is None:
+        await asyncio.sleep(0.05)
+    return nodes
 
 
 class ScriptedTable:

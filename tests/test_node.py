@@ -21,7 +21,7 @@ from kdm.net.raft_messages import HardState, Message, message_to_dict
 from kdm.net.raftsim import unsigned_certificate
 from kdm.net.transport import MemoryNetwork, MemoryTransport
 from kdm.peer import Peer
-from kdm.testing import run_virtual
+from kdm.testing import memory_table, run_virtual
 from tests.helpers.nodes import play_table
 
 
@@ -552,17 +552,7 @@ def test_a_follower_cut_off_from_its_leader_alone_is_not_stranded() -> None:
 
     async def scene() -> tuple[list[tuple[str, ...]], str, tuple[str | None, str | None]]:
         network = MemoryNetwork(delay=0.002)
-        founding = ("a:1", "b:2", "c:3")
-        nodes = [
-            Node(network.transport(name), "t1", MemoryStorage(), voters=founding, address_of=memory)
-            for name in founding
-        ]
-        for node in nodes:
-            await node.transport.start()
-        for node in nodes:
-            await node.start()
-        while len({node.raft.leader for node in nodes}) != 1 or nodes[0].raft.leader is None:
-            await asyncio.sleep(0.05)
+        nodes = await memory_table(network, ("a:1", "b:2", "c:3"))
         leader = next(node for node in nodes if node.is_leader)
         cut_off, other = (node for node in nodes if node is not leader)
         network.cut(leader.node_id, cut_off.node_id)
