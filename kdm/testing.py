@@ -27,6 +27,8 @@ A peer talks to the table through its consensus node (``kdm.peer.Consensus``). `
 consensus without a network, as httpx's ``MockTransport`` is a transport without one: ``log.node("n1")``
 gives a ``FakeNode`` for a ``Peer``; what a node proposes is committed at once, in one order for every
 peer on the log, and a test shapes the membership by hand (who leads, who is cut off, who is silent).
+``memory_table`` starts real consensus nodes over the in-memory network instead, for a test of the
+consensus itself.
 """
 
 from __future__ import annotations
