@@ -25,6 +25,7 @@ from kdm.host.takeovers import (
     KEY_TIMEOUT_S,
     LONG_LIMIT_LOOKS,
     PROBE,
+    QUESTIONS_LAPSE_MS,
     TAKEOVER_AFTER_S,
     WORD,
     Takeovers,
@@ -304,6 +305,25 @@ def test_a_voter_asked_about_a_seat_asks_its_process_and_says_it_is_silent_only_
     assert asked(host, watch, nodes[0], 2)[-1] == f"{WORD} to {nodes[0].id}"
 
 
+def test_questions_left_unanswered_long_ago_count_nothing_at_the_next_ask() -> None:
+    """A process that died left this voter's questions unanswered; it came back since, and a follower
+    hears nothing from another at rest. When the leader asks about it again, long after, the old
+    questions count nothing: the voter asks anew and gives no word before the wait (a leader that asked
+    at once would take a live seat on an honest voter's word)."""
+    record, nodes = started(4)
+    silent = [60_000.0]  # nothing heard from the other follower, then or since
+    host, watch = follower_watch(record, nodes, silent)
+    wait_ms = watch.probe_wait_ms()
+    asked(host, watch, nodes[0], 2)
+    host.clock.set(host.clock.local_ms() + wait_ms + 1)
+    assert asked(host, watch, nodes[0], 2)[-1] == f"{WORD} to {nodes[0].id}"  # it was gone then
+    host.clock.set(host.clock.local_ms() + QUESTIONS_LAPSE_MS + 1)  # no ask for a while
+    assert asked(host, watch, nodes[0], 2) == [f"{PROBE} to {record.seats[2].process}"]
+    host.clock.set(host.clock.local_ms() + wait_ms - 1)
+    assert watch.my_word(2, record.seats[2].process, SILENT) is None
+    assert asked(host, watch, nodes[0], 2) == [f"{PROBE} to {record.seats[2].process}"]
+
+
 def test_a_process_asked_whether_it_is_there_says_it_is_alive() -> None:
     record, nodes = started(3)
     host = SimpleNamespace(record=record, out=[])
@@ -311,13 +331,12 @@ def test_a_process_asked_whether_it_is_there_says_it_is_alive() -> None:
     assert [(sent.to, msgpack.unpackb(sent.data)) for sent in host.out] == [(nodes[0].id, {"t": ALIVE})]
 
 
-def test_mid_round_at_a_fair_table_the_leader_asks_from_the_takeover_limit_and_the_voters_wait_the_rest() -> (
-    None
-):
-    """While the silence limit is long (``KEY_TIMEOUT_S``, mid-round at a fair table), the leader asks
-    the voters once a seat has been silent past the takeover limit, and each voter questions that seat
-    for what the long limit adds (so the seat is taken as the long limit runs out, not one takeover
-    limit later); a voter asked early by a leader that does not wait gives no word before that."""
+def test_the_leader_asks_before_the_limit_and_the_voters_question_the_seat_until_it_runs_out() -> None:
+    """The leader asks the voters once a seat has missed two answers to its heartbeats (``ASK_AFTER_MS``),
+    at each look, and each voter questions that seat from then to the silence limit: the seat is taken
+    as the limit runs out, not a wait later. While the limit is long (``KEY_TIMEOUT_S``, mid-round at a
+    fair table), that is nearly all of it: a voter asked early by a leader that does not wait gives no
+    word before."""
     record, nodes = started(4)
     in_play = [True]
     record.round_in_play = lambda: in_play[0]  # type: ignore[method-assign]
@@ -325,10 +344,12 @@ def test_mid_round_at_a_fair_table_the_leader_asks_from_the_takeover_limit_and_t
     host, watch = follower_watch(record, nodes, silent)
     long_wait_ms = KEY_TIMEOUT_S * 1000 - ASK_AFTER_MS
     assert watch.probe_wait_ms() == long_wait_ms
-    asked(host, watch, nodes[0], 2)
-    host.clock.set(host.clock.local_ms() + TAKEOVER_AFTER_S * 1000)  # a short limit's wait: not enough
-    assert asked(host, watch, nodes[0], 2) == [f"{PROBE} to {record.seats[2].process}"]
-    host.clock.set(host.clock.local_ms() + long_wait_ms - TAKEOVER_AFTER_S * 1000)
+    look_ms = watch.look_period_ms(TAKEOVER_AFTER_S, watch.limit_s)  # the leader asks at each look
+    start = host.clock.local_ms()
+    while host.clock.local_ms() - start < long_wait_ms:
+        said = asked(host, watch, nodes[0], 2)
+        assert said == [f"{PROBE} to {record.seats[2].process}"], host.clock.local_ms() - start
+        host.clock.set(min(host.clock.local_ms() + look_ms, start + long_wait_ms))
     assert asked(host, watch, nodes[0], 2)[-1] == f"{WORD} to {nodes[0].id}"
     in_play[0] = False
     assert watch.probe_wait_ms() == TAKEOVER_AFTER_S * 1000 - ASK_AFTER_MS

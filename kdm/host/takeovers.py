@@ -53,6 +53,11 @@ ASK_WORD, PROBE, ALIVE, WORD = "silent?", "alive?", "alive", "silent"
 #: question that process until the silence limit runs out, 0.8 s at the shortest: a live process
 #: answers within a round trip, and a Wi-Fi stall (100-250 ms) each way still comes well within it.
 ASK_AFTER_MS = 400.0
+#: A gap this long between two questions to a process starts its unanswered questions anew: longer
+#: than the leader's wait between two asks (a look: 0.3 s, 0.6 s while the limit is long). So a
+#: question left unanswered long ago (to a process that died, and came back since without a word to
+#: this voter) counts nothing when the next ask comes.
+QUESTIONS_LAPSE_MS = 1000.0
 #: A look at the seats this late means this process itself was stopped (a sleeping laptop): what it
 #: last heard is stale, so it takes no seat over before hearing the table again.
 STALL_FACTOR = 2.0
@@ -103,8 +108,9 @@ class Takeovers:
         #: Whether no other process sat at the table at the last look: nothing to watch until one does.
         self.alone = False
         #: Since when (local clock) each process asked whether it is there (``PROBE``) has left every
-        #: question unanswered: the first question asked after it was last heard.
-        self.probed_ms: dict[str, float] = {}
+        #: question unanswered (the first question asked after it was last heard, with no lapse in
+        #: the questions since: ``QUESTIONS_LAPSE_MS``), and when it was last asked.
+        self.probed_ms: dict[str, tuple[float, float]] = {}
 
     @property
     def limit_s(self) -> float:
@@ -136,9 +142,10 @@ class Takeovers:
         noting since when its questions are unanswered."""
         host = self.host
         now = host.clock.local_ms()
-        since = self.probed_ms.get(node)
-        if since is None or host.node.silent_ms(node) < now - since:  # heard since: questions anew
-            self.probed_ms[node] = now
+        since, last = self.probed_ms.get(node, (now, now))
+        if host.node.silent_ms(node) < now - since or now - last > QUESTIONS_LAPSE_MS:
+            since = now  # heard since the first question, or not asked for a while: questions anew
+        self.probed_ms[node] = (since, now)
         for gone in [other for other in self.probed_ms if not host.record.sits(other)]:
             del self.probed_ms[gone]
         host.out.append(Send(node, msgpack.packb({"t": PROBE})))
@@ -146,11 +153,12 @@ class Takeovers:
     def unanswered_ms(self, node: str) -> float:
         """How long process ``node`` has left this voter's questions unanswered (0: none, or answered)."""
         host = self.host
-        since = self.probed_ms.get(node)
-        if since is None:
+        now = host.clock.local_ms()
+        since, last = self.probed_ms.get(node, (now, -math.inf))
+        waited = now - since
+        if now - last > QUESTIONS_LAPSE_MS or host.node.silent_ms(node) < waited:
             return 0.0
-        waited = host.clock.local_ms() - since
-        return waited if host.node.silent_ms(node) >= waited else 0.0
+        return waited
 
     def look_period_ms(self, after_s: float, limit_s: float) -> float:
         """How long from one look at the seats to the next: a quarter of ``after_s``, twice that while
@@ -357,7 +365,7 @@ class Takeovers:
             said = (
                 host.node.silent_ms(node) > limit_ms
                 and self.unanswered_ms(node) >= wait_ms
-                and (awake_ms is None or awake_ms() > wait_ms)
+                and (awake_ms is None or awake_ms() > limit_ms)  # (past a stall it could not see)
             )
         else:
             since = self.withheld_since.get(seat)
