@@ -142,13 +142,22 @@ class Takeovers:
         noting since when its questions are unanswered."""
         host = self.host
         now = host.clock.local_ms()
-        since, last = self.probed_ms.get(node, (now, now))
-        if host.node.silent_ms(node) < now - since or now - last > QUESTIONS_LAPSE_MS:
-            since = now  # heard since the first question, or not asked for a while: questions anew
-        self.probed_ms[node] = (since, now)
+        # (none unanswered: heard since the first question, or not asked for a while: questions anew)
+        self.probed_ms[node] = (now - self.unanswered_ms(node), now)
         for gone in [other for other in self.probed_ms if not host.record.sits(other)]:
             del self.probed_ms[gone]
         host.out.append(Send(node, msgpack.packb({"t": PROBE})))
+
+    def question(self, seat: int, node: str, kind: str) -> None:
+        """Asked (or asking) whether ``seat``'s process ``node`` is silent: ask that process whether it
+        is there (``probe``), when it plays that seat and is not this one."""
+        seats = self.host.record.seats
+        if (
+            kind == SILENT
+            and 0 <= seat < len(seats)
+            and seats[seat].process == node != self.host.node.node_id
+        ):
+            self.probe(node)
 
     def unanswered_ms(self, node: str) -> float:
         """How long process ``node`` has left this voter's questions unanswered (0: none, or answered)."""
@@ -323,8 +332,7 @@ class Takeovers:
         word = self.words.get(seat)
         if word is None or (word.node, word.why) != (node, why):
             word = self.words[seat] = Word(node, why, name)
-        if word.kind == SILENT:
-            self.probe(node)
+        self.question(seat, node, word.kind)
         mine = self.my_word(seat, node, word.kind)
         if mine is not None and me in record.silence_voters(seat):
             word.silence[me] = mine
@@ -384,13 +392,7 @@ class Takeovers:
         seat, node, kind = body["seat"], body["node"], body["why"]
         if not (isinstance(seat, int) and isinstance(node, str) and kind in (SILENT, WITHHELD)):
             raise ValueError("an ask for word of the wrong types")
-        seats = self.host.record.seats
-        if (
-            kind == SILENT
-            and 0 <= seat < len(seats)
-            and seats[seat].process == node != self.host.node.node_id
-        ):
-            self.probe(node)
+        self.question(seat, node, kind)
         mine = self.my_word(seat, node, kind)
         if mine is None:
             log.info("%s asked whether seat %s (%s) is %s: not as heard from here", sender, seat, node, kind)
