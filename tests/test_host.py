@@ -32,6 +32,7 @@ from kdm.host.duties import Debt, debts
 from kdm.host.proposals import RETRY_S
 from kdm.manager import Rules, installed_plugins
 from kdm.notices import Applied, Created, Notice, Rejected, Seated
+from tests.helpers.deals import dealing_no_combos
 
 
 class Node:
@@ -139,9 +140,12 @@ def test_a_bot_that_raises_instead_of_deciding_looks_again_after_a_pause_and_its
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A bug in a plugin's ``kdm_bot_decide`` (here: seat 1's bot raises the first three times it has
-    a move to make at its turn, whatever the deal) is said with its traceback, and the bot looks again
-    after a pause: nothing else would wake a bot that failed at its turn, and the table would wait for
-    it forever (before, the error also went up through the host, past the entry's duties)."""
+    a move to make at its turn) is said with its traceback, and the bot looks again after a pause:
+    nothing else would wake a bot that failed at its turn, and the table would wait for it forever
+    (before, the error also went up through the host, past the entry's duties). Four seats dealt no
+    combo: a hand holds at most three of a rank or of a suit until every seat has passed three times,
+    so no valid slap ends the round before seat 1's third turn (a combo at the deal did, one run in a
+    few dozen)."""
 
     def timed(decision: Any) -> bool:
         return isinstance(decision.event, TimedEvent)  # a slap: its window may be gone at the next look
@@ -163,8 +167,9 @@ def test_a_bot_that_raises_instead_of_deciding_looks_again_after_a_pause_and_its
         driver._bot_decide = decide
 
     monkeypatch.setattr(TableDriver, "__init__", init)
+    dealing_no_combos(monkeypatch)
     clock = SteppedClock()
-    table = hosts(3, clock)
+    table = hosts(4, clock)
     with caplog.at_level(logging.ERROR, logger="kdm.peer"):
         play_by_hand(table, clock)
     assert failures == [1, 1, 1]
