@@ -93,13 +93,17 @@ HEADS_SHARED = 4
 PING_EVERY_S = 0.5
 PING_SETTLED_S = 2.0
 PINGS_TO_SETTLE = 8
-#: How often a leader with nothing to send tells its followers it is there. Its followers stand for
-#: election after 0.5-1 s without it (Raft's election timeout, ``RaftNode``'s default of 50-100 ticks of
-#: ``tick_ms``): a heartbeat and a Wi-Fi stall (100-250 ms) after it still come within the shortest
-#: timeout, and the leader hears every follower's answer twice in its quorum check's 0.5 s. No faster:
-#: each is a message out and one back for every follower, the idle table's whole cost
-#: (``tests/test_lan_leader.py`` plays a table on the test LAN's Wi-Fi without a change of leader).
-HEARTBEAT_MS = 200.0
+#: How often a leader with nothing to send tells its followers it is there, and how long a follower
+#: waits without a word from it before it stands for election (Raft's election timeout, drawn in this
+#: range). Failure detection needs no more: a Wi-Fi stall (100-250 ms) after a heartbeat still comes
+#: within the shortest timeout, the leader hears every follower's answer twice in its quorum check (one
+#: election timeout), and a dead leader is replaced 1-2 s after its last heartbeat, within the takeover
+#: limits the table reads from the same answers (``kdm.host.takeovers.ASK_AFTER_MS``). No faster: each
+#: is a message out and one back for every follower, the idle table's whole cost (issue 'Light on the
+#: CPU': at 200 ms and 0.5-1 s an idle table of four spent 0.41 % of a core per peer, 0.25 % at 400 ms).
+#: ``tests/test_lan_leader.py`` plays a table on the test LAN's Wi-Fi without a change of leader.
+HEARTBEAT_MS = 400.0
+ELECTION_TIMEOUT_MS = (1000.0, 2000.0)
 #: A learner that has heard no leader for this long says hello again (it may have been retired).
 REHELLO_AFTER_MS = 2000.0
 #: Learners a table takes at once (joiners not yet seated, spectators); more hellos are refused.
@@ -121,8 +125,9 @@ DOOR_TOLD_EVERY_MS = 5_000.0
 #: The longest name a joiner may show at the door.
 MAX_DOOR_NAME = 32
 #: A voter that has heard no leader, nor a quorum of voters, for this long is stranded (``not_heard_from``):
-#: past an election or two (0.5 to 1 s each), so a table that only changes leader is never stranded.
-STRANDED_AFTER_MS = 2000.0
+#: past the longest election timeout and a vote (``ELECTION_TIMEOUT_MS``), so a table that only changes
+#: leader is never stranded.
+STRANDED_AFTER_MS = 3000.0
 #: A tick this late means this process itself was stopped (a sleeping laptop, SIGSTOP): everyone looks
 #: silent to it, so it gives the table ``STRANDED_AFTER_MS`` to answer again before it is stranded.
 STALLED_AFTER_MS = 1000.0
@@ -374,6 +379,7 @@ class Node:
             signer=TableSigner(keys, table) if keys is not None else Unsigned(),
             silence_ticks=round(STRANDED_AFTER_MS / tick_ms),
             heartbeat_ticks=max(1, round(HEARTBEAT_MS / tick_ms)),
+            election_ticks=(round(ELECTION_TIMEOUT_MS[0] / tick_ms), round(ELECTION_TIMEOUT_MS[1] / tick_ms)),
         )  # fmt: skip
         self.on_commit = on_commit
         #: Told of each committed membership change, in log order among the entries ``on_commit``

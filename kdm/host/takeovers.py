@@ -5,10 +5,11 @@ agent, with an identity of its own (``node#seat``) so the record can tell who ac
 
 No one takes a seat alone: at a signed table the leader's takeover carries the signed word of a quorum
 of the other voters that the seat's process is silent (``kdm.record.TableRecord.silence_problem``). The
-leader asks the others (``ASK_WORD``) at each look once the seat has missed answering two of its
-heartbeats (``ASK_AFTER_MS``); a follower hears only its leader, so each voter asked asks the seat's
-process itself whether it is there (``PROBE``, answered with ``ALIVE``), and answers (``WORD``) only once
-that process has left its questions unanswered until the silence limit runs out (``probe_wait_ms``).
+leader asks the others (``ASK_WORD``) at each look once the seat has missed answering one of its
+heartbeats, and a Wi-Fi stall more (``ASK_AFTER_MS``); a follower hears only its leader, so each voter
+asked asks the seat's process itself whether it is there (``PROBE``, answered with ``ALIVE``), and
+answers (``WORD``) only once that process has left its questions unanswered until the silence limit
+runs out (``probe_wait_ms``).
 Nothing is said while every seat is heard: a table at rest sends no word (issue 'Light on the CPU'; a
 word that each process was alive went from every follower to every other three times a second). A
 fair table's seat that withholds its keys past ``key_timeout_s`` is taken over the same way, and so is
@@ -48,11 +49,12 @@ STAND_IN = Profile(reaction_ms=250.0, reaction_spread_ms=40.0, think_ms=(100.0, 
 #: that seat's process whether it is there, which answers that it is alive, and a voter says the seat is
 #: silent (signed).
 ASK_WORD, PROBE, ALIVE, WORD = "silent?", "alive?", "alive", "silent"
-#: How long a seat's process is silent to the leader before it asks the voters whether it is: two of
-#: its answers to ``kdm.net.node.HEARTBEAT_MS``'s heartbeats missed (a test holds it). The voters then
-#: question that process until the silence limit runs out, 0.8 s at the shortest: a live process
-#: answers within a round trip, and a Wi-Fi stall (100-250 ms) each way still comes well within it.
-ASK_AFTER_MS = 400.0
+#: How long a seat's process is silent to the leader before it asks the voters whether it is: its answer
+#: to one of ``kdm.net.node.HEARTBEAT_MS``'s heartbeats missed, and a Wi-Fi stall (100-250 ms) more, so a
+#: late answer sets off no questions at rest (a test holds it). The voters then question that process
+#: until the silence limit runs out, 0.6 s at the shortest: a live process answers within a round trip,
+#: and a Wi-Fi stall each way still comes within it.
+ASK_AFTER_MS = 600.0
 #: A gap this long between two questions to a process starts its unanswered questions anew: longer
 #: than the leader's wait between two asks (a look: 0.3 s, 0.6 s while the limit is long). So a
 #: question left unanswered long ago (to a process that died, and came back since without a word to
@@ -132,8 +134,8 @@ class Takeovers:
 
     def probe_wait_ms(self) -> float:
         """How long a seat's process must leave this voter's questions unanswered for it to say that
-        process is silent: from when the leader asks (``asks_after_ms``) to the silence limit (0.8 s;
-        mid-round at a fair table, 9.6 s: a player frozen that long is taken over, not one whose Wi-Fi
+        process is silent: from when the leader asks (``asks_after_ms``) to the silence limit (0.6 s;
+        mid-round at a fair table, 9.4 s: a player frozen that long is taken over, not one whose Wi-Fi
         hiccuped when a leader that would not wait asked)."""
         return self.limit_s * 1000 - self.asks_after_ms(self.after_s or TAKEOVER_AFTER_S)
 
