@@ -13,6 +13,7 @@ secret sign in Kem's, delivered from one seat's process to another's directly (`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -134,6 +135,11 @@ class Deck(Protocol):
     def work(
         self, state: TableState, duties: Sequence[Duty], now_ms: float | None = None
     ) -> list[ToLog | ToNext | ToSeat | ToTable | Reseal]: ...
+
+    def next_ask_ms(self) -> float:
+        """When ``work`` next has something to do at a quiet table, on the clock it is given (inf:
+        only once something changes): a key that has not come is asked for in the log."""
+        ...
 
     def sealed_part(self, reseal: Reseal, seal: Callable[[bytes], bytes]) -> dict[str, Any]: ...
 
@@ -275,6 +281,9 @@ class OpenDeck:
         self, state: TableState, duties: Sequence[Duty], now_ms: float | None = None
     ) -> list[ToLog | ToNext | ToSeat | ToTable | Reseal]:
         return []
+
+    def next_ask_ms(self) -> float:
+        return math.inf
 
     def sealed_part(self, reseal: Reseal, seal: Callable[[bytes], bytes]) -> dict[str, Any]:
         raise ValueError(self.NOT_FAIR)

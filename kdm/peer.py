@@ -27,6 +27,7 @@ from kdm.host import (
     CreateTable,
     Input,
     JoinTable,
+    LeaderChanged,
     MembershipChanged,
     NodeView,
     Output,
@@ -268,6 +269,10 @@ class Peer:
     def membership_changed(self, change: ConfChange) -> None:
         """A committed membership change (``Node.on_membership``), handed to the record in log order."""
         self.step(MembershipChanged(change))
+
+    def leader_changed(self, leader: str | None) -> None:
+        """The node follows another leader, or leads, or knows none (``Node.on_leader``)."""
+        self.step(LeaderChanged(leader))
 
     def received_direct(self, sender: str, data: bytes) -> None:
         """A direct message from another member (``kdm.host.notes``)."""

@@ -595,6 +595,7 @@ class TableSession:
         return ADVERTISE_EVERY_S if self.advertiser is not None else math.inf
 
     def _leader_changed(self, leader: str | None) -> None:
+        self.peer.leader_changed(leader)
         self.say(f"leader: {leader}" if leader else "no leader")
         self._advertise_soon.set()  # the new leader advertises the table, the old one stops
         self._reconcile_soon.set()

@@ -356,7 +356,9 @@ class FakeLog:
         # A leader that no peer ran (the default before the test names its own) was followed by nobody.
         if node_id != self._leader and self._leader in {peer.node.node_id for peer in self.peers}:
             self.followed = self._leader
-        self._leader = node_id
+        changed, self._leader = node_id != self._leader, node_id
+        for peer in self.peers if changed else ():
+            peer.leader_changed(node_id)  # as ``Node.on_leader`` tells it
 
     def node(self, node_id: str) -> FakeNode:
         return FakeNode(self, node_id)

@@ -26,6 +26,7 @@ from kdm.host.takeovers import (
     LONG_LIMIT_LOOKS,
     PROBE,
     QUESTIONS_LAPSE_MS,
+    QUIET_WORK_EVERY_MS,
     TAKEOVER_AFTER_S,
     WORD,
     Takeovers,
@@ -241,8 +242,9 @@ def follower_watch(record: TableRecord, nodes: list[Node], silent: list[float]) 
     )
     host = SimpleNamespace(
         record=record, node=node, out=[], clock=SteppedClock(), sign=nodes[1].keys.sign, table=record.table,
-        behind=lambda: False, fair=SimpleNamespace(work=lambda: None), agents=[],
-        deck=SimpleNamespace(waiting_on=lambda _state, _awaiting: set()), seats_here=lambda: set(),
+        behind=lambda: False, agents=[], seats_here=lambda: set(),
+        fair=SimpleNamespace(work=lambda: None, next_ask_ms=lambda: math.inf),
+        deck=SimpleNamespace(waiting_on=lambda _state, _awaiting: set()),
     )  # fmt: skip
     watch = Takeovers(host)  # type: ignore[arg-type]
     watch.watch(TAKEOVER_AFTER_S, host.clock.local_ms())
@@ -382,13 +384,15 @@ def test_the_leader_asks_before_the_limit_and_the_voters_question_the_seat_until
 def test_while_the_silence_limit_is_long_the_seat_watcher_looks_half_as_often() -> None:
     """Issue 'Light on the CPU', item 2: mid-round at a fair table a seat may be silent for
     ``KEY_TIMEOUT_S`` before it is taken over, and a look three times a second is more than that
-    needs: the watcher looks half as often there, and as often as before once the round is over."""
+    needs: the leader's watcher looks half as often there, and as often as before once the round is
+    over."""
     quarter_ms = TAKEOVER_AFTER_S * 250
     assert LONG_LIMIT_LOOKS * quarter_ms <= KEY_TIMEOUT_S * 1000  # a fair round's limit is a long one
     record, nodes = started(3)
     in_play = [True]
     record.round_in_play = lambda: in_play[0]  # type: ignore[method-assign]
     host, watch = follower_watch(record, nodes, [0.0])
+    host.node.is_leader, host.node.leader = True, host.node.node_id  # a leader's watcher looks
 
     def looks(count: int) -> list[float]:
         """The wait before each of the next ``count`` looks."""
@@ -406,4 +410,41 @@ def test_while_the_silence_limit_is_long_the_seat_watcher_looks_half_as_often() 
     in_play[0] = False
     assert watch.limit_s == TAKEOVER_AFTER_S
     assert looks(3) == [2 * quarter_ms, quarter_ms, quarter_ms]
+    assert host.out == []
+
+
+def test_a_follower_looks_at_the_seats_only_when_its_deck_has_work_due_and_at_once_when_it_leads() -> None:
+    """Issue 'Light on the CPU': a follower takes no seat, so its watcher wakes only for its deck's work
+    at a quiet table: a key to ask for when ``next_ask_ms`` says (the rest of that work follows what
+    comes in), else every ``QUIET_WORK_EVERY_MS`` as a net (every follower looked every 0.3 s). Made
+    leader (``leader_changed``), it looks at once, and takes that first look for no stall of its own."""
+    record, nodes = started(4)
+    host, watch = follower_watch(record, nodes, [0.0])
+    worked: list[float] = []
+    ask_at = [math.inf]
+    host.fair = SimpleNamespace(
+        work=lambda: worked.append(host.clock.local_ms()), next_ask_ms=lambda: ask_at[0]
+    )
+    start = host.clock.local_ms()  # when the watch began
+    assert watch.due_ms() == start + QUIET_WORK_EVERY_MS
+    ask_at[0] = start + 700.0  # a key missing since before: asked for at its time, not at the net's
+    assert watch.due_ms() == start + 700.0
+    host.clock.set(start + 699.0)
+    watch.tick(host.clock.local_ms())
+    assert worked == []
+    host.clock.set(start + 700.0)
+    watch.tick(host.clock.local_ms())
+    assert worked == [start + 700.0]
+    ask_at[0] = math.inf
+    assert watch.due_ms() == start + 700.0 + QUIET_WORK_EVERY_MS
+    host.clock.set(watch.due_ms())
+    watch.tick(host.clock.local_ms())
+    assert worked == [start + 700.0, start + 700.0 + QUIET_WORK_EVERY_MS]
+    host.clock.set(start + 5_000.0)  # far from the last look, as a follower's looks are
+    host.node.is_leader = True
+    watch.leader_changed()
+    assert watch.due_ms() <= host.clock.local_ms()  # at once
+    watch.tick(host.clock.local_ms())
+    assert watch.led_since == host.clock.local_ms() and watch.stalled == (-math.inf, 0.0)
+    assert watch.due_ms() == host.clock.local_ms() + TAKEOVER_AFTER_S * 250  # a leader's quarter
     assert host.out == []

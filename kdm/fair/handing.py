@@ -15,6 +15,7 @@ its key in the log; every key taken in is checked against its owner's commitment
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -184,6 +185,10 @@ class Handing:
             if wanted:
                 out.append(ToLog(seat, {"step": "missing", "tokens": join_ints(wanted)}))
         return out
+
+    def next_ask_ms(self) -> float:
+        """When ``ask`` next asks for a key at a quiet table (inf: no key is missing)."""
+        return min(self.missing_since.values(), default=math.inf) + ASK_AFTER_MS
 
     def answer(self) -> list[Reseal]:
         """The keys the log asks seats played here for, to seal to the seat that asked."""

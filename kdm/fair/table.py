@@ -132,6 +132,11 @@ class FairDeck:
         out += self.handing.answer()
         return out
 
+    def next_ask_ms(self) -> float:
+        """When ``work`` next has something to do at a quiet table: ask for a key of a card in a hand
+        played here that has not come since the last change (inf: none is missing)."""
+        return self.handing.next_ask_ms()
+
     def sealed_part(self, reseal: Reseal, seal: Callable[[bytes], bytes]) -> dict[str, Any]:
         """The fields of the ``sealed`` part that gives what ``reseal`` asks, each key sealed by ``seal``
         (to the asker): what ``sealed_for`` reads."""

@@ -106,6 +106,14 @@ class FairSeats:
                         reached.add(taken.process)
                         self._send(OPEN, agent, seat_to, secrets_payload(item))
         self.tell_findings()
+        # (whatever the deck waits on changed with what came in: timed from here, not from a later look)
+        host.takeovers.track_withheld(host.clock.local_ms())
+
+    def next_ask_ms(self) -> float:
+        """When ``work`` next has something to do at a quiet table (``Deck.next_ask_ms``): a key that
+        has not come is asked for in the log. Everything else it does follows something that came in,
+        and is done then."""
+        return self.host.deck.next_ask_ms()
 
     def _send(self, kind: str, agent: Agent, to: int, payload: bytes) -> None:
         """A deck's message from ``agent``'s seat to seat ``to`` (keys for cards it may read, or secrets

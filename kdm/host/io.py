@@ -67,6 +67,14 @@ class Received:
 
 
 @dataclass(frozen=True)
+class LeaderChanged:
+    """The node leads now, or follows another, or knows no leader (``Node.on_leader``): a new leader
+    looks at the seats at once, and a former one gives up the takeovers it asked for."""
+
+    leader: str | None
+
+
+@dataclass(frozen=True)
 class Tick:
     """Time has passed: do what is due by now (``TableHost.next_deadline_ms`` says when next)."""
 
@@ -139,8 +147,8 @@ class TakeOverWithWord:
 
 
 Input = (
-    Committed | MembershipChanged | Received | Tick | CreateTable | JoinTable | StartGame | Play | Say
-    | SendNote | TakeOver | TakeOverWithWord
+    Committed | MembershipChanged | Received | LeaderChanged | Tick | CreateTable | JoinTable | StartGame
+    | Play | Say | SendNote | TakeOver | TakeOverWithWord
 )  # fmt: skip
 
 

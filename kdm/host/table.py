@@ -44,6 +44,7 @@ from kdm.host.io import (
     CreateTable,
     Input,
     JoinTable,
+    LeaderChanged,
     MembershipChanged,
     NodeView,
     Output,
@@ -629,6 +630,7 @@ class TableHost:
             return
         self.put_off = False
         self.duties.owe()
+        self.fair.work()  # (a fair deck's parts and keys put off with the rest)
         record = self.record
         seat = record.seat_held_by(self.identity.public_key) if record.table else None
         # Only its join on its way keeps it from asking (``_take_the_seat_back`` looks): a press of
@@ -706,6 +708,7 @@ _STEPS: dict[type[Any], Callable[[TableHost, Any], None]] = {
     Committed: lambda host, given: host.committed(given.data),
     MembershipChanged: lambda host, given: host.membership_changed(given.change),
     Received: lambda host, given: host.notes.received(given.sender, given.data),
+    LeaderChanged: lambda host, given: host.takeovers.leader_changed(),
     Tick: TableHost._tick,
     CreateTable: _create,
     JoinTable: lambda host, given: host.join_table(given.table),

@@ -60,6 +60,12 @@ ASK_AFTER_MS = 600.0
 #: question left unanswered long ago (to a process that died, and came back since without a word to
 #: this voter) counts nothing when the next ask comes.
 QUESTIONS_LAPSE_MS = 1000.0
+#: How long a follower's seat watcher (and a leader's look, for the deck) lets a quiet table's deck go
+#: without its work when no key is due to be asked for (``kdm.fair.FairDeck.next_ask_ms``): what the
+#: work does follows what came in (an entry, keys, a turn) and is done then, so this is only a net
+#: under that. A follower takes no seat: it looks only then (issue 'Light on the CPU': every follower
+#: looked every 0.3 s, a quarter of a table at rest's wake-ups).
+QUIET_WORK_EVERY_MS = 2000.0
 #: A look at the seats this late means this process itself was stopped (a sleeping laptop): what it
 #: last heard is stale, so it takes no seat over before hearing the table again.
 STALL_FACTOR = 2.0
@@ -107,6 +113,8 @@ class Takeovers:
         self.looked_ms = 0.0
         self.next_look_ms = math.inf
         self.look_every_ms = math.inf
+        #: When a look last had the deck do its work (``QUIET_WORK_EVERY_MS``), or the watch began.
+        self.worked_ms = 0.0
         #: Whether no other process sat at the table at the last look: nothing to watch until one does.
         self.alone = False
         #: Since when (local clock) each process asked whether it is there (``PROBE``) has left every
@@ -181,15 +189,33 @@ class Takeovers:
     def watch(self, after_s: float | None, now: float) -> None:
         """Look at the seats every quarter of ``after_s`` from now on (or never, with None)."""
         self.after_s = after_s
-        self.looked_ms = now
+        self.looked_ms = self.worked_ms = now
         self.look_every_ms = after_s * 250 if after_s is not None else math.inf
         self.next_look_ms = now + self.look_every_ms
 
     def due_ms(self) -> float:
-        """When the next look is due (local clock): every quarter of ``after_s`` (``look_period_ms``)
-        while another process sits at the table; none while this one sits alone (a waiting room),
-        until another takes a seat (a committed entry, after which the host asks again)."""
-        return math.inf if self.alone and not self.others_seated() else self.next_look_ms
+        """When the next look is due (local clock): while leading, every quarter of ``after_s``
+        (``look_period_ms``) while another process sits at the table; none while this one sits alone
+        (a waiting room), until another takes a seat (a committed entry, after which the host asks
+        again). A follower looks only when its deck has work due (``work_due_ms``), and once more
+        when it stops leading (``leader_changed``)."""
+        if self.after_s is None or (self.alone and not self.others_seated()):
+            return math.inf
+        if self.host.node.is_leader or self.led_since is not None:
+            return self.next_look_ms
+        return self.work_due_ms()
+
+    def work_due_ms(self) -> float:
+        """When the deck's work is next due at a look: a key to ask for (``next_ask_ms``), else
+        ``QUIET_WORK_EVERY_MS`` after the last."""
+        return min(self.host.fair.next_ask_ms(), self.worked_ms + QUIET_WORK_EVERY_MS)
+
+    def leader_changed(self) -> None:
+        """The node leads now, or no longer (``LeaderChanged``): a new leader looks at once (the seat
+        of the leader it followed waits no longer than any other); a former one looks at its next
+        tick, which gives up the takeovers it asked for (``forget``)."""
+        if self.host.node.is_leader or self.led_since is not None:
+            self.next_look_ms = min(self.next_look_ms, self.host.clock.local_ms())
 
     def others_seated(self) -> bool:
         me = self.host.node.node_id
@@ -198,14 +224,15 @@ class Takeovers:
     def tick(self, now: float) -> None:
         """The seat watcher's look, when it is due. A long time since the last look is a stall of this
         process, unless it sat alone meanwhile."""
-        if self.after_s is None or now < self.next_look_ms:
+        if self.after_s is None or now < self.due_ms():
             return
         slept_ms, self.looked_ms = now - self.looked_ms, now
         meant_ms = self.look_every_ms  # the wait this look was due after: much longer is a stall here
         self.look_every_ms = self.look_period_ms(self.after_s, self.limit_s)
         self.next_look_ms = now + self.look_every_ms
         was_alone, self.alone = self.alone, not self.others_seated()
-        late = not was_alone and slept_ms > STALL_FACTOR * meant_ms
+        # (a follower's looks are far apart: the first as leader tells nothing of a stall)
+        late = not was_alone and self.led_since is not None and slept_ms > STALL_FACTOR * meant_ms
         self.look_at_seats(self.after_s, late, slept_ms)
 
     def look_at_seats(self, after_s: float, late: bool, slept_ms: float = 0.0) -> None:
@@ -217,7 +244,9 @@ class Takeovers:
         that one is silent past ``after_s``, so that a dead leader's seat waits no longer than any
         other)."""
         host = self.host
-        host.fair.work()  # keys that never came are asked for after a while, the table quiet or not
+        if host.clock.local_ms() >= self.work_due_ms():
+            self.worked_ms = host.clock.local_ms()
+            host.fair.work()  # keys that never came are asked for after a while, the table quiet or not
         # every voter may be asked whether a seat withheld its keys
         self.track_withheld(host.clock.local_ms())
         node = host.node

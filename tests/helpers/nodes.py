@@ -42,6 +42,7 @@ async def play_table(
         peer = Peer(node, installed, bot=bot)
         node.on_commit = peer.committed
         node.on_direct = peer.received_direct
+        node.on_leader = peer.leader_changed
         nodes.append(node)
         peers.append(peer)
     await nodes[0].start()
