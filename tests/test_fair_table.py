@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import math
 import re
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -935,9 +936,13 @@ def test_a_seat_that_owes_a_key_asked_for_in_the_log_is_waited_on() -> None:
     table.state.hands[1] = [table.state.zones["pile"].pop()]
     table.decks[3].handing.answer = lambda: []  # type: ignore[method-assign]
     table.settle(now_ms=0.0)
+    assert table.decks[1].next_ask_ms() == ASK_AFTER_MS  # (a quiet table's work is due then)
     table.settle(now_ms=ASK_AFTER_MS)
     assert all(deck.waiting_on(table.state, ()) == {3} for deck in table.decks)
     assert table.faces(1) == {}
+    # Asked for: the answer is owed in the log, and no ask is due again (a time left in the past
+    # would have the seat watcher work at every tick while the key stays missing).
+    assert table.decks[1].next_ask_ms() == math.inf
 
 
 def test_a_seat_that_never_gives_a_seat_its_keys_is_taken_over_and_the_round_dealt_again() -> None:

@@ -435,6 +435,9 @@ def test_a_follower_looks_at_the_seats_only_when_its_deck_has_work_due_and_at_on
     host.clock.set(start + 700.0)
     watch.tick(host.clock.local_ms())
     assert worked == [start + 700.0]
+    # An ask the work left due (its process catching up: the work waited) waits for the net, or the
+    # host would tick, and work, at once again and again.
+    assert watch.due_ms() == start + 700.0 + QUIET_WORK_EVERY_MS
     ask_at[0] = math.inf
     assert watch.due_ms() == start + 700.0 + QUIET_WORK_EVERY_MS
     host.clock.set(watch.due_ms())

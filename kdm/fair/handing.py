@@ -45,6 +45,8 @@ class Handing:
         self.served: set[tuple[int, int]] = set()
         #: Since when a seat played here has missed the key of a card in its hand (on the process's clock).
         self.missing_since: dict[tuple[int, int], float] = {}
+        #: When the next of those keys is to be asked for, as the last ``ask`` found (inf: none).
+        self.next_ask_at = math.inf
         #: Keys that came before their card's shuffle was complete, taken in once it is (``dealt``).
         self.early: list[ToSeat] = []
 
@@ -163,6 +165,7 @@ class Handing:
         show, that have not come in ``ASK_AFTER_MS``: the seats asked must give them there
         (``sealed``), or be taken as withholding."""
         out: list[ToLog] = []
+        upcoming = math.inf
         for seat in sorted(self.private.here):
             wanted: list[int] = []
             showing = [token for duty in duties if duty.seat == seat for token in duty.tokens]
@@ -176,6 +179,7 @@ class Handing:
                     continue
                 since = self.missing_since.setdefault((token, seat), now_ms)
                 if now_ms - since < ASK_AFTER_MS:
+                    upcoming = min(upcoming, since + ASK_AFTER_MS)
                     continue
                 held = ring.handoff(where[1])
                 for owner in range(self.shared.players):
@@ -184,11 +188,13 @@ class Handing:
                         wanted += [token, owner]
             if wanted:
                 out.append(ToLog(seat, {"step": "missing", "tokens": join_ints(wanted)}))
+        self.next_ask_at = upcoming
         return out
 
     def next_ask_ms(self) -> float:
-        """When ``ask`` next asks for a key at a quiet table (inf: no key is missing)."""
-        return min(self.missing_since.values(), default=math.inf) + ASK_AFTER_MS
+        """When ``ask`` next asks for a key at a quiet table, as the last ``ask`` found (inf: no key is
+        missing, or every one missing long enough was asked for already: the answer comes in the log)."""
+        return self.next_ask_at
 
     def answer(self) -> list[Reseal]:
         """The keys the log asks seats played here for, to seal to the seat that asked."""
@@ -314,3 +320,4 @@ class Handing:
         """The round went back to its deal, or a seat's keys left with its process: no key is owed."""
         self.shared.asked.clear()  # keys of the round played again, or lost with a process: nobody owes them
         self.missing_since.clear()
+        self.next_ask_at = math.inf

@@ -504,6 +504,7 @@ class TableHost:
         stamps of voters now gone, and this process then does what a commit would have it do."""
         self._handle_all(self.record.membership_changed(change.kind, change.node_id, change.voters))
         self.stamps.stamp()
+        self.fair.work()  # the presses it held may have dealt, shown or voided
 
     def _handle_all(self, notices: Iterable[Notice]) -> None:
         """Handle what one committed entry did, then wake the bots it concerns (``_waking``). Not

@@ -207,8 +207,10 @@ class Takeovers:
 
     def work_due_ms(self) -> float:
         """When the deck's work is next due at a look: a key to ask for (``next_ask_ms``), else
-        ``QUIET_WORK_EVERY_MS`` after the last."""
-        return min(self.host.fair.next_ask_ms(), self.worked_ms + QUIET_WORK_EVERY_MS)
+        ``QUIET_WORK_EVERY_MS`` after the last. An ask the last work left due (this process was
+        catching up: the work waited) waits for that net too, or every tick would work again."""
+        ask = self.host.fair.next_ask_ms()
+        return min(ask if ask > self.worked_ms else math.inf, self.worked_ms + QUIET_WORK_EVERY_MS)
 
     def leader_changed(self) -> None:
         """The node leads now, or no longer (``LeaderChanged``): a new leader looks at once (the seat
