@@ -246,11 +246,12 @@ class Takeovers:
         that one is silent past ``after_s``, so that a dead leader's seat waits no longer than any
         other)."""
         host = self.host
-        if host.clock.local_ms() >= self.work_due_ms():
-            self.worked_ms = host.clock.local_ms()
+        looked = host.clock.local_ms()
+        if looked >= self.work_due_ms():
+            self.worked_ms = looked
             host.fair.work()  # keys that never came are asked for after a while, the table quiet or not
         # every voter may be asked whether a seat withheld its keys
-        self.track_withheld(host.clock.local_ms())
+        self.track_withheld(looked)
         node = host.node
         if not node.is_leader:
             self.leading_since = self.led_since = None
