@@ -63,6 +63,9 @@ of program, not a mock of one.
   (``MISREADER_DEALS``) its bot gestures at once and takes every gesture its partner makes for their
   sign (« Kem's ! » each time, right or wrong), so that a test has the Kem's calls it needs from that
   team whatever the deal.
+- ``quiet-partner``: no attack, the misreaders' opponent in those same deals: its bot makes no gesture
+  and calls nothing until they are over (the ``call-thief`` too), so that the careless team's calls
+  come first whatever the deal.
 - ``four-hider``: a seated player's client at a Kem's table that hides its fours: it makes no gesture but
   when it holds four of a kind (then one that is no sign of its team's, as a slip), calls no Kem's, and
   answers a Contre on such a hand with two of its cards (``ShowTwo``: "I hold no Kem's"), which would
@@ -781,6 +784,7 @@ def race_last(forge_time: bool) -> None:
 
 def call_thief() -> None:
     think_quickly()  # not part of the attack: a shorter game
+    quiet_in_careless_deals()  # not part of the attack either: the opponents' calls to steal
     honest_handle = TableHost._handle
 
     def handle(self: TableHost, notice: Notice) -> None:
@@ -856,6 +860,24 @@ def misreader() -> None:
     kems_bots._decoy, kems_bots._exchange, kems_bots._misread = decoy, exchange, misread
 
 
+def quiet_in_careless_deals() -> None:
+    """In the deals its opponents are careless in (``MISREADER_DEALS``), this seat's bot makes no gesture
+    and calls nothing: a team dealt four of a kind would otherwise call before the careless ones."""
+    for name in ("_sign", "_answer_sign", "_catch_sign", "_decoy"):
+        honest = getattr(kems_bots, name)
+
+        def quiet(view: SeatView, table: KemsView, bot: Bot, watch: kems_bots.Watch,
+                  honest: Callable[..., Decision | None] = honest) -> Decision | None:  # fmt: skip
+            return None if table.deal <= MISREADER_DEALS else honest(view, table, bot, watch)
+
+        setattr(kems_bots, name, quiet)
+
+
+def quiet_partner() -> None:
+    think_quickly()
+    quiet_in_careless_deals()
+
+
 def four_hider() -> None:
     think_quickly()
     honest_answer = kems_bots._answer_contre
@@ -924,7 +946,7 @@ PATCHING: dict[str, Callable[[], None]] = {
     "cheat": cheat, "stranger": stranger, "usurper": usurper, "forker": forker, "thief": thief,
     "withholder": withholder, "dodger": dodger, "bad-card": bad_card, "backdater": backdater,
     "racer": racer, "forger": forger, "call-thief": call_thief, "misreader": misreader,
-    "four-hider": four_hider, "catcher": catcher, "steady": steady,
+    "four-hider": four_hider, "catcher": catcher, "steady": steady, "quiet-partner": quiet_partner,
 }  # fmt: skip
 
 

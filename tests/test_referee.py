@@ -233,9 +233,12 @@ def test_a_contre_that_steals_an_opponent_s_kems_call_is_ordered_after_it(tmp_pa
     Before, every such call went to the thief (15 of 15). Now its call reached the others after they
     had applied the Kem's call, so every peer orders it after: the Kem's call counts in every window,
     on one digest everywhere. The opponents are careless in the game's first deals (``misreader``: quick
-    meaningless gestures, each taken by the partner for their sign), so that they call whatever the deal;
+    meaningless gestures, each taken by the partner for their sign) and the thief's team makes no sign
+    and calls nothing in those deals (``quiet-partner``), so that the opponents call first whatever the deal;
     the target is low so that the game, played honestly after, ends well within the processes' deadline."""
-    programs = {THIEF: client("call-thief"), 0: client("misreader"), 2: client("misreader")}
+    programs = {THIEF: client("call-thief"), 3: client("quiet-partner")} | {
+        seat: client("misreader") for seat in (0, 2)
+    }
     options = ("target=2", "sweep_after_ms=300")
     with table(
         tmp_path, 4, None, programs, logging_env(tmp_path), options, variants=["kems"], playing="chasse"
