@@ -126,9 +126,10 @@ DOOR_TOLD_EVERY_MS = 5_000.0
 MAX_DOOR_NAME = 32
 #: A voter that has heard no leader, nor a quorum of voters, for this long is stranded (``not_heard_from``):
 #: past the longest election timeout and a vote (``ELECTION_TIMEOUT_MS``), so a table that only changes
-#: leader is never stranded; and under 3 s with the look that notices it, the bound a screen says it
-#: within (``tests/test_lan_stranded.py``).
-STRANDED_AFTER_MS = 2500.0
+#: leader is never stranded; and well under 3 s with the look that notices it, the bound a screen says it
+#: within (``tests/test_lan_stranded.py``), on a laptop busy with other work too (at 2.5 s, a run with
+#: both cores busy said it after 3.66 s).
+STRANDED_AFTER_MS = 2200.0
 #: A tick this late means this process itself was stopped (a sleeping laptop, SIGSTOP): everyone looks
 #: silent to it, so it gives the table ``STRANDED_AFTER_MS`` to answer again before it is stranded.
 STALLED_AFTER_MS = 1000.0
