@@ -89,8 +89,12 @@ HEADS_EVERY_S = 1.0
 HEADS_SHARED = 4
 #: A follower pings its leader (for the agreed clock, ``ClockEstimator``) every ``PING_EVERY_S`` until
 #: ``PINGS_TO_SETTLE`` pongs since the leader changed, then every ``PING_SETTLED_S``: two clocks drift
-#: apart by microseconds a second, and the estimate keeps the best of its last 16 samples.
-PING_EVERY_S = 0.5
+#: apart by microseconds a second, and the estimate keeps the best of its last 16 samples. The pings ride
+#: the follower's answers to its leader, and each pong the leader's next message to that follower (a
+#: heartbeat at most ``HEARTBEAT_MS`` later), with how long the leader held it (``_clock_field``): at rest
+#: the clock sends no message of its own. Only the first ping to a new leader goes alone, at once (a
+#: press waits for the clock), and again every ``PING_EVERY_S`` until its pong comes.
+PING_EVERY_S = 0.3
 PING_SETTLED_S = 2.0
 PINGS_TO_SETTLE = 8
 #: How often a leader with nothing to send tells its followers it is there, and how long a follower
@@ -193,7 +197,31 @@ def _remember(memo: dict[str, Any], node_id: str, value: Any) -> None:
 
 
 def _raft_body(body: dict[str, Any]) -> Message:
+    """A raft message, and the clock's ping or pong riding it (``_clock_field``), checked here and read
+    from the body by the node."""
+    if _carries_clock(body):
+        _check_clock_fields(body)
+        body = {key: value for key, value in body.items() if key not in _CLOCK_FIELDS}
     return message_from_dict(body)
+
+
+_CLOCK_FIELDS = ("ping", "pong")
+
+
+def _carries_clock(body: dict[str, Any]) -> bool:
+    return "ping" in body or "pong" in body
+
+
+def _check_clock_fields(body: dict[str, Any]) -> None:
+    """A ping is the time the follower sent it; a pong is [that time, when the leader read it, when the
+    leader sent the answer], each on its sender's monotonic clock, in ms."""
+    ping, pong = body.get("ping"), body.get("pong")
+    if ping is not None and type(ping) is not float:
+        raise ValueError("a ping riding a raft message is its time, a float")
+    if pong is not None and not (
+        isinstance(pong, list) and len(pong) == 3 and all(type(time) is float for time in pong)
+    ):
+        raise ValueError("a pong riding a raft message is three times, floats")
 
 
 def _hello_body(body: dict[str, Any]) -> None:
@@ -429,6 +457,10 @@ class Node:
         #: encoded again (both are pure: the same bytes make the same message, and back).
         self._raft_received: dict[str, tuple[bytes, Envelope]] = {}
         self._raft_sent: dict[str, tuple[Message, bytes]] = {}
+        #: As a follower, when a ping is next due to ride an answer to the leader; as the leader, the
+        #: last ping each follower's answers carried and when it was read, for its next message there.
+        self._ping_due_ms = -math.inf
+        self._echoes: dict[str, tuple[float, float]] = {}
         #: The address each node id names (``_address_of``, which reads it out of the id): asked again
         #: at every message sent.
         self._named_address: dict[str, str] = {}
@@ -737,8 +769,9 @@ class Node:
             # A leader that forked is not heard from again: silent to us, its seat goes to a bot.
             self.dropped += 1
             return
+        arrived = monotonic_ms()
         if sender in self._heard or sender in self.members or len(self._heard) < MAX_HEARD:
-            self._heard[sender] = monotonic_ms()
+            self._heard[sender] = arrived
         envelope = self._decode(payload, sender)
         if envelope is None:
             self.dropped += 1
@@ -769,6 +802,8 @@ class Node:
                 if refusal:
                     self._drop("a raft message", sender, refusal)
                     return
+            if _carries_clock(body):
+                self._clock_rides(sender, body, arrived)
             if message.kind == "prop":
                 message = self._screened(message)
                 if not message.entries:
@@ -811,15 +846,7 @@ class Node:
                 self._welcome_back(sender)
                 self._drop("a ping", sender, "not a member of this table")
         elif envelope.kind == "pong" and sender == self.raft.leader:
-            try:
-                sample = ClockSample(body["sent"], body["time"], monotonic_ms())
-            except ValueError as error:  # times no clock gives (not finite, received before sent)
-                self._drop("a pong", sender, str(error))
-                return
-            if not self.clock.answers_a_ping(sample.sent):  # one queued for a killed process, say
-                self._drop("a pong", sender, "it answers no ping this process sent to this leader")
-                return
-            self.clock.add(sample)
+            self._take_pong(sender, body["sent"], body["time"], body["time"], arrived)
         elif envelope.kind == "direct":
             self._direct(sender, body["data"])
         elif envelope.kind == "heads" and sender in self.raft.voters:
@@ -1021,18 +1048,67 @@ class Node:
         await every(self._ping_period_s, self._ping, "a ping to the leader", first_now=True, nudge=ping)
 
     def _ping_period_s(self) -> float:
-        """Quick pings until the clock has settled, then slow ones; none without another node to lead
-        (a new leader nudges the loop: its clock is pinged at once)."""
-        if self.raft.leader in (None, self.node_id):
+        """A ping of its own every ``PING_EVERY_S`` until the clock has a sample of its leader's, then
+        none: the pings ride the answers to the leader (``_clock_field``). None without another node
+        to lead (a new leader nudges the loop: its clock is pinged at once)."""
+        if self.raft.leader in (None, self.node_id) or self.clock.samples:
             return math.inf
-        return PING_SETTLED_S if self.clock.samples >= PINGS_TO_SETTLE else PING_EVERY_S
+        return PING_EVERY_S
 
     def _ping(self) -> None:
         leader = self.raft.leader
-        if leader is not None and leader != self.node_id:
+        if leader is not None and leader != self.node_id and not self.clock.samples:
             sent = monotonic_ms()
             self.clock.pinged(sent)
+            self._ping_due_ms = sent + PING_EVERY_S * 1000
             self._send(leader, "ping", {"sent": sent})
+
+    def _clock_field(self, to: str) -> dict[str, Any] | None:
+        """What a raft message to ``to`` carries for the agreed clock: a ping, when it goes to this
+        follower's leader and one is due (``PING_EVERY_S``, ``PING_SETTLED_S``); as the leader, the
+        pong of the last ping ``to``'s answers carried, with when this node read it and now, so that
+        the follower takes the time it was held off its round trip."""
+        leader = self.raft.leader
+        if leader == self.node_id:
+            echo = self._echoes.pop(to, None)
+            return None if echo is None else {"pong": [echo[0], echo[1], monotonic_ms()]}
+        if to != leader or leader != self._leader:  # (not one it has taken as its leader yet: the
+            return None  # clock's reset for it comes after this message, and its own ping at once)
+        now = monotonic_ms()
+        if now < self._ping_due_ms:
+            return None
+        settled = self.clock.samples >= PINGS_TO_SETTLE
+        self._ping_due_ms = now + (PING_SETTLED_S if settled else PING_EVERY_S) * 1000
+        self.clock.pinged(now)
+        return {"ping": now}
+
+    def _clock_rides(self, sender: str, body: dict[str, Any], arrived: float) -> None:
+        """The ping or pong a raft message from ``sender`` carried (``_clock_field``), read at
+        ``arrived``: the leader answers a member's ping with its next message there; a follower takes
+        its leader's pong as a sample."""
+        ping, pong = body.get("ping"), body.get("pong")
+        if ping is not None and self.is_leader and sender in self.members:
+            _remember(self._echoes, sender, (ping, arrived))
+        if pong is not None and sender == self.raft.leader != self.node_id:
+            sent, read, answered = pong
+            self._take_pong(sender, sent, read, answered, arrived)
+
+    def _take_pong(self, sender: str, sent: float, read: float, answered: float, arrived: float) -> None:
+        """The leader's answer to the ping sent at ``sent`` (local clock), which it read at ``read`` and
+        answered at ``answered`` (its clock), back here at ``arrived``: a sample of its clock, the time
+        it held the ping taken off the round trip at both ends."""
+        held = answered - read
+        try:
+            if held < 0:
+                raise ValueError(f"it says it answered {-held} ms before it read the ping")
+            sample = ClockSample(sent + held / 2, (read + answered) / 2, arrived - held / 2)
+        except ValueError as error:  # times no clock gives (not finite, received before sent)
+            self._drop("a pong", sender, str(error))
+            return
+        if not self.clock.answers_a_ping(sent):  # one queued for a killed process, say
+            self._drop("a pong", sender, "it answers no ping this process sent to this leader")
+            return
+        self.clock.add(sample)
 
     # --- plumbing --------------------------------------------------------------------------------
 
@@ -1270,7 +1346,9 @@ class Node:
             return last[1]
         try:
             envelope = self.codec.decode(payload, claimed_sender=sender)
-            if envelope.kind == "raft" and sender in self.members:
+            # (one that carries the clock is not kept: it is never repeated, and the plain one before
+            # it comes again next)
+            if envelope.kind == "raft" and sender in self.members and not _carries_clock(envelope.body):
                 _remember(self._raft_received, sender, (payload, envelope))
             return envelope
         except WireError as error:
@@ -1355,6 +1433,12 @@ class Node:
     def _send_raft(self, message: Message) -> None:
         to = message.to
         if not self._connect(to):
+            return
+        clock = self._clock_field(to)
+        if clock is not None:  # (bytes of their own: not remembered)
+            self.transport.send(
+                to, self.codec.encode(self.node_id, "raft", {**message_to_dict(message), **clock})
+            )
             return
         last = self._raft_sent.get(to)
         if last is not None and last[0] == message:
@@ -1450,6 +1534,7 @@ class Node:
                 self.followed = self._leader
             self._leader = raft.leader
             self.clock.reset()  # offsets were to the old leader's clock
+            self._ping_due_ms, self._echoes = -math.inf, {}
             for nudge in self._leader_moved:
                 nudge.set()
             if self.on_leader is not None:

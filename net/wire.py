@@ -33,7 +33,7 @@ __all__ = [
     "check_fields",
 ]
 
-PROTOCOL_VERSION = 3  # 3: signed votes and election certificates in raft messages
+PROTOCOL_VERSION = 4  # 3: signed votes and election certificates in raft messages; 4: the clock rides them
 MAX_MESSAGE_BYTES = 64 * 1024
 #: Whether `Codec.encode` decodes what it encoded before returning it, so that a bug in a sender shows
 #: up where it is made, with a traceback, and not as a drop logged on every other peer. It costs a

@@ -12,6 +12,7 @@ import msgpack
 import pytest
 
 import kdm.net.node as node_module
+from kdm.net.clock import ClockEstimator, ClockSample
 from kdm.net.loops import every
 from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen, node_codec
 from kdm.net.raft import Ack
@@ -20,6 +21,7 @@ from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raft_messages import HardState, Message, message_to_dict
 from kdm.net.raftsim import unsigned_certificate
 from kdm.net.transport import MemoryNetwork, MemoryTransport
+from kdm.net.wire import CHECK_ENCODED
 from kdm.peer import Peer
 from kdm.testing import memory_table, run_virtual
 from tests.helpers.nodes import play_table
@@ -354,6 +356,11 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
         envelope = msgpack.unpackb(data)  # what goes on the wire, however the node made the bytes
         what = envelope["body"]["kind"] if envelope["kind"] == "raft" else envelope["kind"]
         sent[(transport.node_id, what)] = sent.get((transport.node_id, what), 0) + 1
+        for riding in ("ping", "pong") if envelope["kind"] == "raft" else ():
+            if riding in envelope["body"]:
+                sent[(transport.node_id, f"{riding} riding")] = (
+                    sent.get((transport.node_id, f"{riding} riding"), 0) + 1
+                )
         return send(transport, to, data)
 
     monkeypatch.setattr(Node, "_tick", counted_tick)
@@ -379,7 +386,54 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
     heartbeats = sent[("a:1", "heartbeat")] / seconds
     assert 1000 / node_module.HEARTBEAT_MS - 1 <= heartbeats <= 1000 / node_module.HEARTBEAT_MS + 1
     assert sent[("b:2", "heartbeat_resp")] == sent[("a:1", "heartbeat")]
-    assert sent[("b:2", "ping")] / seconds <= 1 / node_module.PING_SETTLED_S + 0.1
+    # The clock sends nothing of its own: its pings ride the answers, once a settled period, and each
+    # pong the leader's next heartbeat.
+    assert sent.get(("b:2", "ping"), 0) == sent.get(("a:1", "pong"), 0) == 0
+    pings = sent[("b:2", "ping riding")] / seconds
+    assert 1 / node_module.PING_SETTLED_S - 0.1 <= pings <= 1 / node_module.PING_SETTLED_S + 0.1
+    assert abs(sent[("a:1", "pong riding")] - sent[("b:2", "ping riding")]) <= 1  # (the edges of the span)
+
+
+def test_the_clock_rides_the_raft_messages_and_takes_the_time_the_leader_held_a_ping_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 'Light on the CPU', item 2: a follower's clock pings ride its answers to the leader and
+    each pong the leader's next heartbeat, up to ``HEARTBEAT_MS`` later. The follower takes the time the
+    leader held it off the round trip at both ends: over a network of 2 ms each way and one clock for
+    both laptops, every sample has a round trip of 4 ms and an offset of 0, however long the ping
+    waited for its heartbeat."""
+    samples: list[ClockSample] = []
+    held: list[float] = []
+    add, send = ClockEstimator.add, MemoryTransport.send
+
+    def kept_add(clock: ClockEstimator, sample: ClockSample) -> None:
+        samples.append(sample)
+        add(clock, sample)
+
+    def seen_send(transport: MemoryTransport, to: str, data: bytes) -> bool:
+        body = msgpack.unpackb(data)["body"]
+        if "pong" in body:
+            _sent, read, answered = body["pong"]
+            held.append(answered - read)
+        return send(transport, to, data)
+
+    monkeypatch.setattr(ClockEstimator, "add", kept_add)
+    monkeypatch.setattr(MemoryTransport, "send", seen_send)
+
+    async def scene() -> None:
+        a, b, _applied = await two_laptops()
+        await asyncio.sleep(30.0)
+        assert b.clock.samples >= node_module.PINGS_TO_SETTLE
+        await a.stop(), await b.stop()
+
+    run_virtual(scene())
+    assert len(held) >= 30 / node_module.PING_SETTLED_S - 1
+    assert max(held) > node_module.HEARTBEAT_MS / 2  # (they waited for a heartbeat)
+    assert len(samples) >= len(held)
+    for sample in samples:
+        assert sample.rtt_ms == pytest.approx(4.0, abs=0.5) and sample.offset_ms == pytest.approx(
+            0.0, abs=0.5
+        )
 
 
 def test_a_table_at_rest_decodes_and_encodes_each_repeated_raft_message_once(
@@ -409,7 +463,7 @@ def test_a_table_at_rest_decodes_and_encodes_each_repeated_raft_message_once(
 
     async def scene() -> tuple[Node, Node]:
         a, b, _applied = await two_laptops()
-        await asyncio.sleep(2.0)
+        await asyncio.sleep(node_module.PINGS_TO_SETTLE * node_module.PING_EVERY_S + 2.0)  # the clock settled
         parsed[0] = made[0] = 0
         wire.clear()
         await asyncio.sleep(10.0)
@@ -419,9 +473,17 @@ def test_a_table_at_rest_decodes_and_encodes_each_repeated_raft_message_once(
     a, _b = run_virtual(scene())
     raft = [(sender, data) for sender, data in wire if msgpack.unpackb(data)["kind"] == "raft"]
     assert len(raft) >= 2 * 10 * 1000 / node_module.HEARTBEAT_MS - 4  # heartbeats and answers went on
-    assert parsed[0] <= 2 and made[0] <= 2  # the first of each after the start of the count, at most
+    # The clock's pings and pongs ride some of them (one of each every ``PING_SETTLED_S``): each is made
+    # once and read once where it arrives (and once where it is made: ``CHECK_ENCODED`` in tests), and
+    # the plain ones after them are not made or read again.
+    clock = sum(1 for _sender, data in raft if {"ping", "pong"} & set(msgpack.unpackb(data)["body"]))
+    assert 0 < clock <= 2 * (10 / node_module.PING_SETTLED_S + 1)
+    checked = 2 if CHECK_ENCODED else 1
+    assert parsed[0] <= 2 + checked * clock and made[0] <= 2 + clock  # the first of each after the start
     for sender, data in raft:  # the bytes sent are those a fresh encoding makes
-        assert a.codec.encode(sender, "raft", make(parse(msgpack.unpackb(data)["body"]))) == data
+        body = msgpack.unpackb(data)["body"]
+        riding = {field: body.pop(field) for field in ("ping", "pong") if field in body}
+        assert a.codec.encode(sender, "raft", {**make(parse(body)), **riding}) == data
 
 
 def test_a_loop_with_nothing_due_sleeps_until_it_is_nudged() -> None:

@@ -9,6 +9,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 import zmq
@@ -34,6 +35,7 @@ from kdm.net.raft_messages import ConfChange, Message, message_to_dict
 from kdm.net.raft_messages import Entry as RaftEntry
 from kdm.net.raftsim import unsigned_certificate
 from kdm.net.transport import MemoryNetwork, MemoryTransport, ZmqTransport
+from kdm.net.wire import WireError
 
 TABLE = "t-inputs"
 DEADLINE_S = 10.0
@@ -396,28 +398,65 @@ def test_a_member_behind_the_return_of_a_node_that_now_leads_follows_it() -> Non
     assert (c.leader, c.raft.commit_index) == (e.node_id, e.raft.commit_index)
 
 
+#: A leader and the follower whose inputs the clock's tests give by hand.
+LEADER, FOLLOWER = "127.0.0.1:4001~a", "127.0.0.1:4002~b"
+
+
+def heartbeat_bytes(term: int, **riding: Any) -> bytes:
+    """``LEADER``'s heartbeat of ``term`` to ``FOLLOWER`` (elected by both), with what rides it."""
+    certificate = unsigned_certificate(term, LEADER, (LEADER, FOLLOWER))
+    heartbeat = message_to_dict(Message("heartbeat", term, LEADER, FOLLOWER, certificate=certificate))
+    return node_codec(TABLE).encode(LEADER, "raft", {**heartbeat, **riding})
+
+
+def a_follower() -> Node:
+    """``FOLLOWER``'s node over the memory network, once it took ``LEADER``'s first heartbeat."""
+    transport = MemoryNetwork().transport(FOLLOWER)
+    asyncio.run(transport.start())
+    node = Node(transport, TABLE, MemoryStorage(), voters=(LEADER, FOLLOWER),
+                address_of=lambda node_id: f"memory://{node_id}")  # fmt: skip
+    node._receive(LEADER, heartbeat_bytes(1))
+    assert node.leader == LEADER
+    return node
+
+
 @pytest.mark.parametrize("times", [(1.0, float("inf")), (float("nan"), 1.0), (1e300, 1.0)])
 def test_a_pong_with_times_no_clock_gives_is_dropped(
     times: tuple[float, float], caplog: pytest.LogCaptureFixture
 ) -> None:
     """Found by tests/test_fuzz.py: a pong whose times cannot be (not finite, or received before it
     was sent) raised out of the handler; it is dropped with its reason."""
-    network = MemoryNetwork()
-    leader, follower = "127.0.0.1:4001~a", "127.0.0.1:4002~b"
-    transport = network.transport(follower)
-    asyncio.run(transport.start())
-    node = Node(transport, TABLE, MemoryStorage(), voters=(leader, follower),
-                address_of=lambda node_id: f"memory://{node_id}")  # fmt: skip
-    heartbeat = Message(
-        "heartbeat", 1, leader, follower, certificate=unsigned_certificate(1, leader, (leader, follower))
-    )
-    node._receive(leader, node_codec(TABLE).encode(leader, "raft", message_to_dict(heartbeat)))
-    assert node.leader == leader
+    node = a_follower()
     caplog.set_level(logging.WARNING, logger="kdm.net")
     sent, time = times
-    node._receive(leader, node_codec(TABLE).encode(leader, "pong", {"sent": sent, "time": time}))
-    assert node.dropped == 1 and f"dropped a pong from {leader}: clock sample" in caplog.text
+    node._receive(LEADER, node_codec(TABLE).encode(LEADER, "pong", {"sent": sent, "time": time}))
+    assert node.dropped == 1 and f"dropped a pong from {LEADER}: clock sample" in caplog.text
     assert node.clock.offset_ms is None
+
+
+@pytest.mark.parametrize(
+    ("pong", "reason"),
+    [
+        ([1.0, 5.0, 4.0], "it says it answered 1.0 ms before it read the ping"),
+        ([1.0, 5.0, float("inf")], "clock sample"),
+        ([9.0, 5.0, 1e300], "clock sample"),  # held longer than the round trip: received before sent
+    ],
+)
+def test_a_pong_riding_a_heartbeat_with_times_no_clock_gives_is_dropped_and_the_heartbeat_taken(
+    pong: list[float], reason: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 'Light on the CPU': the clock's pong rides the leader's heartbeat. One whose times cannot
+    be is dropped with its reason, and sets no clock; the heartbeat it rode is taken all the same. One
+    that is no three times is no message: the codec drops it whole."""
+    node = a_follower()
+    node.clock.pinged(1.0)
+    node.clock.pinged(9.0)
+    caplog.set_level(logging.WARNING, logger="kdm.net")
+    node._receive(LEADER, heartbeat_bytes(2, pong=pong))
+    assert node.dropped == 1 and f"dropped a pong from {LEADER}: {reason}" in caplog.text
+    assert node.clock.offset_ms is None and node.raft.term == 2  # the heartbeat was taken
+    with pytest.raises(WireError, match="a pong riding a raft message is three times, floats"):
+        node_codec(TABLE).decode(heartbeat_bytes(2, pong=[1.0, "5", 4.0]), claimed_sender=LEADER)
 
 
 def test_a_pong_queued_for_a_killed_process_does_not_set_the_clock_of_the_next(
