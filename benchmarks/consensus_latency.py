@@ -28,10 +28,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from kdm.net.node import Node, address_of, listen
-from kdm.net.raft_log import MemoryStorage
+from kdm.net.raft_log import MemoryStorage, Storage
 from kdm.net.storage import FileStorage
 
 # Outside a namespace the benchmarks keep to loopback, like the tests (tests/conftest.py).
@@ -39,13 +40,38 @@ os.environ.setdefault("KDM_INTERFACE", "127.0.0.1")
 TABLE = "bench"
 
 
+async def voter(
+    index: int,
+    founder: str | None,
+    storage: Storage,
+    address: str = "127.0.0.1",
+    committed: Callable[[bytes], None] | None = None,
+) -> Node:
+    """One node of a bench table, listening on ``address``: it prints its id, joins ``founder`` (None:
+    it founds the table), and prints ``voter`` once it votes; ``committed`` hears every entry applied."""
+    transport = await listen(address)
+    voters = (transport.node_id,) if founder is None else (founder,)
+    node = Node(transport, TABLE, storage, voters=voters, seed=index, address_of=address_of)
+
+    def on_commit(data: bytes) -> None:
+        if committed is not None:
+            committed(data)
+        if data.startswith(b"voter "):  # the founder makes each newcomer a voter once it asks
+            node.promote(data[6:].decode())
+
+    node.on_commit = on_commit
+    await node.start(contact=founder)
+    print(transport.node_id, flush=True)
+    while founder is not None and transport.node_id not in node.raft.voters:
+        node.propose(b"voter " + transport.node_id.encode())
+        await asyncio.sleep(0.05)
+    print("voter", flush=True)
+    return node
+
+
 async def _child(index: int, founder: str | None, folder: Path, on_disk: bool) -> None:
     """One node: print its id, join the founder, say when it votes, then obey commands on stdin:
     ``propose COUNT GAP_MS`` (answers with the latencies, as JSON) or ``stop``."""
-    transport = await listen("127.0.0.1")
-    storage = FileStorage(folder / f"node{index}.log") if on_disk else MemoryStorage()
-    voters = (transport.node_id,) if founder is None else (founder,)
-    node = Node(transport, TABLE, storage, voters=voters, seed=index, address_of=address_of)
     applied: dict[bytes, float] = {}
     waiting: dict[bytes, asyncio.Event] = {}
 
@@ -53,16 +79,9 @@ async def _child(index: int, founder: str | None, folder: Path, on_disk: bool) -
         applied[data] = time.perf_counter()
         if data in waiting:
             waiting[data].set()
-        if data.startswith(b"voter "):  # the founder makes each newcomer a voter once it asks
-            node.promote(data[6:].decode())
 
-    node.on_commit = committed
-    await node.start(contact=founder)
-    print(transport.node_id, flush=True)
-    while founder is not None and transport.node_id not in node.raft.voters:
-        node.propose(b"voter " + transport.node_id.encode())
-        await asyncio.sleep(0.05)
-    print("voter", flush=True)
+    storage = FileStorage(folder / f"node{index}.log") if on_disk else MemoryStorage()
+    node = await voter(index, founder, storage, committed=committed)
     loop = asyncio.get_running_loop()
     while True:
         command = (await loop.run_in_executor(None, sys.stdin.readline)).split()
@@ -71,7 +90,7 @@ async def _child(index: int, founder: str | None, folder: Path, on_disk: bool) -
         count, gap_ms = int(command[1]), float(command[2])
         latencies = []
         for number in range(count):
-            data = f"{transport.node_id} {number}".encode()
+            data = f"{node.node_id} {number}".encode()
             waiting[data] = done = asyncio.Event()
             started = time.perf_counter()
             while not done.is_set():  # a proposal can be lost with a leader; retry as a peer does
