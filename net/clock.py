@@ -31,7 +31,8 @@ from dataclasses import dataclass
 
 __all__ = ["ClockEstimator", "ClockSample", "PerSecond", "monotonic_ms"]
 
-#: Pings remembered as awaiting their pong: at one ping every half second, several seconds' worth.
+#: Pings remembered as awaiting their pong: at the quickest (``kdm.net.node.PING_EVERY_S``, 0.3 s, a pong
+#: riding a heartbeat up to 0.4 s later), several seconds' worth.
 PINGS_AWAITED = 16
 
 

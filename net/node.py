@@ -215,12 +215,10 @@ def _carries_clock(body: dict[str, Any]) -> bool:
 def _check_clock_fields(body: dict[str, Any]) -> None:
     """A ping is the time the follower sent it; a pong is [that time, when the leader read it, when the
     leader sent the answer], each on its sender's monotonic clock, in ms."""
-    ping, pong = body.get("ping"), body.get("pong")
-    if ping is not None and type(ping) is not float:
+    if "ping" in body and type(body["ping"]) is not float:
         raise ValueError("a ping riding a raft message is its time, a float")
-    if pong is not None and not (
-        isinstance(pong, list) and len(pong) == 3 and all(type(time) is float for time in pong)
-    ):
+    pong = body.get("pong", [0.0, 0.0, 0.0])
+    if not (isinstance(pong, list) and len(pong) == 3 and all(type(time) is float for time in pong)):
         raise ValueError("a pong riding a raft message is three times, floats")
 
 
