@@ -30,12 +30,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from consensus_latency import voter  # this folder's
+from consensus_latency import _line, voter  # this folder's
 
 from kdm.net.raft_log import MemoryStorage
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE = "clock"
 
 
 async def _child(index: int, founder: str | None, address: str, args: argparse.Namespace) -> None:
@@ -62,14 +61,6 @@ async def _child(index: int, founder: str | None, address: str, args: argparse.N
                 print(json.dumps(reading), flush=True)
     print("done", flush=True)
     await node.stop()
-
-
-def _line(process: subprocess.Popen[str]) -> str:
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if not line:
-        raise RuntimeError(f"a laptop's node ended early (status {process.wait()})")
-    return line.strip()
 
 
 def one_lan(tree: Path, profile: str, args: argparse.Namespace) -> list[dict[str, Any]]:
