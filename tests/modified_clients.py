@@ -4,15 +4,16 @@ of program, not a mock of one.
 
     python tests/modified_clients.py ROLE KDM-ARGUMENTS...
 
-- ``cheat``: a seated player's client (``join``). Each press that reacts to another claims a reaction
-  time no person has; once the leader's clock is one the others know (``CLOCK_SETTLE_MS``: until
-  then the leader lets any press time through, by design), every other one instead reacts to nothing
-  and claims a press time seconds early (which alone would put it first), and so does the first
-  window it would open. It opens one window of its own (to have a hand to show) and no more: the
-  others open the rest, and it forges its way into them. Each face it must reveal, it first lies
-  about. Once the game runs, it writes a slap for another seat in its player's name and in its own,
-  and ``FORGED_DONES`` ``done`` entries in the other players' names; it sends every member a takeover
-  of a live seat and membership changes (a seated voter removed, ghost voters added).
+- ``cheat``: a seated player's client (``join``). Each press that reacts to another claims a reaction time
+  no person has; once the leader's clock is one the others know (``CLOCK_SETTLE_MS``: until then the
+  leader lets any press time through, by design), every other one instead reacts to nothing and claims a
+  press time seconds early (which alone would put it first), and so does the first window it would open.
+  It opens a window at a checkpoint, combo or not, to have a face to reveal (its hand shown, or a card
+  drawn for its false slap: a round has one window, and the deal may give it no other), and one it forges
+  the press of; no more: the others open the rest, and it forges its way into them. Each face it must
+  reveal, it first lies about. Once the game runs, it writes a slap for another seat in its player's name
+  and in its own, and ``FORGED_DONES`` ``done`` entries in the other players' names; it sends every member
+  a takeover of a live seat and membership changes (a seated voter removed, ghost voters added).
 - ``stranger``: a spectator (``join --watch``, so a learner, which reads the whole log). Once the game
   runs, it sends every member what a learner may not propose (a slap in a player's name, a takeover,
   ``done`` entries, membership changes), raft messages only a leader or a candidate sends and a term
@@ -276,7 +277,7 @@ def cheat() -> None:
     lies: set[Event] = set()
     lied: set[tuple[str, int]] = set()
     reactions = itertools.count()
-    opened = forged_opening = False
+    forged_opening = False
     honest_fulfil, honest_act, honest_slap_now = TableDriver.fulfil, TableHost.act, kilo_bots.slap_now
 
     def fulfil(self: TableDriver, duty: Duty) -> Event | None:
@@ -290,26 +291,32 @@ def cheat() -> None:
         lies.add(lie)
         return lie
 
+    def settled() -> bool:
+        return time.monotonic() - started > FORGE_AFTER_S
+
     def slap_now(view: SeatView, bot: Bot, table: Any) -> Decision | None:
-        # Once it has opened a window of its own (to have a hand to lie about), it leaves the openings
-        # to the others and forges its way into their windows.
-        return None if opened else honest_slap_now(view, bot, table)
+        # A window of its own at a checkpoint, combo or not, to lie about a face whatever the deal
+        # (judged, it shows its hand; or it draws for a false slap), and one whose press it forges once
+        # the leader holds presses to its clock. Then it leaves the openings to the others and forges
+        # its way into their windows.
+        if lies and (forged_opening or not settled()):
+            return None
+        if table.checkpoint and view.seat not in table.barred:
+            return Decision(Slap(seat=view.seat), bot.reaction_ms())
+        return honest_slap_now(view, bot, table)
 
     def act(self: TableHost, event: Event, agent: Any = None) -> None:
-        nonlocal opened, forged_opening
+        nonlocal forged_opening
         attack = window = None
-        settled = time.monotonic() - started > FORGE_AFTER_S
         if isinstance(event, TimedEvent) and event.trigger is not None:
             # A reaction time is checked on apply, a press time only by a leader that has settled.
             window = event.trigger
-            if next(reactions) % 2 == 0 or not settled:
+            if next(reactions) % 2 == 0 or not settled():
                 attack, event = "reaction time", dataclasses.replace(event, rt=FORGED_REACTION_MS)
             else:
                 attack, event = "press time", pressed_early(event)
-        elif isinstance(event, Slap) and settled and not forged_opening:
+        elif isinstance(event, Slap) and settled() and not forged_opening:
             attack, event, forged_opening = "press time", pressed_early(event), True
-        elif isinstance(event, Slap):
-            opened = True
         elif event in lies:
             attack = "faces"
         honest_act(self, event, agent)

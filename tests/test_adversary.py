@@ -142,9 +142,11 @@ class Knocked:
 
 
 def play_cheated(root: Path) -> Game:
-    """Three seats, the last played by the cheater's client (``modified_clients.cheat``)."""
+    """Three seats, the last played by the cheater's client (``modified_clients.cheat``), three rounds:
+    one ends at the window the cheater opens to lie about its hand, the others at windows it forges
+    its way into."""
     cheater = {CHEATER: client("cheat")}
-    with table(root, 3, rounds=2, programs=cheater, env=logging_env(root), options=QUICK) as scene:
+    with table(root, 3, rounds=3, programs=cheater, env=logging_env(root), options=QUICK) as scene:
         scene.wait_all()
         return finished(scene, [0, 1], root)
 
