@@ -40,7 +40,7 @@ from kdm.net.admission import check_pin
 from kdm.net.discovery import Advertiser, TableAd, TableBrowser, find_tables, parse_contact
 from kdm.net.introducer import ask_node_id, serve_node_id
 from kdm.net.keys import NodeKeys, fingerprint
-from kdm.net.loops import every
+from kdm.net.loops import Pause, every
 from kdm.net.node import Node, ask_table_id, listen
 from kdm.net.storage import FileStorage
 from kdm.net.transport import TransportError, ZmqTransport
@@ -563,11 +563,15 @@ class TableSession:
             self.go_on_without_them()  # again whenever the survivors it went on with lose one more
 
     async def _watch_stranded(self) -> None:
-        await every(self._stranded_period_s, self._check_stranded, "watching whether the table can commit")
+        await every(
+            self._stranded_period_s, self._check_stranded, "watching whether the table can commit",
+            nudge=self.node.leader_watch(),
+        )  # fmt: skip
 
     def _stranded_period_s(self) -> float:
         """Every ``STRANDED_EVERY_S`` while stranded (to say soon that the table can commit again), else
-        not before the table could be stranded (``Node.stranded_in_ms``)."""
+        not before the table could be stranded (``Node.stranded_in_ms``: while the leader holds, not
+        before the node's leader watch nudges the loop)."""
         if self.stranded:
             return STRANDED_EVERY_S
         return max(STRANDED_EVERY_S, self.node.stranded_in_ms() / 1000.0)
@@ -707,37 +711,46 @@ class TableSession:
             return
         loop = asyncio.get_running_loop()
         alone_s, looked, period, was_alone = 0.0, loop.time(), ALONE_EVERY_S, False
-        while True:
-            await asyncio.sleep(period)
-            now = loop.time()
-            slept, looked = now - looked, now
-            engine = self.peer.record.engine
-            under_way = self.peer.record.started and not (engine is not None and engine.over)
-            alone = under_way and self._alone()
-            if not alone:
-                alone_s = 0.0  # in the waiting room, players come and go: only a game under way ends
-            elif was_alone and slept < 2 * period:  # (alone since the last look, and not asleep)
-                alone_s += slept
-            was_alone, period = alone, self._alone_period_s(under_way, alone)
-            if alone_s >= ALONE_GIVE_UP_S:
-                seen = f"round {engine.state.round}" if engine is not None else "its start"
-                self.error = (
-                    f"no other member of table '{self.peer.record.name or self.peer.table}' has answered for "
-                    f"{ALONE_GIVE_UP_S:.0f} s: it ended or went away without this laptop (seen up to {seen})"
-                )
-                self.done.set()
-                return
+        pause = Pause(self.node.leader_watch())
+        try:
+            while True:
+                await pause(period)
+                now = loop.time()
+                slept, looked = now - looked, now
+                engine = self.peer.record.engine
+                under_way = self.peer.record.started and not (engine is not None and engine.over)
+                alone = under_way and self._alone()
+                if not alone:
+                    alone_s = 0.0  # in the waiting room, players come and go: only a game under way ends
+                elif was_alone and slept < 2 * period:  # (alone since the last look, and not asleep)
+                    alone_s += slept
+                was_alone, period = alone, self._alone_period_s(under_way, alone)
+                if alone_s >= ALONE_GIVE_UP_S:
+                    seen = f"round {engine.state.round}" if engine is not None else "its start"
+                    table = self.peer.record.name or self.peer.table
+                    self.error = (
+                        f"no other member of table '{table}' has answered for {ALONE_GIVE_UP_S:.0f} s: it "
+                        f"ended or went away without this laptop (seen up to {seen})"
+                    )
+                    self.done.set()
+                    return
+        finally:
+            pause.close()
 
     def _alone_period_s(self, under_way: bool, alone: bool) -> float:
-        """How long ``_give_up_when_alone`` sleeps: ``ALONE_EVERY_S`` while alone; while the others are
-        heard, until they could all have been silent for ``SILENT_S`` (at a table at rest, about every
-        two seconds); in a waiting room or after the game, ``ALONE_WAITING_EVERY_S``."""
+        """How long ``_give_up_when_alone`` sleeps: ``ALONE_EVERY_S`` while alone; while it hears its
+        leader, or leads other voters, until the leader changes (``Node.leader_holds``: a voter that
+        hears no other campaigns, a leader steps down, and the node's leader watch nudges the loop);
+        else until the others could all have been silent for ``SILENT_S``; in a waiting room or after
+        the game, ``ALONE_WAITING_EVERY_S``."""
         if not under_way:
             return ALONE_WAITING_EVERY_S
         node = self.node
         others = [member for member in node.members if member != node.node_id]
         if alone or not others:
             return ALONE_EVERY_S
+        if node.leader_holds() and (not node.is_leader or len(node.raft.voters) > 1):
+            return math.inf
         latest_s = SILENT_S - min(node.silent_ms(member) for member in others) / 1000.0
         return max(ALONE_EVERY_S, latest_s)
 

@@ -33,7 +33,7 @@ async def every(
     the step ran, and a period may be ``math.inf``: nothing is due until the nudge. A loop that waits for
     a deadline it computes sleeps until then, not in small steps, and whoever moves the deadline nudges."""
     period = period_s if callable(period_s) else lambda: period_s
-    pause = _Pause(nudge)
+    pause = Pause(nudge)
     try:
         if not first_now:
             await pause(period())
@@ -51,7 +51,7 @@ async def every(
         pause.close()
 
 
-class _Pause:
+class Pause:
     """A loop's sleep, ended early by its ``nudge``: one task waits on the nudge across the loop's
     sleeps (``asyncio.wait_for`` made, and cancelled, one at each: five asyncio handles where a sleep
     takes two, on loops that mostly time out)."""

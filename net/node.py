@@ -448,6 +448,9 @@ class Node:
         self._leader_seen_ms = monotonic_ms()
         #: Set when the leader changes: the loops whose next step depends on who leads (pings, hellos).
         self._leader_moved = (asyncio.Event(), asyncio.Event())
+        #: Set when the leader changes or this process was stopped: the application's watches that
+        #: sleep while the leader holds (``leader_watch``; the hellos too, by the first above).
+        self._leader_watches: list[asyncio.Event] = []
         self._waiting: list[bytes] = []
         self._heard: dict[str, float] = {}
         #: The last raft message each member sent here and this node sent each member, with its bytes:
@@ -638,14 +641,36 @@ class Node:
             return ()
         return silent
 
+    def leader_holds(self) -> bool:
+        """Whether this node votes and leads, or hears its leader: then only a change of leader can
+        strand it or leave it alone, or retire it unheard, and ``leader_watch`` says when. A voter
+        that stops hearing its leader campaigns within an election timeout (which drops that leader),
+        and a leader that stops hearing a quorum steps down as soon (CheckQuorum); a process stopped
+        meanwhile (a sleeping laptop) is told when it wakes. A learner never campaigns: its leader
+        may go silent for good without a change."""
+        raft, me = self.raft, self.node_id
+        if me not in raft.voters or raft.leader is None:
+            return False
+        return raft.leader == me or self.silent_ms(raft.leader) <= ELECTION_TIMEOUT_MS[1]
+
+    def leader_watch(self) -> asyncio.Event:
+        """An event set whenever the leader changes, or this process wakes from a stop: a watch over
+        the table's health (is it stranded, alone) may sleep while ``leader_holds``, nudged by it."""
+        nudge = asyncio.Event()
+        self._leader_watches.append(nudge)
+        return nudge
+
     def stranded_in_ms(self) -> float:
         """How long from now, at the soonest, until ``not_heard_from`` can name voters while it names
         none now: until the leader it hears has been silent for ``STRANDED_AFTER_MS``, or else the next
-        voter not silent that long yet has (and this node has run that long). Where only a change of
-        leader or of voters could strand it (it leads, or does not vote), ``STRANDED_AFTER_MS``: whoever
-        watches looks again then. 0 while it is stranded."""
+        voter not silent that long yet has (and this node has run that long). Infinite while the leader
+        holds (``leader_holds``): only a change of leader could strand it, and ``leader_watch`` tells
+        whoever watches. Where only a change of voters could (it does not vote),
+        ``STRANDED_AFTER_MS``: whoever watches looks again then. 0 while it is stranded."""
         raft, me = self.raft, self.node_id
-        if me not in raft.voters or raft.leader == me:
+        if self.leader_holds():
+            return math.inf
+        if me not in raft.voters:
             return STRANDED_AFTER_MS
         if self.not_heard_from():
             return 0.0
@@ -708,6 +733,8 @@ class Node:
             self._awake_since_ms = now
             behind = 1
             self._ticks_from_ms = now - (self._ticks_run + 1) * self._tick_ms
+            for nudge in (self._leader_moved[0], *self._leader_watches):  # its leader went unheard
+                nudge.set()
         self._ticks_run += behind
         self.raft.tick(behind)
 
@@ -930,12 +957,13 @@ class Node:
         await every(self._hello_period_s, self._say_hello, "saying hello", first_now=True, nudge=hello)
 
     def _hello_period_s(self) -> float:
-        """``HELLO_EVERY_S`` while this node says hello; a member that hears its leader sleeps until that
-        leader could be silent for ``REHELLO_AFTER_MS`` (``_lost``), and a leader until it no longer
-        leads (the change of leader nudges the loop)."""
+        """``HELLO_EVERY_S`` while this node says hello; a voter that leads or hears its leader sleeps
+        until the leader changes or it wakes from a stop (``leader_holds``: both nudge the loop), and a
+        learner that hears its leader until that leader could be silent for ``REHELLO_AFTER_MS``
+        (``_lost``)."""
         if self.node_id not in self.members or self.refusal is not None or self._lost():
             return HELLO_EVERY_S
-        if self.raft.leader == self.node_id:
+        if self.raft.leader == self.node_id or self.leader_holds():
             return math.inf
         return max(HELLO_EVERY_S, (REHELLO_AFTER_MS - self._no_leader_heard_ms()) / 1000.0)
 
@@ -1533,7 +1561,7 @@ class Node:
             self._leader = raft.leader
             self.clock.reset()  # offsets were to the old leader's clock
             self._ping_due_ms, self._echoes = -math.inf, {}
-            for nudge in self._leader_moved:
+            for nudge in (*self._leader_moved, *self._leader_watches):
                 nudge.set()
             if self.on_leader is not None:
                 self.on_leader(raft.leader)

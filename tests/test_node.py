@@ -13,7 +13,7 @@ import pytest
 
 import kdm.net.node as node_module
 from kdm.net.clock import ClockEstimator, ClockSample
-from kdm.net.loops import every
+from kdm.net.loops import Pause, every
 from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen, node_codec
 from kdm.net.raft import Ack
 from kdm.net.raft_log import MAX_APPLY_AT_ONCE, MemoryStorage
@@ -338,15 +338,20 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
     (every ``HEARTBEAT_MS``) and to check its quorum (every election timeout, 0.5 s), not on a 10 ms beat
     (100 a second before); a follower's tick timer never goes off while its leader's heartbeats come
     (every other one sets it later: ``TICK_LATER_MS``; it went off twice a second before), nor does the
-    loop that shows the other voters new heads (once a second before); the leader sends a heartbeat a
-    follower answers, and the follower's pings slow once its clock settled."""
+    loop that shows the other voters new heads (once a second before), nor the one that says hello
+    again (every 2 s before); the leader sends a heartbeat a follower answers, and the follower's
+    pings slow once its clock settled."""
     wakes: dict[str, int] = {}
     sent: dict[tuple[str, str], int] = {}
-    tick, send, show_heads = Node._tick, MemoryTransport.send, Node._show_heads
+    tick, send, show_heads, say_hello = Node._tick, MemoryTransport.send, Node._show_heads, Node._say_hello
 
     def counted_tick(node: Node) -> None:
         wakes[node.node_id] = wakes.get(node.node_id, 0) + 1
         tick(node)
+
+    def counted_hello(node: Node) -> None:
+        wakes[node.node_id + " hello"] = wakes.get(node.node_id + " hello", 0) + 1
+        say_hello(node)
 
     async def counted_show_heads(node: Node) -> None:
         wakes[node.node_id + " heads"] = wakes.get(node.node_id + " heads", 0) + 1
@@ -366,6 +371,7 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
     monkeypatch.setattr(Node, "_tick", counted_tick)
     monkeypatch.setattr(MemoryTransport, "send", counted_send)
     monkeypatch.setattr(Node, "_show_heads", counted_show_heads)
+    monkeypatch.setattr(Node, "_say_hello", counted_hello)
 
     async def scene() -> float:
         a, b, _applied = await two_laptops()
@@ -383,6 +389,8 @@ def test_an_idle_table_sleeps_between_the_timeouts_raft_needs(monkeypatch: pytes
     assert (
         wakes.get("a:1 heads", 0) == wakes.get("b:2 heads", 0) == 0
     )  # no new head: no look (every 1 s before)
+    # nor a look whether to say hello again while the leader holds (the follower's every 2 s before)
+    assert wakes.get("a:1 hello", 0) == wakes.get("b:2 hello", 0) == 0
     heartbeats = sent[("a:1", "heartbeat")] / seconds
     assert 1000 / node_module.HEARTBEAT_MS - 1 <= heartbeats <= 1000 / node_module.HEARTBEAT_MS + 1
     assert sent[("b:2", "heartbeat_resp")] == sent[("a:1", "heartbeat")]
@@ -634,28 +642,30 @@ def test_a_follower_cut_off_from_its_leader_alone_is_not_stranded() -> None:
 
 
 def test_a_voter_that_looks_when_it_could_be_stranded_sees_it_at_once_in_a_few_looks() -> None:
-    """``Node.stranded_in_ms``: a follower that sleeps that long between looks (as the session does)
-    sees its table stranded as soon as ``not_heard_from`` names its leader gone, in a few looks, not one
-    every 0.25 s; a leader looks again ``STRANDED_AFTER_MS`` later (only a change of leader could
-    strand it)."""
+    """``Node.stranded_in_ms``: while the leader holds, a leader and a follower that hears it need not
+    look until the leader changes (never at rest: every 2 s before); a follower that sleeps that long
+    between looks, or until the node's leader watch nudges it (as the session does), sees its table
+    stranded as soon as ``not_heard_from`` names its leader gone, in a few looks."""
 
-    async def scene() -> tuple[float, int, float]:
+    async def scene() -> tuple[float, float, int, float]:
         loop = asyncio.get_running_loop()
         a, b, _applied = await two_laptops()
         await asyncio.sleep(5.0)
-        leading = a.stranded_in_ms()
+        leading, following = a.stranded_in_ms(), b.stranded_in_ms()
+        pause = Pause(b.leader_watch())
         await a.stop()
         gone = loop.time()
         looks = 0
         while not b.not_heard_from():
             looks += 1
-            await asyncio.sleep(b.stranded_in_ms() / 1000.0)
+            await pause(b.stranded_in_ms() / 1000.0)
         late = loop.time() - gone
+        pause.close()
         await b.stop()
-        return leading, looks, late
+        return leading, following, looks, late
 
-    leading, looks, late = run_virtual(scene())
-    assert leading == node_module.STRANDED_AFTER_MS
+    leading, following, looks, late = run_virtual(scene())
+    assert leading == following == math.inf
     assert looks <= 3
     assert late <= node_module.STRANDED_AFTER_MS / 1000 + 0.01
 

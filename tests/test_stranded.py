@@ -120,7 +120,8 @@ def stranded_alone(wait_for_ever: bool) -> SimpleNamespace:
     and whose every other member is silent (the others' laptops died, or the table ended without it)."""
     record = SimpleNamespace(started=True, engine=SimpleNamespace(over=False, state=SimpleNamespace(round=2)),
                              name="attic")  # fmt: skip
-    node = SimpleNamespace(node_id="me", members=["me", "gone"], silent_ms=lambda member: math.inf)
+    node = SimpleNamespace(node_id="me", members=["me", "gone"], silent_ms=lambda member: math.inf,
+                           leader_holds=lambda: False, leader_watch=asyncio.Event)  # fmt: skip
     session = SimpleNamespace(
         config=SessionConfig(wait_for_ever=wait_for_ever), peer=SimpleNamespace(record=record, table="t"),
         done=asyncio.Event(), error="", _alone=lambda: True, node=node,
@@ -145,17 +146,29 @@ def test_a_headless_peer_alone_gives_up_and_says_why_unless_told_to_wait_in_so_m
 
 
 def test_a_peer_that_hears_the_others_looks_whether_it_is_alone_only_when_it_could_be() -> None:
-    """At a table at rest the others are heard several times a second: the look waits until they could
-    all have been silent for ``SILENT_S``, not a second at a time; a waiting room, where nothing is
-    counted, is looked at seldom; a peer alone looks every second."""
+    """At a table at rest the others are heard several times a second. While the leader holds
+    (``Node.leader_holds``: a voter hears its leader, or leads other voters), the look waits for the
+    node's leader watch to nudge it (a voter that stops hearing the others campaigns, a leader steps
+    down: every two seconds before). Otherwise it waits until they could all have been silent for
+    ``SILENT_S``, not a second at a time; a waiting room, where nothing is counted, is looked at seldom;
+    a peer alone looks every second."""
     silences = {"a": 300.0, "b": 1200.0}
-    node = SimpleNamespace(node_id="me", members=["me", "a", "b"], silent_ms=silences.__getitem__)
+    holds = [True]
+    node = SimpleNamespace(node_id="me", members=["me", "a", "b"], silent_ms=silences.__getitem__,
+                           leader_holds=lambda: holds[0], is_leader=False,
+                           raft=SimpleNamespace(voters=("me", "a", "b")))  # fmt: skip
     session = SimpleNamespace(node=node)
 
     def period(under_way: bool, alone: bool) -> float:
         return TableSession._alone_period_s(session, under_way, alone)  # type: ignore[arg-type]
 
+    assert period(under_way=True, alone=False) == math.inf  # a follower that hears its leader
+    node.is_leader = True
+    assert period(under_way=True, alone=False) == math.inf  # a leader of other voters
+    node.raft.voters = ("me",)  # a leader of none (the others learners): it never steps down
     assert period(under_way=True, alone=False) == pytest.approx(SILENT_S - 0.3)  # "a" was heard last
+    holds[0] = False  # a learner, or a voter whose leader went silent
+    assert period(under_way=True, alone=False) == pytest.approx(SILENT_S - 0.3)
     silences["a"] = 1900.0
     assert period(under_way=True, alone=False) == ALONE_EVERY_S  # "b", heard last, silent in 0.8 s: 1 s
     assert period(under_way=True, alone=True) == ALONE_EVERY_S
