@@ -451,6 +451,9 @@ class Node:
         #: Set when the leader changes or this process was stopped: the application's watches that
         #: sleep while the leader holds (``leader_watch``; the hellos too, by the first above).
         self._leader_watches: list[asyncio.Event] = []
+        #: Whether this node votes, and with others: a change (a retired voter, now a learner under the
+        #: same leader; a leader whose last other voter was retired) nudges those watches too.
+        self._voting = (False, False)
         self._waiting: list[bytes] = []
         self._heard: dict[str, float] = {}
         #: The last raft message each member sent here and this node sent each member, with its bytes:
@@ -642,8 +645,9 @@ class Node:
         return silent
 
     def leader_holds(self) -> bool:
-        """Whether this node votes and leads, or hears its leader: then only a change of leader can
-        strand it or leave it alone, or retire it unheard, and ``leader_watch`` says when. A voter
+        """Whether this node votes and leads, or hears its leader: then only a change of leader (or of
+        who votes) can strand it or leave it alone, or retire it unheard, and ``leader_watch`` says
+        when. A voter
         that stops hearing its leader campaigns within an election timeout (which drops that leader),
         and a leader that stops hearing a quorum steps down as soon (CheckQuorum); a process stopped
         meanwhile (a sleeping laptop) is told when it wakes. A learner never campaigns: its leader
@@ -654,8 +658,9 @@ class Node:
         return raft.leader == me or self.silent_ms(raft.leader) <= ELECTION_TIMEOUT_MS[1]
 
     def leader_watch(self) -> asyncio.Event:
-        """An event set whenever the leader changes, or this process wakes from a stop: a watch over
-        the table's health (is it stranded, alone) may sleep while ``leader_holds``, nudged by it."""
+        """An event set whenever the leader changes, this node starts or stops voting or voting with
+        others, or this process wakes from a stop: a watch over the table's health (is it stranded,
+        alone) may sleep while ``leader_holds``, nudged by it."""
         nudge = asyncio.Event()
         self._leader_watches.append(nudge)
         return nudge
@@ -1554,6 +1559,11 @@ class Node:
                 raft.advance(ready)
             if raft.leader is not None:
                 self._leader_seen_ms = monotonic_ms()
+            voting = (self.node_id in raft.voters, len(raft.voters) > 1)
+            if voting != self._voting:  # (whether the leader can hold without a change: ``leader_holds``)
+                self._voting = voting
+                for nudge in (self._leader_moved[0], *self._leader_watches):
+                    nudge.set()
             if raft.leader == self._leader:
                 return
             if self._leader not in (None, self.node_id):

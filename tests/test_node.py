@@ -559,14 +559,14 @@ def test_a_loop_that_times_out_waits_on_its_nudge_with_one_task_across_its_sleep
     assert len(waits) == 2  # the first sleep's, and the one after the nudge
 
 
-def test_a_founder_alone_pings_and_greets_nobody_and_a_follower_greets_only_when_its_leader_is_silent(
+def test_a_founder_alone_pings_and_greets_nobody_and_a_follower_looks_to_greet_only_when_its_leader_is_silent(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Issue 'Light on the CPU', item 2: the ping and hello loops sleep while they have nothing to do
     (a founder waiting alone: no leader to ping, no one to greet), and so does its Raft tick (alone, no
     tick does anything; it woke twice a second before, and its long sleep is no stall of its loop); a
-    follower that hears its leader looks whether to greet it again only as that leader could have been
-    silent for ``REHELLO_AFTER_MS``, and a leader newly heard is pinged at once."""
+    voter that hears its leader looks whether to greet it again only once the leader changes (it
+    campaigns when that leader goes silent), and a leader newly heard is pinged at once."""
     looks: dict[tuple[str, str], list[float]] = {}
     ping, hello, tick = Node._ping, Node._say_hello, Node._tick
 
@@ -605,13 +605,21 @@ def test_a_founder_alone_pings_and_greets_nobody_and_a_follower_greets_only_when
         await asyncio.sleep(30.0)
         follower_hellos = len(looks.get(("b:2", "hello"), []))
         leader_looks = len(looks.get(("a:1", "ping"), [])) + len(looks.get(("a:1", "hello"), []))
-        await a.stop(), await b.stop()
-        return alone, first_ping, follower_hellos, leader_looks
+        await a.stop()
+        gone = loop.time()
+        while not [at for at in looks.get(("b:2", "hello"), []) if at > gone]:
+            await asyncio.sleep(0.01)
+        greeted = next(at for at in looks[("b:2", "hello")] if at > gone) - gone
+        await b.stop()
+        return alone, first_ping, follower_hellos, leader_looks, greeted
 
-    alone, first_ping, follower_hellos, leader_looks = run_virtual(scene())
+    alone, first_ping, follower_hellos, leader_looks, greeted = run_virtual(scene())
     assert alone == 0 and leader_looks == 0
     assert first_ping < 0.01
-    assert 0 < follower_hellos <= 30.0 / (node_module.REHELLO_AFTER_MS / 1000 - 0.5)  # was 100
+    assert follower_hellos == 0  # while its leader holds (was 100, then every 2 s)
+    # its leader gone, it campaigns (the change of leader nudges the loop), and looks again as that
+    # leader could have been silent for REHELLO_AFTER_MS
+    assert greeted <= node_module.ELECTION_TIMEOUT_MS[1] / 1000 + node_module.REHELLO_AFTER_MS / 1000 + 0.1
 
 
 def test_a_follower_cut_off_from_its_leader_alone_is_not_stranded() -> None:
@@ -668,6 +676,28 @@ def test_a_voter_that_looks_when_it_could_be_stranded_sees_it_at_once_in_a_few_l
     assert leading == following == math.inf
     assert looks <= 3
     assert late <= node_module.STRANDED_AFTER_MS / 1000 + 0.01
+
+
+def test_a_voter_retired_under_the_same_leader_nudges_the_watches_that_slept_while_it_held() -> None:
+    """``Node.leader_watch``: a change of vote with no change of leader (b retired while a still leads
+    and hears it) is told to both nodes' watches: b, now a learner, never campaigns, and a, leading no
+    other voter, never steps down, so neither holds to its leader any more (``leader_holds``)."""
+
+    async def scene() -> tuple[list[bool], list[bool], list[bool]]:
+        a, b, _applied = await two_laptops()
+        watches = [a.leader_watch(), b.leader_watch()]
+        held = [a.leader_holds(), b.leader_holds()]
+        assert a.retire("b:2")
+        while a.raft.voters != ("a:1",) or b.raft.voters != ("a:1",):
+            await asyncio.sleep(0.01)
+        told = [watch.is_set() for watch in watches]
+        holds = [a.leader_holds() and len(a.raft.voters) > 1, b.leader_holds()]
+        assert a.is_leader and b.raft.leader == "a:1"  # the same leader throughout
+        await a.stop(), await b.stop()
+        return held, told, holds
+
+    held, told, holds = run_virtual(scene())
+    assert held == [True, True] and told == [True, True] and holds == [False, False]
 
 
 def test_a_loop_that_nudges_itself_leaves_the_other_tasks_their_turn() -> None:
