@@ -103,6 +103,8 @@ class Peer:
         self._tasks: list[asyncio.Task[None]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._timer_due = math.inf
+        #: From when a tick may do something, sooner than its timer (``TableHost.early_deadline_ms``).
+        self._early_due = math.inf
 
     # --- what the host holds ---------------------------------------------------------------------
 
@@ -232,8 +234,17 @@ class Peer:
                 self.finished.set()
         self._arm()
 
+    def heard(self) -> None:
+        """The process is awake for a message (``Node.on_heard``): a tick that may come now though
+        its timer waits longer (a follower's quiet work waits for the next heartbeat) comes now,
+        and spares the process a wake-up of its own."""
+        if self._timer is not None and self.clock.local_ms() >= self._early_due:
+            self._timer.cancel()
+            self._tick()
+
     def _arm(self, not_before_ms: float = -math.inf) -> None:
         """One loop timer, at the host's next deadline."""
+        self._early_due = max(self.host.early_deadline_ms(), not_before_ms)
         due = max(self.host.next_deadline_ms(), not_before_ms)
         if due == self._timer_due:
             return

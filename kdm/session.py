@@ -314,6 +314,7 @@ class TableSession:
         node.on_commit = self.peer.committed
         node.on_membership = self.peer.membership_changed
         node.on_direct = self.peer.received_direct
+        node.on_heard = self.peer.heard
         node.screen_proposal = self.peer.screen_proposal
         node.holds_a_seat = lambda node_id: any(seat.home == node_id for seat in self.peer.record.seats)
         node.on_leader = self._leader_changed

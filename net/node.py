@@ -424,6 +424,9 @@ class Node:
         self._heads_counted = 0
         #: Called with (sender, bytes) for each direct message from a member.
         self.on_direct: Callable[[str, bytes], None] | None = None
+        #: Called after each message this node took (a heartbeat at rest): the process is awake, and
+        #: the application may do then what it would otherwise wake for a little later.
+        self.on_heard: Callable[[], None] | None = None
         #: Says why another node may not propose these bytes (None: it may): the application's rule
         #: (a table lets a learner propose only its own join, and bounds the times a press claims).
         self.screen_proposal: Callable[[str, bytes], str | None] | None = None
@@ -793,6 +796,11 @@ class Node:
             except Exception:  # whatever one message does, the next one is read
                 self.dropped += 1
                 log.exception("dropped a message from %s: handling it failed", sender)
+            if self.on_heard is not None:
+                try:
+                    self.on_heard()
+                except Exception:
+                    log.exception("what was done on hearing a message failed; going on")
 
     def _receive(self, sender: str, payload: bytes) -> None:
         if sender in self.raft.convicted:

@@ -19,6 +19,7 @@ from kdm import entries
 from kdm.agents import Bot, Profile
 from kdm.entries import Act, Chat, EntryId, Takeover
 from kdm.events import Event
+from kdm.host import Input, Output, Tick
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.net.clock import ClockEstimator, ClockSample, monotonic_ms
@@ -1037,3 +1038,41 @@ def test_a_process_presses_only_once_its_clock_is_agreed_with_the_leaders() -> N
     assert slaps_unsynced == 0
     assert passes_unsynced > 0 or held  # its passes went on, unless a held press was all it had to do
     assert slaps > 0
+
+
+def test_a_tick_that_may_wait_comes_at_a_wake_up_the_process_has_anyway() -> None:
+    """Issue 'Light on the CPU': a tick that may come late (a follower's quiet work,
+    ``Takeovers.slack_ms``) comes at the first message heard once it is due (``Peer.heard``, a
+    heartbeat at rest), and its timer is dropped: no wake-up of its own. Heard sooner, nothing comes;
+    heard nothing, its timer brings it at the latest."""
+
+    async def scene() -> tuple[list[float], list[float]]:
+        log = FakeLog()
+        peer = Peer(log.node("n0"), installed_plugins())
+        start = peer.clock.local_ms()
+        deadlines = {"early": start + 100.0, "late": start + 700.0}
+        ticks: list[float] = []
+
+        def step(given: Input) -> list[Output]:
+            assert isinstance(given, Tick)
+            ticks.append(peer.clock.local_ms() - start)
+            deadlines["early"] += 2000.0  # the next net, two seconds on
+            deadlines["late"] += 2000.0
+            return []
+
+        host: Any = peer.host
+        host.step = step
+        host.early_deadline_ms = lambda: deadlines["early"]
+        host.next_deadline_ms = lambda: deadlines["late"]
+        peer._arm()
+        await asyncio.sleep(0.05)
+        peer.heard()  # not due yet
+        await asyncio.sleep(0.1)
+        peer.heard()  # due: the tick comes now, at this wake-up
+        heard = list(ticks)
+        await asyncio.sleep(3.0)  # nothing heard: the next comes at its latest
+        return heard, ticks
+
+    heard, ticks = run_virtual(scene())
+    assert heard == [pytest.approx(150.0, abs=1.0)]
+    assert ticks == [pytest.approx(150.0, abs=1.0), pytest.approx(2700.0, abs=1.0)]

@@ -27,6 +27,7 @@ from kdm.host.takeovers import (
     PROBE,
     QUESTIONS_LAPSE_MS,
     QUIET_WORK_EVERY_MS,
+    QUIET_WORK_SLACK_MS,
     TAKEOVER_AFTER_S,
     WORD,
     Takeovers,
@@ -417,7 +418,8 @@ def test_a_follower_looks_at_the_seats_only_when_its_deck_has_work_due_and_at_on
     """Issue 'Light on the CPU': a follower takes no seat, so its watcher wakes only for its deck's work
     at a quiet table: a key to ask for when ``next_ask_ms`` says (the rest of that work follows what
     comes in), else every ``QUIET_WORK_EVERY_MS`` as a net (every follower looked every 0.3 s). Made
-    leader (``leader_changed``), it looks at once, and takes that first look for no stall of its own."""
+    leader (``leader_changed``), it looks at once, and takes that first look for no stall of its own. The
+    net alone may come up to ``QUIET_WORK_SLACK_MS`` late (``slack_ms``), at the process's next wake-up."""
     record, nodes = started(4)
     host, watch = follower_watch(record, nodes, [0.0])
     worked: list[float] = []
@@ -427,8 +429,10 @@ def test_a_follower_looks_at_the_seats_only_when_its_deck_has_work_due_and_at_on
     )
     start = host.clock.local_ms()  # when the watch began
     assert watch.due_ms() == start + QUIET_WORK_EVERY_MS
+    # only the net is due: it may wait for a wake-up the process has anyway (the next heartbeat)
+    assert watch.slack_ms() == QUIET_WORK_SLACK_MS
     ask_at[0] = start + 700.0  # a key missing since before: asked for at its time, not at the net's
-    assert watch.due_ms() == start + 700.0
+    assert watch.due_ms() == start + 700.0 and watch.slack_ms() == 0.0
     host.clock.set(start + 699.0)
     watch.tick(host.clock.local_ms())
     assert worked == []
@@ -450,4 +454,5 @@ def test_a_follower_looks_at_the_seats_only_when_its_deck_has_work_due_and_at_on
     watch.tick(host.clock.local_ms())
     assert watch.led_since == host.clock.local_ms() and watch.stalled == (-math.inf, 0.0)
     assert watch.due_ms() == host.clock.local_ms() + TAKEOVER_AFTER_S * 250  # a leader's quarter
+    assert watch.slack_ms() == 0.0  # a leader's look takes seats over: on time
     assert host.out == []

@@ -218,11 +218,17 @@ class TableHost:
         retry = self._retry_at if self.proposals.pending or self.put_off else math.inf
         return min(
             retry,
-            self.takeovers.due_ms(),
+            self.takeovers.due_ms() + self.takeovers.slack_ms(),
             self.duties.next_due_ms(),
             max(bots, self._clock_wait_until) if bots is not None else math.inf,
             min(self._bots_failed.values(), default=math.inf),
         )
+
+    def early_deadline_ms(self) -> float:
+        """When a ``Tick`` may do something at the soonest, though ``next_deadline_ms`` lets it wait
+        longer (``Takeovers.slack_ms``): a ``Tick`` at a wake-up the process has anyway from then on
+        does it without a wake-up of its own."""
+        return min(self.next_deadline_ms(), self.takeovers.due_ms())
 
     def watch(self, takeover_after_s: float | None) -> None:
         """From now on, propose again what is not committed and, while leading, take over the seats of

@@ -66,6 +66,11 @@ QUESTIONS_LAPSE_MS = 1000.0
 #: under that. A follower takes no seat: it looks only then (issue 'Light on the CPU': every follower
 #: looked every 0.3 s, a quarter of a table at rest's wake-ups).
 QUIET_WORK_EVERY_MS = 2000.0
+#: How much later than due a follower's look may come when its deck's quiet work is all it would do
+#: (``Takeovers.slack_ms``): a heartbeat (``kdm.net.node.HEARTBEAT_MS``, 400 ms) and a Wi-Fi stall
+#: more, so that at rest the work waits for the leader's next heartbeat to have the process awake
+#: (``kdm.peer.Peer.heard``) rather than wake it for itself, a sixth of a follower's wake-ups.
+QUIET_WORK_SLACK_MS = 600.0
 #: A look at the seats this late means this process itself was stopped (a sleeping laptop): what it
 #: last heard is stale, so it takes no seat over before hearing the table again.
 STALL_FACTOR = 2.0
@@ -204,6 +209,16 @@ class Takeovers:
         if self.host.node.is_leader or self.led_since is not None:
             return self.next_look_ms
         return self.work_due_ms()
+
+    def slack_ms(self) -> float:
+        """How much later than ``due_ms`` the next look may come: ``QUIET_WORK_SLACK_MS`` for a
+        follower whose deck has only its quiet work due (a net under the work done as things come
+        in: it is done at the next wake-up the process has anyway, ``kdm.peer.Peer.heard``), else
+        none (a leader's look takes seats over; a key due to be asked for is asked on time)."""
+        if self.host.node.is_leader or self.led_since is not None:
+            return 0.0
+        ask = self.host.fair.next_ask_ms()
+        return 0.0 if self.worked_ms < ask <= self.worked_ms + QUIET_WORK_EVERY_MS else QUIET_WORK_SLACK_MS
 
     def work_due_ms(self) -> float:
         """When the deck's work is next due at a look: a key to ask for (``next_ask_ms``), else
