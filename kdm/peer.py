@@ -103,7 +103,7 @@ class Peer:
         self._tasks: list[asyncio.Task[None]] = []
         self._timer: asyncio.TimerHandle | None = None
         self._timer_due = math.inf
-        #: From when a tick may do something, sooner than its timer (``TableHost.early_deadline_ms``).
+        #: From when a tick may do something, sooner than its timer (``TableHost.deadlines_ms``).
         self._early_due = math.inf
 
     # --- what the host holds ---------------------------------------------------------------------
@@ -244,8 +244,8 @@ class Peer:
 
     def _arm(self, not_before_ms: float = -math.inf) -> None:
         """One loop timer, at the host's next deadline."""
-        self._early_due = max(self.host.early_deadline_ms(), not_before_ms)
-        due = max(self.host.next_deadline_ms(), not_before_ms)
+        early, due = self.host.deadlines_ms()
+        self._early_due, due = max(early, not_before_ms), max(due, not_before_ms)
         if due == self._timer_due:
             return
         if self._timer is not None:

@@ -1062,8 +1062,7 @@ def test_a_tick_that_may_wait_comes_at_a_wake_up_the_process_has_anyway() -> Non
 
         host: Any = peer.host
         host.step = step
-        host.early_deadline_ms = lambda: deadlines["early"]
-        host.next_deadline_ms = lambda: deadlines["late"]
+        host.deadlines_ms = lambda: (deadlines["early"], deadlines["late"])
         peer._arm()
         await asyncio.sleep(0.05)
         peer.heard()  # not due yet

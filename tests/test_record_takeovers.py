@@ -431,6 +431,8 @@ def test_a_follower_looks_at_the_seats_only_when_its_deck_has_work_due_and_at_on
     assert watch.due_ms() == start + QUIET_WORK_EVERY_MS
     # only the net is due: it may wait for a wake-up the process has anyway (the next heartbeat)
     assert watch.slack_ms() == QUIET_WORK_SLACK_MS
+    ask_at[0] = start + QUIET_WORK_EVERY_MS + 200.0  # an ask just after the net: the net waits no later
+    assert watch.due_ms() == start + QUIET_WORK_EVERY_MS and watch.slack_ms() == 200.0
     ask_at[0] = start + 700.0  # a key missing since before: asked for at its time, not at the net's
     assert watch.due_ms() == start + 700.0 and watch.slack_ms() == 0.0
     host.clock.set(start + 699.0)

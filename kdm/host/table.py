@@ -224,11 +224,12 @@ class TableHost:
             min(self._bots_failed.values(), default=math.inf),
         )
 
-    def early_deadline_ms(self) -> float:
-        """When a ``Tick`` may do something at the soonest, though ``next_deadline_ms`` lets it wait
-        longer (``Takeovers.slack_ms``): a ``Tick`` at a wake-up the process has anyway from then on
-        does it without a wake-up of its own."""
-        return min(self.next_deadline_ms(), self.takeovers.due_ms())
+    def deadlines_ms(self) -> tuple[float, float]:
+        """From when a ``Tick`` may do something, and ``next_deadline_ms``, by when it must: the
+        first is sooner when a look may wait (``Takeovers.slack_ms``), and a ``Tick`` at a wake-up the
+        process has anyway in between does it without a wake-up of its own."""
+        latest = self.next_deadline_ms()
+        return min(latest, self.takeovers.due_ms()), latest
 
     def watch(self, takeover_after_s: float | None) -> None:
         """From now on, propose again what is not committed and, while leading, take over the seats of

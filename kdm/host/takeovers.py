@@ -218,7 +218,9 @@ class Takeovers:
         if self.host.node.is_leader or self.led_since is not None:
             return 0.0
         ask = self.host.fair.next_ask_ms()
-        return 0.0 if self.worked_ms < ask <= self.worked_ms + QUIET_WORK_EVERY_MS else QUIET_WORK_SLACK_MS
+        if ask > self.worked_ms:  # (never past an ask: one due soon after the net is asked on time)
+            return max(0.0, min(QUIET_WORK_SLACK_MS, ask - self.work_due_ms()))
+        return QUIET_WORK_SLACK_MS
 
     def work_due_ms(self) -> float:
         """When the deck's work is next due at a look: a key to ask for (``next_ask_ms``), else
