@@ -6,6 +6,11 @@ wrong and what is allowed, and exits with status 2; it never shows a traceback.
 
 from __future__ import annotations
 
+# Before anything imports hashlib or asyncio: they come without OpenSSL (see the module).
+from kdm import without_openssl  # noqa: F401
+
+# isort: split
+
 import argparse
 import asyncio
 import json
