@@ -24,10 +24,12 @@ from kdm.host.takeovers import (
     ASK_WORD,
     KEY_TIMEOUT_S,
     LONG_LIMIT_LOOKS,
+    LONG_LOOK_SLACK_MS,
     PROBE,
     QUESTIONS_LAPSE_MS,
     QUIET_WORK_EVERY_MS,
     QUIET_WORK_SLACK_MS,
+    STALL_FACTOR,
     TAKEOVER_AFTER_S,
     WORD,
     Takeovers,
@@ -412,6 +414,47 @@ def test_while_the_silence_limit_is_long_the_seat_watcher_looks_half_as_often() 
     assert watch.limit_s == TAKEOVER_AFTER_S
     assert looks(3) == [2 * quarter_ms, quarter_ms, quarter_ms]
     assert host.out == []
+
+
+def test_while_the_silence_limit_is_long_a_leaders_look_may_wait_for_its_next_heartbeats_answers() -> None:
+    """Issue 'Light on the CPU', item 2: mid-round at a fair table (a limit of ``KEY_TIMEOUT_S``) the
+    leader's look may come ``LONG_LOOK_SLACK_MS`` late (``slack_ms``: the peer does it at the first
+    message heard once due, at rest the answers to the leader's next heartbeat), never past a key due
+    to be asked for; a look that late, or a little more, is no stall of the process, one later than
+    ``STALL_FACTOR`` times its wait and slack is. With the short limit a look keeps its time."""
+    assert LONG_LOOK_SLACK_MS >= HEARTBEAT_MS  # a heartbeat's answers come within it at rest
+    quarter_ms = TAKEOVER_AFTER_S * 250
+    record, nodes = started(3)
+    in_play = [True]
+    record.round_in_play = lambda: in_play[0]  # type: ignore[method-assign]
+    host, watch = follower_watch(record, nodes, [0.0])
+    host.node.is_leader, host.node.leader = True, host.node.node_id
+    ask_at = [math.inf]
+    host.fair = SimpleNamespace(work=lambda: None, next_ask_ms=lambda: ask_at[0])
+
+    def look(after_ms: float) -> None:
+        host.clock.set(watch.looked_ms + after_ms)
+        watch.tick(host.clock.local_ms())
+
+    assert watch.slack_ms() == 0.0  # the first look was set before the limit was read
+    look(quarter_ms)
+    assert watch.due_ms() == watch.looked_ms + 2 * quarter_ms and watch.slack_ms() == LONG_LOOK_SLACK_MS
+    ask_at[0] = watch.due_ms() + 100.0  # a key to ask for just after: the look waits no later
+    assert watch.slack_ms() == 100.0
+    ask_at[0] = watch.due_ms() - 1.0
+    assert watch.slack_ms() == 0.0
+    ask_at[0] = math.inf
+    look(2 * quarter_ms + LONG_LOOK_SLACK_MS)  # at its latest
+    look(STALL_FACTOR * 2 * quarter_ms + 1)  # late for its wait alone, not with its slack
+    assert watch.stalled == (-math.inf, 0.0)
+    stall_ms = STALL_FACTOR * (2 * quarter_ms + LONG_LOOK_SLACK_MS) + 1
+    look(stall_ms)
+    assert watch.stalled == (host.clock.local_ms(), stall_ms)
+    in_play[0] = False
+    look(2 * quarter_ms)
+    assert watch.due_ms() == watch.looked_ms + quarter_ms and watch.slack_ms() == 0.0
+    look(STALL_FACTOR * quarter_ms + 1)  # the short limit's looks: on time, and a stall past twice that
+    assert watch.stalled == (host.clock.local_ms(), STALL_FACTOR * quarter_ms + 1)
 
 
 def test_a_follower_looks_at_the_seats_only_when_its_deck_has_work_due_and_at_once_when_it_leads() -> None:

@@ -71,6 +71,12 @@ QUIET_WORK_EVERY_MS = 2000.0
 #: more, so that at rest the work waits for the leader's next heartbeat to have the process awake
 #: (``kdm.peer.Peer.heard``) rather than wake it for itself, a sixth of a follower's wake-ups.
 QUIET_WORK_SLACK_MS = 600.0
+#: How much later than due a leader's look may come while the silence limit is long
+#: (``LONG_LIMIT_LOOKS``; ``Takeovers.slack_ms``): a heartbeat (``kdm.net.node.HEARTBEAT_MS``), so that
+#: at rest the look comes with the answers to the leader's next heartbeat (``kdm.peer.Peer.heard``)
+#: instead of waking the process for itself: 1.7 of the 9.4 wake-ups a second of a fair table's leader
+#: at rest. Against a limit of ``KEY_TIMEOUT_S`` a seat is asked about, and taken, that much later at most.
+LONG_LOOK_SLACK_MS = 400.0
 #: A look at the seats this late means this process itself was stopped (a sleeping laptop): what it
 #: last heard is stale, so it takes no seat over before hearing the table again.
 STALL_FACTOR = 2.0
@@ -118,6 +124,8 @@ class Takeovers:
         self.looked_ms = 0.0
         self.next_look_ms = math.inf
         self.look_every_ms = math.inf
+        #: How much later than ``next_look_ms`` a leader's next look may come (``LONG_LOOK_SLACK_MS``).
+        self.look_slack_ms = 0.0
         #: When a look last had the deck do its work (``QUIET_WORK_EVERY_MS``), or the watch began.
         self.worked_ms = 0.0
         #: Whether no other process sat at the table at the last look: nothing to watch until one does.
@@ -197,6 +205,7 @@ class Takeovers:
         self.looked_ms = self.worked_ms = now
         self.look_every_ms = after_s * 250 if after_s is not None else math.inf
         self.next_look_ms = now + self.look_every_ms
+        self.look_slack_ms = 0.0
 
     def due_ms(self) -> float:
         """When the next look is due (local clock): while leading, every quarter of ``after_s``
@@ -211,16 +220,17 @@ class Takeovers:
         return self.work_due_ms()
 
     def slack_ms(self) -> float:
-        """How much later than ``due_ms`` the next look may come: ``QUIET_WORK_SLACK_MS`` for a
-        follower whose deck has only its quiet work due (a net under the work done as things come
-        in: it is done at the next wake-up the process has anyway, ``kdm.peer.Peer.heard``), else
-        none (a leader's look takes seats over; a key due to be asked for is asked on time)."""
-        if self.host.node.is_leader or self.led_since is not None:
-            return 0.0
+        """How much later than ``due_ms`` the next look may come, done at the next wake-up the process
+        has anyway (``kdm.peer.Peer.heard``): ``QUIET_WORK_SLACK_MS`` for a follower (its deck's quiet
+        work is a net under the work done as things come in), ``LONG_LOOK_SLACK_MS`` for a leader
+        while the silence limit is long, else none (a leader's look takes seats over in 1.2 s). Never
+        past a key due to be asked for: that ask is no later than without the slack."""
+        leads = self.host.node.is_leader or self.led_since is not None
+        allowed = self.look_slack_ms if leads else QUIET_WORK_SLACK_MS
         ask = self.host.fair.next_ask_ms()
-        if ask > self.worked_ms:  # (never past an ask: one due soon after the net is asked on time)
-            return max(0.0, min(QUIET_WORK_SLACK_MS, ask - self.work_due_ms()))
-        return QUIET_WORK_SLACK_MS
+        if allowed and self.worked_ms < ask < math.inf:  # (an ask the last work left due waits for the net)
+            return max(0.0, min(allowed, ask - self.due_ms()))
+        return allowed
 
     def work_due_ms(self) -> float:
         """When the deck's work is next due at a look: a key to ask for (``next_ask_ms``), else
@@ -246,9 +256,11 @@ class Takeovers:
         if self.after_s is None or now < self.due_ms():
             return
         slept_ms, self.looked_ms = now - self.looked_ms, now
-        meant_ms = self.look_every_ms  # the wait this look was due after: much longer is a stall here
+        # the wait this look was due after, and its slack: much longer is a stall here
+        meant_ms = self.look_every_ms + self.look_slack_ms
         self.look_every_ms = self.look_period_ms(self.after_s, self.limit_s)
         self.next_look_ms = now + self.look_every_ms
+        self.look_slack_ms = LONG_LOOK_SLACK_MS if self.look_every_ms > self.after_s * 250 else 0.0
         was_alone, self.alone = self.alone, not self.others_seated()
         # (a follower's looks are far apart: the first as leader tells nothing of a stall)
         late = not was_alone and self.led_since is not None and slept_ms > STALL_FACTOR * meant_ms
