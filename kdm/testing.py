@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import selectors
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
+from contextvars import Context
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgpack
@@ -71,12 +72,20 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
     timer instead of sleeping. I/O that is ready is read as on any loop; with nothing scheduled at all
     it waits for I/O for real."""
 
-    def __init__(self) -> None:
+    def __init__(self, timers_late_s: float = 0.0) -> None:
         self.now_s = 0.0
+        #: How long after its time each timer goes off: a real loop's never go off exactly on time, and
+        #: code that reads a timer's lateness (a stall) can be tested with a little.
+        self.timers_late_s = timers_late_s
         super().__init__(selector=_JumpingSelector(self))
 
     def time(self) -> float:
         return self.now_s
+
+    def call_at(  # type: ignore[override]  # (typeshed types the arguments with a TypeVarTuple)
+        self, when: float, callback: Callable[..., object], *args: Any, context: Context | None = None
+    ) -> asyncio.TimerHandle:
+        return super().call_at(when + self.timers_late_s, callback, *args, context=context)
 
 
 class _JumpingSelector(selectors.SelectSelector):
@@ -94,9 +103,9 @@ class _JumpingSelector(selectors.SelectSelector):
         return []
 
 
-def run_virtual(main: Coroutine[Any, Any, Result]) -> Result:
-    """``asyncio.run(main)`` on a ``VirtualTimeLoop``."""
-    loop = VirtualTimeLoop()
+def run_virtual(main: Coroutine[Any, Any, Result], timers_late_s: float = 0.0) -> Result:
+    """``asyncio.run(main)`` on a ``VirtualTimeLoop`` (whose timers go off ``timers_late_s`` late)."""
+    loop = VirtualTimeLoop(timers_late_s)
     try:
         return loop.run_until_complete(main)
     finally:

@@ -137,16 +137,19 @@ STRANDED_AFTER_MS = 2200.0
 #: A tick this late means this process itself was stopped (a sleeping laptop, SIGSTOP): everyone looks
 #: silent to it, so it gives the table ``STRANDED_AFTER_MS`` to answer again before it is stranded.
 STALLED_AFTER_MS = 1000.0
-#: The longest a node waits for its next tick when Raft needs none sooner: a wait that ends this much
-#: later than it should tells a stalled loop (``STALLED_AFTER_MS``), so it stays well under that. When
-#: Raft needs no tick at all (a leader alone at its table, a learner) no timer is set: nothing would
-#: read a stall there, and a founder waiting alone for players does not wake for nothing.
+#: The longest a node goes without counting its ticks when Raft needs none sooner, counted from when it
+#: last counted them (a message received counts them), not from whatever set the timer again: ticks
+#: counted this much later than they fell tell a stalled loop (``STALLED_AFTER_MS``), so it stays well
+#: under that. (Counted from the call, a process busy with other work, a bot proposing every quarter
+#: second, moved it later at every call: the timer went off only at the election timeout, read as a
+#: stall, and a follower whose leader had died took 10 to 20 s to campaign.) When Raft needs no tick
+#: at all (a leader alone at its table, a learner) no timer is set: nothing would read a stall there,
+#: and a founder waiting alone for players does not wake for nothing.
 MAX_TICK_WAIT_MS = 500.0
 #: The tick timer is set again for later only when the tick it waits for moved this much later: a
 #: follower's election timeout moves at every heartbeat, and a timer set again then costs far less than
-#: a wake-up with nothing to do; by less, it keeps the sooner time. More than ``HEARTBEAT_MS``: a
-#: follower at rest sets it again at every other heartbeat, and it still never goes off (it waits at
-#: least ``MAX_TICK_WAIT_MS``, more than two heartbeats).
+#: a wake-up with nothing to do; by less, it keeps the sooner time. At rest a follower sets it again at
+#: each heartbeat (``HEARTBEAT_MS``, sooner than ``MAX_TICK_WAIT_MS``), and it never goes off.
 TICK_LATER_MS = 250.0
 #: What a node id looks like: ``HOST:PORT~KEY`` (the host may be a bracketed IPv6 address; over the
 #: in-memory network of the tests, the token need not be a key).
@@ -748,8 +751,8 @@ class Node:
 
     def _arm_tick(self) -> None:
         """Set the tick timer for the next tick Raft needs (``RaftNode.ticks_to_timeout``), and no later
-        than ``MAX_TICK_WAIT_MS`` from now. It moves sooner at once, later only by ``TICK_LATER_MS`` or
-        more (a wait that ends early is only a wake-up with nothing to do)."""
+        than ``MAX_TICK_WAIT_MS`` after the ticks were last counted. It moves sooner at once, later only
+        by ``TICK_LATER_MS`` or more (a wait that ends early is only a wake-up with nothing to do)."""
         if self._stopped:
             return
         if self._tick_timer is None:
@@ -765,7 +768,8 @@ class Node:
             self._tick_timer, self._tick_due_ms = None, math.inf
             return
         now = monotonic_ms()
-        due = min(now + MAX_TICK_WAIT_MS, self._ticks_from_ms + (self._ticks_run + ticks) * self._tick_ms)
+        counted_ms = self._ticks_from_ms + self._ticks_run * self._tick_ms  # (ticks counted up to then)
+        due = min(counted_ms + MAX_TICK_WAIT_MS, counted_ms + ticks * self._tick_ms)
         due += 0.1  # a hair past the tick's time, so that the tick is due when the timer goes off
         if self._tick_due_ms <= due < self._tick_due_ms + TICK_LATER_MS:
             return

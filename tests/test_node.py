@@ -304,6 +304,34 @@ def test_a_node_whose_quorum_is_gone_names_who_it_misses_and_goes_on_once_told()
     assert applied[0] == b"before" and applied[-1] == b"after" and voters == ("a:1",)
 
 
+def test_a_follower_busy_with_other_work_campaigns_within_an_election_timeout_of_its_leaders_death() -> None:
+    """The bug (issue "A first evening that works", ``test_lan_stranded``): once the leader's laptop
+    died, its follower said "stranded" 7 or 14 s later, or never, when its process kept busy (a bot
+    playing its seat proposes again and again). Each call set the tick timer again ``MAX_TICK_WAIT_MS``
+    from the call: it went off only at the election timeout, more than ``STALLED_AFTER_MS`` after the
+    ticks were last counted, read as a stop of the process (one tick counted, not a hundred). Now the
+    wait counts from when the ticks were last counted: the follower campaigns (it has no leader)
+    within an election timeout and that wait, whatever the pace of its other work. The loop's timers
+    go off a millisecond late, as a real loop's do (on time to the microsecond, no wait reads as a
+    stall)."""
+
+    async def scene(period_s: float) -> float:
+        a, b, _applied = await two_laptops()
+        loop = asyncio.get_running_loop()
+        b.transport._network.cut("a:1", "b:2")  # type: ignore[attr-defined]  # the leader's laptop dies
+        died = loop.time()
+        while b.raft.leader == "a:1" and loop.time() < died + 30:
+            b.propose(b"a move")  # forwarded to a leader that is gone: the player's bot tries anyway
+            await asyncio.sleep(period_s)
+        await b.stop(), await a.stop()
+        return loop.time() - died
+
+    bound_s = (node_module.ELECTION_TIMEOUT_MS[1] + node_module.MAX_TICK_WAIT_MS) / 1000
+    for period_s in (0.1, 0.26, 0.3, 0.4):  # (before: 20, 24, 10.8 and 13.2 s)
+        no_leader_after_s = run_virtual(scene(period_s), timers_late_s=0.001)
+        assert no_leader_after_s <= bound_s + period_s, period_s
+
+
 def test_a_node_back_from_a_pause_gives_the_table_time_to_answer_before_it_is_stranded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
