@@ -671,6 +671,11 @@ class Node:
         self._leader_watches.append(nudge)
         return nudge
 
+    def _tell_watches(self) -> None:
+        """Nudge the loops that sleep while the leader holds: the hellos and ``leader_watch``'s."""
+        for nudge in (self._leader_moved[0], *self._leader_watches):
+            nudge.set()
+
     def stranded_in_ms(self) -> float:
         """How long from now, at the soonest, until ``not_heard_from`` can name voters while it names
         none now: until the leader it hears has been silent for ``STRANDED_AFTER_MS``, or else the next
@@ -744,8 +749,7 @@ class Node:
             self._awake_since_ms = now
             behind = 1
             self._ticks_from_ms = now - (self._ticks_run + 1) * self._tick_ms
-            for nudge in (self._leader_moved[0], *self._leader_watches):  # its leader went unheard
-                nudge.set()
+            self._tell_watches()  # its leader went unheard meanwhile
         self._ticks_run += behind
         self.raft.tick(behind)
 
@@ -1573,9 +1577,10 @@ class Node:
                 self._leader_seen_ms = monotonic_ms()
             voting = (self.node_id in raft.voters, len(raft.voters) > 1)
             if voting != self._voting:  # (whether the leader can hold without a change: ``leader_holds``)
+                if voting[0] != self._voting[0]:
+                    log.info("this node %s", "votes from now on" if voting[0] else "no longer votes")
                 self._voting = voting
-                for nudge in (self._leader_moved[0], *self._leader_watches):
-                    nudge.set()
+                self._tell_watches()
             if raft.leader == self._leader:
                 return
             if self._leader not in (None, self.node_id):
@@ -1583,8 +1588,8 @@ class Node:
             self._leader = raft.leader
             self.clock.reset()  # offsets were to the old leader's clock
             self._ping_due_ms, self._echoes = -math.inf, {}
-            for nudge in (*self._leader_moved, *self._leader_watches):
-                nudge.set()
+            self._leader_moved[1].set()  # (the pings)
+            self._tell_watches()
             if self.on_leader is not None:
                 self.on_leader(raft.leader)
             waiting, self._waiting = self._waiting, []

@@ -56,10 +56,17 @@ def host_with_a_bot(lan: NamespaceLan, table: str) -> Kdm:
                f"rounds={ROUNDS}", *PLAYER)  # fmt: skip
 
 
+#: What laptop 0's process logs (``KDM_LOG=info``) once the table made its seated player a voter.
+VOTES = "kdm.net: this node votes from now on"
+
+
 def laptop1_dies(lan: NamespaceLan, host: Kdm, joiner: Kdm) -> tuple[str, float]:
-    """Once the game is under way, every process of laptop 1 is killed: what laptop 0 says, how soon."""
+    """Once the game is under way and laptop 0 votes, every process of laptop 1 is killed: what laptop 0
+    says, how soon. (Before laptop 0 votes, laptop 1's death leaves it a learner of a table whose one
+    voter is gone: it gives up after 20 s, which ``test_stranded`` and the join tests cover.)"""
     host.says(lambda line: line == "the game starts", "the start")
     joiner.says(lambda line: "passes to" in line, "a first pass")
+    assert wait_until(lambda: VOTES in joiner.log.lines, 30), "laptop0 did not say that it votes"
     lan.kill_all(1)
     died = time.monotonic()
     line = joiner.says(lambda line: line.startswith("stranded: "), "that it is stranded", timeout=30)
@@ -74,7 +81,8 @@ def test_a_laptop_with_a_player_and_their_bot_dies_and_the_other_waits_listed_un
             host = host_with_a_bot(lan, "attic")
             processes.append(host)
             host.says(lambda line: line.startswith("leader: "), "its leadership")
-            joiner = Kdm(lan, 0, "join", "attic", *PLAYER)  # --if-stranded wait, the default
+            # --if-stranded wait, the default; info: it says when it votes
+            joiner = Kdm(lan, 0, "join", "attic", *PLAYER, log_level="info")
             processes.append(joiner)
             said, after_s = laptop1_dies(lan, host, joiner)
             assert said == "stranded: the table cannot go on without laptop1, bot 1 (not heard from)"
@@ -113,7 +121,7 @@ def test_a_laptop_with_a_player_and_their_bot_dies_and_the_other_goes_on_without
             host = host_with_a_bot(lan, "cellar")
             processes.append(host)
             host.says(lambda line: line.startswith("leader: "), "its leadership")
-            joiner = Kdm(lan, 0, "join", "cellar", *PLAYER, "--if-stranded", "go-on")
+            joiner = Kdm(lan, 0, "join", "cellar", *PLAYER, "--if-stranded", "go-on", log_level="info")
             processes.append(joiner)
             said, after_s = laptop1_dies(lan, host, joiner)
             assert said == "stranded: the table cannot go on without laptop1, bot 1 (not heard from)"

@@ -4,6 +4,7 @@ zmq on 127.0.0.1, all in one process, and every peer ends with the same digest."
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import threading
 from typing import Any
@@ -706,10 +707,14 @@ def test_a_voter_that_looks_when_it_could_be_stranded_sees_it_at_once_in_a_few_l
     assert late <= node_module.STRANDED_AFTER_MS / 1000 + 0.01
 
 
-def test_a_voter_retired_under_the_same_leader_nudges_the_watches_that_slept_while_it_held() -> None:
+def test_a_voter_retired_under_the_same_leader_nudges_the_watches_that_slept_while_it_held(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     """``Node.leader_watch``: a change of vote with no change of leader (b retired while a still leads
     and hears it) is told to both nodes' watches: b, now a learner, never campaigns, and a, leading no
-    other voter, never steps down, so neither holds to its leader any more (``leader_holds``)."""
+    other voter, never steps down, so neither holds to its leader any more (``leader_holds``). Each
+    node logs when it starts voting (a founding, b promoted) and b when it stops."""
+    caplog.set_level(logging.INFO, logger="kdm.net")
 
     async def scene() -> tuple[list[bool], list[bool], list[bool]]:
         a, b, _applied = await two_laptops()
@@ -726,6 +731,8 @@ def test_a_voter_retired_under_the_same_leader_nudges_the_watches_that_slept_whi
 
     held, told, holds = run_virtual(scene())
     assert held == [True, True] and told == [True, True] and holds == [False, False]
+    said = [record.getMessage() for record in caplog.records if record.name == "kdm.net"]
+    assert said.count("this node votes from now on") == 2 and said.count("this node no longer votes") == 1
 
 
 def test_a_loop_that_nudges_itself_leaves_the_other_tasks_their_turn() -> None:

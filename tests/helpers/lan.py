@@ -25,8 +25,11 @@ PLAYER = ["--headless", "--as-bot", "greedy", "--json"]  # a player who lets a b
 class Kdm:
     """One kdm process on a laptop: its game log (stderr) and its JSON summary (stdout), read live."""
 
-    def __init__(self, lan: NamespaceLan, laptop: int, *args: str, program: Sequence[str] = ()) -> None:
-        """``kdm`` with ``args`` on ``laptop`` (or ``program``, a modified client, with them)."""
+    def __init__(
+        self, lan: NamespaceLan, laptop: int, *args: str, program: Sequence[str] = (), log_level: str = ""
+    ) -> None:
+        """``kdm`` with ``args`` on ``laptop`` (or ``program``, a modified client, with them), logging
+        at ``log_level`` (``KDM_LOG``; the default: warnings)."""
         self.laptop = laptop
         self.process = lan.run(
             laptop,
@@ -35,6 +38,7 @@ class Kdm:
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
             text=True,
+            env=lan.environment(laptop, **({"KDM_LOG": log_level} if log_level else {})),
         )
         assert self.process.stdout is not None and self.process.stderr is not None
         self.log = LineWatcher(self.process.stderr)
@@ -70,4 +74,7 @@ def events_go_on(host: Kdm, seconds: float) -> None:
 
 
 def is_event(line: str) -> bool:
-    return any(word in line for word in ("passes to", "draws", "SLAP", "feints", "holds"))
+    """Whether ``line`` of a game log tells an event (not a logger's line, ``KDM_LOG``)."""
+    return not line.startswith("kdm.") and any(
+        word in line for word in ("passes to", "draws", "SLAP", "feints", "holds")
+    )

@@ -176,13 +176,18 @@ class NamespaceLan:
         self._check(i)
         return self._homes / self.hostname(i)
 
-    def run(self, i: int, argv: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[Any]:
-        """Start `argv` inside host i, under host i's name, in its home and without `KDM_INTERFACE`
-        (unless `env` is given); it is killed when the LAN closes if it is still running."""
+    def environment(self, i: int, **extra: str) -> dict[str, str]:
+        """What a program on host i runs with (``run``): this process's environment but for
+        `KDM_INTERFACE` and the `XDG_` folders, host i's home, and `extra`."""
         environment = {
             k: v for k, v in os.environ.items() if k != "KDM_INTERFACE" and not k.startswith("XDG_")
         }
-        popen_kwargs.setdefault("env", {**environment, "HOME": str(self.home(i))})
+        return {**environment, "HOME": str(self.home(i)), **extra}
+
+    def run(self, i: int, argv: Sequence[str], **popen_kwargs: Any) -> subprocess.Popen[Any]:
+        """Start `argv` inside host i, under host i's name, in its home and without `KDM_INTERFACE`
+        (unless `env` is given); it is killed when the LAN closes if it is still running."""
+        popen_kwargs.setdefault("env", self.environment(i))
         named = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', self.hostname(i)]
         process: subprocess.Popen[Any] = subprocess.Popen(
             ["ip", "netns", "exec", self.namespace(i), *named, *argv], **popen_kwargs
