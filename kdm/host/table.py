@@ -212,24 +212,25 @@ class TableHost:
 
     def next_deadline_ms(self) -> float:
         """When a ``Tick`` has something to do next, on the local clock (inf: nothing is due)."""
-        driver = self._driver if self.record.engine is not None else None
-        bots = driver.next_due() if driver is not None else None
-        # Retries are due only while something waits for one: nothing is proposed again at rest.
-        retry = self._retry_at if self.proposals.pending or self.put_off else math.inf
-        return min(
-            retry,
-            self.takeovers.due_ms() + self.takeovers.slack_ms(),
-            self.duties.next_due_ms(),
-            max(bots, self._clock_wait_until) if bots is not None else math.inf,
-            min(self._bots_failed.values(), default=math.inf),
-        )
+        return self.deadlines_ms()[1]
 
     def deadlines_ms(self) -> tuple[float, float]:
         """From when a ``Tick`` may do something, and ``next_deadline_ms``, by when it must: the
         first is sooner when a look may wait (``Takeovers.slack_ms``), and a ``Tick`` at a wake-up the
         process has anyway in between does it without a wake-up of its own."""
-        latest = self.next_deadline_ms()
-        return min(latest, self.takeovers.due_ms()), latest
+        driver = self._driver if self.record.engine is not None else None
+        bots = driver.next_due() if driver is not None else None
+        # Retries are due only while something waits for one: nothing is proposed again at rest.
+        retry = self._retry_at if self.proposals.pending or self.put_off else math.inf
+        look = self.takeovers.due_ms()
+        latest = min(
+            retry,
+            look + self.takeovers.slack_ms(),
+            self.duties.next_due_ms(),
+            max(bots, self._clock_wait_until) if bots is not None else math.inf,
+            min(self._bots_failed.values(), default=math.inf),
+        )
+        return min(latest, look), latest
 
     def watch(self, takeover_after_s: float | None) -> None:
         """From now on, propose again what is not committed and, while leading, take over the seats of
