@@ -55,11 +55,12 @@ ASK_WORD, PROBE, ALIVE, WORD = "silent?", "alive?", "alive", "silent"
 #: until the silence limit runs out, 0.6 s at the shortest: a live process answers within a round trip,
 #: and a Wi-Fi stall each way still comes within it.
 ASK_AFTER_MS = 600.0
-#: A gap this long between two questions to a process starts its unanswered questions anew: longer
-#: than the leader's wait between two asks (a look: 0.3 s, 0.6 s while the limit is long). So a
-#: question left unanswered long ago (to a process that died, and came back since without a word to
-#: this voter) counts nothing when the next ask comes.
-QUESTIONS_LAPSE_MS = 1000.0
+#: A gap this long between two questions to a process starts its unanswered questions anew: twice the
+#: leader's longest wait between two asks (a look: 0.3 s; 0.6 s while the limit is long, and then up to
+#: ``LONG_LOOK_SLACK_MS`` late), so that neither a late look nor a Wi-Fi stall on the way reads as a
+#: lapse. So a question left unanswered long ago (to a process that died, and came back since without a
+#: word to this voter) counts nothing when the next ask comes.
+QUESTIONS_LAPSE_MS = 2000.0
 #: How long a follower's seat watcher (and a leader's look, for the deck) lets a quiet table's deck go
 #: without its work when no key is due to be asked for (``kdm.fair.FairDeck.next_ask_ms``): what the
 #: work does follows what came in (an entry, keys, a turn) and is done then, so this is only a net
