@@ -55,12 +55,15 @@ ASK_WORD, PROBE, ALIVE, WORD = "silent?", "alive?", "alive", "silent"
 #: until the silence limit runs out, 0.6 s at the shortest: a live process answers within a round trip,
 #: and a Wi-Fi stall each way still comes within it.
 ASK_AFTER_MS = 600.0
-#: A gap this long between two questions to a process starts its unanswered questions anew: twice the
-#: leader's longest wait between two asks (a look: 0.3 s; 0.6 s while the limit is long, and then up to
-#: ``LONG_LOOK_SLACK_MS`` late), so that neither a late look nor a Wi-Fi stall on the way reads as a
-#: lapse. So a question left unanswered long ago (to a process that died, and came back since without a
-#: word to this voter) counts nothing when the next ask comes.
-QUESTIONS_LAPSE_MS = 2000.0
+#: A gap this long between two questions to a process starts its unanswered questions anew: longer than
+#: the leader's wait between two asks (a look: 0.3 s). So a question left unanswered long ago (to a
+#: process that died, and came back since without a word to this voter) counts nothing when the next
+#: ask comes: two Wi-Fi hiccups of a live process a while apart are not one silence.
+QUESTIONS_LAPSE_MS = 1000.0
+#: The same while the silence limit is long (``LONG_LIMIT_LOOKS``): twice the leader's longest wait
+#: between two asks then (a look every 0.6 s, up to ``LONG_LOOK_SLACK_MS`` late), so that neither a
+#: late look nor a Wi-Fi stall on the way reads as a lapse.
+LONG_QUESTIONS_LAPSE_MS = 2000.0
 #: How long a follower's seat watcher (and a leader's look, for the deck) lets a quiet table's deck go
 #: without its work when no key is due to be asked for (``kdm.fair.FairDeck.next_ask_ms``): what the
 #: work does follows what came in (an entry, keys, a turn) and is done then, so this is only a net
@@ -75,8 +78,9 @@ QUIET_WORK_SLACK_MS = 600.0
 #: How much later than due a leader's look may come while the silence limit is long
 #: (``LONG_LIMIT_LOOKS``; ``Takeovers.slack_ms``): a heartbeat (``kdm.net.node.HEARTBEAT_MS``), so that
 #: at rest the look comes with the answers to the leader's next heartbeat (``kdm.peer.Peer.heard``)
-#: instead of waking the process for itself: 1.7 of the 9.4 wake-ups a second of a fair table's leader
-#: at rest. Against a limit of ``KEY_TIMEOUT_S`` a seat is asked about, and taken, that much later at most.
+#: instead of waking the process for itself (a fair table's leader at rest: 8.9 -> 7.6 wake-ups a
+#: second). Against a limit of ``KEY_TIMEOUT_S`` a silent seat is taken twice that later at most (the
+#: first ask and the look that takes it may each be late), a seat withholding its keys once.
 LONG_LOOK_SLACK_MS = 400.0
 #: A look at the seats this late means this process itself was stopped (a sleeping laptop): what it
 #: last heard is stale, so it takes no seat over before hearing the table again.
@@ -189,9 +193,15 @@ class Takeovers:
         now = host.clock.local_ms()
         since, last = self.probed_ms.get(node, (now, -math.inf))
         waited = now - since
-        if now - last > QUESTIONS_LAPSE_MS or host.node.silent_ms(node) < waited:
+        if now - last > self.questions_lapse_ms() or host.node.silent_ms(node) < waited:
             return 0.0
         return waited
+
+    def questions_lapse_ms(self) -> float:
+        """``QUESTIONS_LAPSE_MS``, or ``LONG_QUESTIONS_LAPSE_MS`` while the silence limit is long."""
+        after_s = self.after_s or TAKEOVER_AFTER_S
+        long = self.look_period_ms(after_s, self.limit_s) > after_s * 250
+        return LONG_QUESTIONS_LAPSE_MS if long else QUESTIONS_LAPSE_MS
 
     def look_period_ms(self, after_s: float, limit_s: float) -> float:
         """How long from one look at the seats to the next: a quarter of ``after_s``, twice that while
@@ -243,9 +253,10 @@ class Takeovers:
     def leader_changed(self) -> None:
         """The node leads now, or no longer (``LeaderChanged``): a new leader looks at once (the seat
         of the leader it followed waits no longer than any other); a former one looks at its next
-        tick, which gives up the takeovers it asked for (``forget``)."""
+        tick, which gives up the takeovers it asked for (``forget``). Neither with any slack."""
         if self.host.node.is_leader or self.led_since is not None:
             self.next_look_ms = min(self.next_look_ms, self.host.clock.local_ms())
+            self.look_slack_ms = 0.0
 
     def others_seated(self) -> bool:
         me = self.host.node.node_id
@@ -261,7 +272,8 @@ class Takeovers:
         meant_ms = self.look_every_ms + self.look_slack_ms
         self.look_every_ms = self.look_period_ms(self.after_s, self.limit_s)
         self.next_look_ms = now + self.look_every_ms
-        self.look_slack_ms = LONG_LOOK_SLACK_MS if self.look_every_ms > self.after_s * 250 else 0.0
+        long = self.look_every_ms > self.after_s * 250
+        self.look_slack_ms = LONG_LOOK_SLACK_MS if long and self.host.node.is_leader else 0.0
         was_alone, self.alone = self.alone, not self.others_seated()
         # (a follower's looks are far apart: the first as leader tells nothing of a stall)
         late = not was_alone and self.led_since is not None and slept_ms > STALL_FACTOR * meant_ms
