@@ -9,12 +9,16 @@ microsecond, as OpenSSL's do.
 
 So while these three are imported, Python is told OpenSSL's two modules (``_hashlib``, ``ssl``) do not
 exist, as on a Python built without them, which those modules are written for. The hiding is undone at
-once: a plugin that imports ``ssl`` itself still gets it (only asyncio's own TLS stays off).
+once: a plugin that imports ``ssl`` itself still gets it (only asyncio's own TLS stays off). A plugin
+run by the ``kdm`` command gets the hashes every Python guarantees (``hashlib.algorithms_guaranteed``:
+MD5, SHA-1, SHA-2, SHA-3, BLAKE2), not those only OpenSSL has (``hashlib.new("ripemd160")``,
+``hashlib.scrypt``, ``pbkdf2_hmac`` since 3.12); in its tests, run by pytest, which imports hashlib
+first, it has them all.
 
 Only the command does this (``kdm/cli.py`` imports this module before anything else), and only when
 nothing has imported these modules yet: a program that imports kdm as a library keeps its OpenSSL. A
-Python whose ``hashlib`` has no hashes of its own for SHA-2 (some distributions build it so) keeps
-OpenSSL's ``hashlib`` and loses only ``ssl``.
+Python whose ``hashlib`` lacks its own code for one of the guaranteed hashes (some distributions build
+it so, and hashlib would log an error for each) keeps OpenSSL's ``hashlib`` and loses only ``ssl``.
 """
 
 from __future__ import annotations
@@ -29,12 +33,13 @@ OPENSSL_MODULES = ("_hashlib", "ssl")
 LOADED_WITHOUT = ("hashlib", "hmac", "asyncio")
 
 
-def _has_own_sha2() -> bool:
-    """Whether this Python's hashlib has SHA-256 and SHA-512 without OpenSSL (``_sha2`` since 3.12,
-    ``_sha256`` and ``_sha512`` before; BLAKE2 is always its own)."""
-    if find_spec("_sha2") is not None:
-        return True
-    return find_spec("_sha256") is not None and find_spec("_sha512") is not None
+def has_own_hashes() -> bool:
+    """Whether this Python's hashlib has its own code for every hash it guarantees, without OpenSSL:
+    MD5, SHA-1, SHA-3, BLAKE2 and SHA-2 (``_sha2`` since 3.12, ``_sha256`` and ``_sha512`` before)."""
+    sha2 = find_spec("_sha2") is not None or (
+        find_spec("_sha256") is not None and find_spec("_sha512") is not None
+    )
+    return sha2 and all(find_spec(name) is not None for name in ("_md5", "_sha1", "_sha3", "_blake2"))
 
 
 def import_without_openssl() -> list[str]:
@@ -42,7 +47,7 @@ def import_without_openssl() -> list[str]:
     already imported; the modules that were hidden (none when it did nothing)."""
     if any(name in sys.modules for name in (*LOADED_WITHOUT, *OPENSSL_MODULES)):
         return []
-    hidden = [name for name in OPENSSL_MODULES if name != "_hashlib" or _has_own_sha2()]
+    hidden = [name for name in OPENSSL_MODULES if name != "_hashlib" or has_own_hashes()]
     modules: dict[str, object] = sys.modules  # type: ignore[assignment]  # None: "not found"
     for name in hidden:
         modules[name] = None

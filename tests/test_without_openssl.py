@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.netns import LineWatcher
+
 pytestmark = [
     pytest.mark.processes,
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/PID/maps (Linux)"),
@@ -46,12 +48,9 @@ def test_a_waiting_host_maps_no_openssl(tmp_path: Path) -> None:
     ) as host:
         try:
             assert host.stdout is not None
-            said = []
-            for line in host.stdout:  # until its table is advertised: discovery, the node and zmq are up
-                said.append(line)
-                if "takes seat 0" in line:
-                    break
-            assert any("takes seat 0" in line for line in said), "".join(said)
+            said = LineWatcher(host.stdout)
+            # once seated at its advertised table: discovery, the node and zmq are all up
+            assert said.wait_for(lambda line: "takes seat 0" in line, 60), said.lines
             assert _openssl_mapped(host.pid) == []
         finally:
             host.terminate()
@@ -70,19 +69,17 @@ def test_the_same_hashes_and_ssl_still_there() -> None:
 
         print(asyncio.sslproto.ssl, hashlib.sha256(b"abc").hexdigest()[:16], end=" ")
         print(hashlib.sha512(b"abc").hexdigest()[:16])
-        print(hashlib.blake2b(b"abc", digest_size=8).hexdigest())
         import ssl
 
         print(ssl.PROTOCOL_TLS_CLIENT is not None)
         """
     ).split("\n")
-    assert out[0] == "['_hashlib', 'ssl'] False False"
-    # FIPS 180-2's "abc" vectors; BLAKE2b as a Python whose hashlib has OpenSSL gives it
-    assert out[1] == "None ba7816bf8f01cfea ddaf35a193617aba"
-    assert (
-        out[2] == _python("import hashlib; print(hashlib.blake2b(b'abc', digest_size=8).hexdigest())").strip()
-    )
-    assert out[3] == "True"
+    from kdm.without_openssl import has_own_hashes  # (this process's hashlib was imported before)
+
+    hidden = ["_hashlib", "ssl"] if has_own_hashes() else ["ssl"]  # (as on Fedora's Python)
+    assert out[0] == f"{hidden} {'_hashlib' not in hidden} False"
+    assert out[1] == "None ba7816bf8f01cfea ddaf35a193617aba"  # FIPS 180-2's "abc" vectors
+    assert out[2] == "True"
 
 
 def test_a_program_that_imported_asyncio_first_keeps_openssl() -> None:
