@@ -1578,7 +1578,7 @@ class Node:
             voting = (self.node_id in raft.voters, len(raft.voters) > 1)
             if voting != self._voting:  # (whether the leader can hold without a change: ``leader_holds``)
                 if voting[0] != self._voting[0]:
-                    log.info("this node %s", "votes from now on" if voting[0] else "no longer votes")
+                    log.info("this node is %s", "a voter now" if voting[0] else "no longer a voter")
                 self._voting = voting
                 self._tell_watches()
             if raft.leader == self._leader:

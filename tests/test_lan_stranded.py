@@ -57,7 +57,7 @@ def host_with_a_bot(lan: NamespaceLan, table: str) -> Kdm:
 
 
 #: What laptop 0's process logs (``KDM_LOG=info``) once the table made its seated player a voter.
-VOTES = "kdm.net: this node votes from now on"
+VOTES = "kdm.net: this node is a voter now"
 
 
 def laptop1_dies(lan: NamespaceLan, host: Kdm, joiner: Kdm) -> tuple[str, float]:

@@ -732,7 +732,7 @@ def test_a_voter_retired_under_the_same_leader_nudges_the_watches_that_slept_whi
     held, told, holds = run_virtual(scene())
     assert held == [True, True] and told == [True, True] and holds == [False, False]
     said = [record.getMessage() for record in caplog.records if record.name == "kdm.net"]
-    assert said.count("this node votes from now on") == 2 and said.count("this node no longer votes") == 1
+    assert said.count("this node is a voter now") == 2 and said.count("this node is no longer a voter") == 1
 
 
 def test_a_loop_that_nudges_itself_leaves_the_other_tasks_their_turn() -> None:
