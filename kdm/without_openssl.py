@@ -3,7 +3,7 @@
 Why: kdm never speaks TLS (CurveZMQ and every signature use libsodium), and each hash it uses (SHA-256,
 SHA-512, BLAKE2b) has CPython's own implementation beside OpenSSL's. Yet ``import hashlib`` loads
 OpenSSL's libcrypto for them, and ``import asyncio`` loads ``ssl`` for TLS transports nobody opens:
-together 4.7 MiB of an idle ``kdm host``'s 42 MiB resident (issue "Light on the CPU" asks 35). The same
+together about 4.6 MiB of an idle ``kdm host``'s 41 MiB resident (issue "Light on the CPU" asks 35). The same
 algorithm gives the same digest whoever computes it; for kdm's short inputs CPython's own take under a
 microsecond, as OpenSSL's do.
 

@@ -142,9 +142,9 @@ STALLED_AFTER_MS = 1000.0
 #: counted this much later than they fell tell a stalled loop (``STALLED_AFTER_MS``), so it stays well
 #: under that. (Counted from the call, a process busy with other work, a bot proposing every quarter
 #: second, moved it later at every call: the timer went off only at the election timeout, read as a
-#: stall, and a follower whose leader had died took 10 to 20 s to campaign.) When Raft needs no tick
-#: at all (a leader alone at its table, a learner) no timer is set: nothing would read a stall there,
-#: and a founder waiting alone for players does not wake for nothing.
+#: stall, and a follower whose leader had died took 7 s or more to campaign, or never did.) When Raft
+#: needs no tick at all (a leader alone at its table, a learner) no timer is set: nothing would read a
+#: stall there, and a founder waiting alone for players does not wake for nothing.
 MAX_TICK_WAIT_MS = 500.0
 #: The tick timer is set again for later only when the tick it waits for moved this much later: a
 #: follower's election timeout moves at every heartbeat, and a timer set again then costs far less than

@@ -199,9 +199,12 @@ class Takeovers:
 
     def questions_lapse_ms(self) -> float:
         """``QUESTIONS_LAPSE_MS``, or ``LONG_QUESTIONS_LAPSE_MS`` while the silence limit is long."""
+        return LONG_QUESTIONS_LAPSE_MS if self.limit_is_long() else QUESTIONS_LAPSE_MS
+
+    def limit_is_long(self) -> bool:
+        """Whether the silence limit is long (``LONG_LIMIT_LOOKS``): the looks then come half as often."""
         after_s = self.after_s or TAKEOVER_AFTER_S
-        long = self.look_period_ms(after_s, self.limit_s) > after_s * 250
-        return LONG_QUESTIONS_LAPSE_MS if long else QUESTIONS_LAPSE_MS
+        return self.look_period_ms(after_s, self.limit_s) > after_s * 250
 
     def look_period_ms(self, after_s: float, limit_s: float) -> float:
         """How long from one look at the seats to the next: a quarter of ``after_s``, twice that while
@@ -272,7 +275,7 @@ class Takeovers:
         meant_ms = self.look_every_ms + self.look_slack_ms
         self.look_every_ms = self.look_period_ms(self.after_s, self.limit_s)
         self.next_look_ms = now + self.look_every_ms
-        long = self.look_every_ms > self.after_s * 250
+        long = self.limit_is_long()
         self.look_slack_ms = LONG_LOOK_SLACK_MS if long and self.host.node.is_leader else 0.0
         was_alone, self.alone = self.alone, not self.others_seated()
         # (a follower's looks are far apart: the first as leader tells nothing of a stall)
