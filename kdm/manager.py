@@ -25,7 +25,6 @@ import importlib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import metadata
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -33,6 +32,7 @@ import pluggy
 
 from kdm import hookspecs
 from kdm.effects import Effect
+from kdm.entry_points import EntryPoint, entry_points
 from kdm.errors import PluginError, TableError
 from kdm.events import SEEDED_EVENTS, EventCodec
 from kdm.names import SeatNames
@@ -155,8 +155,8 @@ class PluginInfo:
 
 def installed_plugins() -> dict[str, PluginInfo]:
     """Every plugin this machine has: kdm's own, then third parties', each by name."""
-    entries = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda entry: entry.name)
-    own = [entry for entry in entries if _distribution(entry) == OWN_DISTRIBUTION]
+    entries = sorted(entry_points(ENTRY_POINT_GROUP), key=lambda entry: entry.name)
+    own = [entry for entry in entries if entry.distribution == OWN_DISTRIBUTION]
     if not own:
         raise PluginError("kdm's own plugins are not installed: run `pip install -e .` in kdm's checkout")
     found = {entry.name: _load(entry, builtin=True) for entry in own}
@@ -169,18 +169,13 @@ def installed_plugins() -> dict[str, PluginInfo]:
     return found
 
 
-def _distribution(entry: metadata.EntryPoint) -> str | None:
-    return entry.dist.name if entry.dist is not None else None
-
-
-def _load(entry: metadata.EntryPoint, builtin: bool) -> PluginInfo:
+def _load(entry: EntryPoint, builtin: bool) -> PluginInfo:
     try:
         module = entry.load()
         parts = tuple(importlib.import_module(name) for name in getattr(module, "KDM_MODULES", ()))
     except Exception as error:  # a broken third-party plugin must not crash with a traceback
         raise PluginError(f"plugin {entry.name!r} ({entry.value}) failed to load: {error}") from error
-    version = entry.dist.version if entry.dist is not None else "0"
-    return PluginInfo(entry.name, (module, *parts), version, builtin)
+    return PluginInfo(entry.name, (module, *parts), entry.version or "0", builtin)
 
 
 def plugin_from(plugin: ModuleType | object, version: str = "0") -> PluginInfo:
