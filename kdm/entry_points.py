@@ -4,9 +4,10 @@ What ``importlib.metadata.entry_points(group=...)`` answers, for the layouts pip
 (``*.dist-info`` and ``*.egg-info`` directories in the folders of ``sys.path``), without importing
 ``importlib.metadata``: that brings ``email``, ``zipfile``, ``csv`` and ``importlib.resources`` to parse
 a few lines, 1.8 MiB of every ``kdm`` process's 36 (issue 'Light on the CPU': an idle peer in 35).
-Where the path holds anything else (a zip archive or an egg file on ``sys.path``, a finder on
-``sys.meta_path`` that offers distributions of its own), the answer is ``importlib.metadata``'s, so no
-plugin is ever missed. ``tests/test_entry_points.py`` compares both on this machine's installs.
+Where the path holds anything else (a zip archive or an egg file on ``sys.path``, or a folder in
+one; a finder on ``sys.meta_path`` that offers distributions of its own), the answer is
+``importlib.metadata``'s, so no plugin is ever missed. ``tests/test_entry_points.py`` compares both on
+this machine's installs.
 
 Like ``importlib.metadata``: the first distribution of a name on ``sys.path`` hides any later one of
 the same name (``My_Plugin`` and ``my-plugin`` are one name), and a value is ``module:attribute``,
@@ -72,7 +73,19 @@ def _readable_here() -> bool:
     for finder in sys.meta_path:
         if getattr(finder, "find_distributions", None) is not None and finder is not PathFinder:
             return False
-    return not any(folder and os.path.isfile(folder) for folder in sys.path)
+    return not any(_in_archive(folder) for folder in sys.path if folder)
+
+
+def _in_archive(folder: str) -> bool:
+    """Whether ``folder`` is a file on the path (a zip, an egg) or a folder inside one (``a.zip/lib``)."""
+    while folder and not os.path.isdir(folder):
+        if os.path.isfile(folder):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+    return False
 
 
 def _infos(folder: str) -> list[str]:

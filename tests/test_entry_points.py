@@ -98,6 +98,7 @@ def test_a_zip_on_the_path_leaves_the_answer_to_importlib_metadata(
         zipped.writestr("zipped-1.0.dist-info/entry_points.txt", "[kdm]\nzipped = zipped_rule\n")
     monkeypatch.syspath_prepend(str(archive))
     assert not reader._readable_here()
+    assert reader._in_archive(str(archive / "lib")) and not reader._in_archive(str(tmp_path / "nowhere"))
     assert EntryPoint("zipped", "zipped_rule", "kdm", "zipped", "1.0") in entry_points("kdm")
 
 
