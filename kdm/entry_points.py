@@ -11,7 +11,8 @@ this machine's installs.
 
 Like ``importlib.metadata``: the first distribution of a name on ``sys.path`` hides any later one of
 the same name (``My_Plugin`` and ``my-plugin`` are one name), and a value is ``module:attribute``,
-possibly followed by extras in brackets, which loading ignores.
+possibly followed by extras in brackets, which loading ignores. Unlike it, a line of entry_points.txt
+with no ``=`` is skipped (``importlib.metadata`` raises, for every group).
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def _readable_here() -> bool:
     for finder in sys.meta_path:
         if getattr(finder, "find_distributions", None) is not None and finder is not PathFinder:
             return False
-    return not any(_in_archive(folder) for folder in sys.path if folder)
+    # An unzipped egg on the path keeps its metadata in EGG-INFO, which importlib.metadata reads.
+    return not any(_in_archive(folder) or folder.lower().endswith(".egg") for folder in sys.path if folder)
 
 
 def _in_archive(folder: str) -> bool:
@@ -93,11 +95,9 @@ def _infos(folder: str) -> list[str]:
         names = os.listdir(folder)
     except OSError:  # a folder on sys.path that does not exist (yet): importlib.metadata skips it too
         return []
-    return [
-        os.path.join(folder, name)
-        for name in names
-        if name.lower().endswith(_INFO_SUFFIXES) and os.path.isdir(os.path.join(folder, name))
-    ]
+    # Files too (distutils wrote an egg-info as one file): like importlib.metadata, such a one hides
+    # any later distribution of its name, and declares nothing.
+    return [os.path.join(folder, name) for name in names if name.lower().endswith(_INFO_SUFFIXES)]
 
 
 def _normalized(name: str) -> str:
@@ -110,7 +110,7 @@ def _declared(info: str, group: str) -> list[EntryPoint]:
     try:
         with open(os.path.join(info, "entry_points.txt"), encoding="utf-8") as lines:
             declared = _section(lines, group)
-    except OSError:  # declares none
+    except OSError:  # declares none (or is a file, not a folder)
         return []
     if not declared:
         return []
@@ -130,7 +130,7 @@ def _section(lines: Iterable[str], group: str) -> list[tuple[str, str]]:
         if not line or line.startswith("#"):  # importlib.metadata's comments (";" starts a name)
             continue
         if line.startswith("[") and line.endswith("]"):
-            section = line[1:-1].strip()
+            section = line.strip("[]")  # as importlib.metadata reads it: "[ kdm ]" is not "kdm"
         elif section == group and "=" in line:
             name, _, value = line.partition("=")
             pairs.append((name.strip(), value.strip()))
@@ -139,8 +139,8 @@ def _section(lines: Iterable[str], group: str) -> list[tuple[str, str]]:
 
 def _headers(info: str) -> dict[str, str]:
     """The Name and Version headers of a distribution's METADATA (PKG-INFO for an egg-info)."""
-    headers: dict[str, str] = {}
-    for file in ("METADATA", "PKG-INFO"):
+    for file in ("METADATA", "PKG-INFO"):  # an empty METADATA counts as none, as importlib.metadata has it
+        headers: dict[str, str] = {}
         try:
             with open(os.path.join(info, file), encoding="utf-8") as lines:
                 for line in lines:
@@ -151,8 +151,9 @@ def _headers(info: str) -> dict[str, str]:
                         headers[key.lower()] = value.strip()
         except OSError:
             continue
-        return headers
-    return headers
+        if headers:
+            return headers
+    return {}
 
 
 def _from_importlib_metadata(group: str) -> list[EntryPoint]:
@@ -163,8 +164,8 @@ def _from_importlib_metadata(group: str) -> list[EntryPoint]:
             entry.name,
             entry.value,
             group,
-            entry.dist.name if entry.dist is not None else "",
-            entry.dist.version if entry.dist is not None else "",
+            (entry.dist.name or "") if entry.dist is not None else "",  # (None without a Name header)
+            (entry.dist.version or "") if entry.dist is not None else "",
         )
         for entry in metadata.entry_points(group=group)
     ]

@@ -72,6 +72,40 @@ def test_layouts_duplicates_comments_and_extras(tmp_path: Path, monkeypatch: pyt
     assert sorted(entry_points("kdm"), key=repr) == _as_importlib_sees("kdm")
 
 
+def test_odd_installs_read_as_importlib_metadata_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a review found read differently at first: an egg-info written as one file (distutils) hides
+    a later distribution of its name; a section "[ kdm ]" is not "[kdm]"; an empty METADATA gives way
+    to PKG-INFO."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    (first / "hidden-0.1.egg-info").write_text("Metadata-Version: 1.0\nName: hidden\nVersion: 0.1\n")
+    _distribution(
+        second, "hidden-1.0.dist-info", "Name: hidden\nVersion: 1.0\n", "[kdm]\nhidden = hidden_rule\n"
+    )
+    _distribution(
+        second, "spaced-1.0.dist-info", "Name: spaced\nVersion: 1.0\n", "[ kdm ]\nspaced = spaced_rule\n"
+    )
+    _distribution(second, "empty-1.0.dist-info", "", "[kdm]\nempty = empty_rule\n")
+    (second / "empty-1.0.dist-info" / "PKG-INFO").write_text("Name: empty\nVersion: 1.0\n")
+    monkeypatch.syspath_prepend(str(second))
+    monkeypatch.syspath_prepend(str(first))
+    mine = [entry for entry in entry_points("kdm") if entry.name in ("hidden", "spaced", "empty")]
+    assert mine == [EntryPoint("empty", "empty_rule", "kdm", "empty", "1.0")]
+    assert sorted(entry_points("kdm"), key=repr) == _as_importlib_sees("kdm")
+
+
+def test_an_unzipped_egg_on_the_path_leaves_the_answer_to_importlib_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    egg = tmp_path / "eggy-1.0-py3.11.egg"
+    _distribution(egg, "EGG-INFO", "Name: eggy\nVersion: 1.0\n", "[kdm]\neggy = eggy_rule\n", "PKG-INFO")
+    monkeypatch.syspath_prepend(str(egg))
+    assert not reader._readable_here()
+    assert EntryPoint("eggy", "eggy_rule", "kdm", "eggy", "1.0") in entry_points("kdm")
+
+
 def test_load_follows_the_attributes_and_ignores_the_extras(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
