@@ -1,14 +1,18 @@
 """The issue « A first evening that works », on the table screen: the waiting room says where others join
 only when they can (not at a loopback address), shows its founder the PIN to give out, Esc acts at
-once, and a French table writes French (headless, in the scenes of ``test_tui``)."""
+once, a screen at rest does not poll the terminal, and a French table writes French (headless, in the
+scenes of ``test_tui``)."""
 
 from __future__ import annotations
+
+import threading
 
 from prompt_toolkit.input import create_pipe_input
 
 from kdm.net.clock import monotonic_ms
 from kdm.plugins.kilo.events import Slap
 from kdm.tui.keys import ESCAPE_WAIT_S
+from kdm.tui.layout import POLLED_SIZE_EVERY_S, size_polling_interval
 from kdm.tui.lobby import LobbyState
 from kdm.tui.lobby_app import lobby_application
 from tests.helpers.tui import Screen80x24, run, table, until
@@ -71,6 +75,25 @@ def test_esc_acts_within_fifty_ms_at_the_table_and_in_the_lobby() -> None:
     with create_pipe_input() as pipe:
         lobby = lobby_application(LobbyState("en", "kitchen"), pipe, Screen80x24())
         assert lobby.ttimeoutlen == ESCAPE_WAIT_S and lobby.timeoutlen == ESCAPE_WAIT_S
+
+
+def test_the_screens_ask_the_terminal_its_size_only_where_no_signal_says_it() -> None:
+    """prompt_toolkit polls the terminal's size every 0.5 s by default: two wake-ups a second of every
+    screen at rest. In the main thread SIGWINCH says when it changes (``test_tui_tmux`` resizes one)."""
+
+    async def scene() -> None:
+        async with table() as t:
+            assert t.app.application.terminal_size_polling_interval is None
+
+    run(scene)
+    with create_pipe_input() as pipe:
+        lobby = lobby_application(LobbyState("en", "kitchen"), pipe, Screen80x24())
+        assert lobby.terminal_size_polling_interval is None
+    elsewhere: list[float | None] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(size_polling_interval()))
+    thread.start()
+    thread.join()
+    assert elsewhere == [POLLED_SIZE_EVERY_S]  # (no SIGWINCH outside the main thread)
 
 
 def test_a_french_table_says_the_round_is_over_with_a_space_before_the_colon() -> None:

@@ -85,6 +85,12 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def footer_row(screen: str) -> int | None:
+    """The row (from 0) of the table's footer, the line of its keys, or None."""
+    rows = [i for i, line in enumerate(screen.split("\n")) if "q quit" in line]
+    return rows[-1] if rows else None
+
+
 def hand(screen: str) -> str:
     lines = screen.splitlines()
     index = next(i for i, line in enumerate(lines) if line.startswith(" Your hand"))
@@ -128,6 +134,10 @@ def pass_first_card(pane: Pane) -> None:
 def test_play_with_three_bots_in_tmux(pane: Pane) -> None:
     for _ in range(3):
         pass_first_card(pane)
+
+    # The terminal grows: the screen follows at once, told by SIGWINCH (it does not poll the size).
+    pane.run("resize-window", "-t", "kdm", "-x", "100", "-y", "30")
+    pane.wait(lambda s: footer_row(s) == 29 and any(len(line) > 80 for line in s.splitlines()), "30 rows")
 
     # Between a window's judging and the next deal slapping is refused ("no slapping now"): press again.
     before = log_lines(pane.text())

@@ -25,7 +25,7 @@ from kdm.peer import Peer
 from kdm.session import BotProcess, TableSession, spawn_bot, stop_process
 from kdm.tui.extension import GameScreen
 from kdm.tui.keys import answer_escape_at_once, table_bindings
-from kdm.tui.layout import build_layout, table_style
+from kdm.tui.layout import build_layout, size_polling_interval, table_style
 from kdm.tui.state import TableScreen
 
 #: How often to look for silent peers.
@@ -73,6 +73,7 @@ class TableApp:
             output=output,
             after_render=self._painted,
             max_render_postpone_time=None,
+            terminal_size_polling_interval=size_polling_interval(),
         )
         answer_escape_at_once(self.application)
 

@@ -10,7 +10,9 @@ output) the chosen card, slaps and feints still stand out by reverse video, bold
 
 from __future__ import annotations
 
+import signal
 import textwrap
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
@@ -83,6 +85,20 @@ def table_style(no_colour: bool | None = None) -> Style:
     if no_colour is None:
         no_colour = ColorDepth.from_env() == ColorDepth.DEPTH_1_BIT
     return Style.from_dict({**COLOURS, **NO_COLOUR_ATTRIBUTES} if no_colour else COLOURS)
+
+
+#: How often prompt_toolkit asks the terminal its size by default, where no signal says it changed.
+POLLED_SIZE_EVERY_S = 0.5
+
+
+def size_polling_interval() -> float | None:
+    """How often a screen asks the terminal its size: never where the terminal says it changed itself
+    (SIGWINCH, which prompt_toolkit handles in the main thread), else prompt_toolkit's default. Polling
+    woke every screen twice a second at rest, to find the same size (issue 'Light on the CPU': a screen
+    that waits, the lobby, spent 0.2 % of a core, twice the target)."""
+    if hasattr(signal, "SIGWINCH") and threading.current_thread() is threading.main_thread():
+        return None
+    return POLLED_SIZE_EVERY_S
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from kdm.identity import SeatMemory
 from kdm.net.discovery import TableBrowser
 from kdm.session import SessionConfig
 from kdm.tui.keys import answer_escape_at_once
-from kdm.tui.layout import table_style
+from kdm.tui.layout import size_polling_interval, table_style
 from kdm.tui.lobby import TYPED_FIELDS, Create, Join, LobbyState
 
 Fragments = StyleAndTextTuples
@@ -78,6 +78,7 @@ def lobby_application(state: LobbyState, input: Input | None, output: Output | N
         full_screen=True,
         input=input,
         output=output,
+        terminal_size_polling_interval=size_polling_interval(),
     )
     answer_escape_at_once(app)
     state.on_change = app.invalidate
