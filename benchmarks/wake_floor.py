@@ -10,7 +10,7 @@ Two figures, each over ``--seconds`` at one wake-up every ``--period-ms`` (a hea
   and its answer go (plain zmq, no CurveZMQ: the floor); the CPU of both processes, every thread
   (zmq's I/O threads included), per round.
 
-CPU is read from ``/proc/*/task/*/schedstat`` (nanoseconds, not ``/proc``'s 10 ms ticks). Prints one
+CPU is read to the nanosecond: the thread's own clock, and each process's CPU clock (``cpu.py``'s). Prints one
 JSON line per figure and run.
 
     python benchmarks/wake_floor.py [--seconds 20] [--period-ms 400] [--runs 3]
@@ -26,9 +26,9 @@ import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import zmq
+from cpu import cpu_s  # this folder's: a process's CPU clock, every thread of it
 
 ECHO = """
 import sys, zmq
@@ -44,26 +44,12 @@ while True:
 """
 
 
-def cpu_ns(pid: int | str = "self", thread: int | None = None) -> int:
-    """CPU time of one thread, or of every thread of a process, in nanoseconds."""
-    tasks = Path(f"/proc/{pid}/task")
-    names = [str(thread)] if thread is not None else os.listdir(tasks)
-    total = 0
-    for name in names:
-        try:
-            total += int((tasks / name / "schedstat").read_text().split()[0])
-        except OSError:  # a thread that ended meanwhile
-            continue
-    return total
-
-
 async def _timer(seconds: float, period_s: float) -> dict[str, float]:
-    thread = _thread_id()
-    wakes, before, ends = 0, cpu_ns(thread=thread), time.monotonic() + seconds
+    wakes, before, ends = 0, time.thread_time_ns(), time.monotonic() + seconds
     while time.monotonic() < ends:
         await asyncio.sleep(period_s)
         wakes += 1
-    return {"wakes": wakes, "cpu_us_per_wake": (cpu_ns(thread=thread) - before) / wakes / 1000}
+    return {"wakes": wakes, "cpu_us_per_wake": (time.thread_time_ns() - before) / wakes / 1000}
 
 
 async def _zmq_round(seconds: float, period_s: float) -> dict[str, float]:
@@ -86,7 +72,7 @@ async def _zmq_round(seconds: float, period_s: float) -> dict[str, float]:
         readable()
         await answered.wait()
         rounds, ends = 0, time.monotonic() + seconds
-        before = cpu_ns() + cpu_ns(echo.pid)
+        before = cpu_s(os.getpid()) + cpu_s(echo.pid)
         while time.monotonic() < ends:
             await asyncio.sleep(period_s)
             answered.clear()
@@ -94,23 +80,17 @@ async def _zmq_round(seconds: float, period_s: float) -> dict[str, float]:
             readable()  # (zmq's descriptor is edge-triggered: read what came before waiting)
             await answered.wait()
             rounds += 1
-        used = cpu_ns() + cpu_ns(echo.pid) - before
+        used = cpu_s(os.getpid()) + cpu_s(echo.pid) - before
         loop.remove_reader(socket.getsockopt(zmq.FD))
         socket.send(b"stop")
         echo.wait(10)
         # Both processes' CPU, less this loop's sleeps (each a timer wake-up, counted by ``timer``).
-        return {"rounds": rounds, "cpu_us_per_round_both_processes": used / rounds / 1000}
+        return {"rounds": rounds, "cpu_us_per_round_both_processes": used / rounds * 1e6}
     finally:
         socket.close(linger=0)
         context.term()
         if echo.poll() is None:
             echo.kill()
-
-
-def _thread_id() -> int:
-    import threading
-
-    return threading.get_native_id()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from kdm.cards import is_face, pretty
 from kdm.cli import main
 from kdm.manager import Rules
 from tests.helpers.cli import sim_json
+from tests.helpers.plugins import modules_of_a_table_process
 
 
 def test_sim_json_has_the_contract_fields(capsys: pytest.CaptureFixture[str]) -> None:
@@ -108,15 +109,7 @@ def test_a_headless_kdm_loads_no_screen() -> None:
     """A headless process (``kdm host --headless``, a bot's) shows no screen, so it loads none: the CLI
     and every installed plugin, the screens they name included, without prompt_toolkit (7 MiB of a
     process's memory, issue 'Light on the CPU'). Run in an interpreter of its own: this one has loaded it."""
-    script = (
-        "import sys, kdm.cli\n"
-        "from kdm.manager import Rules, installed_plugins\n"
-        "installed_plugins(), Rules.for_table([]), Rules.for_table(['kems'])\n"
-        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'prompt_toolkit'))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert [name for name in modules_of_a_table_process() if name.split(".")[0] == "prompt_toolkit"] == []
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import signal
 import textwrap
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
@@ -34,6 +33,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.output import ColorDepth
 from prompt_toolkit.styles import Style
+from prompt_toolkit.utils import in_main_thread
 from prompt_toolkit.widgets import Frame
 
 from kdm.tui import panels as shared
@@ -96,7 +96,7 @@ def size_polling_interval() -> float | None:
     (SIGWINCH, which prompt_toolkit handles in the main thread), else prompt_toolkit's default. Polling
     woke every screen twice a second at rest, to find the same size (issue 'Light on the CPU': a screen
     that waits, the lobby, spent 0.2 % of a core, twice the target)."""
-    if hasattr(signal, "SIGWINCH") and threading.current_thread() is threading.main_thread():
+    if hasattr(signal, "SIGWINCH") and in_main_thread():  # (prompt_toolkit's own test for its handler)
         return None
     return POLLED_SIZE_EVERY_S
 

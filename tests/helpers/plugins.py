@@ -5,7 +5,9 @@ or fails under CI=true).
 
 from __future__ import annotations
 
+import functools
 import os
+import subprocess
 import sys
 import textwrap
 from importlib import metadata
@@ -37,6 +39,23 @@ def install_plugin(root: Path, name: str, module_source: str, version: str = "1.
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
     (info / "entry_points.txt").write_text(f"[kdm]\n{name} = {name}_rules\n")
+
+
+@functools.cache
+def modules_of_a_table_process() -> tuple[str, ...]:
+    """Every module a fresh interpreter holds once it has loaded the CLI, found every installed plugin
+    and made the rules of a base game's table and of a Kem's one, as a headless ``kdm`` does (run once
+    per test run: this interpreter has loaded more)."""
+    script = (
+        "import sys, kdm.cli\n"
+        "from kdm.manager import Rules, installed_plugins\n"
+        "assert {'kilo', 'kems'} <= set(installed_plugins())\n"
+        "Rules.for_table([]), Rules.for_table(['kems'])\n"
+        "print('\\n'.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return tuple(done.stdout.split())
 
 
 EXAMPLE = "lightaces"
