@@ -78,7 +78,8 @@ _LOOKS_LIKE_AN_ADDRESS = re.compile(r".+:[0-9]+(~.*)?")
 #: How often the leader checks that the membership follows the seats (it also does at every entry, and
 #: at a change of leader; alone, only then).
 MEMBERSHIP_EVERY_S = 1.0
-#: How often a headless host looks whether a bot it started stopped without playing.
+#: How often a process looks whether a bot it started has stopped, where the system cannot tell it
+#: (``process_ended``: Linux says it at once).
 BOT_LIVENESS_S = 0.5
 #: How often the member advertising the table checks whether it still should, and what: a change of
 #: leader, of the seats, of the game's state or of the table's strandedness asks at once (and is all a
@@ -765,13 +766,16 @@ class TableSession:
             await asyncio.sleep(0.05)  # the heartbeats carry the log to them meanwhile
 
     async def _watch_bots(self) -> None:
-        """Say why a bot this process started stopped without playing (else the table just waits)."""
-        while True:
-            await asyncio.sleep(BOT_LIVENESS_S)
-            for bot in self.bots:
-                reason = bot.failure()
-                if reason:
-                    self.say(f"{bot.name} could not sit: {reason}")
+        """Say why a bot this process started stopped without playing (else the table just waits).
+        Never ends: the session's end is not the bots' (they leave with the game)."""
+
+        async def watch(bot: BotProcess) -> None:
+            reason = await bot.failed()
+            if reason:
+                self.say(f"{bot.name} could not sit: {reason}")
+
+        await asyncio.gather(*(watch(bot) for bot in self.bots))
+        await asyncio.get_running_loop().create_future()
 
     def report(self) -> dict[str, Any]:
         record = self.peer.record
@@ -982,6 +986,11 @@ class BotProcess:
     errors: IO[bytes]
     told: bool = False
 
+    async def failed(self) -> str:
+        """Wait until the bot stops, then ``failure``."""
+        await process_ended(self.process)
+        return self.failure()
+
     def failure(self) -> str:
         """Why the bot stopped without playing (its one error line), once; empty otherwise."""
         if self.told or self.process.poll() in (None, 0):
@@ -1028,6 +1037,33 @@ def spawn_bot(
     return subprocess.Popen(
         kdm_command(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, env=env
     )
+
+
+async def process_ended(process: subprocess.Popen[bytes]) -> None:
+    """Wait until a child ``process`` has ended, and reap it. Linux says when (a pidfd the event loop
+    watches: no wake-up until then); elsewhere this looks every ``BOT_LIVENESS_S``."""
+    try:
+        pidfd = os.pidfd_open(process.pid) if process.returncode is None else -1
+    except (AttributeError, OSError):  # not Linux 5.3 or later (or a child reaped meanwhile): look
+        pidfd = -1
+    if pidfd < 0:
+        while process.poll() is None:
+            await asyncio.sleep(BOT_LIVENESS_S)
+        return
+    loop = asyncio.get_running_loop()
+    ended: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        if not ended.done():
+            ended.set_result(None)
+
+    loop.add_reader(pidfd, readable)
+    try:
+        await ended
+    finally:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+    process.wait()  # it has ended: at once (where ``poll`` could find another thread's wait under way)
 
 
 def stop_process(process: subprocess.Popen[bytes], grace_s: float = 3.0) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -141,3 +142,36 @@ def test_a_headless_host_says_why_a_bot_could_not_sit(
     said = asyncio.run(scene())
     because = "could not sit: ImportError: this is not the kdm package: a folder of the current directory"
     assert f"bot 1 {because}\n" in said and f"bot 2 {because}\n" in said
+
+
+def child_waiting_for_stdin() -> subprocess.Popen[bytes]:
+    """A child that ends (status 3) when its standard input is closed."""
+    code = "import sys; sys.stdin.read(); sys.exit(3)"
+    return subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE)
+
+
+@pytest.mark.parametrize("pidfd", [True, False], ids=["told by the system", "looking"])
+def test_a_bot_process_is_waited_for_until_it_ends(pidfd: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``process_ended``: on Linux the loop is told (a pidfd), so a look every hour would still end at
+    once; where there is no pidfd, it looks every ``BOT_LIVENESS_S``."""
+    if pidfd:
+        if not hasattr(os, "pidfd_open"):
+            pytest.skip("this system has no pidfd (Linux 5.3 or later, Python 3.9 or later)")
+        monkeypatch.setattr(session, "BOT_LIVENESS_S", 3600.0)
+    else:
+        monkeypatch.delattr(os, "pidfd_open", raising=False)
+        monkeypatch.setattr(session, "BOT_LIVENESS_S", 0.01)
+
+    async def scene() -> None:
+        child = child_waiting_for_stdin()
+        waiting = asyncio.ensure_future(session.process_ended(child))
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert not waiting.done() and child.returncode is None  # it cannot end before its input does
+        assert child.stdin is not None
+        child.stdin.close()
+        await asyncio.wait_for(waiting, DEADLINE_S)
+        assert child.returncode == 3
+        await asyncio.wait_for(session.process_ended(child), DEADLINE_S)  # once reaped: at once
+
+    asyncio.run(scene())

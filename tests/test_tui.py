@@ -31,6 +31,7 @@ from kdm.plugins.kilo.screen.text import WORDS as KILO_WORDS
 from kdm.plugins.kilo.screen.text import say
 from kdm.tui.command import run_play, stderr_to
 from kdm.tui.panels import LEFT_COLUMN
+from kdm.tui.state import BACK_LOOK_S, LOST_AFTER_MS
 from kdm.tui.text import CATALOGUE, as_argument
 from tests.helpers.deals import dealing_no_combos
 from tests.helpers.tui import (
@@ -358,6 +359,28 @@ def test_lost_and_returning_peers_and_a_seat_taken_over() -> None:
             t.peers[1].take_over(2, Bot(2, "greedy", seed=b"t"))
             await t.shows("player2 is away: bot 2 plays for them")
             assert re.search(r"2 player2 .* away", t.text())
+
+    run(scene)
+
+
+def test_the_screen_looks_for_silent_peers_when_one_could_be_lost_and_not_before() -> None:
+    """No look every half second: the next one is due when the process heard longest ago passes
+    LOST_AFTER_MS (the leader hears everyone), and while one is lost, every BACK_LOOK_S."""
+
+    async def scene() -> None:
+        async with table() as t:
+            t.log.silent_for.update({"n1": 200.0, "n2": 1200.0, "n3": 0.0})
+            assert t.screen.next_liveness_look_s() == pytest.approx(
+                (LOST_AFTER_MS - 1200.0) / 1000, abs=0.002
+            )
+            t.log.silent_for.update({"n2": 0.0})
+            assert t.screen.next_liveness_look_s() == pytest.approx((LOST_AFTER_MS - 200.0) / 1000, abs=0.002)
+            # Nobody asks the screen to look: its own loop finds the silence, then the return.
+            t.log.silent_for["n2"] = 5000.0
+            await t.shows("player2 is not answering")
+            assert t.screen.next_liveness_look_s() == BACK_LOOK_S
+            t.log.silent_for["n2"] = 10.0
+            await t.shows("player2 is back")
 
     run(scene)
 

@@ -212,6 +212,22 @@ def test_all_at_once_the_table_calls_go_after_a_countdown() -> None:
     run(scene)
 
 
+def test_the_go_countdown_redraws_itself_each_second() -> None:
+    """Nothing else changes at the table: the screen's countdown loop redraws when a second is gone."""
+
+    async def scene() -> None:
+        async with table(
+            variants=["all_at_once"], options={"direction": "left", "go_interval_ms": 60000}
+        ) as t:
+            await t.shows("(the table calls it)")
+            found = re.search(r"GO in (\d+) s", t.text())
+            assert found is not None, t.text()
+            for shown in range(int(found.group(1)) - 1, int(found.group(1)) - 4, -1):
+                await t.shows(f"GO in {shown} s")
+
+    run(scene)
+
+
 def test_the_go_countdown_counts_whole_seconds_up() -> None:
     assert seconds_left(10_000.0) == 10 and seconds_left(999.5) == 1
     assert seconds_left(0.0) == 0 and seconds_left(-2_000.0) == 0

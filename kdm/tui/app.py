@@ -11,6 +11,7 @@ the final ranking can stay up. Input and output are injectable, for tests and be
 from __future__ import annotations
 
 import asyncio
+import math
 import tempfile
 from collections.abc import Callable
 
@@ -20,6 +21,7 @@ from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindingsBase
 from prompt_toolkit.layout import AnyContainer, DynamicContainer, Layout
 from prompt_toolkit.output import ColorDepth, Output
 
+from kdm.net.loops import every
 from kdm.notices import Notice
 from kdm.peer import Peer
 from kdm.session import BotProcess, TableSession, spawn_bot, stop_process
@@ -28,8 +30,8 @@ from kdm.tui.keys import answer_escape_at_once, table_bindings
 from kdm.tui.layout import build_layout, size_polling_interval, table_style
 from kdm.tui.state import TableScreen
 
-#: How often to look for silent peers.
-LIVENESS_S = 0.5
+#: The shortest wait between two redraws of a countdown (a plugin that asks for 0 would spin).
+MIN_REDRAW_S = 0.01
 
 
 class TableApp:
@@ -52,6 +54,9 @@ class TableApp:
         self._games: tuple[object, list[GameScreen]] = (None, [])
         #: Called after every redraw (benchmarks and tests watch the screen through it).
         self.painted_listeners: list[Callable[[], None]] = []
+        #: Set at each paint, for the countdown's loop; when it redraws next (loop time).
+        self._drawn = asyncio.Event()
+        self._redraw_at = math.inf
         base_layout, base_keys = build_layout(self.screen).container, table_bindings(self.screen)
 
         def container() -> AnyContainer:
@@ -93,6 +98,7 @@ class TableApp:
 
     def _painted(self, _application: Application[None]) -> None:
         self.screen.mark_painted(self.peer.clock.local_ms())
+        self._drawn.set()
         for listener in self.painted_listeners:
             listener()
 
@@ -116,7 +122,16 @@ class TableApp:
 
         self.peer.on_notice = both
         loop = asyncio.get_running_loop()
-        watchers = [loop.create_task(self._watch_liveness()), loop.create_task(self._count_down())]
+        watchers = [
+            loop.create_task(
+                every(
+                    self.screen.next_liveness_look_s, self.screen.check_liveness, "looking for silent peers"
+                )
+            ),
+            loop.create_task(
+                every(self._next_redraw_s, self._redraw_if_due, "a countdown", nudge=self._drawn)
+            ),
+        ]
         try:
             await self.application.run_async(set_exception_handler=errors_on_screen)
         finally:
@@ -124,25 +139,25 @@ class TableApp:
                 watcher.cancel()
             self.peer.on_notice = previous
 
-    async def _watch_liveness(self) -> None:
-        while True:
-            await asyncio.sleep(LIVENESS_S)
-            self.screen.check_liveness()
+    def _next_redraw_s(self) -> float:
+        """Seconds until a plugin's countdown shows one second less (``ScreenPart.redraw_in``); while
+        none counts, until the next redraw (each paint nudges the loop: a countdown starts with
+        something shown)."""
+        game = self.game_screen()
+        given = game.given if game is not None else None
+        waits = (
+            [part.redraw_in(given) for part in self.screen.parts if part.redraw_in is not None]
+            if given is not None
+            else []
+        )
+        wait = min((w for w in waits if w is not None), default=None)
+        now = asyncio.get_running_loop().time()
+        self._redraw_at = math.inf if wait is None else now + max(wait, MIN_REDRAW_S)
+        return self._redraw_at - now
 
-    async def _count_down(self) -> None:
-        """Redraw when a plugin's countdown shows one second less (``ScreenPart.redraw_in``)."""
-        while True:
-            game = self.game_screen()
-            given = game.given if game is not None else None
-            waits = (
-                [part.redraw_in(given) for part in self.screen.parts if part.redraw_in is not None]
-                if given is not None
-                else []
-            )
-            wait = min((w for w in waits if w is not None), default=None)
-            await asyncio.sleep(LIVENESS_S if wait is None else wait)
-            if wait is not None:
-                self.invalidate()
+    def _redraw_if_due(self) -> None:
+        if asyncio.get_running_loop().time() >= self._redraw_at - MIN_REDRAW_S:
+            self.invalidate()
 
 
 class TableUI:
@@ -160,6 +175,7 @@ class TableUI:
         self.input, self.output = input, output
         self.app: TableApp | None = None
         self.bots: list[BotProcess] = []
+        self._watching: list[asyncio.Task[None]] = []
 
     async def __call__(self, session: TableSession) -> None:
         self.app = TableApp(
@@ -177,11 +193,13 @@ class TableUI:
         session.on_pin_guesses = self.app.screen.show_pin_guesses
         session.on_door = self.app.screen.show_door
         self.app.screen.let_in = session.let_in
-        watching = asyncio.get_running_loop().create_task(self._watch_bots(session))
+        for bot in session.bots:
+            self._watch(bot)
         try:
             await self.app.run()
         finally:
-            watching.cancel()
+            for watching in self._watching:
+                watching.cancel()
 
     @property
     def screen(self) -> TableScreen | None:
@@ -198,19 +216,22 @@ class TableUI:
         process = spawn_bot(
             session.contact, session.config, seed=seed, name=name, errors=errors, laptop=session.node.node_id
         )
-        self.bots.append(BotProcess(process, name, errors))
+        bot = BotProcess(process, name, errors)
+        self.bots.append(bot)
+        self._watch(bot)
         self.app.screen.own_bots.add(name)
         return True
 
-    async def _watch_bots(self, session: TableSession) -> None:
-        """Tell the player when a bot stops without playing: one added here, or one that
-        ``--bots N`` started (``TableSession.bots``), else the table would wait for it for ever."""
-        while True:
-            await asyncio.sleep(LIVENESS_S)
-            for bot in [*self.bots, *session.bots]:
-                reason = bot.failure()
-                if reason and self.app is not None:
-                    self.app.screen.tell("bot_failed", reason=reason)
+    def _watch(self, bot: BotProcess) -> None:
+        """Tell the player if ``bot`` stops without playing: one added here, or one that ``--bots N``
+        started (``TableSession.bots``), else the table would wait for it for ever."""
+
+        async def watch() -> None:
+            reason = await bot.failed()
+            if reason and self.app is not None:
+                self.app.screen.tell("bot_failed", reason=reason)
+
+        self._watching.append(asyncio.get_running_loop().create_task(watch()))
 
     async def show_final(self) -> None:
         """Keep the final ranking on screen until the player leaves, if the game ended under them."""

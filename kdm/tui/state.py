@@ -49,6 +49,8 @@ from kdm.tui.text import CATALOGUE, say, say_from
 LOG_LINES = 300
 #: A seated process not heard from for this long is shown as lost (the peer hands its seat to a bot at 3 s).
 LOST_AFTER_MS = 1500.0
+#: While a seated process is lost, how often to look whether it answers again.
+BACK_LOOK_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -338,16 +340,22 @@ class TableScreen:
             self.painted.add(seq)
         self.unpainted.clear()
 
-    def check_liveness(self) -> None:
-        """Note seated processes that went silent or came back (heard only where heartbeats arrive:
-        the leader hears everyone, a follower hears the leader)."""
+    def _watched(self) -> list[tuple[int, str]]:
+        """The seats (and their processes) whose silence this process can tell: heartbeats reach the
+        leader from everyone, and a follower from its leader only."""
         node, record = self.peer.node, self.peer.record
         leader = getattr(node, "leader", None)
+        return [
+            (seat, owner.process)
+            for seat, owner in enumerate(record.seats)
+            if owner.process != node.node_id and (node.is_leader or owner.process == leader)
+        ]
+
+    def check_liveness(self) -> None:
+        """Note seated processes that went silent or came back."""
+        node = self.peer.node
         changed = False
-        for seat, owner in enumerate(record.seats):
-            process = owner.process
-            if process == node.node_id or not (node.is_leader or process == leader):
-                continue
+        for seat, process in self._watched():
             silent = node.silent_ms(process) > LOST_AFTER_MS
             if silent and process not in self.lost:
                 self.lost.add(process)
@@ -359,6 +367,17 @@ class TableScreen:
                 changed = True
         if changed:
             self.on_change()
+
+    def next_liveness_look_s(self) -> float:
+        """When ``check_liveness`` could next find a change: the moment the process heard longest ago
+        passes ``LOST_AFTER_MS`` (a table at rest hears everyone within a heartbeat, so this sleeps
+        more than a second), or soon (``BACK_LOOK_S``) while one is lost, to say it is back; with
+        nobody to watch, ``LOST_AFTER_MS`` (a leader met meanwhile is watched from then on)."""
+        node, watched = self.peer.node, self._watched()
+        if any(process in self.lost for _seat, process in watched):
+            return BACK_LOOK_S
+        silent_ms = max((node.silent_ms(process) for _seat, process in watched), default=0.0)
+        return max(BACK_LOOK_S / 10, (LOST_AFTER_MS - silent_ms) / 1000.0 + 0.001)
 
     def show_pin_guesses(self, host: str, tried: int, interval_s: float) -> None:
         """Someone at ``host`` guesses the table's PIN: the table slowed its checks down."""
