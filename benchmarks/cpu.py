@@ -15,7 +15,8 @@ and each process's resident memory after. An idle ``kdm`` is measured the way pe
 --headless`` waiting alone for players (its table advertised, on 127.0.0.1), and ``kdm play`` showing the
 lobby in a terminal (a pseudo-terminal here), each for ``--idle-s`` seconds after ``--settle-s``; a
 ``kdm`` table in play at rest is ``--seats`` players' ``kdm host`` and ``kdm join`` (headless, by name,
-each with a home of its own) once the game has started and its first player thinks.
+each with a home of its own) once the game has started and its first player thinks, and the same table
+with its host a player at the table screen (``kdm host`` in a pseudo-terminal).
 
 Several trees (each a checkout with its own ``.venv``, as ``make test`` makes it) are measured side by
 side: every round runs each figure on each tree in turn, so a change in the machine's load falls on all of
@@ -228,14 +229,18 @@ def idle_kdm(tree: Path, what: str, args: argparse.Namespace) -> dict[str, objec
     }
 
 
-def game_at_rest(tree: Path, seats: int, args: argparse.Namespace) -> dict[str, object]:
+def game_at_rest(tree: Path, seats: int, args: argparse.Namespace, screen: bool = False) -> dict[str, object]:
     """A ``kdm`` table in play with nothing to do: ``kdm host --headless`` and ``seats - 1`` ``kdm join
     --headless`` by name, each with a home of its own and a player who does not play, measured once the
     game has started (the first player to act thinks): every process's CPU over ``--idle-s`` and its
     resident memory. What a table of friends costs while one of them thinks: its seat watchers and
-    the rest of ``kdm``, which a table of nodes has not."""
+    the rest of ``kdm``, which a table of nodes has not.
+
+    With ``screen`` (the figure ``screen_at_rest``), the host is a player at their table screen (``kdm
+    host`` in a pseudo-terminal, its output read as a terminal would): ``screen_percent`` is its CPU."""
     kdm = str(tree / ".venv" / "bin" / "kdm")
     table = f"rest{os.getpid()}x{next(_TABLES)}"  # a name of its own: another run's may still be listed
+    terminal: int | None = None
     with tempfile.TemporaryDirectory(prefix="kdm-cpu-rest-") as folder:
         processes: list[subprocess.Popen[bytes]] = []
         logs: list[Path] = []
@@ -246,13 +251,25 @@ def game_at_rest(tree: Path, seats: int, args: argparse.Namespace) -> dict[str, 
                 env = {**os.environ, "HOME": str(home), "XDG_DATA_HOME": f"{home}/data",
                        "XDG_CONFIG_HOME": f"{home}/config"}  # fmt: skip
                 command = (
-                    [kdm, "host", "--headless", "--players", str(seats), "--table", table]
+                    [kdm, "host", "--players", str(seats), "--table", table]
                     if seat == 0
                     else [kdm, "join", table, "--headless"]
                 )
+                argv = [*command, "--name", f"P{seat}"]
+                if seat == 0 and screen:
+                    terminal, other_end = pty.openpty()
+                    os.set_blocking(terminal, False)
+                    env["TERM"] = "xterm-256color"
+                    processes.append(
+                        subprocess.Popen(argv, stdin=other_end, stdout=other_end, stderr=other_end, env=env)
+                    )
+                    os.close(other_end)
+                    _wait_on_screen(terminal, table.encode(), processes)  # its waiting room is up
+                    continue
+                if seat == 0:
+                    argv.insert(2, "--headless")
                 logs.append(home / "log")
                 with logs[-1].open("wb") as log:
-                    argv = [*command, "--name", f"P{seat}"]
                     # stdin stays open and silent: a player who does not play yet; the log on stdout
                     processes.append(
                         subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=log, stderr=log, env=env)
@@ -260,33 +277,65 @@ def game_at_rest(tree: Path, seats: int, args: argparse.Namespace) -> dict[str, 
                 if seat == 0:
                     _wait_for(logs[0], "listening on", processes)
             for log in logs:
-                _wait_for(log, "the game starts", processes)
-            time.sleep(args.settle_s)
+                _wait_for(log, "the game starts", processes, terminal)
+            _keep_read(terminal, args.settle_s)
             before, started = [cpu_s(process.pid) for process in processes], time.perf_counter()
-            time.sleep(args.idle_s)
+            _keep_read(terminal, args.idle_s)
             seconds = time.perf_counter() - started
             used = [cpu_s(process.pid) - then for process, then in zip(processes, before, strict=True)]
             rss = [rss_mib(process.pid) for process in processes]
         finally:
             stop_all(processes)
-    return {
-        "figure": "game_at_rest",
+            if terminal is not None:
+                os.close(terminal)
+    figures: dict[str, object] = {
+        "figure": "screen_at_rest" if screen else "game_at_rest",
         "tree": str(tree),
         "peers": seats,
         "idle_percent_per_peer": round(100 * sum(used) / seconds / seats, 3),
         "idle_percent_max": round(100 * max(used) / seconds, 3),
         "rss_mib_max": round(max(rss), 1),
     }
+    if screen:
+        figures["screen_percent"] = round(100 * used[0] / seconds, 3)
+    return figures
+
+
+def _keep_read(terminal: int | None, seconds: float) -> None:
+    """Sleep ``seconds``, reading the terminal's output meanwhile (as a terminal would) if there is one."""
+    deadline = time.monotonic() + seconds
+    while (left := deadline - time.monotonic()) > 0:
+        _drain(terminal)
+        time.sleep(min(0.25, left))
+
+
+def _wait_on_screen(
+    terminal: int, text: bytes, processes: list[subprocess.Popen[bytes]], timeout_s: float = 60.0
+) -> None:
+    """Until the terminal shows ``text``; RuntimeError if a process ended, or at the timeout."""
+    shown, deadline = b"", time.monotonic() + timeout_s
+    while text not in shown:
+        if any(process.poll() is not None for process in processes) or time.monotonic() > deadline:
+            raise RuntimeError(f"no {text!r} on the screen: {shown[-400:]!r}")
+        with contextlib.suppress(BlockingIOError, OSError):
+            shown += os.read(terminal, 65536)
+        time.sleep(0.05)
 
 
 def _wait_for(
-    log: Path, start: str, processes: list[subprocess.Popen[bytes]], timeout_s: float = 60.0
+    log: Path,
+    start: str,
+    processes: list[subprocess.Popen[bytes]],
+    terminal: int | None = None,
+    timeout_s: float = 60.0,
 ) -> None:
-    """Until a line of ``log`` starts with ``start``; RuntimeError if a process ended, or at the timeout."""
+    """Until a line of ``log`` starts with ``start`` (reading ``terminal`` meanwhile, if any);
+    RuntimeError if a process ended, or at the timeout."""
     deadline = time.monotonic() + timeout_s
     while not any(line.startswith(start) for line in log.read_text(errors="replace").splitlines()):
         if any(process.poll() is not None for process in processes) or time.monotonic() > deadline:
             raise RuntimeError(f"no {start!r} in {log}: " + log.read_text(errors="replace")[-400:])
+        _drain(terminal)
         time.sleep(0.1)
 
 
@@ -377,11 +426,11 @@ def main() -> None:
                 run = idle_kdm(tree, what, args)
                 print(json.dumps(run), flush=True)
                 results.setdefault((str(tree), what, 0), []).append(run)
-        for seats in args.seats:
+        for seats, screen in itertools.product(args.seats, (False, True)):
             for tree in trees:
-                run = game_at_rest(tree, seats, args)
+                run = game_at_rest(tree, seats, args, screen)
                 print(json.dumps(run), flush=True)
-                results.setdefault((str(tree), "game_at_rest", seats), []).append(run)
+                results.setdefault((str(tree), str(run["figure"]), seats), []).append(run)
     for (tree_name, figure, peers), runs in results.items():
         keys = [key for key, value in runs[0].items() if isinstance(value, float) and key != "peers"]
         summary = {key: _summary([float(run[key]) for run in runs]) for key in keys}  # type: ignore[arg-type]

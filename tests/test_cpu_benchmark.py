@@ -1,6 +1,6 @@
 """``benchmarks/cpu.py`` runs and prints its figures: a table's idle cost and work per commit (separate
-node processes on 127.0.0.1), an idle ``kdm host`` and lobby, a profile of the nodes, and a summary of
-each figure per tree."""
+node processes on 127.0.0.1), an idle ``kdm host`` and lobby, a ``kdm`` table at rest (headless, and with
+the host's screen), a profile of the nodes, and a summary of each figure per tree."""
 
 from __future__ import annotations
 
@@ -27,8 +27,9 @@ def test_cpu_prints_each_figure_then_a_summary_per_figure(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     figures = [json.loads(line) for line in done.stdout.splitlines()]
     assert [figure["figure"] for figure in figures] == [
-        "table", "profile", "profile", "table", "waiting_room", "lobby", "game_at_rest",
+        "table", "profile", "profile", "table", "waiting_room", "lobby", "game_at_rest", "screen_at_rest",
         "table_summary", "waiting_room_summary", "lobby_summary", "game_at_rest_summary",
+        "screen_at_rest_summary",
     ]  # fmt: skip
     profiled, table = figures[0], figures[3]
     assert profiled["profiled"] and not table["profiled"]
@@ -39,7 +40,8 @@ def test_cpu_prints_each_figure_then_a_summary_per_figure(tmp_path: Path) -> Non
         assert profile["cpu_s"] > 0 and len(profile["top"]) == 3
     for idle in figures[4:6]:
         assert idle["idle_percent"] >= 0 and idle["rss_mib"] > 10
-    at_rest = figures[6]
-    assert at_rest["peers"] == 3 and at_rest["idle_percent_max"] >= 0 and at_rest["rss_mib_max"] > 10
-    summary = figures[7]
+    for at_rest in figures[6:8]:
+        assert at_rest["peers"] == 3 and at_rest["idle_percent_max"] >= 0 and at_rest["rss_mib_max"] > 10
+    assert 0 <= figures[7]["screen_percent"] <= figures[7]["idle_percent_max"]
+    summary = figures[8]
     assert summary["runs"] == 1 and summary["cpu_per_commit_ms"]["median"] == table["cpu_per_commit_ms"]
