@@ -1042,14 +1042,6 @@ def spawn_bot(
 async def process_ended(process: subprocess.Popen[bytes]) -> None:
     """Wait until a child ``process`` has ended, and reap it. Linux says when (a pidfd the event loop
     watches: no wake-up until then); elsewhere this looks every ``BOT_LIVENESS_S``."""
-    try:
-        pidfd = os.pidfd_open(process.pid) if process.returncode is None else -1
-    except (AttributeError, OSError):  # not Linux 5.3 or later (or a child reaped meanwhile): look
-        pidfd = -1
-    if pidfd < 0:
-        while process.poll() is None:
-            await asyncio.sleep(BOT_LIVENESS_S)
-        return
     loop = asyncio.get_running_loop()
     ended: asyncio.Future[None] = loop.create_future()
 
@@ -1057,7 +1049,20 @@ async def process_ended(process: subprocess.Popen[bytes]) -> None:
         if not ended.done():
             ended.set_result(None)
 
-    loop.add_reader(pidfd, readable)
+    try:
+        pidfd = os.pidfd_open(process.pid) if process.returncode is None else -1
+    except (AttributeError, OSError):  # not Linux 5.3 or later (or a child reaped meanwhile)
+        pidfd = -1
+    if pidfd >= 0:
+        try:
+            loop.add_reader(pidfd, readable)
+        except NotImplementedError:  # a loop that watches no descriptor
+            os.close(pidfd)
+            pidfd = -1
+    if pidfd < 0:
+        while process.poll() is None:
+            await asyncio.sleep(BOT_LIVENESS_S)
+        return
     try:
         await ended
     finally:

@@ -17,6 +17,9 @@ from collections.abc import Awaitable, Callable
 
 log = logging.getLogger("kdm.net")
 
+#: How long a loop whose period function raised waits before its next step.
+PERIOD_FAILED_S = 1.0
+
 
 async def every(
     period_s: float | Callable[[], float],
@@ -27,12 +30,21 @@ async def every(
 ) -> None:
     """Run ``step`` (a function, or a coroutine function) every ``period_s`` until cancelled (a function:
     asked again before each wait); the first at once when ``first_now``, else after one period. A step
-    that raises is logged, and the loop goes on.
+    that raises is logged, and the loop goes on; so does a period function (the loop then waits
+    ``PERIOD_FAILED_S``).
 
     With ``nudge``, the loop also runs as soon as it is set (it clears it), even if the nudge came while
     the step ran, and a period may be ``math.inf``: nothing is due until the nudge. A loop that waits for
     a deadline it computes sleeps until then, not in small steps, and whoever moves the deadline nudges."""
-    period = period_s if callable(period_s) else lambda: period_s
+    given = period_s if callable(period_s) else lambda: period_s
+
+    def period() -> float:
+        try:
+            return given()
+        except Exception:  # a bug in when to run must not end the loop either
+            log.exception("%s: when to run next failed; going on in %s s", what, PERIOD_FAILED_S)
+            return PERIOD_FAILED_S
+
     pause = Pause(nudge)
     try:
         if not first_now:

@@ -14,7 +14,7 @@ import pytest
 
 import kdm.net.node as node_module
 from kdm.net.clock import ClockEstimator, ClockSample
-from kdm.net.loops import Pause, every
+from kdm.net.loops import PERIOD_FAILED_S, Pause, every
 from kdm.net.node import CAUGHT_UP_SLACK, Node, address_of, listen, node_codec
 from kdm.net.raft import Ack
 from kdm.net.raft_log import MAX_APPLY_AT_ONCE, MemoryStorage
@@ -551,6 +551,33 @@ def test_a_loop_with_nothing_due_sleeps_until_it_is_nudged() -> None:
         return steps
 
     assert run_virtual(scene()) == [0.0, 10.0, 10.0, 20.0, 23.0, 26.0]
+
+
+def test_a_loop_whose_period_raises_logs_it_and_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+    """``every``: a bug in when to run (a screen's countdown asks a plugin) ends the loop no more than a
+    bug in a step: it is logged, and the next step comes ``PERIOD_FAILED_S`` later."""
+    steps: list[float] = []
+    periods: list[float | None] = [2.0, None, 2.0]
+
+    def period() -> float:
+        given = periods.pop(0) if periods else 2.0
+        if given is None:
+            raise ValueError("no period")
+        return given
+
+    async def scene() -> None:
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        task = loop.create_task(
+            every(period, lambda: steps.append(round(loop.time() - start, 3)), "a test loop")
+        )
+        await asyncio.sleep(6.5)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    run_virtual(scene())
+    assert steps == [2.0, 2.0 + PERIOD_FAILED_S, 4.0 + PERIOD_FAILED_S]
+    assert "a test loop: when to run next failed; going on in 1.0 s" in caplog.text
 
 
 def test_a_loop_that_times_out_waits_on_its_nudge_with_one_task_across_its_sleeps(

@@ -10,6 +10,7 @@ test sets that state in the screen's own peer and checks the rendering.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 from typing import cast
@@ -35,6 +36,7 @@ from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.plugins.seven_in_reserve import KeepSeven
 from kdm.plugins.spoons import Grab
 from kdm.plugins.spoons_screen import RENAMES as SPOONS_RENAMES
+from kdm.tui.app import MIN_REDRAW_S
 from kdm.tui.command import run_play
 from kdm.tui.extension import Screen
 from kdm.tui.panels import LEFT_COLUMN
@@ -224,6 +226,35 @@ def test_the_go_countdown_redraws_itself_each_second() -> None:
             assert found is not None, t.text()
             for shown in range(int(found.group(1)) - 1, int(found.group(1)) - 4, -1):
                 await t.shows(f"GO in {shown} s")
+
+    run(scene)
+
+
+def test_a_paint_just_before_the_countdown_s_next_second_redraws_it_once() -> None:
+    """A paint (a key, a notice) that lands within the countdown's shortest wait of its next second is
+    not taken for the countdown's own time to redraw: that redraw's paint would be too, and so on."""
+
+    async def scene() -> None:
+        async with table(
+            variants=["all_at_once"], options={"direction": "left", "go_interval_ms": 60000}
+        ) as t:
+            await t.shows("(the table calls it)")
+            loop, paints = asyncio.get_running_loop(), []
+
+            def painted() -> None:
+                paints.append(loop.time())
+                assert len(paints) < 20, "the countdown redraws again and again"
+
+            t.app.painted_listeners.append(painted)
+            due_ms = t.screen.due_in_ms(Go.kind)
+            assert due_ms is not None
+            wait = next_change_s(due_ms)
+            assert wait is not None
+            await asyncio.sleep(max(0.0, wait - MIN_REDRAW_S / 2))
+            paints.clear()
+            t.app.invalidate()
+            await asyncio.sleep(0.5)
+            assert 1 <= len(paints) <= 3, paints
 
     run(scene)
 

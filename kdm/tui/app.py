@@ -30,8 +30,12 @@ from kdm.tui.keys import answer_escape_at_once, table_bindings
 from kdm.tui.layout import build_layout, size_polling_interval, table_style
 from kdm.tui.state import TableScreen
 
-#: The shortest wait between two redraws of a countdown (a plugin that asks for 0 would spin).
+#: The shortest wait between two redraws of a countdown (a plugin that asks for 0 would spin), and how
+#: early a countdown's timer may go off and still redraw (a timer may fire a rounding error early; far
+#: less than the shortest wait, or a paint right after the wait was set would count as due, and each
+#: redraw's paint would redraw again).
 MIN_REDRAW_S = 0.01
+EARLY_S = MIN_REDRAW_S / 10
 
 
 class TableApp:
@@ -156,7 +160,7 @@ class TableApp:
         return self._redraw_at - now
 
     def _redraw_if_due(self) -> None:
-        if asyncio.get_running_loop().time() >= self._redraw_at - MIN_REDRAW_S:
+        if asyncio.get_running_loop().time() >= self._redraw_at - EARLY_S:
             self.invalidate()
 
 

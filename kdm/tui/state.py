@@ -372,7 +372,10 @@ class TableScreen:
         """When ``check_liveness`` could next find a change: the moment the process heard longest ago
         passes ``LOST_AFTER_MS`` (a table at rest hears everyone within a heartbeat, so this sleeps
         more than a second), or soon (``BACK_LOOK_S``) while one is lost, to say it is back; with
-        nobody to watch, ``LOST_AFTER_MS`` (a leader met meanwhile is watched from then on)."""
+        nobody to watch, ``LOST_AFTER_MS``. Nothing nudges the look when whom it watches changes: a
+        process is followed as leader, or seated, when it was just heard, so it cannot be lost before
+        the wait computed earlier ends; and this process leads after an election, where every voter
+        that voted was just heard, and the one that stopped, lost or not yet, set the wait."""
         node, watched = self.peer.node, self._watched()
         if any(process in self.lost for _seat, process in watched):
             return BACK_LOOK_S
