@@ -58,9 +58,12 @@ typecheck: $(STAMP)
 	cd .typecheck && ../$(BIN)/mypy --cache-dir ../.mypy_cache -p kdm
 
 # Collects tests/ and every example's tests (pyproject's testpaths); tests/test_example_plugin.py
-# runs the installed kdm with the example plugin.
+# runs the installed kdm with the example plugin. One worker per core here too: the tests that start
+# processes keep out of each other's way as the quick ones do (ports of their own; tables joined by
+# address, by name only on a namespace LAN of their own; namespaces and tmux sockets named by the
+# worker's pid), and each stands another job on both cores. The slowest tests are listed at the end.
 pytest: $(STAMP) $(EXAMPLE_STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --durations=15
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sim.py
