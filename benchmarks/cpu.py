@@ -200,17 +200,11 @@ def idle_kdm(tree: Path, what: str, args: argparse.Namespace) -> dict[str, objec
             )
             os.close(other_end)
         try:
-            deadline = time.monotonic() + args.settle_s
-            while time.monotonic() < deadline:  # keep the terminal's output read, as a terminal would
-                _drain(terminal)
-                time.sleep(0.05)
+            _keep_read(terminal, args.settle_s)
             if process.poll() is not None:
                 raise RuntimeError(f"{what}: kdm exited with status {process.returncode}")
             before, started = cpu_s(process.pid), time.perf_counter()
-            deadline = time.monotonic() + args.idle_s
-            while time.monotonic() < deadline:
-                _drain(terminal)
-                time.sleep(0.25)
+            _keep_read(terminal, args.idle_s)
             used, seconds = cpu_s(process.pid) - before, time.perf_counter() - started
             rss = rss_mib(process.pid)
         finally:
