@@ -35,7 +35,6 @@ import pytest
 
 from kdm.net.node import MAX_STRANGER_SOCKETS, STRANGER_ANSWERS_PER_S
 from tests.helpers.attacks import QUICK, Game, client, finished, leaders, logging_env
-from tests.helpers.netns import wait_until
 from tests.helpers.processes import DEADLINE_S, Table, table
 from tests.modified_clients import FORGED, FORGED_DONES, FORGED_REACTION_MS
 
@@ -163,14 +162,13 @@ def play_knocked(root: Path) -> Knocked:
     game from its start."""
     files: list[tuple[float, list[int]]] = []
 
-    def count() -> bool:
+    def count() -> None:
         files.append((time.time(), [open_files(process.pid) for process in scene.processes[:3]]))
-        return all(process.poll() is not None for process in scene.processes)
 
     with table(root, 3, rounds=2, env=logging_env(root), options=QUICK) as scene:
         count()
         scene.player(3, "join", scene.contact, "--watch", program=client("stranger"))
-        assert wait_until(count, DEADLINE_S)
+        scene.wait_all(look=count)
         return Knocked(finished(scene, [0, 1, 2], root), files)
 
 

@@ -351,6 +351,8 @@ class LineWatcher:
 
     def __init__(self, stream: IO[str]) -> None:
         self.lines: list[str] = []
+        #: When the process last said something (``time.monotonic()``; its start until then).
+        self.heard_at = time.monotonic()
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
         self._thread.start()
@@ -374,6 +376,7 @@ class LineWatcher:
 
     def _pump(self, stream: IO[str]) -> None:
         for line in stream:
+            self.heard_at = time.monotonic()
             self.lines.append(line.rstrip("\n"))
             self._queue.put(line.rstrip("\n"))
         self._queue.put(None)

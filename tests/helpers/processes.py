@@ -12,14 +12,22 @@ import json
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from tests.helpers.netns import LineWatcher
 
 KDM = [sys.executable, "-m", "kdm"]
+#: The longest a step may take (a line awaited, a process to end), and the longest a table playing a
+#: game may stay silent: it says a line for each move.
 DEADLINE_S = 120.0
+#: No game of the suite plays this long (the longest, three rounds at three seats, took 17 to 97 s
+#: alone): a table still playing then is one that talks but never ends.
+LONGEST_GAME_S = 600.0
+#: How often ``Table.wait_all`` looks whether the processes have ended.
+LOOK_S = 0.01
 
 
 def start(
@@ -75,10 +83,22 @@ class Table:
     def host(self) -> LineWatcher:
         return self.outputs[0]
 
-    def wait_all(self) -> None:
-        """Until every process has ended (the killed ones have already)."""
-        for process in self.processes:
-            process.wait(DEADLINE_S)
+    def wait_all(self, look: Callable[[], object] = lambda: None, silent_s: float = DEADLINE_S) -> None:
+        """Until every process has ended (the killed ones have already), ``look`` called between looks.
+
+        A game lasts as long as its deal makes it, so what fails is a table that stops: every process
+        silent for ``silent_s``, or one still playing after ``LONGEST_GAME_S``."""
+        started = time.monotonic()
+        while True:
+            look()
+            running = [index for index, process in enumerate(self.processes) if process.poll() is None]
+            if not running:
+                return
+            now = time.monotonic()
+            quiet_s = now - max(output.heard_at for output in self.outputs)
+            assert quiet_s < silent_s, f"processes {running} run, and none said a word in {quiet_s:.0f} s"
+            assert now - started < LONGEST_GAME_S, f"processes {running} play on after {now - started:.0f} s"
+            time.sleep(LOOK_S)  # between looks at the processes, bounded by the deadlines above
 
     def show(self, last: int = 30) -> None:
         """Print what each process said last (pytest shows it when the test fails)."""
