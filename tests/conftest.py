@@ -6,6 +6,9 @@ it reaches every process a test starts too. ``tests/helpers/netns.py`` takes it 
 builds, where the no-flag behaviour is tested as a player would meet it. The same goes for the
 user config directory (``XDG_CONFIG_HOME``): a temporary one for the run.
 
+On several workers (``make test`` runs one per core), the tests of a module in ``ONE_WORKER_MODULES``
+all run on one worker: a module fixture that plays whole games is played once, not once per worker.
+
 Tests marked ``slow`` (the chaos soak) are long runs behind a flag: without ``KDM_SLOW=1`` they are
 deselected, not skipped, so that a skip under ``CI=true`` still means something is missing.
 
@@ -45,6 +48,28 @@ wire.CHECK_ENCODED = True
 _config_home = tempfile.mkdtemp(prefix="kdm-tests-config-")
 os.environ["XDG_CONFIG_HOME"] = _config_home
 atexit.register(shutil.rmtree, _config_home, ignore_errors=True)
+
+
+#: The modules whose tests one worker runs, all of them: each has a module fixture that plays whole
+#: games between real processes.
+ONE_WORKER_MODULES = frozenset({"tests/test_adversary.py"})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """xdist's ``load`` (its default), but each module of ``ONE_WORKER_MODULES`` as one unit of work
+    (its ``xdist_group`` mark does not reach the scheduler under pytest 9.2, whose node ids xdist 3.8
+    can no longer tag)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesKeptTogether(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if module in ONE_WORKER_MODULES else nodeid
+
+    return ModulesKeptTogether(config, log)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

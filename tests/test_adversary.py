@@ -38,6 +38,8 @@ from tests.helpers.attacks import QUICK, Game, client, finished, leaders, loggin
 from tests.helpers.processes import DEADLINE_S, Table, table
 from tests.modified_clients import FORGED, FORGED_DONES, FORGED_REACTION_MS
 
+#: One worker runs this module (``tests/conftest.py``'s ``ONE_WORKER_MODULES``): its attackers' games
+#: are a module fixture, which each worker that ran one of their tests would play again.
 pytestmark = pytest.mark.processes
 
 #: Tables started at once with their joiners, for the join race.

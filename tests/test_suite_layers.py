@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import unmarked_start
+from tests.conftest import ONE_WORKER_MODULES, unmarked_start
 
 pytest_plugins = ["pytester"]
 
@@ -84,6 +84,13 @@ def marked(*names: str) -> Any:
     """A stand-in for a test item with these markers (what ``unmarked_start`` reads of one)."""
     markers = [SimpleNamespace(name=name) for name in names]
     return SimpleNamespace(nodeid="test_x.py::test_y", iter_markers=lambda: markers)
+
+
+def test_each_module_kept_on_one_worker_has_a_module_fixture() -> None:
+    """``ONE_WORKER_MODULES`` names modules that exist, each with the fixture that is the reason."""
+    for name in sorted(ONE_WORKER_MODULES):
+        source = (ROOT / name).read_text()
+        assert 'scope="module"' in source, f"{name} has no module fixture: let xdist spread its tests"
 
 
 @pytest.mark.parametrize(
