@@ -91,6 +91,16 @@ def _process_cpu_clock(pid: int) -> int:
     return ((~pid) << 3) | 2
 
 
+def main_thread_wakes(pid: int) -> int:
+    """How many times process ``pid``'s main thread has gone to sleep and been woken so far: its voluntary
+    context switches. At rest every one is a wake-up (a message, a timer), and a wake-up, more than the
+    work it does, is what a peer at rest spends (issue 28: 0.4 to 1 ms of CPU each on this machine)."""
+    for line in Path(f"/proc/{pid}/task/{pid}/status").read_text().splitlines():
+        if line.startswith("voluntary_ctxt_switches:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no voluntary_ctxt_switches for {pid}")
+
+
 def rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -228,7 +238,8 @@ def game_at_rest(tree: Path, seats: int, args: argparse.Namespace, screen: bool 
     --headless`` by name, each with a home of its own and a player who does not play, measured once the
     game has started (the first player to act thinks): every process's CPU over ``--idle-s`` and its
     resident memory. What a table of friends costs while one of them thinks: its seat watchers and
-    the rest of ``kdm``, which a table of nodes has not.
+    the rest of ``kdm``, which a table of nodes has not. ``host_wakes_per_s`` and ``joiner_wakes_per_s``
+    count the main thread's wake-ups (``main_thread_wakes``), the host's and the joiners' median.
 
     With ``screen`` (the figure ``screen_at_rest``), the host is a player at their table screen (``kdm
     host`` in a pseudo-terminal, its output read as a terminal would): ``screen_percent`` is its CPU."""
@@ -274,9 +285,13 @@ def game_at_rest(tree: Path, seats: int, args: argparse.Namespace, screen: bool 
                 _wait_for(log, "the game starts", processes, terminal)
             _keep_read(terminal, args.settle_s)
             before, started = [cpu_s(process.pid) for process in processes], time.perf_counter()
+            slept = [main_thread_wakes(process.pid) for process in processes]
             _keep_read(terminal, args.idle_s)
             seconds = time.perf_counter() - started
             used = [cpu_s(process.pid) - then for process, then in zip(processes, before, strict=True)]
+            woken = [
+                main_thread_wakes(process.pid) - then for process, then in zip(processes, slept, strict=True)
+            ]
             rss = [rss_mib(process.pid) for process in processes]
         finally:
             stop_all(processes)
@@ -289,6 +304,9 @@ def game_at_rest(tree: Path, seats: int, args: argparse.Namespace, screen: bool 
         "idle_percent_per_peer": round(100 * sum(used) / seconds / seats, 3),
         "idle_percent_max": round(100 * max(used) / seconds, 3),
         "rss_mib_max": round(max(rss), 1),
+        # The host leads: it wakes for its heartbeats and every answer; a joiner, for each heartbeat.
+        "host_wakes_per_s": round(woken[0] / seconds, 2),
+        "joiner_wakes_per_s": round(statistics.median(woken[1:]) / seconds, 2),
     }
     if screen:
         figures["screen_percent"] = round(100 * used[0] / seconds, 3)

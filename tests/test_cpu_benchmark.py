@@ -42,6 +42,8 @@ def test_cpu_prints_each_figure_then_a_summary_per_figure(tmp_path: Path) -> Non
         assert idle["idle_percent"] >= 0 and idle["rss_mib"] > 10
     for at_rest in figures[6:8]:
         assert at_rest["peers"] == 3 and at_rest["idle_percent_max"] >= 0 and at_rest["rss_mib_max"] > 10
+        # The host leads: its heartbeats alone wake it every 400 ms.
+        assert at_rest["host_wakes_per_s"] > 0 and at_rest["joiner_wakes_per_s"] >= 0
     assert 0 <= figures[7]["screen_percent"] <= figures[7]["idle_percent_max"]
     summary = figures[8]
     assert summary["runs"] == 1 and summary["cpu_per_commit_ms"]["median"] == table["cpu_per_commit_ms"]
