@@ -344,7 +344,7 @@ class TableScreen:
         """The seats (and their processes) whose silence this process can tell: heartbeats reach the
         leader from everyone, and a follower from its leader only."""
         node, record = self.peer.node, self.peer.record
-        leader = getattr(node, "leader", None)
+        leader = node.leader
         return [
             (seat, owner.process)
             for seat, owner in enumerate(record.seats)
