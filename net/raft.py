@@ -7,10 +7,11 @@ what to apply, acknowledged with `advance(ready)`. All randomness (the election 
 
 Everything that decides who leads, what is in the log and what is committed lives in this file:
 elections with PreVote, CheckQuorum (a leader that has not heard from a quorum for an election timeout
-steps down, and a follower that has heard from a leader lately grants no vote: it ignores vote
-requests, and refuses pre-votes out loud, so that a voter cut off from its leader alone still hears the
-others), log replication with per-follower progress (probe, then pipelined replicate), commit of current-term
-entries only, proposal forwarding, and membership changes one node at a time.
+steps down, checked at its first heartbeat after each timeout, and a follower that has heard from a
+leader lately grants no vote: it ignores vote requests, and refuses pre-votes out loud, so that a voter
+cut off from its leader alone still hears the others), log replication with per-follower progress
+(probe, then pipelined replicate), commit of current-term entries only, proposal forwarding, and
+membership changes one node at a time.
 
 Membership is the bootstrap configuration given to the constructor (every member of a table must be
 built with the same one) changed by the `conf` entries in the log, each taking effect as soon as it is
@@ -224,6 +225,9 @@ class RaftNode:
         self._leader: str | None = None
         self._election_elapsed = 0
         self._heartbeat_elapsed = 0
+        #: As a leader, an election timeout has passed since it last checked its quorum (CheckQuorum):
+        #: it checks at its next heartbeat, so that a leader at rest wakes for its heartbeats alone.
+        self._quorum_check_due = False
         self._randomized_timeout = low
         self._votes: dict[str, bool] = {}
         #: As a candidate, the signatures of the votes granted to it (its own among them).
@@ -353,9 +357,11 @@ class RaftNode:
             quiet = count if due is None else min(count, due - 1)  # (None: a node that may not campaign)
             if quiet > 0:
                 self._ticks += quiet
-                self._election_elapsed += quiet
                 if self._state == LEADER:
                     self._heartbeat_elapsed += quiet
+                    self._count_leader_timeouts(quiet)
+                else:
+                    self._election_elapsed += quiet
                 count -= quiet
                 continue
             self._tick_one()
@@ -379,8 +385,8 @@ class RaftNode:
         if self._state == LEADER:
             if len(self._progress) <= 1 and self._voters == (self.node_id,):
                 return None  # alone: nobody to send a heartbeat to, and a quorum of one always holds
-            heartbeat = self._heartbeat_ticks - self._heartbeat_elapsed
-            return max(1, min(heartbeat, self._election_timeout - self._election_elapsed))
+            # (its quorum is checked at a heartbeat: ``_count_leader_timeouts``)
+            return max(1, self._heartbeat_ticks - self._heartbeat_elapsed)
         if not self._promotable():
             return None
         return max(1, self._randomized_timeout - self._election_elapsed)
@@ -551,6 +557,7 @@ class RaftNode:
             self._term, self._vote = term, None
         self._leader = None
         self._election_elapsed = self._heartbeat_elapsed = 0
+        self._quorum_check_due = False
         self._randomized_timeout = self._random.randrange(*self._election_range)
         self._votes = {}
         self._vote_proofs = {}
@@ -1032,15 +1039,26 @@ class RaftNode:
 
     # --- leader ---------------------------------------------------------------------------------------
 
+    def _count_leader_timeouts(self, ticks: int) -> None:
+        """A leader's ``ticks`` more: its election timeout comes round as before (its lease, which
+        ``_in_lease`` reads, is unchanged), and each time it does, a check of its quorum falls due at the
+        next heartbeat. Checked at an election timeout exactly, a leader woke once more every other
+        timeout (1000 ms is not a multiple of the 400 ms heartbeat), a sixth of its wake-ups at rest; at
+        a heartbeat, the check comes at most a heartbeat later, and the answers each check counts are
+        as many as before: at least two heartbeats' worth."""
+        crossed, self._election_elapsed = divmod(self._election_elapsed + ticks, self._election_timeout)
+        if crossed:
+            self._quorum_check_due = True
+
     def _tick_leader(self) -> None:
         self._heartbeat_elapsed += 1
-        self._election_elapsed += 1
-        if self._election_elapsed >= self._election_timeout:
-            self._election_elapsed = 0
-            if self._check_quorum and not self._quorum_active():
-                self._become_follower(self._term, None)
-                return
+        self._count_leader_timeouts(1)
         if self._heartbeat_elapsed >= self._heartbeat_ticks:
+            if self._quorum_check_due:
+                self._quorum_check_due = False
+                if self._check_quorum and not self._quorum_active():
+                    self._become_follower(self._term, None)
+                    return
             self._heartbeat_elapsed = 0
             for member, progress in self._progress.items():
                 if member != self.node_id:

@@ -349,6 +349,28 @@ def test_check_quorum_leader_steps_down_when_cut_off() -> None:
     assert net["a"].term == 1
 
 
+def test_a_leader_checks_its_quorum_at_its_first_heartbeat_after_each_election_timeout() -> None:
+    """Heartbeats every 3 ticks, a timeout of 10 (neither a multiple of the other): a leader at rest is
+    due at its heartbeats alone (a node wakes for those only), and one cut off steps down at a heartbeat
+    (tick 12 or 21: the first check may still count the answers of its election), not at tick 10 or
+    20; heard, it stays."""
+    net = Net(["a", "b", "c"], election_ticks=(10, 20), heartbeat_ticks=3)
+    net.elect("a")
+    for _ in range(20):  # heard throughout: each check finds its quorum
+        assert net["a"].ticks_to_timeout() == 3
+        net.tick("a", 3)
+        net.deliver()
+    assert net["a"].role == "leader"
+    cut_off = Net(["a", "b", "c"], election_ticks=(10, 20), heartbeat_ticks=3)
+    cut_off.elect("a")
+    cut_off.isolate("a")
+    ticks = 0
+    while cut_off["a"].role == "leader" and ticks < 50:
+        cut_off.tick("a")
+        ticks += 1
+    assert cut_off["a"].role == "follower" and ticks in (12, 21)
+
+
 def test_without_check_quorum_a_cut_off_leader_stays_leader() -> None:
     net = Net(["a", "b", "c"], check_quorum=False)
     net.elect("a")
