@@ -375,10 +375,12 @@ class LineWatcher:
                 return line
 
     def _pump(self, stream: IO[str]) -> None:
-        for line in stream:
-            self.heard_at = time.monotonic()
-            self.lines.append(line.rstrip("\n"))
-            self._queue.put(line.rstrip("\n"))
+        # A stream its owner closed meanwhile (``communicate()`` read the rest) ends the output too.
+        with contextlib.suppress(ValueError):
+            for line in stream:
+                self.heard_at = time.monotonic()
+                self.lines.append(line.rstrip("\n"))
+                self._queue.put(line.rstrip("\n"))
         self._queue.put(None)
 
 
