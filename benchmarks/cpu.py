@@ -95,17 +95,19 @@ def main_thread_wakes(pid: int) -> int:
     """How many times process ``pid``'s main thread has gone to sleep and been woken so far: its voluntary
     context switches. At rest every one is a wake-up (a message, a timer), and a wake-up, more than the
     work it does, is what a peer at rest spends (issue 28: 0.4 to 1 ms of CPU each on this machine)."""
-    for line in Path(f"/proc/{pid}/task/{pid}/status").read_text().splitlines():
-        if line.startswith("voluntary_ctxt_switches:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no voluntary_ctxt_switches for {pid}")
+    return _status_number(Path(f"/proc/{pid}/task/{pid}/status"), "voluntary_ctxt_switches")
 
 
 def rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmRSS for {pid}")
+    return _status_number(Path(f"/proc/{pid}/status"), "VmRSS") / 1024
+
+
+def _status_number(path: Path, field: str) -> int:
+    """The number a ``/proc`` status file gives for ``field`` (its first word after the name)."""
+    for line in path.read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {field} in {path}")
 
 
 def _summary(values: list[float], digits: int = 3) -> dict[str, float]:

@@ -65,6 +65,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from xdist.scheduler import LoadScopeScheduling
 
     class ModulesKeptTogether(LoadScopeScheduling):  # type: ignore[misc]
+        # (The method xdist's own loadfile and loadgroup schedulers override: the unit a test is in.)
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             return module if module in ONE_WORKER_MODULES else nodeid
