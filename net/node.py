@@ -832,7 +832,7 @@ class Node:
             if message.sender != sender or message.to != self.node_id:
                 self._drop("a raft message", sender, f"it claims {message.sender} → {message.to}")
                 return
-            proven = message.kind in ("app", "heartbeat") and (
+            proven = message.kind in ("app", "heartbeat", "catch_up") and (
                 self.raft.proven_leader == (message.term, sender) or self._worth_checking(message.certificate)
             )
             if sender not in self.members and self.node_id in self.members and not proven:

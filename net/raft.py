@@ -55,6 +55,13 @@ took the other fork). A follower commits only what the signed acks of a quorum o
 changes (one at a time; ``force`` only from the leader its survivors elected). What no correct node
 sends is refused as `Misconduct`, for the caller to log as such.
 
+A member whose log is too short to count its leader's certificate (it missed the membership changes
+the voters came in by, asleep or cut off) would otherwise refuse that leader for ever: it asks, and the
+leader sends it the past terms' entries it lacks, a term at a time, each proven as that term's leader
+would have proven it, by that term's certificate and that leader's signed head (``catch_up``). A node
+keeps the certificates of the terms it followed or led in memory only: one restarted since cannot
+show them, and a member that needs them waits for another leader.
+
 A leader counts its own copy of an entry toward a commit once it is saved: at once by default (the
 caller saves a `Ready` before acting on it), or, built with ``saves_in_the_background``, only when the
 caller says the entries are durable (`saved`): its appends then go out while its own sync runs, and
@@ -150,6 +157,9 @@ MAX_TERM_LEAD = 1000
 NOT_SIGNED = "its entries are not the ones its leader signed on top of our log"
 #: Refused election certificates a node remembers (``_check_leader``).
 CERTIFICATES_REFUSED_KEPT = 64
+#: Election certificates of past terms a node keeps (checked or won), by term, the oldest forgotten
+#: first: a leader shows them to a member that fell behind a membership change (``catch_up``).
+CERTIFICATES_KEPT = 64
 #: Senders whose last well-formed message a node remembers (``_malformed``; past it, it starts again).
 WELL_FORMED_KEPT = 64
 #: Acks whose signatures a follower remembers having checked.
@@ -238,6 +248,8 @@ class RaftNode:
         #: certificate: the only leader whose appends and heartbeats it takes in that term.
         self._certified: tuple[int, str] | None = None
         self._certificate: Certificate | None = None
+        #: The certificates of the terms this node followed or led, by term (``CERTIFICATES_KEPT``).
+        self._certificates: OrderedDict[int, Certificate] = OrderedDict()
         #: Certificates refused lately, with why: a flood of one is checked once.
         self._refused_certificates: OrderedDict[Certificate, str] = OrderedDict()
         #: The highest term a voter's answer named: the next campaign starts above it.
@@ -452,6 +464,8 @@ class RaftNode:
             if self._state != LEADER:
                 return "proposal dropped: not the leader"
             return self._append_proposals(message.entries)
+        if message.kind == "catch_up":
+            return self._take_catch_up(message)  # (a past term's: it moves no term)
         if message.kind in ("app", "heartbeat") and message.term >= self._term:
             refusal = self._check_leader(message)
             if refusal is not None:
@@ -572,6 +586,7 @@ class RaftNode:
         votes = tuple(Vote(voter, self._vote_proofs[voter]) for voter in sorted(self._vote_proofs))
         self._certificate = Certificate(self._term, self.node_id, *self._claim, votes, self._forced or ())
         self._certified = (self._term, self.node_id)
+        self._keep_certificate(self._certificate)
         self._reset(self._term)
         self._state, self._leader = LEADER, self.node_id
         for member in (*self._voters, *self._learners):
@@ -764,10 +779,23 @@ class RaftNode:
         refused = self._refused_certificates.get(certificate)
         if refused is None:
             refused = self._certificate_problem(certificate)
-            if refused:  # the same one sent again is refused without checking its signatures again
+            if refused and self._holds_claim(certificate):
+                # the same one sent again is refused without checking its signatures again (one we
+                # cannot count yet is checked again once our log is longer)
                 self._refused_certificates[certificate] = refused
                 while len(self._refused_certificates) > CERTIFICATES_REFUSED_KEPT:
                     self._refused_certificates.popitem(last=False)
+        if refused and not self._holds_claim(certificate) and not self._votes_problem(certificate):
+            # Signed votes, but our log lacks the entry they were cast on, so perhaps the changes that
+            # made them voters: no proof of misconduct. The leader sends the past terms' entries we lack, each
+            # with its own term's proof (``catch_up``), until we hold that entry and can count.
+            last = self._log.last_index
+            last_term, committed = self._log.term(last) or 0, self._log.committed
+            ask = Message(
+                "heartbeat_resp", term, self.node_id, sender, last, last_term, reject=True, hint=committed
+            )
+            self._outbox.append(ask)
+            return f"{message.kind} of term {term}: its election certificate {refused}; asked to catch up"
         if refused:
             return Misconduct(f"{message.kind} of term {term} refused: its election certificate {refused}")
         if self._certified is not None and self._certified[0] == term:
@@ -777,6 +805,7 @@ class RaftNode:
                 "so a voter voted twice"
             )
         self._certified, self._certificate = (term, sender), certificate
+        self._keep_certificate(certificate)
         return None
 
     def _follow_proven_leader(self, message: Message) -> str | None:
@@ -792,7 +821,18 @@ class RaftNode:
             return Misconduct(f"{message.kind} of term {message.term} refused: its certificate {problem}")
         self._become_follower(certificate.term, certificate.leader)
         self._certified, self._certificate = (certificate.term, certificate.leader), certificate
+        self._keep_certificate(certificate)
         return None
+
+    def _keep_certificate(self, certificate: Certificate) -> None:
+        self._certificates[certificate.term] = certificate
+        while len(self._certificates) > CERTIFICATES_KEPT:
+            self._certificates.popitem(last=False)
+
+    def _holds_claim(self, certificate: Certificate) -> bool:
+        """Whether our log holds the entry a certificate's votes were cast on (so the voters it was
+        counted among are the ones our log makes there)."""
+        return self._log.term(certificate.log_index) == certificate.log_term
 
     def _certificate_problem(self, certificate: Certificate) -> str | None:
         """What makes ``certificate`` no proof of its leader's election here, or None.
@@ -808,14 +848,10 @@ class RaftNode:
         against (what it then commits still needs a quorum's signed acks). A forced election's
         certificate holds the vote of every survivor it names, among this node's voters; one that
         leaves this node out is taken only while this node hears no leader (the table is stranded)."""
-        payload = certificate_payload(certificate)
-        signed: set[str] = set()
-        for vote in certificate.votes:
-            if vote.voter in signed:
-                return f"names {vote.voter} twice"
-            if not self._signer.verify(vote.voter, payload, vote.signature):
-                return f"holds a vote that {vote.voter} did not sign"
-            signed.add(vote.voter)
+        problem = self._votes_problem(certificate)
+        if problem:
+            return problem
+        signed = {vote.voter for vote in certificate.votes}
         configured = set(self._log.configuration(self._bootstrap)[0]) | set(self._voters)
         if certificate.forced:
             survivors = set(certificate.forced)
@@ -826,7 +862,7 @@ class RaftNode:
             if self.node_id not in survivors and self._led_lately():
                 return "leaves this node out of a forced election while its table has a leader"
             return None
-        if self._log.term(certificate.log_index) == certificate.log_term:
+        if self._holds_claim(certificate):
             # We hold the log the voters signed for: its voters are the ones the votes were counted in.
             voters = set(self._log.configuration(self._bootstrap, end=certificate.log_index)[0])
             behind = False
@@ -856,13 +892,27 @@ class RaftNode:
                 return None  # a learner promoted since: a quorum of our voters and that one
         return f"holds {count} votes of this node's {len(voters)} voters: no quorum"
 
+    def _votes_problem(self, certificate: Certificate) -> str | None:
+        """What makes a certificate's votes other than each voter's own signed vote for its leader, term
+        and claimed log, or None (whether they are enough is ``_certificate_problem``'s to say)."""
+        payload = certificate_payload(certificate)
+        signed: set[str] = set()
+        for vote in certificate.votes:
+            if vote.voter in signed:
+                return f"names {vote.voter} twice"
+            if not self._signer.verify(vote.voter, payload, vote.signature):
+                return f"holds a vote that {vote.voter} did not sign"
+            signed.add(vote.voter)
+        return None
+
     def _led_lately(self) -> bool:
         return self._leader is not None and self._election_elapsed < self._election_timeout
 
     # --- follower -------------------------------------------------------------------------------------
 
     def _handle_append(self, message: Message) -> str | None:
-        problem = self._membership_problem(message) or self._head_problem(message)
+        sender = message.sender
+        problem = self._membership_problem(message, sender) or self._head_problem(message, sender)
         if problem == NOT_SIGNED and message.log_index > self._log.committed:
             # Our entries before it differ from the leader's, though their terms agree (a convicted
             # leader's fork): start again from what we know committed.
@@ -911,6 +961,48 @@ class RaftNode:
         self._send(leader, "app_resp", log_index=index, commit=self._log.committed, signature=signature)
         self._acked = (self._term, leader, index)
 
+    def _take_catch_up(self, message: Message) -> str | None:
+        """Take the entries of a past term that a leader sends us because our log was too short to
+        count its certificate (``_check_leader``), as that term's leader would have sent them: proven by
+        that term's certificate, counted among the voters our own log makes where its votes were cast,
+        and signed by that term's leader over the chain hash they make on our log (a fork of that
+        term is caught as it would have been then). They lengthen our log, replacing at most an
+        uncommitted tail of terms before theirs; nothing is committed or acknowledged here."""
+        term, certificate = message.term, message.certificate
+        if certificate is None or certificate.term != term:
+            return Misconduct(f"catch_up of term {term} without that term's election certificate")
+        if certificate.leader in self.convicted:
+            return f"catch_up of term {term}, whose leader's fork is proven: ignored"
+        if self._log.term(message.log_index) != message.log_term:
+            return f"catch_up of term {term} does not fit our log at {message.log_index}"
+        if not self._holds_claim(certificate):
+            return f"catch_up of term {term}: our log lacks the entry its certificate's votes were cast on"
+        conflict = self._log.find_conflict(message.entries)
+        if conflict == 0:
+            return None  # nothing new
+        if conflict <= self._log.last_index and (
+            conflict <= self._log.committed or (self._log.term(self._log.last_index) or 0) >= term
+        ):
+            # Ours from there on would be replaced. Only entries of earlier terms, none committed, may
+            # be: that term's leader did not keep them, so none was committed before it (every later
+            # leader holds what was), and no ack of ours counted for a later commit (an ack counts at
+            # an entry of its own term, which we would hold).
+            return f"catch_up of term {term} differs from our entry {conflict}, which it may not replace"
+        problem = self._certificate_problem(certificate)
+        if problem:
+            return Misconduct(f"catch_up of term {term} refused: its election certificate {problem}")
+        problem = self._membership_problem(message, certificate.leader, certificate) or self._head_problem(
+            message, certificate.leader
+        )
+        if problem == NOT_SIGNED:
+            return f"catch_up of term {term}: {problem}"
+        if problem:
+            return Misconduct(f"catch_up of term {term} refused: {problem}")
+        self._log.maybe_append(message.log_index, message.log_term, self._log.committed, message.entries)
+        self._refresh_config()
+        self._keep_certificate(certificate)
+        return None
+
     def _commit_proven(self, message: Message) -> str | None:
         """Move our commit index to the leader's (at most our last index) only on the signed acks of a
         quorum of our voters, each at or above it and of an entry of this term that we hold too (the
@@ -958,10 +1050,11 @@ class RaftNode:
             self._acks_checked.popitem(last=False)
         return True
 
-    def _head_problem(self, message: Message) -> str | None:
-        """What is wrong with the signed head of an append that fits our log, or None: it must be its
-        leader's signature of the chain hash the entries make on top of ours, and no other head that
-        leader signed for that index in that term may differ (a fork: recorded, the leader convicted)."""
+    def _head_problem(self, message: Message, leader: str) -> str | None:
+        """What is wrong with the signed head of an append that fits our log, or None: it must be
+        ``leader``'s signature (its term's leader) of the chain hash the entries make on top of ours, and
+        no other head that leader signed for that index in that term may differ (a fork: recorded, the
+        leader convicted)."""
         if self._log.term(message.log_index) != message.log_term:
             return None  # it does not fit our log: rejected with a hint, nothing taken
         chain = self._log.hash(message.log_index)
@@ -969,12 +1062,12 @@ class RaftNode:
         for entry in message.entries:
             chain = chain_hash(chain, entry)
         index = message.log_index + len(message.entries)
-        head = SignedHead(message.term, message.sender, index, chain, message.signature)
+        head = SignedHead(message.term, leader, index, chain, message.signature)
         if not head_is_signed(self._signer, head):
             return NOT_SIGNED
         proof = self.check_head(head, signed=True)
         if proof is not None:
-            return f"{message.sender} signed two different logs for index {index} in term {message.term}"
+            return f"{leader} signed two different logs for index {index} in term {message.term}"
         return None
 
     def check_head(self, head: SignedHead, signed: bool = False) -> ForkProof | None:
@@ -1015,10 +1108,14 @@ class RaftNode:
             self._become_follower(self._term, None)  # not in its lease any more: elect another
         return True
 
-    def _membership_problem(self, message: Message) -> str | None:
-        """What breaks the membership rules in the conf entries this leader wrote in its own term, or
-        None: a change only once the one before it is committed (so four ghost voters cannot come in
-        one append), and a ``force`` entry only from the leader its survivors elected, naming them."""
+    def _membership_problem(
+        self, message: Message, leader: str, certificate: Certificate | None = None
+    ) -> str | None:
+        """What breaks the membership rules in the conf entries ``leader`` wrote in its own term (the
+        message's), or None: a change only once the one before it is committed (so four ghost voters
+        cannot come in one append), and a ``force`` entry only from the leader its survivors elected
+        (``certificate``: of that term; the one we checked when None), naming them."""
+        certificate = certificate if certificate is not None else self._certificate
         previous = max((i for i in self._log.conf_indices if i <= message.log_index), default=0)
         for entry in message.entries:
             if entry.kind != "conf":
@@ -1026,8 +1123,8 @@ class RaftNode:
             change = ConfChange.from_entry(entry)
             if entry.term == message.term and change is not None:
                 if change.kind == "force":
-                    forced = self._certificate.forced if self._certificate is not None else ()
-                    if change.voters != forced or change.node_id != message.sender:
+                    forced = certificate.forced if certificate is not None else ()
+                    if change.voters != forced or change.node_id != leader:
                         return f"entry {entry.index} forces a configuration its leader was not elected with"
                 elif previous > message.commit:
                     return (
@@ -1083,6 +1180,8 @@ class RaftNode:
             return f"{message.kind} from {message.sender}, not a member"
         if message.kind == "heartbeat_resp" and message.reject:
             progress.certified = False  # it asks for our certificate (restarted, say): the next heartbeat
+            if message.log_index:
+                self._send_catch_up(message.sender, message)  # it cannot count it: its log is too short
             return None
         progress.certified = True  # it answers in our term: it has checked our certificate
         progress.known_commit = max(progress.known_commit, message.commit)
@@ -1147,7 +1246,7 @@ class RaftNode:
             entries=tuple(entries),
             commit=commit,
             certificate=self._certificate_for(progress),
-            signature=self._head_signature(prev_index + len(entries)),
+            signature=self._head_signature(self._term, prev_index + len(entries)),
             acks=acks,
         )
         progress.sent_commit = max(progress.sent_commit, min(self._log.committed, prev_index + len(entries)))
@@ -1157,6 +1256,56 @@ class RaftNode:
         elif not progress.replicating:
             progress.probe_sent = True
         return True
+
+    def _send_catch_up(self, to: str, asked: Message) -> None:
+        """Send a member that cannot count our certificate (its log ends at ``asked``'s log_index and
+        log_term; ``hint``, its commit index) the entries of the first past term it lacks: a
+        ``catch_up`` with that term's certificate and its leader's signed head (ours, made again, if we
+        led it; else the latest one we took). It asks again at our next heartbeat, one term's batch at a
+        time, until it holds the entry our votes were cast on."""
+        start = asked.log_index if self._log.term(asked.log_index) == asked.log_term else asked.hint
+        term = self._log.term(start + 1)
+        if self._log.term(start) is None or term is None or term >= self._term:
+            return  # nothing of a past term it lacks (a log we do not hold, or our own term's)
+        certificate = self._certificates.get(term)
+        if certificate is None:
+            return  # a term we neither followed nor led, or one forgotten
+        entries: list[Entry] = []
+        size = 0
+        for entry in self._log.slice(start + 1, start + 1 + MAX_APPEND_ENTRIES):
+            size += len(entry.data)
+            if entry.term != term or (entries and size > MAX_APPEND_BYTES):
+                break
+            entries.append(entry)
+        if certificate.leader == self.node_id:
+            signature = self._head_signature(term, entries[-1].index)
+        else:
+            heads = [
+                head
+                for (head_term, index), head in self._heads.items()
+                if head_term == term and head.leader == certificate.leader
+                and start < index <= entries[-1].index and head.hash == self._log.hash(index)
+            ]  # fmt: skip
+            if not heads:
+                return
+            head = max(heads, key=lambda head: head.index)
+            entries, signature = entries[: head.index - start], head.signature
+        start_term, commit = self._log.term(start) or 0, self._log.committed
+        batch = tuple(entries)
+        self._outbox.append(
+            Message(
+                "catch_up",
+                term,
+                self.node_id,
+                to,
+                start,
+                start_term,
+                batch,
+                commit,
+                certificate=certificate,
+                signature=signature,
+            )
+        )
 
     def _commit_for(self, progress: Progress, reach: int) -> tuple[int, tuple[Ack, ...]]:
         """Our commit index, and, when the member (holding our log up to ``reach``) knows less committed
@@ -1201,15 +1350,16 @@ class RaftNode:
                 self._own_acks.popitem(last=False)
         return signature
 
-    def _head_signature(self, index: int) -> bytes:
-        """Our signature of our log's chain hash up to ``index`` in our term, made once for every
-        follower that gets an append ending there."""
-        key = (self._term, index)
+    def _head_signature(self, term: int, index: int) -> bytes:
+        """Our signature of our log's chain hash up to ``index`` in ``term`` (one we led), made once for
+        every follower that gets an append ending there. For a past term, the entry at ``index`` is of
+        that term: one we wrote then, so the log up to it is the one we signed then (Log Matching)."""
+        key = (term, index)
         signature = self._signed_heads.get(key)
         if signature is None:
             chain = self._log.hash(index)
             assert chain is not None
-            signature = self._signer.sign(head_payload(self._term, self.node_id, index, chain))
+            signature = self._signer.sign(head_payload(term, self.node_id, index, chain))
             self._signed_heads[key] = signature
             while len(self._signed_heads) > HEADS_KEPT:
                 self._signed_heads.popitem(last=False)

@@ -17,7 +17,13 @@ Message kinds, in the words of the Raft paper:
 |                  |                  | = the follower's term at `hint`                                   |
 | `heartbeat`      | leader           | commit (never above what the follower is known to hold)           |
 | `heartbeat_resp` | follower         | reject: "show me your election certificate" (term = the leader's);|
-|                  |                  | commit = its commit index                                         |
+|                  |                  | commit = its commit index; a reject with log_index > 0: "I cannot |
+|                  |                  | count it: my log lacks the changes that made your voters", with   |
+|                  |                  | log_index/log_term = its last entry, hint = its commit index      |
+| `catch_up`       | leader           | an `app` of a past term (term = that term), for a member whose log|
+|                  |                  | is too short to count the leader's certificate: certificate = the |
+|                  |                  | past term's, signature = that term's leader's over the chain hash |
+|                  |                  | after `entries` (``RaftNode._take_catch_up``)                     |
 | `vote`           | candidate        | log_index/log_term = the candidate's last entry; in a forced      |
 |                  |                  | election, voters = the survivors it goes on with                  |
 | `pre_vote`       | pre-candidate    | same, with term = the term it would campaign in                   |
@@ -48,6 +54,7 @@ MESSAGE_KINDS = (
     "pre_vote",
     "pre_vote_resp",
     "prop",
+    "catch_up",
 )
 CONF_CHANGE_KINDS = ("add_voter", "add_learner", "remove", "force")
 #: The most voters a forced configuration (``ConfChange`` ``force``, a forced election's ``voters``) names.
@@ -293,10 +300,11 @@ def check_message(message: Message, max_entry_bytes: int) -> str | None:
                 return "an acknowledgement names no voter or no index"
             if not isinstance(ack.signature, bytes) or len(ack.signature) > MAX_SIGNATURE_BYTES:
                 return f"an acknowledgement's signature is not bytes of at most {MAX_SIGNATURE_BYTES}"
-    if message.signature and (message.kind not in ("vote_resp", "app", "app_resp") or message.reject):
+    signed_kinds = ("vote_resp", "app", "app_resp", "catch_up")
+    if message.signature and (message.kind not in signed_kinds or message.reject):
         return f"a {'rejected ' if message.reject else ''}{message.kind} carries no signature"
     if message.certificate is not None:
-        if message.kind not in ("app", "heartbeat", "app_resp"):
+        if message.kind not in ("app", "heartbeat", "app_resp", "catch_up"):
             return f"a {message.kind} carries no election certificate"
         problem = certificate_shape_problem(message.certificate)
         if problem:

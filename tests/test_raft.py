@@ -1358,3 +1358,97 @@ def test_a_repeated_message_is_checked_once_and_a_malformed_one_every_time(
     malformed = Message("heartbeat", -1, "a", "b")
     reasons = [follower.step(malformed) for _ in range(2)]
     assert len(checked) == 4 and all(reasons) and reasons[0] == reasons[1]
+
+
+def behind_a_change() -> tuple[Net, int]:
+    """a leads a and b. With b cut off, a makes c a voter (a and c: two of three), loses its quorum,
+    and is elected again in a newer term by c's vote. b's log still says the voters are a and b, so
+    of the new certificate b can count only a's own vote. Returns the net (b still cut off) and the
+    term in which a made the change."""
+    net = Net(["a", "b"])
+    net.add("c")
+    net.elect("a")
+    net["a"].propose(b"before the change")
+    net.deliver()
+    changed_in = net["a"].term
+    net.isolate("b")
+    assert net["a"].propose_conf_change(ConfChange("add_voter", "c"))
+    net.deliver()
+    assert net["a"].voters == ("a", "b", "c") and net["a"].commit_index == net["a"].last_index
+    net.isolate("a")
+    net.tick("a", 2 * FAST["election_ticks"][1])  # it no longer hears a quorum: it steps down
+    net.tick("c", 2 * FAST["election_ticks"][1])  # nor c its leader
+    net.cut.discard(frozenset(("a", "c")))
+    net.elect("a")
+    net["a"].propose(b"after the change")
+    net.deliver()
+    assert net["a"].term > changed_in and net["c"].leader == "a"
+    assert net["b"].voters == ("a", "b") and net["b"].term == changed_in
+    return net, changed_in
+
+
+def test_a_voter_that_missed_the_change_that_elected_its_leader_catches_up_and_follows() -> None:
+    """b cannot count a's new certificate, so it asks; a sends the entries of the past term it lacks
+    with that term's proof, b then holds the log the votes were cast on, and follows: no refusal
+    along the way names a as a cheater. (Before, b refused every heartbeat for ever.)"""
+    net, _ = behind_a_change()
+    b = net["b"]
+    refusals: list[str] = []
+    step = b.step
+
+    def noting(message: Message) -> str | None:
+        refusal = step(message)
+        if refusal is not None:
+            refusals.append(refusal)
+        return refusal
+
+    b.step = noting  # type: ignore[method-assign]
+    net.heal()
+    net.run(4 * FAST["heartbeat_ticks"])
+    assert (b.term, b.leader, b.voters) == (net["a"].term, "a", ("a", "b", "c"))
+    assert data_of(net.applied["b"])[-1] == b"after the change"
+    assert any("asked to catch up" in refusal for refusal in refusals)
+    assert not any(isinstance(refusal, Misconduct) for refusal in refusals), refusals
+
+
+def test_a_catch_up_is_taken_only_with_its_terms_proof_and_never_over_a_later_terms_entries() -> None:
+    net, changed_in = behind_a_change()
+    b, a = net["b"], net["a"]
+    net.heal()
+    net.tick("a", FAST["heartbeat_ticks"])
+    net.deliver(drop=lambda message: message.kind == "catch_up")  # b asked: what a sent is held
+    elected = a._certificate
+    assert elected is not None and elected.log_index > b.last_index  # b cannot count it, yet
+    tampered_vote = tuple(Vote(v.voter, b"\x00" * 32) if v.voter == "c" else v for v in elected.votes)
+    forged_votes = Certificate(**{**elected.__dict__, "votes": tampered_vote})
+    refusal = b.step(Message("heartbeat", a.term, "a", "b", certificate=forged_votes))
+    assert isinstance(refusal, Misconduct) and "c did not sign" in refusal  # behind, but no fool
+    b_at = (b.last_index, b._log.term(b.last_index) or 0)
+    a.step(Message("heartbeat_resp", a.term, "b", "a", *b_at, reject=True, hint=b.commit_index))
+    (genuine,) = net.sent("catch_up")
+    net.pending.clear()
+    assert (genuine.term, genuine.certificate and genuine.certificate.leader) == (changed_in, "a")
+    last = b.last_index
+    tampered = Entry(changed_in, genuine.entries[-1].index, b"not what a wrote", "normal")
+    forged = Message(**{**genuine.__dict__, "entries": (*genuine.entries[:-1], tampered)})
+    assert "not the ones its leader signed" in (b.step(forged) or "")
+    by_c = Message(**{**genuine.__dict__, "sender": "c", "signature": net.keys.sign_as("c", b"anything")})
+    assert "not the ones its leader signed" in (b.step(by_c) or "")
+    certificate = genuine.certificate
+    assert certificate is not None
+    at = (certificate.log_index, certificate.log_term)
+    made_up = Certificate(changed_in + 5, "a", *at, (signed_vote(net, "a", changed_in + 5, "a", at),))
+    refusal = b.step(Message(**{**genuine.__dict__, "term": changed_in + 5, "certificate": made_up}))
+    assert isinstance(refusal, Misconduct) and "no quorum" in refusal
+    assert b.last_index == last and b.voters == ("a", "b")
+    assert b.step(genuine) is None and b.voters == ("a", "b", "c") and b.last_index > last
+    assert b.commit_index < b.last_index  # taken, not committed: a quorum's acks commit it, as always
+    # what a leader of a later term wrote is replaced by a leader of our own term only
+    later = Entry(changed_in + 1, b.last_index + 1, b"a later term's")
+    b._log.append([later])
+    assert b.step(genuine) is None  # again: nothing new, all its entries are ours already
+    before = b.last_index - 1
+    older = Message(**{**genuine.__dict__, "log_index": before, "log_term": b._log.term(before) or 0,
+                       "entries": (Entry(changed_in, before + 1, b"older"),)})  # fmt: skip
+    assert "which it may not replace" in (b.step(older) or "")
+    assert b._log.entry(b.last_index) == later

@@ -31,11 +31,16 @@ from kdm.net.raft import ConfChange, Entry, HardState, MemoryStorage, RaftNode
 from kdm.net.raftsim import Cluster, Invariants, InvariantViolation, LinkProfile, SimPeer
 from tests.helpers.properties import examples
 
+#: Seeds past the first 300 that once failed, run every time: each stalled with a voter whose log
+#: lacked the membership changes its new leader was elected under (mended by ``catch_up``).
+STALLED_ONCE = [733, 1361, 1582, 2404, 2703, 2871]
+
 
 def seeds() -> list[int]:
     if "KDM_RAFT_SEED" in os.environ:
         return [int(os.environ["KDM_RAFT_SEED"])]
-    return list(range(int(os.environ.get("KDM_RAFT_SEEDS", str(examples(300))))))
+    count = int(os.environ.get("KDM_RAFT_SEEDS", str(examples(300))))
+    return [*range(count), *(seed for seed in STALLED_ONCE if seed >= count)]
 
 
 TIMINGS = [((10, 20), 2), ((20, 40), 3), ((50, 100), 5)]
