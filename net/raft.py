@@ -59,8 +59,9 @@ A member whose log is too short to count its leader's certificate (it missed the
 the voters came in by, asleep or cut off) would otherwise refuse that leader for ever: it asks, and the
 leader sends it the past terms' entries it lacks, a term at a time, each proven as that term's leader
 would have proven it, by that term's certificate and that leader's signed head (``catch_up``). A node
-keeps the certificates of the terms it followed or led in memory only: one restarted since cannot
-show them, and a member that needs them waits for another leader.
+saves the certificates of the terms it followed or led with its log (``Ready.certificates``), so a
+leader restarted since still shows them; it signs its own past terms' heads again (a follower's are the
+heads it took, in memory).
 
 A leader counts its own copy of an entry toward a commit once it is saved: at once by default (the
 caller saves a `Ready` before acting on it), or, built with ``saves_in_the_background``, only when the
@@ -248,8 +249,12 @@ class RaftNode:
         #: certificate: the only leader whose appends and heartbeats it takes in that term.
         self._certified: tuple[int, str] | None = None
         self._certificate: Certificate | None = None
-        #: The certificates of the terms this node followed or led, by term (``CERTIFICATES_KEPT``).
+        #: The certificates of the terms this node followed or led, by term (``CERTIFICATES_KEPT``),
+        #: and those not yet handed to the caller to save (``Ready.certificates``).
         self._certificates: OrderedDict[int, Certificate] = OrderedDict()
+        self._unsaved_certificates: list[Certificate] = []
+        for certificate in storage.certificates():
+            self._keep_certificate(certificate, saved=True)
         #: Certificates refused lately, with why: a flood of one is checked once.
         self._refused_certificates: OrderedDict[Certificate, str] = OrderedDict()
         #: The highest term a voter's answer named: the next campaign starts above it.
@@ -532,6 +537,7 @@ class RaftNode:
         log, hard, soft = self._log, self._saved_hard_state, self._saved_soft_state
         return bool(
             self._outbox
+            or self._unsaved_certificates
             or log.stable < log.last_index
             or log.applied < log.committed
             or self._term != hard.term
@@ -551,11 +557,13 @@ class RaftNode:
             committed=self._log.next_committed(),
             leader=self._leader,
             role=self.role,
+            certificates=tuple(self._unsaved_certificates),
         )
 
     def advance(self, ready: Ready) -> None:
         """The caller has done all of `ready` (the last one returned by `ready()`)."""
         del self._outbox[: len(ready.messages)]
+        del self._unsaved_certificates[: len(ready.certificates)]
         if ready.entries:
             self._log.stable_to(ready.entries[-1].index, ready.entries[-1].term)
         if ready.hard_state is not None:
@@ -824,10 +832,14 @@ class RaftNode:
         self._keep_certificate(certificate)
         return None
 
-    def _keep_certificate(self, certificate: Certificate) -> None:
+    def _keep_certificate(self, certificate: Certificate, saved: bool = False) -> None:
+        if self._certificates.get(certificate.term) == certificate:
+            return
         self._certificates[certificate.term] = certificate
         while len(self._certificates) > CERTIFICATES_KEPT:
             self._certificates.popitem(last=False)
+        if not saved:
+            self._unsaved_certificates.append(certificate)
 
     def _holds_claim(self, certificate: Certificate) -> bool:
         """Whether our log holds the entry a certificate's votes were cast on (so the voters it was

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import NamedTuple, Protocol
 
-from .raft_messages import ConfChange, Entry, HardState, Message, Ready
+from .raft_messages import Certificate, ConfChange, Entry, HardState, Message, Ready
 
 MAX_APPEND_ENTRIES = 64
 MAX_APPEND_BYTES = 32 * 1024  # well under the wire's 64 KiB cap; one larger entry still goes alone
@@ -49,6 +49,14 @@ class Storage(Protocol):
         ...
 
     def set_hard_state(self, hard_state: HardState) -> None: ...
+
+    def certificates(self) -> Sequence[Certificate]:
+        """Every election certificate saved, the oldest first."""
+        ...
+
+    def save_certificate(self, certificate: Certificate) -> None:
+        """Save an election certificate this node checked or won (``RaftNode._certificates``)."""
+        ...
 
     def sync(self) -> None:
         """Make everything saved so far durable (it must survive a crash before a vote or an
@@ -78,6 +86,7 @@ class MemoryStorage:
     def __init__(self, hard_state: HardState | None = None, entries: Sequence[Entry] = ()) -> None:
         self._hard_state = hard_state or HardState()
         self._entries: list[Entry] = []
+        self._certificates: list[Certificate] = []
         self.append(entries)
 
     def hard_state(self) -> HardState:
@@ -94,6 +103,12 @@ class MemoryStorage:
 
     def set_hard_state(self, hard_state: HardState) -> None:
         self._hard_state = hard_state
+
+    def certificates(self) -> Sequence[Certificate]:
+        return tuple(self._certificates)
+
+    def save_certificate(self, certificate: Certificate) -> None:
+        self._certificates.append(certificate)
 
     def sync(self) -> None:
         """Nothing to do: memory is as durable as this storage gets."""
@@ -118,6 +133,8 @@ def save(storage: Storage, ready: Ready) -> Saved:
         storage.append(ready.entries)
     if ready.hard_state is not None:
         storage.set_hard_state(ready.hard_state)
+    for certificate in ready.certificates:
+        storage.save_certificate(certificate)
     after = ready.hard_state
     new_term_or_vote = after is not None and (after.term, after.vote) != (before.term, before.vote)
     # The commit index alone need not be synced (as in etcd's raft): a node that loses it learns it

@@ -185,6 +185,9 @@ class Ready:
     committed: tuple[Entry, ...]
     leader: str | None
     role: str
+    #: Election certificates this node checked or won since the last Ready, to save with the log
+    #: (unsynced: one lost in a crash is one fewer past term this node can prove to a member behind).
+    certificates: tuple[Certificate, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,14 @@
-"""The Raft log on disk: one append-only file per table, holding entries and the hard state.
+"""The Raft log on disk: one append-only file per table, holding entries, the hard state and the
+election certificates the node checked or won.
 
 Each record is a msgpack map: ``{"e": [term, index, kind, data]}`` for an entry, ``{"h": [term, vote,
-commit]}`` for a hard state. Appending entries that start before the end of the saved log replaces the
-saved suffix (Raft's conflict repair): replay does the same, so the file never needs rewriting. A torn
-last record (a crash mid-write) is ignored on load, and cut off before the file is appended to again:
-appends after it would be lost to the next load, a term and a vote with them (a possible double vote).
-``sync`` (after each batch Raft saves) makes what was written durable. The file is the game record that
-``kdm replay`` plays back.
+commit]}`` for a hard state, ``{"v": certificate}`` for an election certificate
+(``raft_messages.certificate_to_dict``: a leader shows a past term's to a member that fell behind).
+Appending entries that start before the end of the saved log replaces the saved suffix (Raft's conflict
+repair): replay does the same, so the file never needs rewriting. A torn last record (a crash mid-write)
+is ignored on load, and cut off before the file is appended to again: appends after it would be lost to
+the next load, a term and a vote with them (a possible double vote). ``sync`` (after each batch Raft
+saves) makes what was written durable. The file is the game record that ``kdm replay`` plays back.
 
 The records are hash-chained (issue 12): each carries ``c``, a BLAKE2b hash of the previous record's
 ``c`` and its own bytes without it, so a record changed, removed, reordered or inserted breaks the chain
@@ -30,7 +32,14 @@ from typing import IO, Any
 import msgpack
 
 from .raft_log import MemoryStorage
-from .raft_messages import ENTRY_KINDS, Entry, HardState
+from .raft_messages import (
+    ENTRY_KINDS,
+    Certificate,
+    Entry,
+    HardState,
+    certificate_from_dict,
+    certificate_to_dict,
+)
 
 log = logging.getLogger("kdm.net")
 
@@ -105,9 +114,16 @@ def _load_into(storage: MemoryStorage, data: bytes) -> LogFile:
 
 def _load_record(storage: MemoryStorage, record: dict[str, Any]) -> str:
     """Load one record into ``storage``; else say what is wrong with it (and load nothing)."""
+    if len(record) == 1 and "v" in record:
+        try:
+            certificate = certificate_from_dict(record["v"])
+        except ValueError:
+            return "holds a malformed election certificate"
+        MemoryStorage.save_certificate(storage, certificate)
+        return ""
     fields = record.get("e", record.get("h"))
     if len(record) != 1 or not isinstance(fields, list) or len(fields) != (4 if "e" in record else 3):
-        return "is not an entry nor a hard state"
+        return "is not an entry, a hard state nor a certificate"
     if "e" in record:
         term, index, kind, payload = fields
         if not (_count(term) and _count(index) and kind in ENTRY_KINDS and isinstance(payload, bytes)):
@@ -170,6 +186,10 @@ class FileStorage(MemoryStorage):
     def set_hard_state(self, hard_state: HardState) -> None:
         super().set_hard_state(hard_state)
         self._write([{"h": [hard_state.term, hard_state.vote, hard_state.commit]}])
+
+    def save_certificate(self, certificate: Certificate) -> None:
+        super().save_certificate(certificate)
+        self._write([{"v": certificate_to_dict(certificate)}])
 
     def _write(self, records: list[dict[str, Any]]) -> None:
         if self._file is None or not records:

@@ -1452,3 +1452,18 @@ def test_a_catch_up_is_taken_only_with_its_terms_proof_and_never_over_a_later_te
                        "entries": (Entry(changed_in, before + 1, b"older"),)})  # fmt: skip
     assert "which it may not replace" in (b.step(older) or "")
     assert b._log.entry(b.last_index) == later
+
+
+def test_a_leader_restarted_since_the_change_still_proves_its_past_terms_to_a_member_behind() -> None:
+    """The certificates a node checked or won are saved with its log (``Ready.certificates``): a and c
+    both restart after the change, so neither holds a past term in memory, and a, elected again, still
+    catches b up."""
+    net, changed_in = behind_a_change()
+    for node_id in "ac":
+        net.restart(node_id)
+    assert any(c.term == changed_in for c in net.storages["a"].certificates())
+    net.elect("a")
+    net.heal()
+    net.run(4 * FAST["heartbeat_ticks"])
+    b = net["b"]
+    assert (b.term, b.leader, b.voters) == (net["a"].term, "a", ("a", "b", "c"))

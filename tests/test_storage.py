@@ -14,7 +14,7 @@ import pytest
 
 from kdm.errors import UsageError
 from kdm.net.raft_log import persist, persist_and_send
-from kdm.net.raft_messages import Entry, HardState, Message, Ready
+from kdm.net.raft_messages import Certificate, Entry, HardState, Message, Ready, Vote
 from kdm.net.storage import CHAIN_START, FileStorage, _chained, read_log, read_log_checked
 from kdm.replay import replay
 
@@ -181,12 +181,19 @@ def chained_file(path: Path, kept: list[dict[str, object]]) -> None:
     [
         ({"h": ["1", None, 2]}, "record 6 holds a malformed hard state"),
         ({"h": [1, 7, 2]}, "record 6 holds a malformed hard state"),
-        ({"h": [1, None]}, "record 6 is not an entry nor a hard state"),
+        ({"h": [1, None]}, "record 6 is not an entry, a hard state nor a certificate"),
         ({"e": [1, 5, "con", b"x"]}, "record 6 holds a malformed entry"),
         ({"e": [True, 5, "normal", b"x"]}, "record 6 holds a malformed entry"),
         ({"e": [1, 5, "normal", "text"]}, "record 6 holds a malformed entry"),
         ({"e": [1, 9, "normal", b"x"]}, "record 6 does not follow the log: entries start at 9"),
-        ({"e": [1, 5, "normal", b"x"], "h": [1, None, 2]}, "record 6 is not an entry nor a hard state"),
+        (
+            {"e": [1, 5, "normal", b"x"], "h": [1, None, 2]},
+            "record 6 is not an entry, a hard state nor a certificate",
+        ),
+        (
+            {"v": {"term": 1, "leader": "a", "log_index": 0, "log_term": 0, "votes": []}},
+            "record 6 holds a malformed election certificate",
+        ),
     ],
 )
 def test_a_malformed_record_that_follows_the_chain_is_refused_like_an_altered_one(
@@ -224,3 +231,17 @@ def test_appends_after_a_record_cut_off_survive_the_next_load(tmp_path: Path) ->
     hard_state, saved, found = read_log_checked(path)
     assert not found.broken and [entry.index for entry in saved] == [1, 2, 3, 4, 5]
     assert hard_state == HardState(3, "b", 5)
+
+
+def test_election_certificates_are_saved_with_the_log_and_read_back(tmp_path: Path) -> None:
+    """A leader shows a past term's certificate to a member that fell behind, after a restart too."""
+    path = tmp_path / "table.log"
+    certificate = Certificate(3, "a", 5, 2, (Vote("a", b"s" * 64), Vote("b", b"t" * 64)), ("a", "b"))
+    storage = FileStorage(path)
+    persist(
+        storage, Ready((), tuple(entries(1, 2)), HardState(3, "a", 0), (), None, "leader", (certificate,))
+    )
+    storage.close()
+    assert FileStorage(path).certificates() == (certificate,)
+    hard_state, saved, found = read_log_checked(path)
+    assert hard_state == HardState(3, "a", 0) and len(saved) == 2 and not found.broken
