@@ -72,6 +72,8 @@ from .raft_messages import (
     Message,
     Ready,
     SignedHead,
+    head_from_list,
+    head_to_list,
     message_from_dict,
     message_to_dict,
 )
@@ -261,36 +263,18 @@ def _direct_body(body: dict[str, Any]) -> None:
     check_fields(body, {"data": bytes})
 
 
-def _head_from(fields: Any) -> SignedHead:
-    """A signed head as a list ``[term, leader, index, hash, signature]``; ValueError when it is not."""
-    if not (isinstance(fields, list) and len(fields) == 5):
-        raise ValueError("a signed head is [term, leader, index, hash, signature]")
-    term, leader, index, chain, signature = fields
-    if not (type(term) is int and type(index) is int and term >= 0 and index >= 0):
-        raise ValueError("a signed head's term and index are counts")
-    if not (isinstance(leader, str) and leader and isinstance(chain, bytes) and isinstance(signature, bytes)):
-        raise ValueError("a signed head names its leader and holds bytes")
-    if len(chain) != 32 or len(signature) > 64:
-        raise ValueError("a signed head holds a 32-byte hash and a signature of at most 64 bytes")
-    return SignedHead(term, leader, index, chain, signature)
-
-
-def _head_to(head: SignedHead) -> list[Any]:
-    return [head.term, head.leader, head.index, head.hash, head.signature]
-
-
 def _heads_body(body: dict[str, Any]) -> None:
     check_fields(body, {"heads": list})
     if len(body["heads"]) > HEADS_SHARED:
         raise ValueError(f"more than {HEADS_SHARED} heads")
     for head in body["heads"]:
-        _head_from(head)
+        head_from_list(head)
 
 
 def _fork_body(body: dict[str, Any]) -> None:
     check_fields(body, {"first": list, "second": list})
-    _head_from(body["first"])
-    _head_from(body["second"])
+    head_from_list(body["first"])
+    head_from_list(body["second"])
 
 
 def node_codec(table: str) -> Codec:
@@ -897,11 +881,13 @@ class Node:
             self._direct(sender, body["data"])
         elif envelope.kind == "heads" and sender in self.raft.voters:
             for fields in body["heads"]:
-                proof = self.raft.check_head(_head_from(fields))
+                proof = self.raft.check_head(head_from_list(fields))
                 if proof is not None:
                     self._tell_forks()
         elif envelope.kind == "fork" and sender in self.members:
-            self.raft.take_fork_proof(ForkProof(_head_from(body["first"]), _head_from(body["second"])))
+            self.raft.take_fork_proof(
+                ForkProof(head_from_list(body["first"]), head_from_list(body["second"]))
+            )
             self._tell_forks()
 
     def _worth_checking(self, certificate: Certificate | None) -> bool:
@@ -951,7 +937,7 @@ class Node:
         self._heads_shown = heads
         for voter in self.raft.voters:
             if voter != self.node_id:
-                self._send(voter, "heads", {"heads": [_head_to(head) for head in heads]})
+                self._send(voter, "heads", {"heads": [head_to_list(head) for head in heads]})
 
     def _tell_forks(self) -> None:
         """Every fork proven here since last time: logged, told to every member (each checks the proof
@@ -964,7 +950,7 @@ class Node:
                 "fork proven: %s signed two different logs for index %d in term %d: it is not followed again",
                 proof.leader, first.index, first.term,
             )  # fmt: skip
-            body = {"first": _head_to(proof.first), "second": _head_to(proof.second)}
+            body = {"first": head_to_list(proof.first), "second": head_to_list(proof.second)}
             for member in self.members:
                 if member not in (self.node_id, proof.leader):
                     self._send(member, "fork", body)

@@ -59,9 +59,9 @@ A member whose log is too short to count its leader's certificate (it missed the
 the voters came in by, asleep or cut off) would otherwise refuse that leader for ever: it asks, and the
 leader sends it the past terms' entries it lacks, a term at a time, each proven as that term's leader
 would have proven it, by that term's certificate and that leader's signed head (``catch_up``). A node
-saves the certificates of the terms it followed or led with its log (``Ready.certificates``), so a
-leader restarted since still shows them; it signs its own past terms' heads again (a follower's are the
-heads it took, in memory).
+saves with its log the certificates of the terms it followed or led and the last head it took of each
+term it left (``Ready.certificates``, ``Ready.heads``), so a leader restarted since still shows them;
+it signs its own past terms' heads again.
 
 A leader counts its own copy of an entry toward a commit once it is saved: at once by default (the
 caller saves a `Ready` before acting on it), or, built with ``saves_in_the_background``, only when the
@@ -272,6 +272,11 @@ class RaftNode:
         self._heads: OrderedDict[tuple[int, int], SignedHead] = OrderedDict()
         #: How many heads this node has taken so far (``recent_heads`` changes when this does).
         self.heads_taken = 0
+        #: The last head taken of each term this node left, not yet handed to the caller to save
+        #: (``Ready.heads``); those saved before a restart are taken back here.
+        self._unsaved_heads: list[SignedHead] = []
+        for head in storage.heads():
+            self._heads[(head.term, head.index)] = head
         #: As leader, our signed acks of our own log; as follower, the acks whose signatures we checked.
         self._own_acks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._acks_checked: OrderedDict[tuple[int, str, int, bytes], None] = OrderedDict()
@@ -538,6 +543,7 @@ class RaftNode:
         return bool(
             self._outbox
             or self._unsaved_certificates
+            or self._unsaved_heads
             or log.stable < log.last_index
             or log.applied < log.committed
             or self._term != hard.term
@@ -558,12 +564,14 @@ class RaftNode:
             leader=self._leader,
             role=self.role,
             certificates=tuple(self._unsaved_certificates),
+            heads=tuple(self._unsaved_heads),
         )
 
     def advance(self, ready: Ready) -> None:
         """The caller has done all of `ready` (the last one returned by `ready()`)."""
         del self._outbox[: len(ready.messages)]
         del self._unsaved_certificates[: len(ready.certificates)]
+        del self._unsaved_heads[: len(ready.heads)]
         if ready.entries:
             self._log.stable_to(ready.entries[-1].index, ready.entries[-1].term)
         if ready.hard_state is not None:
@@ -576,6 +584,7 @@ class RaftNode:
 
     def _reset(self, term: int) -> None:
         if term != self._term:
+            self._save_last_head(self._term)
             self._term, self._vote = term, None
         self._leader = None
         self._election_elapsed = self._heartbeat_elapsed = 0
@@ -840,6 +849,17 @@ class RaftNode:
             self._certificates.popitem(last=False)
         if not saved:
             self._unsaved_certificates.append(certificate)
+
+    def _save_last_head(self, term: int) -> None:
+        """Hand the last head we took of ``term``, which we leave, to the caller to save: with that
+        term's certificate, it is what we show of the term to a member behind (``_send_catch_up``),
+        and a restart forgets the other heads."""
+        last: SignedHead | None = None
+        for (head_term, index), head in self._heads.items():
+            if head_term == term and (last is None or index > last.index):
+                last = head
+        if last is not None:
+            self._unsaved_heads.append(last)
 
     def _holds_claim(self, certificate: Certificate) -> bool:
         """Whether our log holds the entry a certificate's votes were cast on (so the voters it was
@@ -1275,7 +1295,11 @@ class RaftNode:
         ``catch_up`` with that term's certificate and its leader's signed head (ours, made again, if we
         led it; else the latest one we took). It asks again at our next heartbeat, one term's batch at a
         time, until it holds the entry our votes were cast on."""
-        start = asked.log_index if self._log.term(asked.log_index) == asked.log_term else asked.hint
+        # Where its log and ours agree: our last entry at or below its last of the same term (that
+        # term's leader wrote both, and what came before them), else its commit index.
+        start = self._log.find_conflict_by_term(asked.log_index, asked.log_term)
+        if self._log.term(start) != asked.log_term:
+            start = asked.hint
         term = self._log.term(start + 1)
         if self._log.term(start) is None or term is None or term >= self._term:
             return  # nothing of a past term it lacks (a log we do not hold, or our own term's)

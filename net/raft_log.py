@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import NamedTuple, Protocol
 
-from .raft_messages import Certificate, ConfChange, Entry, HardState, Message, Ready
+from .raft_messages import Certificate, ConfChange, Entry, HardState, Message, Ready, SignedHead
 
 MAX_APPEND_ENTRIES = 64
 MAX_APPEND_BYTES = 32 * 1024  # well under the wire's 64 KiB cap; one larger entry still goes alone
@@ -58,6 +58,14 @@ class Storage(Protocol):
         """Save an election certificate this node checked or won (``RaftNode._certificates``)."""
         ...
 
+    def heads(self) -> Sequence[SignedHead]:
+        """Every signed head saved, the oldest first."""
+        ...
+
+    def save_head(self, head: SignedHead) -> None:
+        """Save the last head this node took of a term it left (``RaftNode._send_catch_up``)."""
+        ...
+
     def sync(self) -> None:
         """Make everything saved so far durable (it must survive a crash before a vote or an
         acknowledgement leaves this node)."""
@@ -87,6 +95,7 @@ class MemoryStorage:
         self._hard_state = hard_state or HardState()
         self._entries: list[Entry] = []
         self._certificates: list[Certificate] = []
+        self._heads: list[SignedHead] = []
         self.append(entries)
 
     def hard_state(self) -> HardState:
@@ -109,6 +118,12 @@ class MemoryStorage:
 
     def save_certificate(self, certificate: Certificate) -> None:
         self._certificates.append(certificate)
+
+    def heads(self) -> Sequence[SignedHead]:
+        return tuple(self._heads)
+
+    def save_head(self, head: SignedHead) -> None:
+        self._heads.append(head)
 
     def sync(self) -> None:
         """Nothing to do: memory is as durable as this storage gets."""
@@ -135,6 +150,8 @@ def save(storage: Storage, ready: Ready) -> Saved:
         storage.set_hard_state(ready.hard_state)
     for certificate in ready.certificates:
         storage.save_certificate(certificate)
+    for head in ready.heads:
+        storage.save_head(head)
     after = ready.hard_state
     new_term_or_vote = after is not None and (after.term, after.vote) != (before.term, before.vote)
     # The commit index alone need not be synced (as in etcd's raft): a node that loses it learns it

@@ -185,9 +185,11 @@ class Ready:
     committed: tuple[Entry, ...]
     leader: str | None
     role: str
-    #: Election certificates this node checked or won since the last Ready, to save with the log
-    #: (unsynced: one lost in a crash is one fewer past term this node can prove to a member behind).
+    #: Election certificates this node checked or won since the last Ready, and the last head it took
+    #: of each term it left, to save with the log (unsynced: one lost in a crash is one fewer past term
+    #: this node can prove to a member behind, ``RaftNode._send_catch_up``).
     certificates: tuple[Certificate, ...] = ()
+    heads: tuple[SignedHead, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -364,6 +366,25 @@ def acks_from(value: Any) -> tuple[Ack, ...]:
             raise ValueError("an acknowledgement is [voter, index, signature]")
         acks.append(Ack(ack[0], ack[1], ack[2]))
     return tuple(acks)
+
+
+def head_from_list(fields: Any) -> SignedHead:
+    """A signed head as a list ``[term, leader, index, hash, signature]``; ValueError when it is not."""
+    if not (isinstance(fields, list) and len(fields) == 5):
+        raise ValueError("a signed head is [term, leader, index, hash, signature]")
+    term, leader, index, chain, signature = fields
+    if not (type(term) is int and type(index) is int and term >= 0 and index >= 0):
+        raise ValueError("a signed head's term and index are counts")
+    if not (isinstance(leader, str) and leader and isinstance(chain, bytes) and isinstance(signature, bytes)):
+        raise ValueError("a signed head names its leader and holds bytes")
+    if len(chain) != 32 or len(signature) > 64:
+        raise ValueError("a signed head holds a 32-byte hash and a signature of at most 64 bytes")
+    return SignedHead(term, leader, index, chain, signature)
+
+
+def head_to_list(head: SignedHead) -> list[Any]:
+    """A signed head as the list ``head_from_list`` reads (on the wire, and in the log file)."""
+    return [head.term, head.leader, head.index, head.hash, head.signature]
 
 
 def certificate_to_dict(certificate: Certificate) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -37,8 +37,11 @@ from .raft_messages import (
     Certificate,
     Entry,
     HardState,
+    SignedHead,
     certificate_from_dict,
     certificate_to_dict,
+    head_from_list,
+    head_to_list,
 )
 
 log = logging.getLogger("kdm.net")
@@ -112,18 +115,25 @@ def _load_into(storage: MemoryStorage, data: bytes) -> LogFile:
     return found
 
 
+#: The records of what a node keeps to prove past terms to a member behind: how each is read, kept and named.
+_PROOFS: dict[str, tuple[Callable[[Any], Any], Callable[[MemoryStorage, Any], None], str]] = {
+    "v": (certificate_from_dict, MemoryStorage.save_certificate, "election certificate"),
+    "s": (head_from_list, MemoryStorage.save_head, "signed head"),
+}
+
+
 def _load_record(storage: MemoryStorage, record: dict[str, Any]) -> str:
     """Load one record into ``storage``; else say what is wrong with it (and load nothing)."""
-    if len(record) == 1 and "v" in record:
-        try:
-            certificate = certificate_from_dict(record["v"])
-        except ValueError:
-            return "holds a malformed election certificate"
-        MemoryStorage.save_certificate(storage, certificate)
-        return ""
+    for key, (parse, keep, name) in _PROOFS.items():
+        if len(record) == 1 and key in record:
+            try:
+                keep(storage, parse(record[key]))
+            except ValueError:
+                return f"holds a malformed {name}"
+            return ""
     fields = record.get("e", record.get("h"))
     if len(record) != 1 or not isinstance(fields, list) or len(fields) != (4 if "e" in record else 3):
-        return "is not an entry, a hard state nor a certificate"
+        return "is not an entry, a hard state, a certificate nor a signed head"
     if "e" in record:
         term, index, kind, payload = fields
         if not (_count(term) and _count(index) and kind in ENTRY_KINDS and isinstance(payload, bytes)):
@@ -190,6 +200,10 @@ class FileStorage(MemoryStorage):
     def save_certificate(self, certificate: Certificate) -> None:
         super().save_certificate(certificate)
         self._write([{"v": certificate_to_dict(certificate)}])
+
+    def save_head(self, head: SignedHead) -> None:
+        super().save_head(head)
+        self._write([{"s": head_to_list(head)}])
 
     def _write(self, records: list[dict[str, Any]]) -> None:
         if self._file is None or not records:

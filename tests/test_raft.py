@@ -1467,3 +1467,34 @@ def test_a_leader_restarted_since_the_change_still_proves_its_past_terms_to_a_me
     net.run(4 * FAST["heartbeat_ticks"])
     b = net["b"]
     assert (b.term, b.leader, b.voters) == (net["a"].term, "a", ("a", "b", "c"))
+
+
+def test_a_leader_that_followed_the_past_term_shows_the_head_it_saved_of_it_after_a_restart() -> None:
+    """b knows voters a, b and e. While it is cut off, a makes c, d and f voters and removes e, then
+    goes; c, d and f elect c, and again after c restarted. Of c's certificate b can count no vote, and
+    the entries it lacks are of a's term: c shows a's certificate and the last head of a it took, both
+    saved with its log (its memory of them went with the restart)."""
+    net = Net(["a", "b", "e"])
+    for node_id in "cdf":
+        net.add(node_id)
+    net.elect("a")
+    net.isolate("b")
+    for change in (*(ConfChange("add_voter", n) for n in "cdf"), ConfChange("remove", "e")):
+        assert net["a"].propose_conf_change(change)
+        net.deliver()
+    changed_in = net["a"].term
+    assert net["a"].voters == ("a", "b", "c", "d", "f") and net["b"].voters == ("a", "b", "e")
+    net.isolate("a")
+    net.isolate("e")
+    for elected in range(2):
+        for node_id in "df":
+            net.tick(node_id, 2 * FAST["election_ticks"][1])  # their leader is gone
+        net.pending.clear()  # (their own campaigns: c's is the one this test follows)
+        net.elect("c")
+        if not elected:  # it left a's term: the last head it took of it is saved
+            assert any(h.term == changed_in and h.leader == "a" for h in net.storages["c"].heads())
+            net.restart("c")
+    net.cut.discard(frozenset(("b", "c")))
+    net.run(4 * FAST["heartbeat_ticks"])
+    b = net["b"]
+    assert (b.term, b.leader, b.voters) == (net["c"].term, "c", ("a", "b", "c", "d", "f"))

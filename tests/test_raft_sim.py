@@ -33,7 +33,7 @@ from tests.helpers.properties import examples
 
 #: Seeds past the first 300 that once failed, run every time: each stalled with a voter whose log
 #: lacked the membership changes its new leader was elected under (mended by ``catch_up``).
-STALLED_ONCE = [733, 1361, 1582, 2404, 2703, 2871]
+STALLED_ONCE = [733, 1361, 1582, 2198, 2404, 2703, 2871, 3679, 4795]
 
 
 def seeds() -> list[int]:

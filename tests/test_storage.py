@@ -14,7 +14,7 @@ import pytest
 
 from kdm.errors import UsageError
 from kdm.net.raft_log import persist, persist_and_send
-from kdm.net.raft_messages import Certificate, Entry, HardState, Message, Ready, Vote
+from kdm.net.raft_messages import Certificate, Entry, HardState, Message, Ready, SignedHead, Vote
 from kdm.net.storage import CHAIN_START, FileStorage, _chained, read_log, read_log_checked
 from kdm.replay import replay
 
@@ -181,19 +181,20 @@ def chained_file(path: Path, kept: list[dict[str, object]]) -> None:
     [
         ({"h": ["1", None, 2]}, "record 6 holds a malformed hard state"),
         ({"h": [1, 7, 2]}, "record 6 holds a malformed hard state"),
-        ({"h": [1, None]}, "record 6 is not an entry, a hard state nor a certificate"),
+        ({"h": [1, None]}, "record 6 is not an entry, a hard state, a certificate nor a signed head"),
         ({"e": [1, 5, "con", b"x"]}, "record 6 holds a malformed entry"),
         ({"e": [True, 5, "normal", b"x"]}, "record 6 holds a malformed entry"),
         ({"e": [1, 5, "normal", "text"]}, "record 6 holds a malformed entry"),
         ({"e": [1, 9, "normal", b"x"]}, "record 6 does not follow the log: entries start at 9"),
         (
             {"e": [1, 5, "normal", b"x"], "h": [1, None, 2]},
-            "record 6 is not an entry, a hard state nor a certificate",
+            "record 6 is not an entry, a hard state, a certificate nor a signed head",
         ),
         (
             {"v": {"term": 1, "leader": "a", "log_index": 0, "log_term": 0, "votes": []}},
             "record 6 holds a malformed election certificate",
         ),
+        ({"s": [1, "a", 5, b"short", b""]}, "record 6 holds a malformed signed head"),
     ],
 )
 def test_a_malformed_record_that_follows_the_chain_is_refused_like_an_altered_one(
@@ -233,15 +234,19 @@ def test_appends_after_a_record_cut_off_survive_the_next_load(tmp_path: Path) ->
     assert hard_state == HardState(3, "b", 5)
 
 
-def test_election_certificates_are_saved_with_the_log_and_read_back(tmp_path: Path) -> None:
-    """A leader shows a past term's certificate to a member that fell behind, after a restart too."""
+def test_election_certificates_and_heads_are_saved_with_the_log_and_read_back(tmp_path: Path) -> None:
+    """A leader shows a past term's certificate and head to a member that fell behind, after a restart
+    too."""
     path = tmp_path / "table.log"
     certificate = Certificate(3, "a", 5, 2, (Vote("a", b"s" * 64), Vote("b", b"t" * 64)), ("a", "b"))
+    head = SignedHead(3, "a", 2, b"h" * 32, b"s" * 64)
     storage = FileStorage(path)
-    persist(
-        storage, Ready((), tuple(entries(1, 2)), HardState(3, "a", 0), (), None, "leader", (certificate,))
+    saved_ready = Ready(
+        (), tuple(entries(1, 2)), HardState(3, "a", 0), (), None, "leader", (certificate,), (head,)
     )
+    persist(storage, saved_ready)
     storage.close()
-    assert FileStorage(path).certificates() == (certificate,)
+    reopened = FileStorage(path)
+    assert reopened.certificates() == (certificate,) and reopened.heads() == (head,)
     hard_state, saved, found = read_log_checked(path)
     assert hard_state == HardState(3, "a", 0) and len(saved) == 2 and not found.broken
