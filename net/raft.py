@@ -969,9 +969,15 @@ class RaftNode:
         self._refresh_config()
         if last_new is not None:
             refusal = self._commit_proven(message)
-            if message.entries or self._acked != (self._term, message.sender, last_new):
+            if (
+                message.entries
+                or self._acked != (self._term, message.sender, last_new)
+                or message.commit < last_new
+            ):
                 # An append that brings nothing (it moves the commit index) is answered only if we have
-                # not told this leader we hold its log up to there: it knows, and would learn nothing.
+                # not told this leader we hold its log up to there, or it has not committed that far:
+                # our answer may have been lost, and it would wait for it until the next entry (for
+                # ever, for a leader on its way out: it takes no more).
                 self._acknowledge(message.sender, last_new)
             return refusal
         hint = self._log.find_conflict_by_term(min(message.log_index, self._log.last_index), message.log_term)

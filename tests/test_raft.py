@@ -349,6 +349,25 @@ def test_check_quorum_leader_steps_down_when_cut_off() -> None:
     assert net["a"].term == 1
 
 
+def test_an_ack_lost_on_the_way_is_given_again_while_the_leader_has_not_committed_that_far() -> None:
+    """A follower does not answer an append that brings nothing it has not acked, unless its leader
+    has not committed that far: the acks lost, the leader's heartbeats bring them again. (Sim seeds 3826,
+    5239 and 9923: a leader removing itself, which takes no new entry, waited for ever.)"""
+    net = led_by_a("abc")
+    commit = net["a"].commit_index
+    net["a"].propose(b"its acks are lost")
+    net.deliver(drop=lambda message: message.kind == "app_resp")
+    assert net["a"].commit_index == commit
+    net.run(3 * FAST["heartbeat_ticks"])
+    assert net["a"].commit_index == commit + 1 and data_of(net.applied["b"])[-1] == b"its acks are lost"
+    answered: list[Message] = []
+    for _ in range(3 * FAST["heartbeat_ticks"]):
+        for node in net.nodes.values():
+            node.tick()
+        net.deliver(drop=lambda message: message.kind == "app_resp" and not answered.append(message))
+    assert not answered  # committed everywhere: the heartbeats bring nothing to answer
+
+
 def test_a_leader_checks_its_quorum_at_its_first_heartbeat_after_each_election_timeout() -> None:
     """Heartbeats every 3 ticks, a timeout of 10 (neither a multiple of the other): a leader at rest is
     due at its heartbeats alone (a node wakes for those only), and one cut off steps down at a heartbeat
