@@ -58,10 +58,12 @@ sends is refused as `Misconduct`, for the caller to log as such.
 A member whose log is too short to count its leader's certificate (it missed the membership changes
 the voters came in by, asleep or cut off) would otherwise refuse that leader for ever: it asks, and the
 leader sends it the past terms' entries it lacks, a term at a time, each proven as that term's leader
-would have proven it, by that term's certificate and that leader's signed head (``catch_up``). A node
-saves with its log the certificates of the terms it followed or led and the last head it took of each
-term it left (``Ready.certificates``, ``Ready.heads``), so a leader restarted since still shows them;
-it signs its own past terms' heads again.
+would have proven it, by that term's certificate and a head that leader signed (``catch_up``; one batch
+an ask). A node saves with its log the certificates of the terms it followed or led and the last head
+of each term it left, its own if it led it (``Ready.certificates``, ``Ready.heads``), so a leader
+restarted since still shows them; it never signs a head of a past term again. As in the term itself,
+a past term's leader that cheats (its entries for this member not those it gave the others: ghost
+voters, say) is caught by its two heads for one place, not stopped.
 
 A leader counts its own copy of an entry toward a commit once it is saved: at once by default (the
 caller saves a `Ready` before acting on it), or, built with ``saves_in_the_background``, only when the
@@ -272,6 +274,8 @@ class RaftNode:
         self._heads: OrderedDict[tuple[int, int], SignedHead] = OrderedDict()
         #: How many heads this node has taken so far (``recent_heads`` changes when this does).
         self.heads_taken = 0
+        #: The leaders this node asked to catch it up, and the tick it asked (``_take_catch_up``).
+        self._asked_to_catch_up: dict[str, int] = {}
         #: The last head taken of each term this node left, not yet handed to the caller to save
         #: (``Ready.heads``); those saved before a restart are taken back here.
         self._unsaved_heads: list[SignedHead] = []
@@ -812,6 +816,9 @@ class RaftNode:
                 "heartbeat_resp", term, self.node_id, sender, last, last_term, reject=True, hint=committed
             )
             self._outbox.append(ask)
+            if sender not in self._asked_to_catch_up and len(self._asked_to_catch_up) >= WELL_FORMED_KEPT:
+                self._asked_to_catch_up.clear()
+            self._asked_to_catch_up[sender] = self._ticks
             return f"{message.kind} of term {term}: its election certificate {refused}; asked to catch up"
         if refused:
             return Misconduct(f"{message.kind} of term {term} refused: its election certificate {refused}")
@@ -852,13 +859,13 @@ class RaftNode:
 
     def _save_last_head(self, term: int) -> None:
         """Hand the last head we took of ``term``, which we leave, to the caller to save: with that
-        term's certificate, it is what we show of the term to a member behind (``_send_catch_up``),
-        and a restart forgets the other heads."""
+        term's certificate, it is what we show of the term to a member behind (``_send_catch_up``), and
+        a restart forgets the other heads. (A leader's own heads are saved as it signs them.)"""
         last: SignedHead | None = None
         for (head_term, index), head in self._heads.items():
             if head_term == term and (last is None or index > last.index):
                 last = head
-        if last is not None:
+        if last is not None and last.leader != self.node_id:  # (ours were saved as we signed them)
             self._unsaved_heads.append(last)
 
     def _holds_claim(self, certificate: Certificate) -> bool:
@@ -1007,6 +1014,9 @@ class RaftNode:
         term is caught as it would have been then). They lengthen our log, replacing at most an
         uncommitted tail of terms before theirs; nothing is committed or acknowledged here."""
         term, certificate = message.term, message.certificate
+        asked_at = self._asked_to_catch_up.get(message.sender)
+        if asked_at is None or self._ticks - asked_at > 2 * self._election_timeout:
+            return f"catch_up of term {term} from {message.sender}, whom we did not ask lately"
         if certificate is None or certificate.term != term:
             return Misconduct(f"catch_up of term {term} without that term's election certificate")
         if certificate.leader in self.convicted:
@@ -1039,6 +1049,7 @@ class RaftNode:
         self._log.maybe_append(message.log_index, message.log_term, self._log.committed, message.entries)
         self._refresh_config()
         self._keep_certificate(certificate)
+        del self._asked_to_catch_up[message.sender]  # one batch an ask: a replay of it is not taken again
         return None
 
     def _commit_proven(self, message: Message) -> str | None:
@@ -1284,7 +1295,7 @@ class RaftNode:
             entries=tuple(entries),
             commit=commit,
             certificate=self._certificate_for(progress),
-            signature=self._head_signature(self._term, prev_index + len(entries)),
+            signature=self._head_signature(prev_index + len(entries)),
             acks=acks,
         )
         progress.sent_commit = max(progress.sent_commit, min(self._log.committed, prev_index + len(entries)))
@@ -1319,19 +1330,16 @@ class RaftNode:
             if entry.term != term or (entries and size > MAX_APPEND_BYTES):
                 break
             entries.append(entry)
-        if certificate.leader == self.node_id:
-            signature = self._head_signature(term, entries[-1].index)
-        else:
-            heads = [
-                head
-                for (head_term, index), head in self._heads.items()
-                if head_term == term and head.leader == certificate.leader
-                and start < index <= entries[-1].index and head.hash == self._log.hash(index)
-            ]  # fmt: skip
-            if not heads:
-                return
-            head = max(heads, key=lambda head: head.index)
-            entries, signature = entries[: head.index - start], head.signature
+        heads = [
+            head
+            for (head_term, index), head in self._heads.items()
+            if head_term == term and head.leader == certificate.leader
+            and start < index <= entries[-1].index and head.hash == self._log.hash(index)
+        ]  # fmt: skip
+        if not heads:
+            return  # none of that term's leader's heads covers what it lacks (we never sign one again)
+        head = max(heads, key=lambda head: head.index)
+        entries, signature = entries[: head.index - start], head.signature
         start_term, commit = self._log.term(start) or 0, self._log.committed
         batch = tuple(entries)
         self._outbox.append(
@@ -1392,10 +1400,10 @@ class RaftNode:
                 self._own_acks.popitem(last=False)
         return signature
 
-    def _head_signature(self, term: int, index: int) -> bytes:
-        """Our signature of our log's chain hash up to ``index`` in ``term`` (one we led), made once for
-        every follower that gets an append ending there. For a past term, the entry at ``index`` is of
-        that term: one we wrote then, so the log up to it is the one we signed then (Log Matching)."""
+    def _head_signature(self, index: int) -> bytes:
+        """Our signature of our log's chain hash up to ``index`` in our term, made once for every
+        follower that gets an append ending there."""
+        term = self._term
         key = (term, index)
         signature = self._signed_heads.get(key)
         if signature is None:
@@ -1403,6 +1411,15 @@ class RaftNode:
             assert chain is not None
             signature = self._signer.sign(head_payload(term, self.node_id, index, chain))
             self._signed_heads[key] = signature
+            # Kept and saved with the log: what we show of this term once we left it. We never sign a
+            # head of a term we left: a leader of a later term may have changed our log under entries
+            # that still say our term (a cheater may), and a second head for one place would be a fork
+            # proven against us.
+            head = SignedHead(term, self.node_id, index, chain, signature)
+            self._heads[key] = head
+            while len(self._heads) > HEADS_KEPT:
+                self._heads.popitem(last=False)
+            self._unsaved_heads.append(head)
             while len(self._signed_heads) > HEADS_KEPT:
                 self._signed_heads.popitem(last=False)
         return signature

@@ -1447,12 +1447,19 @@ def test_a_catch_up_is_taken_only_with_its_terms_proof_and_never_over_a_later_te
     (genuine,) = net.sent("catch_up")
     net.pending.clear()
     assert (genuine.term, genuine.certificate and genuine.certificate.leader) == (changed_in, "a")
+    # a head a signed in that term, saved as it signed it: a never signs a head of a past term again
+    saved = {
+        head.signature for head in net.storages["a"].heads() if (head.term, head.leader) == (changed_in, "a")
+    }
+    assert genuine.signature in saved
     last = b.last_index
     tampered = Entry(changed_in, genuine.entries[-1].index, b"not what a wrote", "normal")
     forged = Message(**{**genuine.__dict__, "entries": (*genuine.entries[:-1], tampered)})
     assert "not the ones its leader signed" in (b.step(forged) or "")
-    by_c = Message(**{**genuine.__dict__, "sender": "c", "signature": net.keys.sign_as("c", b"anything")})
-    assert "not the ones its leader signed" in (b.step(by_c) or "")
+    by_a_as_c = Message(**{**genuine.__dict__, "signature": net.keys.sign_as("c", b"anything")})
+    assert "not the ones its leader signed" in (b.step(by_a_as_c) or "")
+    by_c = Message(**{**genuine.__dict__, "sender": "c"})
+    assert "whom we did not ask lately" in (b.step(by_c) or "")  # b asked a, not c
     certificate = genuine.certificate
     assert certificate is not None
     at = (certificate.log_index, certificate.log_term)
@@ -1465,7 +1472,9 @@ def test_a_catch_up_is_taken_only_with_its_terms_proof_and_never_over_a_later_te
     # what a leader of a later term wrote is replaced by a leader of our own term only
     later = Entry(changed_in + 1, b.last_index + 1, b"a later term's")
     b._log.append([later])
-    assert b.step(genuine) is None  # again: nothing new, all its entries are ours already
+    assert "whom we did not ask lately" in (b.step(genuine) or "")  # one batch an ask: no replay
+    b._asked_to_catch_up["a"] = b._ticks  # (as if b had asked again)
+    assert b.step(genuine) is None  # nothing new: all its entries are ours already
     before = b.last_index - 1
     older = Message(**{**genuine.__dict__, "log_index": before, "log_term": b._log.term(before) or 0,
                        "entries": (Entry(changed_in, before + 1, b"older"),)})  # fmt: skip
