@@ -279,8 +279,13 @@ class RaftNode:
         #: The last head taken of each term this node left, not yet handed to the caller to save
         #: (``Ready.heads``); those saved before a restart are taken back here.
         self._unsaved_heads: list[SignedHead] = []
-        for head in storage.heads():
-            self._heads[(head.term, head.index)] = head
+        last_of_each_term: dict[int, SignedHead] = {}
+        for head in storage.heads():  # (a leader saves each head it signs: the last of a term serves)
+            if head.index >= last_of_each_term.get(head.term, head).index:
+                last_of_each_term[head.term] = head
+        for term in sorted(last_of_each_term)[-HEADS_KEPT:]:
+            head = last_of_each_term[term]
+            self._heads[(term, head.index)] = head
         #: As leader, our signed acks of our own log; as follower, the acks whose signatures we checked.
         self._own_acks: OrderedDict[tuple[int, int], bytes] = OrderedDict()
         self._acks_checked: OrderedDict[tuple[int, str, int, bytes], None] = OrderedDict()
