@@ -45,7 +45,6 @@ from kdm.settings import (
     your_language,
     your_names,
 )
-from kdm.sim import Simulation
 from kdm.tui.command import TARGET_HELP, add_play_parser
 from kdm.tui.text import LANGUAGES
 
@@ -411,6 +410,8 @@ def _run(coroutine: Any, args: argparse.Namespace) -> int:
 
 
 def run_sim(args: argparse.Namespace) -> int:
+    from kdm.sim import Simulation  # here: a process at a table has no use for it
+
     options: dict[str, Any] = parse_assignments(args.option)
     if args.speed <= 0:
         raise UsageError("--speed must be a positive number")

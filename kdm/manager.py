@@ -12,7 +12,8 @@ Registration order (pluggy calls the plugin registered *last* first, so later on
 A plugin that requires others (``KDM_REQUIRES`` in its module: a variant requires its game, the
 ``classic`` preset requires ``marathon`` too) brings them to the table; a preset's option values
 (``kdm_option_defaults``) apply unless the table is given other values. ``KDM_MODULES`` names further
-modules of one plugin (a game's bots, its words), registered after its first. ``KDM_TITLE`` is a
+modules of one plugin (a game's bots, its words), registered after its first and loaded with its table
+(``PluginInfo.modules``), not when the plugin is found. ``KDM_TITLE`` is a
 plugin's name as people say it (« Kilo de merde », « Kem's »), where screens name its game.
 
 ``KDM_DISABLE_PLUGIN_AUTOLOAD=1`` turns loading third-party entry points off. Every manager runs
@@ -25,6 +26,7 @@ import importlib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -125,32 +127,49 @@ OWN_DISTRIBUTION = "kdm"
 
 @dataclass(frozen=True)
 class PluginInfo:
-    """An installed plugin: its name, modules, version, and whether kdm itself ships it."""
+    """An installed plugin: its name, first module, version, and whether kdm itself ships it.
+
+    Its further modules (``KDM_MODULES``: a game's rules, bots, words, screen) load when first asked
+    for (``modules``: a table registers them, a listing reads them), not with the first: a process at
+    a table of one game does not hold every other game's rules in memory (about 1 MiB for kdm's own)."""
 
     name: str
-    modules: tuple[ModuleType | object, ...]
+    module: ModuleType | object
     version: str
     builtin: bool
+    #: The names of its further modules (``KDM_MODULES``), and where its entry point said it was.
+    parts: tuple[str, ...] = ()
+    source: str = ""
+
+    @cached_property
+    def modules(self) -> tuple[ModuleType | object, ...]:
+        """Its first module and its further ones, loaded now if they were not (a broken one is a
+        ``PluginError`` naming the plugin, as a broken first module is at ``installed_plugins``)."""
+        try:
+            parts = tuple(importlib.import_module(name) for name in self.parts)
+        except Exception as error:  # a broken third-party plugin must not crash with a traceback
+            raise PluginError(f"plugin {self.name!r} ({self.source}) failed to load: {error}") from error
+        return (self.module, *parts)
 
     @property
     def mode(self) -> bool:
         """Whether a table plays this game (its module says ``KDM_MODE = True``)."""
-        return bool(getattr(self.modules[0], "KDM_MODE", False))
+        return bool(getattr(self.module, "KDM_MODE", False))
 
     @property
     def default(self) -> bool:
         """Whether this is the game a table plays when it picks none (only kdm's own may say so)."""
-        return self.builtin and self.mode and bool(getattr(self.modules[0], "KDM_DEFAULT", False))
+        return self.builtin and self.mode and bool(getattr(self.module, "KDM_DEFAULT", False))
 
     @property
     def requires(self) -> tuple[str, ...]:
         """The plugins that come with this one (``KDM_REQUIRES`` in its module)."""
-        return tuple(getattr(self.modules[0], "KDM_REQUIRES", ()))
+        return tuple(getattr(self.module, "KDM_REQUIRES", ()))
 
     @property
     def title(self) -> str:
         """The name people say (``KDM_TITLE`` in its module: "Kilo de merde"), else the plugin's."""
-        return str(getattr(self.modules[0], "KDM_TITLE", "") or self.name)
+        return str(getattr(self.module, "KDM_TITLE", "") or self.name)
 
 
 def installed_plugins() -> dict[str, PluginInfo]:
@@ -172,10 +191,10 @@ def installed_plugins() -> dict[str, PluginInfo]:
 def _load(entry: EntryPoint, builtin: bool) -> PluginInfo:
     try:
         module = entry.load()
-        parts = tuple(importlib.import_module(name) for name in getattr(module, "KDM_MODULES", ()))
+        parts = tuple(str(name) for name in getattr(module, "KDM_MODULES", ()))
     except Exception as error:  # a broken third-party plugin must not crash with a traceback
         raise PluginError(f"plugin {entry.name!r} ({entry.value}) failed to load: {error}") from error
-    return PluginInfo(entry.name, (module, *parts), entry.version or "0", builtin)
+    return PluginInfo(entry.name, module, entry.version or "0", builtin, parts, entry.value)
 
 
 def plugin_from(plugin: ModuleType | object, version: str = "0") -> PluginInfo:
@@ -183,7 +202,7 @@ def plugin_from(plugin: ModuleType | object, version: str = "0") -> PluginInfo:
     by its ``NAME`` attribute, else by the last part of its module name or its class name. This is how
     a test registers a house rule that no distribution installs."""
     name = getattr(plugin, "NAME", None) or getattr(plugin, "__name__", type(plugin).__name__)
-    return PluginInfo(str(name).rsplit(".", 1)[-1], (plugin,), version, False)
+    return PluginInfo(str(name).rsplit(".", 1)[-1], plugin, version, False)
 
 
 def _own_impls(info: PluginInfo, hook: str) -> list[Callable[..., Any]]:

@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -87,6 +90,41 @@ def test_broken_plugin_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
     with pytest.raises(PluginError, match=r"plugin 'broken' .* failed to load: no such thing"):
         installed_plugins()
+
+
+def test_a_broken_further_module_is_named_when_its_plugin_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin's further modules (``KDM_MODULES``) load with its table, not at discovery: one that
+    breaks is named then, as a broken first module is at discovery, never a traceback."""
+    install_plugin(tmp_path, "halfbroken", 'KDM_MODULES = ("halfbroken_missing_part",)\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
+    assert installed_plugins()["halfbroken"].parts == ("halfbroken_missing_part",)
+    named = r"plugin 'halfbroken' \(halfbroken_rules\) failed to load: No module"
+    with pytest.raises(PluginError, match=named):
+        Rules.for_table(["halfbroken"])
+
+
+@pytest.mark.processes
+def test_a_table_loads_the_modules_of_its_own_games_only() -> None:
+    """Finding the plugins loads each one's first module; a table loads its plugins' further modules
+    (rules, bots, words, screen) and no other game's: a process at a base game's table does not hold
+    Kem's (about 1 MiB of kdm's own, issue 'Light on the CPU'). In an interpreter of its own."""
+    script = textwrap.dedent(
+        """
+        import sys, kdm.cli
+        from kdm.manager import Rules, installed_plugins
+        installed = installed_plugins()
+        Rules.for_table([])
+        print(sorted(name for name in sys.modules if name.startswith("kdm.plugins.kems.")))
+        print("kdm.plugins.kilo.rules" in sys.modules, "kdm.sim" in sys.modules)
+        print(installed["kems"].modules[1].__name__)
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["[]", "True False", "kdm.plugins.kems.rules"]
 
 
 def test_plugin_can_refuse_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -38,13 +38,13 @@ from kdm.settings import (
     your_language,
     your_names,
 )
-from kdm.tui.lobby import Create, Join
 from kdm.tui.text import LANGUAGES, say
 
 # The screens (prompt_toolkit) load when a screen is shown: every kdm command parses this one's
 # arguments, and a headless one, a bot's process say, has no screen to show.
 if TYPE_CHECKING:
     from kdm.tui.app import TableUI
+    from kdm.tui.lobby import Create, Join
 
 LOOPBACK = "127.0.0.1"
 DEFAULT_PLAYERS = 4
@@ -240,6 +240,8 @@ async def from_the_lobby(
 ) -> None:
     """The lobby, then the table chosen there; back to the lobby, saying why, when joining or creating
     fails or when the player would rather not watch a table they cannot sit at. A mistake never quits."""
+    from kdm.tui.lobby import Create, Join  # with the lobby, as its screen: a headless kdm has neither
+
     message = ""
     ask_pin: Join | None = None
     while True:
