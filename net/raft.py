@@ -59,7 +59,9 @@ A member whose log is too short to count its leader's certificate (it missed the
 the voters came in by, asleep or cut off) would otherwise refuse that leader for ever: it asks, and the
 leader sends it the past terms' entries it lacks, a term at a time, each proven as that term's leader
 would have proven it, by that term's certificate and a head that leader signed (``catch_up``; one batch
-an ask). A node saves with its log the certificates of the terms it followed or led and the last head
+an ask). A leader that joined after such a term holds neither, so the member asks one of the other
+voters its own log names beside it, in turn, and any node asked so serves it too (once an election
+timeout). A node saves with its log the certificates of the terms it followed or led and the last head
 of each term it left, its own if it led it (``Ready.certificates``, ``Ready.heads``), so a leader
 restarted since still shows them; it never signs a head of a past term again. As in the term itself,
 a past term's leader that cheats (its entries for this member not those it gave the others: ghost
@@ -276,6 +278,10 @@ class RaftNode:
         self.heads_taken = 0
         #: The leaders this node asked to catch it up, and the tick it asked (``_take_catch_up``).
         self._asked_to_catch_up: dict[str, int] = {}
+        #: Which voter to ask next beside the leader (``_another_to_ask``), and when each member that
+        #: asked a node that does not lead it was last served (``_serve_catch_up``).
+        self._catch_up_turn = 0
+        self._catch_up_served: dict[str, int] = {}
         #: The last head taken of each term this node left, not yet handed to the caller to save
         #: (``Ready.heads``); those saved before a restart are taken back here.
         self._unsaved_heads: list[SignedHead] = []
@@ -485,6 +491,13 @@ class RaftNode:
             return self._append_proposals(message.entries)
         if message.kind == "catch_up":
             return self._take_catch_up(message)  # (a past term's: it moves no term)
+        if (
+            message.kind == "heartbeat_resp"
+            and message.reject
+            and message.log_index
+            and (self._state != LEADER or message.term != self._term)
+        ):
+            return self._serve_catch_up(message)  # (asked beside its leader: it moves no term)
         if message.kind in ("app", "heartbeat") and message.term >= self._term:
             refusal = self._check_leader(message)
             if refusal is not None:
@@ -815,15 +828,9 @@ class RaftNode:
             # Signed votes, but our log lacks the entry they were cast on, so perhaps the changes that
             # made them voters: no proof of misconduct. The leader sends the past terms' entries we lack, each
             # with its own term's proof (``catch_up``), until we hold that entry and can count.
-            last = self._log.last_index
-            last_term, committed = self._log.term(last) or 0, self._log.committed
-            ask = Message(
-                "heartbeat_resp", term, self.node_id, sender, last, last_term, reject=True, hint=committed
-            )
-            self._outbox.append(ask)
-            if sender not in self._asked_to_catch_up and len(self._asked_to_catch_up) >= WELL_FORMED_KEPT:
-                self._asked_to_catch_up.clear()
-            self._asked_to_catch_up[sender] = self._ticks
+            for asked in (sender, self._another_to_ask(sender)):
+                if asked is not None:
+                    self._ask_to_catch_up(asked, term)
             return f"{message.kind} of term {term}: its election certificate {refused}; asked to catch up"
         if refused:
             return Misconduct(f"{message.kind} of term {term} refused: its election certificate {refused}")
@@ -835,6 +842,40 @@ class RaftNode:
             )
         self._certified, self._certificate = (term, sender), certificate
         self._keep_certificate(certificate)
+        return None
+
+    def _ask_to_catch_up(self, asked: str, term: int) -> None:
+        """Ask ``asked`` for the past terms' entries our log lacks (a ``heartbeat_resp`` that refuses
+        ``term``'s leader, with our last entry and commit index), and take one batch from it."""
+        last = self._log.last_index
+        last_term, committed = self._log.term(last) or 0, self._log.committed
+        self._outbox.append(
+            Message("heartbeat_resp", term, self.node_id, asked, last, last_term, reject=True, hint=committed)
+        )
+        if asked not in self._asked_to_catch_up and len(self._asked_to_catch_up) >= WELL_FORMED_KEPT:
+            self._asked_to_catch_up.clear()
+        self._asked_to_catch_up[asked] = self._ticks
+
+    def _another_to_ask(self, leader: str) -> str | None:
+        """One of the voters our log makes, in turn, to ask beside ``leader``: a leader that joined after
+        a term holds neither its certificate nor its heads, which a member of that term may."""
+        others = [voter for voter in self._voters if voter not in (self.node_id, leader)]
+        if not others:
+            return None
+        self._catch_up_turn += 1
+        return others[self._catch_up_turn % len(others)]
+
+    def _serve_catch_up(self, message: Message) -> str | None:
+        """Another member asks a node that does not lead it for the past terms' entries it lacks (its
+        leader may not hold them proven): send them as ``catch_up`` does, each batch proven by its own
+        term's certificate and leader's head, at most once an election timeout to each member."""
+        served = self._catch_up_served.get(message.sender)
+        if served is not None and self._ticks - served < self._election_timeout:
+            return f"catch_up asked by {message.sender} again within an election timeout: not served"
+        if len(self._catch_up_served) >= WELL_FORMED_KEPT:
+            self._catch_up_served.clear()
+        self._catch_up_served[message.sender] = self._ticks
+        self._send_catch_up(message.sender, message)
         return None
 
     def _follow_proven_leader(self, message: Message) -> str | None:

@@ -1430,6 +1430,54 @@ def test_a_voter_that_missed_the_change_that_elected_its_leader_catches_up_and_f
     assert not any(isinstance(refusal, Misconduct) for refusal in refusals), refusals
 
 
+def test_a_member_behind_is_caught_up_by_another_voter_when_its_leader_cannot_prove_the_past_term() -> None:
+    """b (of a, b and x) sleeps while a makes c and d voters, then a is elected again by a, c and d: of
+    those votes b's log can count a's alone. A leader that joined after the changes' term holds neither
+    its certificate nor its leader's heads (Raft sim seed 2053: the table stalled for good); a's of that
+    term are taken away here to stand for one. b asks x too, a voter its own log names, which followed
+    that term: x sends the batch with its proof, and b follows a. x, which does not lead b, serves one
+    batch an election timeout."""
+    net = Net(["a", "b", "x"])
+    for node_id in ("c", "d"):
+        net.add(node_id)
+    net.elect("a")
+    net["a"].propose(b"before the changes")
+    net.deliver()
+    changed_in = net["a"].term
+    net.isolate("b")
+    for node_id in ("c", "d"):
+        assert net["a"].propose_conf_change(ConfChange("add_voter", node_id))
+        net.deliver()
+    assert net["a"].voters == ("a", "b", "c", "d", "x")
+    net.isolate("x")
+    net.tick("a", 2 * FAST["election_ticks"][1])  # no quorum: it steps down
+    for node_id in ("c", "d"):
+        net.tick(node_id, 2 * FAST["election_ticks"][1])
+    net.cut -= {frozenset(("a", "c")), frozenset(("a", "d")), frozenset(("c", "d"))}
+    net.elect("a")
+    a, b, x = net["a"], net["b"], net["x"]
+    assert a.term > changed_in and {vote.voter for vote in a._certificate.votes} <= {"a", "c", "d"}
+    del a._certificates[changed_in]  # a leader that joined later: it never held that term's proof
+    caught_up_by: list[str] = []
+    step = b.step
+
+    def noting(message: Message) -> str | None:
+        refusal = step(message)
+        if message.kind == "catch_up" and refusal is None:
+            caught_up_by.append(message.sender)
+        return refusal
+
+    b.step = noting  # type: ignore[method-assign]
+    net.heal()
+    net.run(6 * FAST["heartbeat_ticks"])
+    assert (b.term, b.leader, b.voters) == (a.term, "a", ("a", "b", "c", "d", "x"))
+    assert b.last_index == a.last_index and caught_up_by == ["x"]
+    # x, which does not lead b, serves it one batch an election timeout: asked again at once, it does not
+    ask = Message("heartbeat_resp", a.term, "b", "x", 1, changed_in, reject=True, hint=1)
+    x.step(ask)
+    assert "not served" in (x.step(ask) or "")
+
+
 def test_a_catch_up_is_taken_only_with_its_terms_proof_and_never_over_a_later_terms_entries() -> None:
     net, changed_in = behind_a_change()
     b, a = net["b"], net["a"]

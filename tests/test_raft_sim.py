@@ -32,9 +32,13 @@ from kdm.net.raftsim import Cluster, Invariants, InvariantViolation, LinkProfile
 from tests.helpers.properties import examples
 
 #: Seeds past the first 300 that once failed, run every time: most stalled with a voter whose log
-#: lacked the membership changes its new leader was elected under (mended by ``catch_up``); 3826,
-#: 4551, 5239 and 9923 with a leader removing itself that waited for ever for an ack lost on the way.
-STALLED_ONCE = [733, 1361, 1582, 2198, 2404, 2446, 2703, 2871, 3048, 3679, 3826, 4551, 4795, 5239, 9923]
+#: lacked the membership changes its new leader was elected under (mended by ``catch_up``; 2053 with
+#: a leader that joined after those changes' term, so could not prove it: mended by asking another
+#: voter too); 3826, 4551, 5239 and 9923 with a leader removing itself that waited for ever for an ack
+#: lost on the way.
+STALLED_ONCE = [
+    733, 1361, 1582, 2053, 2198, 2404, 2446, 2703, 2871, 3048, 3679, 3826, 4551, 4795, 5239, 9923,
+]  # fmt: skip
 
 
 def seeds() -> list[int]:
