@@ -25,7 +25,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -138,8 +138,12 @@ class PluginInfo:
     version: str
     builtin: bool
     #: The names of its further modules (``KDM_MODULES``), and where its entry point said it was.
-    parts: tuple[str, ...] = ()
-    source: str = ""
+    parts: tuple[str, ...] = field(default=(), kw_only=True)
+    source: str = field(default="", kw_only=True)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.module, (tuple, list)):  # (its modules were once given as one tuple)
+            raise TypeError("PluginInfo takes the plugin's first module; its further ones are `parts`")
 
     @cached_property
     def modules(self) -> tuple[ModuleType | object, ...]:
@@ -194,7 +198,7 @@ def _load(entry: EntryPoint, builtin: bool) -> PluginInfo:
         parts = tuple(str(name) for name in getattr(module, "KDM_MODULES", ()))
     except Exception as error:  # a broken third-party plugin must not crash with a traceback
         raise PluginError(f"plugin {entry.name!r} ({entry.value}) failed to load: {error}") from error
-    return PluginInfo(entry.name, module, entry.version or "0", builtin, parts, entry.value)
+    return PluginInfo(entry.name, module, entry.version or "0", builtin, parts=parts, source=entry.value)
 
 
 def plugin_from(plugin: ModuleType | object, version: str = "0") -> PluginInfo:

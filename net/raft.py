@@ -860,8 +860,8 @@ class RaftNode:
         """One of the voters our log makes, in turn, to ask beside ``leader``: a leader that joined after
         a term holds neither its certificate nor its heads, which a member of that term may."""
         others = [voter for voter in self._voters if voter not in (self.node_id, leader)]
-        if not others:
-            return None
+        if not others or self.node_id not in self._voters:
+            return None  # (a learner counts one vote of its voters as enough: it has no need to ask)
         self._catch_up_turn += 1
         return others[self._catch_up_turn % len(others)]
 
@@ -872,10 +872,11 @@ class RaftNode:
         served = self._catch_up_served.get(message.sender)
         if served is not None and self._ticks - served < self._election_timeout:
             return f"catch_up asked by {message.sender} again within an election timeout: not served"
+        if not self._send_catch_up(message.sender, message, before_term=message.term):
+            return f"catch_up asked by {message.sender}: nothing proven here that it lacks"
         if len(self._catch_up_served) >= WELL_FORMED_KEPT:
             self._catch_up_served.clear()
         self._catch_up_served[message.sender] = self._ticks
-        self._send_catch_up(message.sender, message)
         return None
 
     def _follow_proven_leader(self, message: Message) -> str | None:
@@ -1275,8 +1276,14 @@ class RaftNode:
             return f"{message.kind} from {message.sender}, not a member"
         if message.kind == "heartbeat_resp" and message.reject:
             progress.certified = False  # it asks for our certificate (restarted, say): the next heartbeat
-            if message.log_index:
-                self._send_catch_up(message.sender, message)  # it cannot count it: its log is too short
+            if message.log_index:  # it cannot count it, its log too short: a batch a heartbeat at most
+                served = self._catch_up_served.get(message.sender)
+                if served is not None and self._ticks - served < max(1, self._heartbeat_ticks // 2):
+                    return f"catch_up asked by {message.sender} again within half a heartbeat: not served"
+                if self._send_catch_up(message.sender, message):
+                    if len(self._catch_up_served) >= WELL_FORMED_KEPT:
+                        self._catch_up_served.clear()
+                    self._catch_up_served[message.sender] = self._ticks
             return None
         progress.certified = True  # it answers in our term: it has checked our certificate
         progress.known_commit = max(progress.known_commit, message.commit)
@@ -1352,23 +1359,25 @@ class RaftNode:
             progress.probe_sent = True
         return True
 
-    def _send_catch_up(self, to: str, asked: Message) -> None:
+    def _send_catch_up(self, to: str, asked: Message, before_term: int | None = None) -> bool:
         """Send a member that cannot count our certificate (its log ends at ``asked``'s log_index and
         log_term; ``hint``, its commit index) the entries of the first past term it lacks: a
         ``catch_up`` with that term's certificate and its leader's signed head (ours, made again, if we
         led it; else the latest one we took). It asks again at our next heartbeat, one term's batch at a
-        time, until it holds the entry our votes were cast on."""
+        time, until it holds the entry our votes were cast on. Asked beside its leader, a node sends
+        the terms before the one that member was asked about (``before_term``), its own included.
+        Whether a batch was sent."""
         # Where its log and ours agree: our last entry at or below its last of the same term (that
         # term's leader wrote both, and what came before them), else its commit index.
         start = self._log.find_conflict_by_term(asked.log_index, asked.log_term)
         if self._log.term(start) != asked.log_term:
             start = asked.hint
         term = self._log.term(start + 1)
-        if self._log.term(start) is None or term is None or term >= self._term:
-            return  # nothing of a past term it lacks (a log we do not hold, or our own term's)
+        if self._log.term(start) is None or term is None or term >= (before_term or self._term):
+            return False  # nothing of a past term it lacks (a log we do not hold, or our own term's)
         certificate = self._certificates.get(term)
         if certificate is None:
-            return  # a term we neither followed nor led, or one forgotten
+            return False  # a term we neither followed nor led, or one forgotten
         entries: list[Entry] = []
         size = 0
         for entry in self._log.slice(start + 1, start + 1 + MAX_APPEND_ENTRIES):
@@ -1383,7 +1392,7 @@ class RaftNode:
             and start < index <= entries[-1].index and head.hash == self._log.hash(index)
         ]  # fmt: skip
         if not heads:
-            return  # none of that term's leader's heads covers what it lacks (we never sign one again)
+            return False  # none of that term's leader's heads covers what it lacks (we never sign one again)
         head = max(heads, key=lambda head: head.index)
         entries, signature = entries[: head.index - start], head.signature
         start_term, commit = self._log.term(start) or 0, self._log.committed
@@ -1402,6 +1411,7 @@ class RaftNode:
                 signature=signature,
             )
         )
+        return True
 
     def _commit_for(self, progress: Progress, reach: int) -> tuple[int, tuple[Ack, ...]]:
         """Our commit index, and, when the member (holding our log up to ``reach``) knows less committed

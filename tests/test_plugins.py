@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kdm.errors import PluginError, TableError
-from kdm.manager import AUTOLOAD_ENV, Rules, installed_plugins
+from kdm.manager import AUTOLOAD_ENV, PluginInfo, Rules, installed_plugins
 from kdm.plugins.kilo.testing import ScriptedKilo
 from kdm.sim import simulate
 from tests.helpers.plugins import HOUSE_RULE, install_plugin
@@ -101,6 +101,8 @@ def test_a_broken_further_module_is_named_when_its_plugin_is_used(
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delenv(AUTOLOAD_ENV, raising=False)
     assert installed_plugins()["halfbroken"].parts == ("halfbroken_missing_part",)
+    with pytest.raises(TypeError, match="first module"):  # not its modules in one tuple, as once
+        PluginInfo("halfbroken", (object(), object()), "1.2", False)
     named = r"plugin 'halfbroken' \(halfbroken_rules\) failed to load: No module"
     with pytest.raises(PluginError, match=named):
         Rules.for_table(["halfbroken"])

@@ -1430,13 +1430,17 @@ def test_a_voter_that_missed_the_change_that_elected_its_leader_catches_up_and_f
     assert not any(isinstance(refusal, Misconduct) for refusal in refusals), refusals
 
 
-def test_a_member_behind_is_caught_up_by_another_voter_when_its_leader_cannot_prove_the_past_term() -> None:
+@pytest.mark.parametrize("x_hears_the_leader", [True, False])
+def test_a_member_behind_is_caught_up_by_another_voter_when_its_leader_cannot_prove_the_past_term(
+    x_hears_the_leader: bool,
+) -> None:
     """b (of a, b and x) sleeps while a makes c and d voters, then a is elected again by a, c and d: of
     those votes b's log can count a's alone. A leader that joined after the changes' term holds neither
     its certificate nor its leader's heads (Raft sim seed 2053: the table stalled for good); a's of that
     term are taken away here to stand for one. b asks x too, a voter its own log names, which followed
-    that term: x sends the batch with its proof, and b follows a. x, which does not lead b, serves one
-    batch an election timeout."""
+    that term: x sends the batch with its proof, and b follows a, also while x, cut off from a, is
+    still in that very term itself (it serves the terms before the one b asks about). x, which does
+    not lead b, serves one batch an election timeout."""
     net = Net(["a", "b", "x"])
     for node_id in ("c", "d"):
         net.add(node_id)
@@ -1469,13 +1473,34 @@ def test_a_member_behind_is_caught_up_by_another_voter_when_its_leader_cannot_pr
 
     b.step = noting  # type: ignore[method-assign]
     net.heal()
+    if not x_hears_the_leader:
+        net.cut |= {frozenset(("x", other)) for other in "acd"}
     net.run(6 * FAST["heartbeat_ticks"])
     assert (b.term, b.leader, b.voters) == (a.term, "a", ("a", "b", "c", "d", "x"))
     assert b.last_index == a.last_index and caught_up_by == ["x"]
+    assert x.term == (a.term if x_hears_the_leader else changed_in)
     # x, which does not lead b, serves it one batch an election timeout: asked again at once, it does not
     ask = Message("heartbeat_resp", a.term, "b", "x", 1, changed_in, reject=True, hint=1)
     x.step(ask)
     assert "not served" in (x.step(ask) or "")
+
+
+def test_a_leader_sends_a_member_one_catch_up_batch_a_heartbeat_however_often_it_asks() -> None:
+    """Asking costs a member one small message and the leader a walk of its log and a batch: asked a
+    hundred times at once, the leader sends one (a member asks once a heartbeat it refuses)."""
+    net, _ = behind_a_change()
+    a, b = net["a"], net["b"]
+    ask = Message(
+        "heartbeat_resp", a.term, "b", "a", b.last_index, b._log.term(b.last_index) or 0, reject=True,
+        hint=b.commit_index,
+    )  # fmt: skip
+    a._outbox.clear()
+    refusals = [a.step(ask) for _ in range(100)]
+    assert [m.kind for m in a._outbox].count("catch_up") == 1
+    assert refusals[0] is None and all("not served" in (refusal or "") for refusal in refusals[1:])
+    net.tick("a", FAST["heartbeat_ticks"])
+    a._outbox.clear()
+    assert a.step(ask) is None and [m.kind for m in a._outbox].count("catch_up") == 1
 
 
 def test_a_catch_up_is_taken_only_with_its_terms_proof_and_never_over_a_later_terms_entries() -> None:
@@ -1491,6 +1516,7 @@ def test_a_catch_up_is_taken_only_with_its_terms_proof_and_never_over_a_later_te
     refusal = b.step(Message("heartbeat", a.term, "a", "b", certificate=forged_votes))
     assert isinstance(refusal, Misconduct) and "c did not sign" in refusal  # behind, but no fool
     b_at = (b.last_index, b._log.term(b.last_index) or 0)
+    net.tick("a", FAST["heartbeat_ticks"])  # (a serves a member one batch a heartbeat at most)
     a.step(Message("heartbeat_resp", a.term, "b", "a", *b_at, reject=True, hint=b.commit_index))
     (genuine,) = net.sent("catch_up")
     net.pending.clear()
