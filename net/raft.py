@@ -259,8 +259,9 @@ class RaftNode:
         self._unsaved_certificates: list[Certificate] = []
         for certificate in storage.certificates():
             self._keep_certificate(certificate, saved=True)
-        #: Certificates refused lately, with why: a flood of one is checked once.
-        self._refused_certificates: OrderedDict[Certificate, str] = OrderedDict()
+        #: Certificates refused lately, with why and whether a vote was forged: a flood of one is
+        #: checked once.
+        self._refused_certificates: OrderedDict[Certificate, tuple[str, bool]] = OrderedDict()
         #: The highest term a voter's answer named: the next campaign starts above it.
         self._term_heard = 0
         #: As a pre-candidate, the term it asked about.
@@ -497,7 +498,9 @@ class RaftNode:
             and message.log_index
             and (self._state != LEADER or message.term != self._term)
         ):
-            return self._serve_catch_up(message)  # (asked beside its leader: it moves no term)
+            # Asked beside its leader: it moves no term, and an ask of a term far ahead is no misconduct
+            # (an honest member asks in whatever term a certificate it could not count named).
+            return self._serve_catch_up(message)
         if message.kind in ("app", "heartbeat") and message.term >= self._term:
             refusal = self._check_leader(message)
             if refusal is not None:
@@ -815,16 +818,20 @@ class RaftNode:
                 f"{message.kind} of term {term} carries the certificate of {certificate.leader} "
                 f"in term {certificate.term}"
             )
-        refused = self._refused_certificates.get(certificate)
-        if refused is None:
-            refused = self._certificate_problem(certificate)
+        kept = self._refused_certificates.get(certificate)
+        refused: str | None
+        if kept is not None:
+            refused, forged = kept
+        else:
+            votes_problem = self._votes_problem(certificate)
+            refused, forged = votes_problem or self._count_problem(certificate), votes_problem is not None
             if refused and self._holds_claim(certificate):
                 # the same one sent again is refused without checking its signatures again (one we
                 # cannot count yet is checked again once our log is longer)
-                self._refused_certificates[certificate] = refused
+                self._refused_certificates[certificate] = (refused, forged)
                 while len(self._refused_certificates) > CERTIFICATES_REFUSED_KEPT:
                     self._refused_certificates.popitem(last=False)
-        if refused and not self._holds_claim(certificate) and not self._votes_problem(certificate):
+        if refused and not forged and not self._holds_claim(certificate):
             # Signed votes, but our log lacks the entry they were cast on, so perhaps the changes that
             # made them voters: no proof of misconduct. The leader sends the past terms' entries we lack, each
             # with its own term's proof (``catch_up``), until we hold that entry and can count.
@@ -934,9 +941,11 @@ class RaftNode:
         against (what it then commits still needs a quorum's signed acks). A forced election's
         certificate holds the vote of every survivor it names, among this node's voters; one that
         leaves this node out is taken only while this node hears no leader (the table is stranded)."""
-        problem = self._votes_problem(certificate)
-        if problem:
-            return problem
+        return self._votes_problem(certificate) or self._count_problem(certificate)
+
+    def _count_problem(self, certificate: Certificate) -> str | None:
+        """What makes a certificate's votes, each its voter's own (``_votes_problem``), too few for
+        this node (``_certificate_problem`` says which count it takes), or None."""
         signed = {vote.voter for vote in certificate.votes}
         configured = set(self._log.configuration(self._bootstrap)[0]) | set(self._voters)
         if certificate.forced:
