@@ -500,7 +500,7 @@ class RaftNode:
         ):
             # Asked beside its leader: it moves no term, and an ask of a term far ahead is no misconduct
             # (an honest member asks in whatever term a certificate it could not count named).
-            return self._serve_catch_up(message)
+            return self._serve_catch_up(message, self._election_timeout, before_term=message.term)
         if message.kind in ("app", "heartbeat") and message.term >= self._term:
             refusal = self._check_leader(message)
             if refusal is not None:
@@ -859,9 +859,14 @@ class RaftNode:
         self._outbox.append(
             Message("heartbeat_resp", term, self.node_id, asked, last, last_term, reject=True, hint=committed)
         )
-        if asked not in self._asked_to_catch_up and len(self._asked_to_catch_up) >= WELL_FORMED_KEPT:
-            self._asked_to_catch_up.clear()
-        self._asked_to_catch_up[asked] = self._ticks
+        self._note_tick(self._asked_to_catch_up, asked)
+
+    def _note_tick(self, when: dict[str, int], member: str) -> None:
+        """Note now as when ``member`` was last asked or served (``when``, which a flood of ids cannot
+        grow past ``WELL_FORMED_KEPT``: a table's members are far fewer)."""
+        if member not in when and len(when) >= WELL_FORMED_KEPT:
+            when.clear()
+        when[member] = self._ticks
 
     def _another_to_ask(self, leader: str) -> str | None:
         """One of the voters our log makes, in turn, to ask beside ``leader``: a leader that joined after
@@ -872,18 +877,16 @@ class RaftNode:
         self._catch_up_turn += 1
         return others[self._catch_up_turn % len(others)]
 
-    def _serve_catch_up(self, message: Message) -> str | None:
-        """Another member asks a node that does not lead it for the past terms' entries it lacks (its
-        leader may not hold them proven): send them as ``catch_up`` does, each batch proven by its own
-        term's certificate and leader's head, at most once an election timeout to each member."""
+    def _serve_catch_up(self, message: Message, every: int, before_term: int | None = None) -> str | None:
+        """A member asks for the past terms' entries it lacks (``_send_catch_up``): its leader, which
+        serves it at most a batch each ``every`` ticks (half a heartbeat: it asks once a heartbeat), or
+        another node beside it (its leader may not hold them proven), once an election timeout."""
         served = self._catch_up_served.get(message.sender)
-        if served is not None and self._ticks - served < self._election_timeout:
-            return f"catch_up asked by {message.sender} again within an election timeout: not served"
-        if not self._send_catch_up(message.sender, message, before_term=message.term):
+        if served is not None and self._ticks - served < every:
+            return f"catch_up asked by {message.sender} again within {every} ticks: not served"
+        if not self._send_catch_up(message.sender, message, before_term=before_term):
             return f"catch_up asked by {message.sender}: nothing proven here that it lacks"
-        if len(self._catch_up_served) >= WELL_FORMED_KEPT:
-            self._catch_up_served.clear()
-        self._catch_up_served[message.sender] = self._ticks
+        self._note_tick(self._catch_up_served, message.sender)
         return None
 
     def _follow_proven_leader(self, message: Message) -> str | None:
@@ -1285,14 +1288,8 @@ class RaftNode:
             return f"{message.kind} from {message.sender}, not a member"
         if message.kind == "heartbeat_resp" and message.reject:
             progress.certified = False  # it asks for our certificate (restarted, say): the next heartbeat
-            if message.log_index:  # it cannot count it, its log too short: a batch a heartbeat at most
-                served = self._catch_up_served.get(message.sender)
-                if served is not None and self._ticks - served < max(1, self._heartbeat_ticks // 2):
-                    return f"catch_up asked by {message.sender} again within half a heartbeat: not served"
-                if self._send_catch_up(message.sender, message):
-                    if len(self._catch_up_served) >= WELL_FORMED_KEPT:
-                        self._catch_up_served.clear()
-                    self._catch_up_served[message.sender] = self._ticks
+            if message.log_index:  # it cannot count it, its log too short
+                return self._serve_catch_up(message, max(1, self._heartbeat_ticks // 2))
             return None
         progress.certified = True  # it answers in our term: it has checked our certificate
         progress.known_commit = max(progress.known_commit, message.commit)
