@@ -118,9 +118,25 @@ def new_log(before: list[str], after: list[str]) -> str:
     return "".join(after)
 
 
+#: The hint in place of "your turn" when the deal or a pass left us four of a kind or of a suit.
+OUR_COMBO = "a combo: slap now!"
+
+
+def slap_our_combo(pane: Pane) -> None:
+    """We hold a combo at a checkpoint: slap, as a player would, and wait for the window's result."""
+    before = log_lines(pane.text())
+    pane.keys("Space")
+    pane.wait(lambda s: f"SLAP! {NAME}" in new_log(before, log_lines(s)), "our slap of our combo in the log")
+    pane.wait(lambda s: re.search(r"order:\s+1\. ", s) is not None and "draws:" in s, "our combo's result")
+
+
 def pass_first_card(pane: Pane) -> None:
-    """On our turn, pass card 1; see it leave the hand and our pass join the log."""
-    screen = pane.wait(lambda s: "your turn: pass a card" in s, "our turn")
+    """On our turn, pass card 1; see it leave the hand and our pass join the log. The deal is the
+    peers' (a fair shuffle nobody sets), so a hand may be a combo: then we slap it first."""
+    screen = pane.wait(lambda s: "your turn: pass a card" in s or OUR_COMBO in s, "our turn")
+    while OUR_COMBO in screen:
+        slap_our_combo(pane)
+        screen = pane.wait(lambda s: "your turn: pass a card" in s or OUR_COMBO in s, "our turn")
     cards, log = hand(screen), log_lines(screen)
     passed = cards.split()[1]  # " 1  K♥   2  Q♠ ..." → the first card
     pane.keys("1", "Enter")
@@ -185,7 +201,7 @@ def test_the_bots_sit_when_kdm_starts_in_the_folder_that_holds_its_clone(tmp_pat
     play = [str(Path("kdm") / program.relative_to(REPO)), "play"]
     with kdm_in_tmux(tmp_path, folder=home, play=play) as pane:
         screen = pane.wait(
-            lambda s: re.search(r"your turn: pass a card|bot \d is passing", s) is not None,
+            lambda s: re.search(rf"your turn: pass a card|bot \d is passing|{OUR_COMBO}", s) is not None,
             "the bots to sit and the game to start",
         )
         assert all(f"bot {n}" in screen for n in (1, 2, 3))
