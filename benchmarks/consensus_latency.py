@@ -56,8 +56,10 @@ async def voter(
     def on_commit(data: bytes) -> None:
         if committed is not None:
             committed(data)
-        if data.startswith(b"voter "):  # the founder makes each newcomer a voter once it asks
-            node.promote(data[6:].decode())
+        if data.startswith(b"voter "):  # the voters approve each newcomer that asks; the leader makes it one
+            newcomer = data[6:].decode()
+            node.approve("add_voter", newcomer)
+            node.promote(newcomer)
 
     node.on_commit = on_commit
     await node.start(contact=founder)

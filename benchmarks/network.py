@@ -58,7 +58,10 @@ async def _cluster(size: int) -> list[Node]:
     for node in nodes[1:]:
         await node.start(contact=nodes[0].node_id)
         while node.node_id not in nodes[0].raft.voters or node.node_id not in node.raft.voters:
-            nodes[0].promote(node.node_id)  # a newcomer only learns until the application makes it vote
+            # a newcomer only learns until the voters approve it (the application's word) and it votes
+            for voter in nodes:
+                voter.approve("add_voter", node.node_id)
+            nodes[0].promote(node.node_id)
             await asyncio.sleep(0.005)
     return nodes
 

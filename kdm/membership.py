@@ -16,7 +16,10 @@ started it) and never votes: the laptop's one vote is its player's. A bot starte
 (``kdm bot``, ``kdm selfplay``'s peers) is a laptop of its own and votes like a player.
 
 Pure: `next_change` looks at the record's seats and the consensus membership and says what the leader
-should propose next, one change at a time, as Raft requires.
+should propose next, one change at a time, as Raft requires; `approved_changes` says which changes of
+who votes a voter backs, since a leader needs a quorum of the voters' signed approvals to make one (a
+leader alone could otherwise make up voters, or retire players still at the table, until it and its
+made-up voters were a quorum of their own).
 """
 
 from __future__ import annotations
@@ -25,8 +28,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 __all__ = [
-    "LEARNER_GONE_MS", "PROMOTE", "RETIRE", "SeatLike", "laptop_of", "names_on_laptops", "next_change",
-    "voting_homes",
+    "LEARNER_GONE_MS", "PROMOTE", "RETIRE", "SeatLike", "approved_changes", "laptop_of", "names_on_laptops",
+    "next_change", "voting_homes",
 ]  # fmt: skip
 
 PROMOTE, RETIRE = "promote", "retire"
@@ -98,3 +101,18 @@ def next_change(
         if silent_ms(node) > LEARNER_GONE_MS:
             return RETIRE, node
     return None
+
+
+def approved_changes(
+    homes: Iterable[str], voters: Sequence[str], learners: Sequence[str]
+) -> list[tuple[str, str]]:
+    """The changes of who votes a voter backs, from its own record: ``(PROMOTE, node)`` for a seated
+    learner, ``(RETIRE, node)`` for a voter no seat makes one (none before anyone is seated: the
+    founder votes alone). Whether a learner holds the log yet, and which change comes first, is the
+    leader's to judge (``next_change``); learners leave without anyone's approval."""
+    wanted = set(homes)
+    if not wanted:
+        return []
+    return [(PROMOTE, node) for node in sorted(wanted) if node in learners] + [
+        (RETIRE, node) for node in sorted(voters) if node not in wanted
+    ]

@@ -32,7 +32,7 @@ from kdm.identity import Identity, NodeMemory, SeatMemory, data_root
 from kdm.kept_games import TABLES, forget_log, log_file_name, prune, remember_game
 from kdm.launcher import kdm_command
 from kdm.manager import Rules, installed_plugins
-from kdm.membership import PROMOTE, names_on_laptops, next_change, voting_homes
+from kdm.membership import PROMOTE, approved_changes, names_on_laptops, next_change, voting_homes
 from kdm.names import SeatNames
 from kdm.net import chaos
 from kdm.net.addresses import first_reachable, offered_addresses
@@ -42,6 +42,7 @@ from kdm.net.introducer import ask_node_id, serve_node_id
 from kdm.net.keys import NodeKeys, fingerprint
 from kdm.net.loops import Pause, every
 from kdm.net.node import Node, ask_table_id, listen
+from kdm.net.raft import ConfChange
 from kdm.net.storage import FileStorage
 from kdm.net.transport import TransportError, ZmqTransport
 from kdm.net.wire import PROTOCOL_VERSION, WireError
@@ -313,15 +314,20 @@ class TableSession:
         )  # fmt: skip
         self.peer.laptop = config.laptop
         node.on_commit = self.peer.committed
-        node.on_membership = self.peer.membership_changed
+        node.on_membership = self._membership_changed
         node.on_direct = self.peer.received_direct
         node.on_heard = self.peer.heard
         node.screen_proposal = self.peer.screen_proposal
         node.holds_a_seat = lambda node_id: any(seat.home == node_id for seat in self.peer.record.seats)
         node.on_leader = self._leader_changed
+        node.on_approval = self._reconcile_soon_set
         node.on_fork = self._fork_proven
+        node.on_convicted = self._convicted
         #: Told the names of the seats played by a process whose fork is proven: the screen.
         self.on_fork: Callable[[str], None] | None = None
+        #: Told the names of the seats played by a process convicted of a change of who votes that the
+        #: voters did not approve: the screen.
+        self.on_convicted: Callable[[str], None] | None = None
         node.on_refused = self._refused
         node.on_pin_guesses = self._pin_guesses
         node.on_door = self._door
@@ -467,19 +473,44 @@ class TableSession:
         return SeatNames.of(names, self.config.lang)[seat if seat is not None else -1]
 
     def _reconcile_membership(self) -> None:
-        """When leading, make the membership follow the seats (``kdm.membership``), one change at a time.
+        """When leading, make the membership follow the seats (``kdm.membership``), one change at a time;
+        as any voter, approve the changes the seats ask for (``approved_changes``), which the leader
+        needs from a quorum of the voters to make one: no leader makes up a voter, or retires one still
+        at the table, on its own word.
 
-        Only from a record that holds everything committed (``Node.leads_up_to_date``): a new leader
-        whose record lagged retired the processes of players who had just come back to their seats,
-        which then never heard from the table again (found by ``kdm selfplay --chaos``; the table lost
-        its quorum for good)."""
+        Only from a record that holds everything committed (``Node.leads_up_to_date``, and for an
+        approval ``Node.catching_up``): a new leader whose record lagged retired the processes of
+        players who had just come back to their seats, which then never heard from the table again
+        (found by ``kdm selfplay --chaos``; the table lost its quorum for good)."""
         node = self.node
+        if node.node_id in node.raft.voters and not node.catching_up:
+            for kind, member in self._approved_changes():
+                node.approve(kind, member)
         if not node.leads_up_to_date:
             return
         change = self._membership_change()
         if change is not None:
             kind, member = change
             (node.promote if kind == PROMOTE else node.retire)(member)
+
+    def _reconcile_soon_set(self) -> None:
+        self._reconcile_soon.set()
+
+    def _membership_changed(self, change: ConfChange) -> None:
+        """A committed change of the membership: the record learns it, and this voter's approvals of the
+        next one are made again for the new configuration (those of the last are no use now)."""
+        self.peer.membership_changed(change)
+        self._reconcile_soon.set()
+
+    def _approved_changes(self) -> list[tuple[str, str]]:
+        """The changes of who votes this voter's record backs now (``kdm.membership.approved_changes``),
+        as Raft names them."""
+        node = self.node
+        homes = voting_homes(self.peer.record.seats)
+        return [
+            ("add_voter" if kind == PROMOTE else "remove", member)
+            for kind, member in approved_changes(homes, node.raft.voters, node.raft.learners)
+        ]
 
     def _membership_change(self) -> tuple[str, str] | None:
         """The change the seats ask of the membership now (``kdm.membership.next_change``)."""
@@ -501,6 +532,8 @@ class TableSession:
         not up to date yet, a change under way); otherwise only what changes the seats or the leader
         asks (``_reconcile_soon``): a table of seated voters at rest does not look every second."""
         node = self.node
+        if not node.is_leader and node.node_id in node.raft.voters and self._approved_changes():
+            return MEMBERSHIP_EVERY_S  # its approval again, until the leader makes the change
         if not node.is_leader or len(node.members) <= 1:
             return math.inf
         if node.raft.learners or not node.leads_up_to_date or self._membership_change() is not None:
@@ -648,6 +681,15 @@ class TableSession:
         self.say(f"fork proven: {names} sent two different logs: the table goes on without them")
         if self.on_fork is not None:
             self.on_fork(names)
+
+    def _convicted(self, node_id: str, why: str) -> None:
+        """The leader ``node_id`` signed what the rules forbid (``why``: a change of who votes that the
+        voters did not approve): nobody it sent that to follows it again; its seats go to bots, as a
+        forker's."""
+        names = ", ".join(names_on_laptops(self.peer.record.seats, [node_id])) or node_id
+        self.say(f"{names} changed who votes without the voters' approval: the table goes on without them")
+        if self.on_convicted is not None:
+            self.on_convicted(names)
 
     def say(self, line: str) -> None:
         for listener in self.line_listeners:

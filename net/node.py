@@ -72,6 +72,7 @@ from .raft_messages import (
     Message,
     Ready,
     SignedHead,
+    Vote,
     head_from_list,
     head_to_list,
     message_from_dict,
@@ -114,6 +115,11 @@ ELECTION_TIMEOUT_MS = (1000.0, 2000.0)
 REHELLO_AFTER_MS = 2000.0
 #: Learners a table takes at once (joiners not yet seated, spectators); more hellos are refused.
 MAX_LEARNERS = 16
+#: How often a voter gives its leader the same approval of a change of who votes again, while the
+#: change is not made (the leader may have missed it, or another may lead since).
+APPROVE_AGAIN_MS = 1_000.0
+#: Changes whose approvals a leader keeps (it makes one at a time: the others are old).
+APPROVALS_KEPT = 16
 #: Sockets kept to nodes that are not members (to answer "which table is this?").
 MAX_STRANGER_SOCKETS = 8
 #: Senders whose last message time is kept: every member, and non-members while there is room.
@@ -271,6 +277,11 @@ def _heads_body(body: dict[str, Any]) -> None:
         head_from_list(head)
 
 
+def _approve_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"change": str, "node": str, "at": int, "at_hash": bytes, "signature": bytes})
+    ConfChange(body["change"], body["node"], (), body["at"], body["at_hash"])  # (raises ValueError)
+
+
 def _fork_body(body: dict[str, Any]) -> None:
     check_fields(body, {"first": list, "second": list})
     head_from_list(body["first"])
@@ -284,7 +295,7 @@ def node_codec(table: str) -> Codec:
         {"raft": _raft_body, "hello": _hello_body, "pin": _pin_body, "pin_checked": _pin_checked_body,
          "door": _door_body, "let_in": _let_in_body,
          "ping": _ping_body, "pong": _pong_body, "direct": _direct_body, "heads": _heads_body,
-         "fork": _fork_body},
+         "fork": _fork_body, "approve": _approve_body},
     )  # fmt: skip
 
 
@@ -395,7 +406,18 @@ class Node:
             silence_ticks=round(STRANDED_AFTER_MS / tick_ms),
             heartbeat_ticks=max(1, round(HEARTBEAT_MS / tick_ms)),
             election_ticks=(round(ELECTION_TIMEOUT_MS[0] / tick_ms), round(ELECTION_TIMEOUT_MS[1] / tick_ms)),
+            changes_need_approval=True,  # who votes is the application's to say (``approve``)
         )  # fmt: skip
+        #: As leader, the approvals of a change of who votes that voters gave, by the change (unapproved,
+        #: at its point) → voter → signature; as a voter, when it last gave each approval to which leader.
+        self._approvals: OrderedDict[ConfChange, dict[str, bytes]] = OrderedDict()
+        self._approved: dict[tuple[ConfChange, str], float] = {}
+        #: Called when a voter's approval reaches this leader: the application may make the change now.
+        self.on_approval: Callable[[], None] | None = None
+        #: Called with a node Raft convicted for a message it signed (a change of who votes without
+        #: approvals), and why: never followed again, like a forker (``on_fork``).
+        self.on_convicted: Callable[[str, str], None] | None = None
+        self._convicted_told: set[str] = set()
         self.on_commit = on_commit
         #: Told of each committed membership change, in log order among the entries ``on_commit``
         #: is told of (the record asks a forced configuration's survivors for their word).
@@ -841,6 +863,8 @@ class Node:
             self._catch_up()
             refusal = self.raft.step(message)
             self._tell_forks()
+            if isinstance(refusal, Misconduct):
+                self._tell_convicted(refusal)
             if isinstance(refusal, Misconduct):  # no correct node sends that: name it
                 self._drop(f"a raft {message.kind}", sender, refusal)
             elif refusal:  # routine after an election (stale heartbeats), so only at info level
@@ -884,6 +908,8 @@ class Node:
                 proof = self.raft.check_head(head_from_list(fields))
                 if proof is not None:
                     self._tell_forks()
+        elif envelope.kind == "approve":
+            self._take_approval(sender, body)
         elif envelope.kind == "fork" and sender in self.members:
             self.raft.take_fork_proof(
                 ForkProof(head_from_list(body["first"]), head_from_list(body["second"]))
@@ -956,6 +982,16 @@ class Node:
                     self._send(member, "fork", body)
             if self.on_fork is not None:
                 self.on_fork(proof.leader)
+
+    def _tell_convicted(self, why: str) -> None:
+        """A node Raft convicted for what it signed (not a fork: ``_tell_forks``), told once to the
+        application (``on_convicted``), with why: every honest node it sent that to does the same."""
+        forked = {proof.leader for proof in self.raft.forks}
+        for node_id in sorted(self.raft.convicted - forked - self._convicted_told):
+            self._convicted_told.add(node_id)
+            log.warning("%s broke the rules of consensus (%s): it is not followed again", node_id, why)
+            if self.on_convicted is not None:
+                self.on_convicted(node_id, why)
 
     async def _stay_member(self) -> None:
         """Say hello until a member, and again whenever no leader has been heard for a while: the node
@@ -1335,19 +1371,76 @@ class Node:
 
     def promote(self, node_id: str) -> bool:
         """When leading, propose that learner ``node_id`` vote; False if nothing was proposed (not
-        leading, not a learner, or another membership change is still being committed)."""
-        change = ConfChange("add_voter", node_id)
+        leading, not a learner, another membership change still being committed, or not yet approved
+        by a quorum of the voters: ``approve``)."""
         return node_id in self.raft.learners and self._change_membership(
-            change, f"{node_id} votes from now on"
+            self._with_approvals("add_voter", node_id), f"{node_id} votes from now on"
         )
 
     def retire(self, node_id: str) -> bool:
-        """When leading, propose that ``node_id`` leave the membership; False if nothing was proposed."""
-        change = ConfChange("remove", node_id)
+        """When leading, propose that ``node_id`` leave the membership; False if nothing was proposed
+        (a voter's retirement, too, waits for a quorum's approvals)."""
         leaving = f"{node_id} leaves the table's membership"
         return (
-            node_id in self.members and node_id != self.node_id and self._change_membership(change, leaving)
+            node_id in self.members
+            and node_id != self.node_id
+            and self._change_membership(self._with_approvals("remove", node_id), leaving)
         )
+
+    def approve(self, kind: str, node_id: str) -> None:
+        """This voter's application backs ``kind`` (``add_voter``, ``remove``) of ``node_id``: sign that
+        for the current configuration and give it to the leader (again every ``APPROVE_AGAIN_MS`` while
+        asked; kept here when this node leads). A change of who votes needs a quorum's approvals, so
+        no leader makes up a voter or retires one still at the table on its own."""
+        if self.node_id not in self.raft.voters:
+            return
+        change, approval = self.raft.approve(kind, node_id)
+        leader = self.raft.leader
+        if leader == self.node_id:
+            self._keep_approval(change, approval.voter, approval.signature)
+            return
+        if leader is None:
+            return
+        now = monotonic_ms()
+        given = self._approved.get((change, leader))
+        if given is not None and now - given < APPROVE_AGAIN_MS:
+            return
+        if len(self._approved) >= APPROVALS_KEPT:
+            self._approved.clear()
+        self._approved[(change, leader)] = now
+        body = {"change": kind, "node": node_id, "at": change.at, "at_hash": change.at_hash}
+        self._send(leader, "approve", {**body, "signature": approval.signature})
+
+    def _take_approval(self, sender: str, body: dict[str, Any]) -> None:
+        if sender not in self.raft.voters:
+            self._drop("an approval", sender, "only a voter approves a change of who votes")
+            return
+        if not self.is_leader:
+            return  # it took us for the leader, which we were lately, say: it gives it again to the next
+        change = ConfChange(body["change"], body["node"], (), body["at"], body["at_hash"])
+        if (change.at, change.at_hash) != self.raft.approval_point():
+            return  # made for another configuration (before the last change, say): no misconduct
+        if not self.raft.approval_is_signed(change, Vote(sender, body["signature"])):
+            self._drop("an approval", sender, "its signature is not its own")
+            return
+        self._keep_approval(change, sender, body["signature"])
+        if self.on_approval is not None:
+            self.on_approval()
+
+    def _keep_approval(self, change: ConfChange, voter: str, signature: bytes) -> None:
+        kept = self._approvals.get(change)
+        if kept is None:
+            kept = self._approvals[change] = {}
+            while len(self._approvals) > APPROVALS_KEPT:
+                self._approvals.popitem(last=False)
+        kept[voter] = signature
+
+    def _with_approvals(self, kind: str, node_id: str) -> ConfChange:
+        """``kind`` of ``node_id`` at the current configuration, with the approvals voters gave of it
+        and this leader's own (it asks for the change because its application backs it)."""
+        change, own = self.raft.approve(kind, node_id)
+        given = {**self._approvals.get(change, {}), own.voter: own.signature}
+        return change.approved(tuple(Vote(voter, signature) for voter, signature in sorted(given.items())))
 
     def _change_membership(self, change: ConfChange, saying: str) -> bool:
         if not self.is_leader:

@@ -52,7 +52,14 @@ one leader signed for one (term, index) are a `ForkProof`: the leader is convict
 and the others elect another (entries are compared by chain hash, so the next leader repairs a log that
 took the other fork). A follower commits only what the signed acks of a quorum of its voters cover
 (``_commit_proven``), whatever commit index the leader claims, and checks its leader's membership
-changes (one at a time; ``force`` only from the leader its survivors elected). What no correct node
+changes (one at a time; ``force`` only from the leader its survivors elected). Who may vote is not
+Raft's to judge but the application's (a seated player's process): built with
+``changes_need_approval``, a node takes a change that makes or unmakes a voter only with the signed
+approvals of a quorum of the voters before it, each made for that very place in the log
+(``ConfChange.approvals``), wherever it comes from (an append, a catch-up, an entry in a past term's
+name); a leader that sends one without is convicted like a forker, by each node it sends it to.
+Without that, a leader could make up voters (keys of its own) or retire players still at the table
+until it was a quorum of its own, and show two honest nodes two committed logs. What no correct node
 sends is refused as `Misconduct`, for the caller to log as such.
 
 A member whose log is too short to count its leader's certificate (it missed the membership changes
@@ -118,6 +125,7 @@ from .raft_signing import (
     Signer,
     Unsigned,
     ack_payload,
+    approval_payload,
     certificate_payload,
     fork_is_proven,
     head_is_signed,
@@ -198,6 +206,7 @@ class RaftNode:
         saves_in_the_background: bool = False,
         signer: Signer | None = None,
         silence_ticks: int | None = None,
+        changes_need_approval: bool = False,
     ) -> None:
         low, high = election_ticks
         if not 0 < heartbeat_ticks < low < high:
@@ -217,6 +226,9 @@ class RaftNode:
         self._check_quorum = check_quorum
         self._saves_in_the_background = saves_in_the_background
         self._signer: Signer = signer if signer is not None else Unsigned()
+        #: Whether a change of who votes must carry the signed approvals of a quorum of the voters before
+        #: it (``ConfChange.approvals``): a table's application says who may vote; Raft alone does not.
+        self._changes_need_approval = changes_need_approval
         #: How long a voter left out of a forced election must have been silent here before this node
         #: joins that election (``_join_forced``): two of the longest election timeouts by default.
         self._silence_ticks = silence_ticks if silence_ticks is not None else 2 * high
@@ -463,8 +475,27 @@ class RaftNode:
 
     def propose_conf_change(self, change: ConfChange) -> bool:
         """Like `propose`, for one membership change. A leader also returns False while the previous
-        change is not committed, or when the change would do nothing or remove the last voter."""
+        change is not committed, or when the change would do nothing or remove the last voter, or
+        (built with ``changes_need_approval``) lacks the approvals of a quorum of its voters."""
         return self._propose(Entry(0, 0, change.encode(), "conf"))
+
+    def approval_point(self) -> tuple[int, bytes]:
+        """Where the next change of the membership would apply: the last conf entry of our log (0: the
+        bootstrap configuration) and the chain hash there. An approval is made for one such point."""
+        at = self._log.conf_indices[-1] if self._log.conf_indices else 0
+        chain = self._log.hash(at)
+        assert chain is not None
+        return at, chain
+
+    def approve(self, kind: str, node_id: str) -> tuple[ConfChange, Vote]:
+        """``kind`` of ``node_id`` at our approval point, and this node's signed approval of it (for the
+        application to give, when it backs that change, to whoever leads)."""
+        change = ConfChange(kind, node_id, (), *self.approval_point())
+        return change, Vote(self.node_id, self._signer.sign(approval_payload(change)))
+
+    def approval_is_signed(self, change: ConfChange, approval: Vote) -> bool:
+        """Whether ``approval`` is its voter's signature of ``change`` (at the point it names)."""
+        return self._signer.verify(approval.voter, approval_payload(change), approval.signature)
 
     def saved(self, index: int, term: int) -> None:
         """The caller made this node's log durable up to ``index`` (whose entry has ``term``): a leader
@@ -641,7 +672,8 @@ class RaftNode:
         self._pending_conf_index = self._log.last_index + 1
         first = Entry(self._term, self._log.last_index + 1, b"")
         if self._forced is not None:
-            change = ConfChange("force", self.node_id, self._forced)
+            # with the votes of every survivor that elected it: nobody writes one in a past term's name
+            change = ConfChange("force", self.node_id, self._forced, approvals=votes, elected_at=self._claim)
             first = Entry(self._term, self._log.last_index + 1, change.encode(), "conf")
             self._forced = None
         self._append_as_leader([first])
@@ -1022,6 +1054,10 @@ class RaftNode:
             )
         if problem:
             return Misconduct(f"append of term {message.term} refused: {problem}")
+        if self._log.term(message.log_index) == message.log_term:
+            unapproved = self._entries_approval_problem(message.log_index, message.entries)
+            if unapproved:
+                return self._convict(sender, f"append of term {message.term} refused: {unapproved}")
         if message.log_index < self._log.committed:
             self._acknowledge(message.sender, self._log.committed)
             return None
@@ -1105,6 +1141,9 @@ class RaftNode:
             return f"catch_up of term {term}: {problem}"
         if problem:
             return Misconduct(f"catch_up of term {term} refused: {problem}")
+        unapproved = self._entries_approval_problem(message.log_index, message.entries)
+        if unapproved:
+            return self._convict(certificate.leader, f"catch_up of term {term} refused: {unapproved}")
         self._log.maybe_append(message.log_index, message.log_term, self._log.committed, message.entries)
         self._refresh_config()
         self._keep_certificate(certificate)
@@ -1546,7 +1585,97 @@ class RaftNode:
             return f"conf change refused: {change.kind} {change.node_id} changes nothing"
         if not voters:
             return "conf change refused: it would remove the last voter"
+        problem = self._approvals_problem(change, self._voters, *self.approval_point())
+        if problem:
+            return f"conf change refused: {change.kind} {change.node_id} {problem}"
         return None
+
+    def _approvals_problem(
+        self, change: ConfChange, voters: tuple[str, ...], at: int, at_hash: bytes
+    ) -> str | None:
+        """What keeps ``change`` from applying to the configuration ``voters`` that the conf entry at
+        ``at`` (chain hash ``at_hash``) makes, or None: a change of who votes holds the approvals of a
+        quorum of those voters, each signed for that very point (built with ``changes_need_approval``)."""
+        if not self._changes_need_approval or not change.needs_approval:
+            return None
+        if change.kind == "remove" and change.node_id not in voters:
+            return None  # a learner leaves: it counted for nothing
+        approved: set[str] = set()
+        if (change.at, change.at_hash) == (at, at_hash):  # (approvals made elsewhere count for nothing)
+            payload = approval_payload(change)
+            for vote in change.approvals:
+                if vote.voter not in voters or vote.voter in approved:
+                    continue
+                if not self._signer.verify(vote.voter, payload, vote.signature):
+                    return f"carries an approval that {vote.voter} did not sign"
+                approved.add(vote.voter)
+        if len(approved) < len(voters) // 2 + 1:
+            return (
+                f"holds the approvals of {len(approved)} of its {len(voters)} voters (for the "
+                f"configuration at {at}): no quorum"
+            )
+        return None
+
+    def _entries_approval_problem(self, log_index: int, entries: tuple[Entry, ...]) -> str | None:
+        """What breaks the approval rule (``_approvals_problem``; a ``force``'s, ``_force_problem``) in the
+        conf entries of ``entries`` (following our entry ``log_index``) that our log does not hold yet,
+        or None. Each is checked against the configuration the entries before it make, wherever they
+        were written: a change in a past term's name needs the approvals of its own voters, which nobody
+        but they can sign."""
+        if not self._changes_need_approval or all(entry.kind != "conf" for entry in entries):
+            return None
+        new = self._log.find_conflict(entries)
+        if new == 0 or not any(entry.kind == "conf" and entry.index >= new for entry in entries):
+            return None
+        voters, learners = self._log.configuration(self._bootstrap, end=log_index)
+        at = max((i for i in self._log.conf_indices if i <= log_index), default=0)
+        at_hash, chain = self._log.hash(at), self._log.hash(log_index)
+        assert at_hash is not None and chain is not None
+        for entry in entries:
+            chain = chain_hash(chain, entry)
+            if entry.kind != "conf":
+                continue
+            change = ConfChange.from_entry(entry)  # (bad bytes: every node skips them alike)
+            if change is not None:
+                if entry.index >= new:
+                    problem = (
+                        self._force_problem(change, entry.term, voters)
+                        if change.kind == "force"
+                        else self._approvals_problem(change, voters, at, at_hash)
+                    )
+                    if problem:
+                        return f"entry {entry.index} ({change.kind} {change.node_id}) {problem}"
+                voters, learners = change.apply_to(voters, learners)
+            at, at_hash = entry.index, chain  # the next change's point (``approval_point``)
+        return None
+
+    def _force_problem(self, change: ConfChange, term: int, voters: tuple[str, ...]) -> str | None:
+        """What keeps a ``force`` entry of ``term`` from being what its writer's forced election made, or
+        None: the signed votes of every survivor it names for its writer in that term, each a voter
+        before it (the configuration ``voters``). Without them, anyone could write in a past term's name
+        that the table goes on with itself and keys it made up."""
+        outsider = next((survivor for survivor in change.voters if survivor not in voters), None)
+        if outsider is not None:
+            return f"names survivor {outsider}, who was no voter"
+        payload = vote_payload(term, change.node_id, *change.elected_at, change.voters)
+        signed: set[str] = set()
+        for vote in change.approvals:
+            if vote.voter in change.voters and vote.voter not in signed:
+                if not self._signer.verify(vote.voter, payload, vote.signature):
+                    return f"carries a vote that {vote.voter} did not sign"
+                signed.add(vote.voter)
+        missing = sorted(set(change.voters) - signed)
+        if missing:
+            return f"lacks the vote of survivor {missing[0]} for its writer in term {term}"
+        return None
+
+    def _convict(self, leader: str, why: str) -> Misconduct:
+        """``leader`` signed what no correct leader sends (``why``): never follow, vote for or count it
+        again, as one whose fork is proven (every honest node that is sent it does the same)."""
+        self.convicted.add(leader)
+        if self._leader == leader:
+            self._become_follower(self._term, None)
+        return Misconduct(why)
 
     def _append_as_leader(self, entries: list[Entry]) -> None:
         self._log.append(entries)

@@ -197,17 +197,38 @@ class ConfChange:
     """One membership change: `add_voter` (a new node or a learner's promotion), `add_learner` (a new
     non-voting node), `remove` (a voter or a learner), or `force`: the table goes on with `voters`
     alone, the other voters dropped (a forced reconfiguration, written by the leader its survivors
-    elected: `node_id` names it; ``RaftNode.force_configuration``)."""
+    elected: `node_id` names it; ``RaftNode.force_configuration``).
+
+    A change of who votes (``needs_approval``) carries the signed approvals of a quorum of the voters
+    before it (``approval_payload``), each made for the configuration the change applies to: the last
+    conf entry before it, ``at`` (0: the bootstrap configuration), and the chain hash there,
+    ``at_hash``. Each voter approves only what its application backs (a seated player's process
+    votes): a leader alone can neither make up a voter nor retire one still at the table. A ``force``
+    carries instead the votes of every survivor that elected its writer in its term (``approvals``, each
+    a vote for the log its writer claimed, ``elected_at``: its last index and term), so that nobody
+    writes one in a past term's name either."""
 
     kind: str
     node_id: str
     voters: tuple[str, ...] = ()
+    at: int = 0
+    at_hash: bytes = b""
+    approvals: tuple[Vote, ...] = ()
+    elected_at: tuple[int, int] = (0, 0)
 
     def __post_init__(self) -> None:
         if self.kind not in CONF_CHANGE_KINDS:
             raise ValueError(f"conf change kind {self.kind!r} is not one of {', '.join(CONF_CHANGE_KINDS)}")
         if not isinstance(self.node_id, str) or not self.node_id:
             raise ValueError("conf change needs a non-empty node id")
+        if type(self.at) is not int or self.at < 0 or not isinstance(self.at_hash, bytes):
+            raise ValueError("conf change: 'at' is a non-negative index and 'at_hash' bytes")
+        if len(self.approvals) > MAX_FORCED_VOTERS or not all(
+            isinstance(vote, Vote) and isinstance(vote.voter, str) and isinstance(vote.signature, bytes)
+            and len(vote.signature) <= MAX_SIGNATURE_BYTES
+            for vote in self.approvals
+        ):  # fmt: skip
+            raise ValueError(f"conf change: at most {MAX_FORCED_VOTERS} approvals, each a voter's signature")
         if self.kind != "force":
             if self.voters:
                 raise ValueError(f"a {self.kind} change names one node, not voters")
@@ -222,7 +243,24 @@ class ConfChange:
         fields: dict[str, Any] = {"change": self.kind, "node": self.node_id}
         if self.kind == "force":
             fields["voters"] = list(self.voters)
+        if self.approvals:
+            fields["at"], fields["at_hash"] = self.at, self.at_hash.hex()
+            fields["approvals"] = [[vote.voter, vote.signature.hex()] for vote in self.approvals]
+        if self.elected_at != (0, 0):
+            fields["elected_at"] = list(self.elected_at)
         return json.dumps(fields, sort_keys=True).encode()
+
+    @property
+    def needs_approval(self) -> bool:
+        """Whether this change may make or unmake a voter (``force`` has rules of its own; a learner
+        counts for nothing, so adding one needs no approval, nor does removing one)."""
+        return self.kind in ("add_voter", "remove")
+
+    def approved(self, approvals: tuple[Vote, ...]) -> ConfChange:
+        """The change at its point, with ``approvals``."""
+        return ConfChange(
+            self.kind, self.node_id, self.voters, self.at, self.at_hash, approvals, self.elected_at
+        )
 
     def apply_to(
         self, voters: tuple[str, ...], learners: tuple[str, ...]
@@ -258,12 +296,35 @@ class ConfChange:
             fields = json.loads(data)
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             raise ValueError(f"conf change is not JSON: {error}") from error
-        if not isinstance(fields, dict) or set(fields) - {"voters"} != {"change", "node"}:
-            raise ValueError("conf change must be an object with keys 'change' and 'node' (and 'voters')")
+        optional = {"voters", "at", "at_hash", "approvals", "elected_at"}
+        if not isinstance(fields, dict) or set(fields) - optional != {"change", "node"}:
+            raise ValueError(
+                "conf change must be an object with keys 'change' and 'node' (and 'voters', 'at', "
+                "'at_hash', 'approvals')"
+            )
         voters = fields.get("voters", [])
         if not isinstance(voters, list):
             raise ValueError("conf change 'voters' must be a list")
-        return cls(fields["change"], fields["node"], tuple(voters))
+        approvals = fields.get("approvals", [])
+        if not isinstance(approvals, list) or not all(
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
+            for pair in approvals
+        ):
+            raise ValueError("conf change 'approvals' must be a list of [voter, hex signature]")
+        try:
+            votes = tuple(Vote(voter, bytes.fromhex(signature)) for voter, signature in approvals)
+            at_hash = bytes.fromhex(fields.get("at_hash", ""))
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"conf change: a signature or hash is not hex: {error}") from error
+        elected_at = fields.get("elected_at", [0, 0])
+        if not (
+            isinstance(elected_at, list) and len(elected_at) == 2 and all(type(n) is int for n in elected_at)
+        ):
+            raise ValueError("conf change 'elected_at' must be [index, term]")
+        return cls(
+            fields["change"], fields["node"], tuple(voters), fields.get("at", 0), at_hash, votes,
+            (elected_at[0], elected_at[1]),
+        )  # fmt: skip
 
 
 def forced_voters_problem(voters: Any) -> str | None:

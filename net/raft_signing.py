@@ -23,11 +23,11 @@ from typing import Protocol
 from nacl.exceptions import BadSignatureError
 
 from .keys import NodeKeys, verify_key_of
-from .raft_messages import Certificate, ForkProof, SignedHead
+from .raft_messages import Certificate, ConfChange, ForkProof, SignedHead
 
 __all__ = [
-    "Signer", "TableSigner", "Unsigned", "ack_payload", "certificate_payload", "fork_is_proven",
-    "head_is_signed", "head_payload", "vote_payload",
+    "Signer", "TableSigner", "Unsigned", "ack_payload", "approval_payload", "certificate_payload",
+    "fork_is_proven", "head_is_signed", "head_payload", "vote_payload",
 ]  # fmt: skip
 
 _VOTE = b"kdm raft vote\x00"
@@ -51,6 +51,17 @@ def vote_payload(
     """The bytes a voter signs when it grants ``candidate`` its vote in ``term``: the log position the
     candidate claimed (so that the certificate proves the claim) and a forced election's survivors."""
     return _VOTE + json.dumps([term, candidate, log_index, log_term, list(forced)]).encode()
+
+
+_APPROVAL = b"kdm raft approval\x00"
+
+
+def approval_payload(change: ConfChange) -> bytes:
+    """The bytes a voter signs to approve ``change`` (its kind and node) for the configuration the
+    last conf entry before it makes (``change.at``, with the chain hash there): an approval of one
+    change at one place in one log, never of another change or of the same one later."""
+    place = json.dumps([change.kind, change.node_id, change.at]).encode()
+    return _APPROVAL + place + b"\x00" + change.at_hash
 
 
 _HEAD = b"kdm raft head\x00"

@@ -263,6 +263,7 @@ class Cluster:
         drift: float = 0.0,
         pre_vote: bool = True,
         check_quorum: bool = True,
+        changes_need_approval: bool = False,
         check: bool = True,
     ) -> None:
         self.seed = seed
@@ -274,6 +275,7 @@ class Cluster:
         self.heartbeat_ticks = heartbeat_ticks
         self.pre_vote = pre_vote
         self.check_quorum = check_quorum
+        self.changes_need_approval = changes_need_approval
         self.drift = drift
         self.now = 0
         self.peers: dict[str, SimPeer] = {}
@@ -318,6 +320,7 @@ class Cluster:
             pre_vote=self.pre_vote,
             check_quorum=self.check_quorum,
             signer=self.keys.signer(node_id),
+            changes_need_approval=self.changes_need_approval,
         )
         peer.node = node
         self._flush(peer)
@@ -386,9 +389,21 @@ class Cluster:
         return accepted
 
     def propose_conf_change(self, change: ConfChange, via: str | None = None) -> bool:
+        """Propose ``change`` through ``via``, else through the leader; with ``changes_need_approval``, a
+        change of who votes first gathers the approvals of the live voters (what each one's application
+        would give: the simulator backs every change), each made where its own log puts the change."""
         node = self.node(via) if via is not None else self.leader()
         if node is None:
             return False
+        if self.changes_need_approval and change.needs_approval:
+            point = node.approval_point()
+            votes = []
+            for peer in self.live():
+                if peer.node is not None and peer.node_id in node.voters:
+                    made, vote = peer.node.approve(change.kind, change.node_id)
+                    if (made.at, made.at_hash) == point:
+                        votes.append(vote)
+            change = ConfChange(change.kind, change.node_id, (), *point, tuple(votes))
         accepted = node.propose_conf_change(change)
         self._flush(self.peers[node.node_id])
         self._check()

@@ -28,6 +28,9 @@ of program, not a mock of one.
 - ``forker``: the founder's client (so the leader at first) that, once the game runs, sends two
   followers two different entries for the same next index, each append signed as the leader signs
   (a chat line in its player's name, one text for each), then goes on as if nothing happened.
+- ``ghost-maker``: the founder's client (so the leader at first) that, once the game runs and every
+  seat votes, makes a key it made up a voter (``add_voter``), with no approval but its own: what a leader
+  needs to become a quorum of its own with a few such ghosts, or to give two honest laptops two logs.
 - ``thief``: the founder's client (``host``), so the table's first leader. Once the game runs, while it
   leads, it asks the other voter whether seat 1's live process is silent (the honest voter says it is
   not, and signs nothing), then writes a takeover of seat 1 with its own word and a word it signed in
@@ -471,6 +474,27 @@ async def fork(peer: Peer) -> None:
                          commit=raft.commit_index, signature=signature)  # fmt: skip
         send_raft(node, append)
     note("fork", term=term, index=last + 1, to=followers)
+
+
+# --- the ghost-maker: a leader that makes up a voter -------------------------------------------------
+
+
+def ghost_maker() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    beside_the_peer(make_a_ghost)
+
+
+async def make_a_ghost(peer: Peer) -> None:
+    node, record = peer.node, peer.record
+    assert isinstance(node, Node)
+    await until(lambda: record.started and node.is_leader and len(node.raft.voters) >= 3)
+    await until(lambda: record.engine is not None and record.engine.state.seq >= MOVES_BEFORE_THE_FORK)
+    raft, made_up = node.raft, ghost()
+    raft._changes_need_approval = False  # its own Raft takes what it likes; the others' do not
+    change, own = raft.approve("add_voter", made_up)
+    proposed = raft.propose_conf_change(change.approved((own,)))
+    node._process()
+    note("ghost", ghost=made_up, proposed=proposed, term=raft.term, index=raft.last_index)
 
 
 # --- the stranger --------------------------------------------------------------------------------
@@ -951,6 +975,7 @@ def door(arguments: list[str]) -> list[str]:
 #: The roles that only patch kdm before its command line runs with the arguments as given.
 PATCHING: dict[str, Callable[[], None]] = {
     "cheat": cheat, "stranger": stranger, "usurper": usurper, "forker": forker, "thief": thief,
+    "ghost-maker": ghost_maker,
     "withholder": withholder, "dodger": dodger, "bad-card": bad_card, "backdater": backdater,
     "racer": racer, "forger": forger, "call-thief": call_thief, "misreader": misreader,
     "four-hider": four_hider, "catcher": catcher, "steady": steady, "quiet-partner": quiet_partner,

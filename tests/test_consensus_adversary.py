@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from kdm.net.raft import STAND_AGAIN_TIMEOUTS
+from kdm.net.raft import STAND_AGAIN_TIMEOUTS, ConfChange
 from kdm.replay import read_committed, replayed
 from tests.helpers.attacks import QUICK, Game, client, finished, leaders, logging_env
 from tests.helpers.processes import DEADLINE_S, table
@@ -150,6 +150,50 @@ def test_a_leader_that_sends_two_logs_is_proven_named_everywhere_and_the_table_g
         assert "sent two different logs: the table goes on without them" in outputs[index]
     (log,) = (tmp_path / "p1" / "tables").glob("*.log")
     data, _chained = read_committed(log)
+    record = replayed(data, lambda _record, _notice: None)
+    assert record.engine is not None and record.engine.over
+    digests = {scene.report(index)["digest"] for index in honest}
+    assert digests == {record.engine.digest()}
+
+
+# --- a leader that makes up a voter ------------------------------------------------------------------
+
+GHOST_MAKER = 0  # the founder: the table's first leader
+
+
+def test_a_leader_that_makes_up_a_voter_is_refused_everywhere_and_the_table_goes_on_without_it(
+    tmp_path: Path,
+) -> None:
+    """The ghost-maker (``tests/modified_clients.py``) leads and makes a key of its own a voter, with
+    no approval but its own. Every honest peer refuses the append for the same reason (a change of who
+    votes needs the approvals of a quorum of the voters, and each voter approves only what its seats
+    back), hears that leader no more, and elects another; a bot takes the ghost-maker's seat, the
+    ghost never votes anywhere, and the game ends with one digest on every honest peer and in a
+    replay."""
+    honest = [1, 2, 3]
+    programs = {GHOST_MAKER: client("ghost-maker")}
+    with table(
+        tmp_path, 4, rounds=2, programs=programs, env=logging_env(tmp_path), options=QUICK, playing=None
+    ) as scene:
+        for index in honest:
+            scene.processes[index].wait(DEADLINE_S)
+        outputs = {index: "\n".join(scene.outputs[index].lines) for index in honest}
+        cheater = scene.founder
+    assert [scene.processes[index].returncode for index in honest] == [0, 0, 0]
+    attacks = [json.loads(line) for line in (tmp_path / "attacks.jsonl").read_text().splitlines()]
+    (made,) = [attack for attack in attacks if attack["attack"] == "ghost"]
+    assert made["proposed"]  # its own Raft took it: the refusal is the others'
+    refused = (
+        f"dropped a raft app from {cheater}: append of term {made['term']} refused: entry {made['index']} "
+        f"(add_voter {made['ghost']}) holds the approvals of 1 of its 4 voters"
+    )
+    for index in honest:
+        assert refused in outputs[index], index
+        assert "changed who votes without the voters' approval: the table goes on" in outputs[index]
+    (log,) = (tmp_path / "p1" / "tables").glob("*.log")
+    data, _chained = read_committed(log)
+    changes = [entry for entry in data if isinstance(entry, ConfChange)]
+    assert changes and all(change.node_id != made["ghost"] for change in changes)  # never committed
     record = replayed(data, lambda _record, _notice: None)
     assert record.engine is not None and record.engine.over
     digests = {scene.report(index)["digest"] for index in honest}

@@ -759,7 +759,9 @@ def test_the_last_laptop_goes_on_alone_and_keeps_what_the_lost_leader_committed(
     net.collect()
     assert net["a"].role == "leader" and net["a"].voters == ("a",) and net["a"].commit_index == 3
     (force,) = [entry for entry in net.applied["a"] if entry.kind == "conf"]
-    assert ConfChange.from_entry(force) == ConfChange("force", "a", ("a",))
+    change = ConfChange.from_entry(force)  # with the votes of its survivors: a's own, here
+    assert change is not None and (change.kind, change.node_id, change.voters) == ("force", "a", ("a",))
+    assert [vote.voter for vote in change.approvals] == ["a"]
     assert data_of(net.applied["a"])[0] == b"committed by b"
     net["a"].propose(b"after")
     net.collect()
@@ -1600,3 +1602,119 @@ def test_a_leader_that_followed_the_past_term_shows_the_head_it_saved_of_it_afte
     net.run(4 * FAST["heartbeat_ticks"])
     b = net["b"]
     assert (b.term, b.leader, b.voters) == (net["c"].term, "c", ("a", "b", "c", "d", "f"))
+
+
+# --- a change of who votes needs a quorum's approval: no leader makes up or retires a voter alone ---------
+
+
+def approved(net: Net, change: ConfChange, by: Iterable[str]) -> ConfChange:
+    """``change`` at the current point, with the approvals of the nodes ``by`` (each its own signature,
+    made where its own log puts the next change)."""
+    votes = [net[node_id].approve(change.kind, change.node_id) for node_id in by]
+    at_point = votes[0][0]
+    return at_point.approved(tuple(vote for _change, vote in votes))
+
+
+def modified(net: Net, node_id: str) -> RaftNode:
+    """``node_id`` restarted as a modified client: it makes any change of who votes it likes (it does
+    not check approvals). Everyone else is honest."""
+    net.options["changes_need_approval"] = False
+    node = net.restart(node_id)
+    net.options["changes_need_approval"] = True
+    return node
+
+
+def test_a_change_of_who_votes_needs_the_approvals_of_a_quorum_of_the_voters_before_it() -> None:
+    net = Net(["a", "b", "c", "d"], learners=["e"], changes_need_approval=True)
+    net.elect("a")
+    a = net["a"]
+    assert not a.propose_conf_change(ConfChange("add_voter", "e"))  # the leader's word alone
+    assert not a.propose_conf_change(approved(net, ConfChange("add_voter", "e"), "ab"))  # two of four
+    assert a.propose_conf_change(approved(net, ConfChange("add_voter", "e"), "abc"))
+    net.deliver()
+    assert all(net[n].voters == ("a", "b", "c", "d", "e") for n in "abcde")
+    # An approval is for one change at one place: not for another node, nor once the membership moved.
+    old = approved(net, ConfChange("remove", "d"), "abc")  # made now, at the add of e
+    assert a.propose_conf_change(ConfChange("add_learner", "f"))  # a learner comes: no approval needed
+    net.deliver()
+    assert not a.propose_conf_change(old)
+    forged = ConfChange("remove", "c", (), old.at, old.at_hash, old.approvals)
+    assert not a.propose_conf_change(forged)
+    assert a.propose_conf_change(ConfChange("remove", "f"))  # a learner leaves: none either
+    net.deliver()
+    assert a.propose_conf_change(approved(net, ConfChange("remove", "d"), "abce"))
+    net.deliver()
+    assert all(net[n].voters == ("a", "b", "c", "e") for n in "abce")
+
+
+def test_a_leader_that_makes_up_a_voter_or_retires_one_is_refused_and_convicted_by_every_follower() -> None:
+    """The leader is a modified client: it makes a key of its own a voter with no approval, then (in
+    another run) retires an honest voter. Every honest follower refuses the append as misconduct,
+    follows that leader no more, and the others elect a leader among themselves that never had it."""
+    for change in (ConfChange("add_voter", "ghost"), ConfChange("remove", "d")):
+        net = Net(["a", "b", "c", "d"], changes_need_approval=True)
+        modified(net, "a")
+        net.elect("a")
+        a = net["a"]
+        a.propose(b"before")
+        net.deliver()
+        assert a.propose_conf_change(change)
+        net.collect()
+        refusals = {
+            m.to: net[m.to].step(m) for m in net.pending if m.kind == "app" and m.entries and m.to in "bcd"
+        }
+        net.pending.clear()
+        sent = {"b", "c", "d"} - {change.node_id}  # (a voter it retires it sends nothing more)
+        assert set(refusals) == sent
+        for refusal in refusals.values():
+            assert isinstance(refusal, Misconduct)
+            assert f"({change.kind} {change.node_id}) holds the approvals of 0 of its 4 voters" in refusal
+        assert all("a" in net[n].convicted and net[n].voters == ("a", "b", "c", "d") for n in sent)
+        net.isolate("a")  # (it is heard no more anyway)
+        net.run(3 * FAST["election_ticks"][1])
+        leader = next(net[n] for n in "bcd" if net[n].role == "leader")
+        leader.propose(b"after")
+        net.deliver()
+        for n in "bcd":
+            assert data_of(net[n].log_entries())[-2:] == [b"before", b"after"]
+            assert net[n].voters == ("a", "b", "c", "d")
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (ConfChange("add_voter", "ghost"), "(add_voter ghost) holds the approvals of 0 of its 4 voters"),
+        (ConfChange("force", "b", ("b", "c", "d")), "(force b) lacks the vote of survivor b for its"),
+    ],
+)
+def test_a_change_of_who_votes_written_in_a_past_terms_name_needs_that_configurations_word(
+    change: ConfChange, reason: str
+) -> None:
+    """b, a modified client, writes a change of who votes at the end of its log in its leader's term's
+    name (nobody checks who wrote a past term's entries): a ghost voter, or a forced configuration that
+    leaves a voter out, which no forced election made. It is elected on that longer log and sends the
+    change on as an old entry: every honest voter refuses it all the same, for want of its voters'
+    approvals (a forced one, of its survivors' votes for its writer in that term)."""
+    net = Net(["a", "b", "c", "d"], changes_need_approval=True)
+    net.elect("a")
+    net["a"].propose(b"before")
+    net.deliver()
+    b = modified(net, "b")
+    term, last = b.term, b.last_index
+    b._log.append([conf(term, last + 1, change)])  # its own log: a modified client writes what it likes
+    b._refresh_config()
+    net.isolate("a")
+    for node_id in "cd":
+        net.tick(node_id, 2 * FAST["election_ticks"][1])  # their leader is gone
+    net.pending.clear()  # (their own campaigns: b's is the one this test follows)
+    refusals: list[str | None] = []
+    for node_id in "cd":  # what each honest voter says of what it is sent
+        step = net[node_id].step
+        net[node_id].step = lambda m, step=step: refusals.append(step(m)) or refusals[-1]  # type: ignore
+    net.campaign("b")
+    net.deliver()  # c and d elect b (its log is the longer), then take its appends
+    assert b.role == "leader" and b.term == term + 1
+    said = [r for r in refusals if isinstance(r, Misconduct)]
+    assert len(said) == 2 and all(reason in r for r in said), said
+    assert all(net[n].voters == ("a", "b", "c", "d") and "b" in net[n].convicted for n in "cd")
+    assert all(net[n].last_index == last for n in "cd")  # nothing after it taken either

@@ -176,7 +176,8 @@ def test_a_leader_looks_at_its_membership_every_second_only_while_it_may_change_
     """Issue 'Light on the CPU', item 2: a table of seated voters at rest changes its membership only
     through a commit (a seat taken, left or handed to a bot), which nudges the leader's look; it looked
     every second all the same. It still does while a learner may catch up or fall silent, while its
-    record is not up to date, and while the change the seats ask for waits."""
+    record is not up to date, and while the change the seats ask for waits; a voter that is not the
+    leader, only while it approves a change the leader has not made yet."""
     seats = [SimpleNamespace(home=home, away=False, laptop="") for home in ("a:1", "b:2", "c:3")]
     raft = SimpleNamespace(voters=("a:1", "b:2", "c:3"), learners=())
     node = SimpleNamespace(
@@ -185,6 +186,7 @@ def test_a_leader_looks_at_its_membership_every_second_only_while_it_may_change_
     )  # fmt: skip
     table = SimpleNamespace(node=node, peer=SimpleNamespace(record=SimpleNamespace(seats=seats)))
     table._membership_change = functools.partial(session.TableSession._membership_change, table)
+    table._approved_changes = functools.partial(session.TableSession._approved_changes, table)
 
     def period() -> float:
         return session.TableSession._membership_period_s(table)  # type: ignore[arg-type]
@@ -199,4 +201,10 @@ def test_a_leader_looks_at_its_membership_every_second_only_while_it_may_change_
     seats.pop()  # c:3 left its seat: its vote must go (and goes, once the leader may propose it)
     assert period() == session.MEMBERSHIP_EVERY_S
     node.is_leader = False
-    assert period() == math.inf
+    # A voter that backs a change the leader has not made gives its approval again every second...
+    assert period() == session.MEMBERSHIP_EVERY_S
+    node.node_id = "d:4"
+    assert period() == math.inf  # ...but a node that does not vote approves nothing
+    node.node_id = "a:1"
+    raft.voters = ("a:1", "b:2")
+    assert period() == math.inf  # and once the change is made, neither looks again

@@ -402,6 +402,12 @@ class TableScreen:
         self._add("error", self.say("fork_proven", names=names))
         self.on_change()
 
+    def show_convicted(self, names: str) -> None:
+        """The process of ``names`` led the table and changed who votes without the voters' approval:
+        the table goes on without it."""
+        self._add("error", self.say("convicted", names=names))
+        self.on_change()
+
     def show_door(self, joiner: str, name: str, tried: int, gone: bool) -> None:
         """``joiner`` waits at the door for the table's PIN check (a stranger slows it down), or no longer."""
         self.door.pop(joiner, None)

@@ -108,6 +108,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{names} sent two logs (proven): the table goes on without",
         "{names} a envoyé deux journaux (preuve faite) : on continue sans",
     ),
+    "convicted": (
+        "{names} changed who votes unasked: the table goes on without",
+        "{names} a changé qui vote sans accord : on continue sans",
+    ),
     "clock_settling": (
         "one moment: your clock is being set to the table's, press again",
         "un instant : votre horloge se règle sur celle de la table, appuyez de nouveau",
