@@ -4,13 +4,13 @@ agreed clock is from its leader's: the laptops share the machine's clock, so tha
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.netns import require_netns
+from tests.helpers.scripts import run_script
 
 pytestmark = pytest.mark.netns
 
@@ -20,7 +20,7 @@ SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "clock_wifi.py"
 def test_clock_wifi_prints_each_phase_s_error_read_on_every_follower() -> None:
     require_netns()
     quick = ["--laptops", "3", "--seconds", "3", "--settle-s", "2", "--every-s", "0.5"]
-    done = subprocess.run([sys.executable, str(SCRIPT), *quick], capture_output=True, text=True, timeout=180)
+    done = run_script([sys.executable, str(SCRIPT), *quick], timeout=180)
     assert done.returncode == 0, done.stderr
     figures = [json.loads(line) for line in done.stdout.splitlines()]
     assert [(figure["profile"], figure["phase"]) for figure in figures] == [

@@ -4,11 +4,12 @@ commit every entry they time, on disk as in memory, and the transport's round tr
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.scripts import run_script
 
 pytestmark = pytest.mark.processes
 
@@ -17,9 +18,9 @@ SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "consensus_late
 
 @pytest.mark.parametrize("logs", [[], ["--in-memory"]], ids=["file", "memory"])
 def test_consensus_latency_prints_a_figure_per_size_then_the_round_trips(logs: list[str]) -> None:
-    done = subprocess.run(
+    done = run_script(
         [sys.executable, str(SCRIPT), "--peers", "2", "3", "--entries", "6", "--gap-ms", "1", *logs],
-        capture_output=True, text=True, timeout=120,
+        timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     figures = [json.loads(line) for line in done.stdout.splitlines()]

@@ -5,11 +5,12 @@ the host's screen), a profile of the nodes, and a summary of each figure per tre
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.scripts import run_script
 
 pytestmark = pytest.mark.processes
 
@@ -18,11 +19,10 @@ SCRIPT = ROOT / "benchmarks" / "cpu.py"
 
 
 def test_cpu_prints_each_figure_then_a_summary_per_figure(tmp_path: Path) -> None:
-    done = subprocess.run(
+    done = run_script(
         [sys.executable, str(SCRIPT), "--trees", str(ROOT), "--peers", "3", "--runs", "1", "--entries", "5",
          "--gap-ms", "1", "--idle-s", "0.5", "--settle-s", "0.5", "--profile", str(tmp_path), "--top", "3",
-         "--seats", "3"],
-        capture_output=True, text=True, timeout=240,
+         "--seats", "3"], timeout=240,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     figures = [json.loads(line) for line in done.stdout.splitlines()]

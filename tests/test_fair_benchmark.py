@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.scripts import run_script
 
 pytestmark = pytest.mark.processes
 
@@ -16,10 +17,8 @@ SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "fair_shuffle.p
 
 
 def test_fair_shuffle_prints_a_figure_per_table_size() -> None:
-    done = subprocess.run(
+    done = run_script(
         [sys.executable, str(SCRIPT), "--players", "3", "4", "--runs", "2"],
-        capture_output=True,
-        text=True,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
@@ -38,10 +37,8 @@ TABLE_SCRIPT = SCRIPT.parent / "fair_table.py"
 
 
 def test_fair_table_prints_the_figures_a_fair_table_measured() -> None:
-    done = subprocess.run(
+    done = run_script(
         [sys.executable, str(TABLE_SCRIPT), "--peers", "3", "--runs", "1", "--rounds", "1", "--open"],
-        capture_output=True,
-        text=True,
         timeout=240,
         env={**os.environ, "KDM_INTERFACE": "127.0.0.1"},
     )

@@ -4,11 +4,12 @@ time: its function calls here (``--calls``; the instructions need valgrind)."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.scripts import run_script
 
 pytestmark = pytest.mark.processes
 
@@ -18,9 +19,9 @@ SCRIPT = ROOT / "benchmarks" / "node_at_rest.py"
 
 def test_node_at_rest_counts_the_same_calls_a_second_every_time() -> None:
     def counted() -> dict[str, object]:
-        done = subprocess.run(
+        done = run_script(
             [sys.executable, str(SCRIPT), "--trees", str(ROOT), "--peers", "3", "--seconds", "12", "--calls"],
-            capture_output=True, text=True, timeout=240,
+            timeout=240,
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         (figure,) = [json.loads(line) for line in done.stdout.splitlines()]

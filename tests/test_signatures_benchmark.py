@@ -5,11 +5,12 @@ every follower, and the floor it prints is those counts times a sign and a check
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.scripts import run_script
 
 pytestmark = pytest.mark.processes
 
@@ -18,9 +19,8 @@ SCRIPT = ROOT / "benchmarks" / "signatures.py"
 
 
 def test_signatures_counts_what_a_commit_signs_and_checks() -> None:
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--peers", "3", "--entries", "3", "9", "--gap-ms", "1"],
-        capture_output=True, text=True, timeout=240,
+    done = run_script(
+        [sys.executable, str(SCRIPT), "--peers", "3", "--entries", "3", "9", "--gap-ms", "1"], timeout=240,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     (figure,) = [json.loads(line) for line in done.stdout.splitlines()]

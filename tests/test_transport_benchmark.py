@@ -4,11 +4,12 @@ per tree and run, each a positive cost per round trip."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.scripts import run_script
 
 pytestmark = pytest.mark.processes
 
@@ -17,9 +18,9 @@ SCRIPT = ROOT / "benchmarks" / "transport_cost.py"
 
 
 def test_transport_cost_prints_a_cost_per_round_trip_for_each_run() -> None:
-    done = subprocess.run(
+    done = run_script(
         [sys.executable, str(SCRIPT), "--trees", str(ROOT), "--round-trips", "1000", "--runs", "2"],
-        capture_output=True, text=True, timeout=240,
+        timeout=240,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     figures = [json.loads(line) for line in done.stdout.splitlines()]

@@ -4,11 +4,12 @@ between two processes, each with its CPU, then a summary."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.scripts import run_script
 
 pytestmark = pytest.mark.processes
 
@@ -16,9 +17,8 @@ SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "wake_floor.py"
 
 
 def test_wake_floor_prints_a_timer_a_round_and_a_summary() -> None:
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--seconds", "0.5", "--period-ms", "50", "--runs", "1"],
-        capture_output=True, text=True, timeout=120,
+    done = run_script(
+        [sys.executable, str(SCRIPT), "--seconds", "0.5", "--period-ms", "50", "--runs", "1"], timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     timer, zmq_round, summary = (json.loads(line) for line in done.stdout.splitlines())
