@@ -329,7 +329,9 @@ def _non_voter_refusal(message: Message, term: int) -> str | None:
     """
     if message.kind not in NON_VOTER_KINDS:
         return f"a node that does not vote sends no {message.kind}"
-    if message.kind != "prop" and message.term > term:
+    asks_to_catch_up = message.kind == "heartbeat_resp" and message.reject and message.log_index > 0
+    if message.kind != "prop" and message.term > term and not asks_to_catch_up:
+        # (an ask to catch up names the term whose leader it cannot count yet, and moves no term here)
         return f"a node that does not vote cannot move the term to {message.term}"
     return None
 

@@ -902,10 +902,13 @@ class RaftNode:
 
     def _another_to_ask(self, leader: str) -> str | None:
         """One of the voters our log makes, in turn, to ask beside ``leader``: a leader that joined after
-        a term holds neither its certificate nor its heads, which a member of that term may."""
+        a term holds neither its certificate nor its heads, which a member of that term may. A learner
+        asks too: it gets here only when not one of its voters voted for that leader (one is enough
+        for a learner), as when every voter it knows has left the table since (chaos seed 4184, with
+        approvals: a learner behind asked the sole voter, which joined later, for ever)."""
         others = [voter for voter in self._voters if voter not in (self.node_id, leader)]
-        if not others or self.node_id not in self._voters:
-            return None  # (a learner counts one vote of its voters as enough: it has no need to ask)
+        if not others:
+            return None
         self._catch_up_turn += 1
         return others[self._catch_up_turn % len(others)]
 

@@ -6,6 +6,7 @@ sender and reason, and the sockets and learners a stranger can make it hold stay
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ from kdm.net.node import (
     MAX_LEARNERS,
     MAX_STRANGER_SOCKETS,
     Node,
+    _non_voter_refusal,
     ask_table_id,
     is_node_id,
     listen,
@@ -546,3 +548,13 @@ def test_a_strangers_made_up_certificate_is_dropped_at_the_door_unchecked(
     node._receive(stranger, node_codec(TABLE).encode(stranger, "raft", message_to_dict(heartbeat)))
     assert f"dropped a raft heartbeat from {stranger}: not a member of this table" in caplog.text
     assert (node.raft.term, node.leader) == (0, None)
+
+
+def test_a_learners_ask_to_catch_up_of_a_newer_term_reaches_raft_and_nothing_else_of_one_does() -> None:
+    """A learner whose every known voter has left cannot count its new leader's certificate, and asks
+    another node to catch it up, naming the leader's term: the ask moves no term (Raft serves it, or
+    says why not), so it is let through; what else a learner sends in a newer term would move it."""
+    ask = Message("heartbeat_resp", 9, "learner", "voter", log_index=3, log_term=1, reject=True, hint=2)
+    assert _non_voter_refusal(ask, term=4) is None
+    for message in (dataclasses.replace(ask, log_index=0), dataclasses.replace(ask, kind="app_resp")):
+        assert _non_voter_refusal(message, term=4) == "a node that does not vote cannot move the term to 9"

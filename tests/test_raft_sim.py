@@ -209,11 +209,16 @@ def test_random_run_keeps_invariants_and_recovers(seed: int) -> None:
         raise AssertionError(f"seed {seed} (rerun: KDM_RAFT_SEED={seed}): {error}") from error
 
 
-@pytest.mark.parametrize("seed", seeds()[: len(seeds()) // 3])
+#: Seeds that once failed with approvals: 4184, a learner whose every known voter had left, which asked
+#: only the sole voter (which joined after the term it lacked) to catch it up, for ever.
+STALLED_ONCE_WITH_APPROVALS = [4184]
+
+
+@pytest.mark.parametrize("seed", [*seeds()[: len(seeds()) // 3], *STALLED_ONCE_WITH_APPROVALS])
 def test_random_run_with_approved_changes_of_who_votes_keeps_invariants_and_recovers(seed: int) -> None:
     """The same runs, each change of who votes carrying the approvals of the live voters (as a table's
     applications give them): every path a change travels (appends, catch-ups, a past term's entries sent
-    by a later leader) checks them, and the cluster still recovers. (0-1,999 passed, 2026-12-07.)"""
+    by a later leader) checks them, and the cluster still recovers."""
     try:
         Chaos(seed, approvals=True).run()
     except (AssertionError, RuntimeError) as error:
