@@ -865,9 +865,8 @@ class Node:
             self._catch_up()
             refusal = self.raft.step(message)
             self._tell_forks()
-            if isinstance(refusal, Misconduct):
-                self._tell_convicted(refusal)
             if isinstance(refusal, Misconduct):  # no correct node sends that: name it
+                self._tell_convicted(refusal)
                 self._drop(f"a raft {message.kind}", sender, refusal)
             elif refusal:  # routine after an election (stale heartbeats), so only at info level
                 log.info("raft ignored %s from %s: %s", message.kind, sender, refusal)
@@ -1392,17 +1391,12 @@ class Node:
     def approve(self, kind: str, node_id: str) -> None:
         """This voter's application backs ``kind`` (``add_voter``, ``remove``) of ``node_id``: sign that
         for the current configuration and give it to the leader (again every ``APPROVE_AGAIN_MS`` while
-        asked; kept here when this node leads). A change of who votes needs a quorum's approvals, so
-        no leader makes up a voter or retires one still at the table on its own."""
-        if self.node_id not in self.raft.voters:
+        asked; a leader adds its own when it makes the change). A change of who votes needs a quorum's
+        approvals, so no leader makes up a voter or retires one still at the table on its own."""
+        leader = self.raft.leader
+        if self.node_id not in self.raft.voters or leader in (None, self.node_id):
             return
         change, approval = self.raft.approve(kind, node_id)
-        leader = self.raft.leader
-        if leader == self.node_id:
-            self._keep_approval(change, approval.voter, approval.signature)
-            return
-        if leader is None:
-            return
         now = monotonic_ms()
         given = self._approved.get((change, leader))
         if given is not None and now - given < APPROVE_AGAIN_MS:
@@ -1425,17 +1419,14 @@ class Node:
         if not self.raft.approval_is_signed(change, Vote(sender, body["signature"])):
             self._drop("an approval", sender, "its signature is not its own")
             return
-        self._keep_approval(change, sender, body["signature"])
-        if self.on_approval is not None:
-            self.on_approval()
-
-    def _keep_approval(self, change: ConfChange, voter: str, signature: bytes) -> None:
         kept = self._approvals.get(change)
         if kept is None:
             kept = self._approvals[change] = {}
             while len(self._approvals) > APPROVALS_KEPT:
                 self._approvals.popitem(last=False)
-        kept[voter] = signature
+        kept[sender] = body["signature"]
+        if self.on_approval is not None:
+            self.on_approval()
 
     def _with_approvals(self, kind: str, node_id: str) -> ConfChange:
         """``kind`` of ``node_id`` at the current configuration, with the approvals voters gave of it

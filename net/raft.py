@@ -1605,13 +1605,9 @@ class RaftNode:
             return None  # a learner leaves: it counted for nothing
         approved: set[str] = set()
         if (change.at, change.at_hash) == (at, at_hash):  # (approvals made elsewhere count for nothing)
-            payload = approval_payload(change)
-            for vote in change.approvals:
-                if vote.voter not in voters or vote.voter in approved:
-                    continue
-                if not self._signer.verify(vote.voter, payload, vote.signature):
-                    return f"carries an approval that {vote.voter} did not sign"
-                approved.add(vote.voter)
+            approved, forged = self._signers(change.approvals, voters, approval_payload(change))
+            if forged:
+                return f"carries an approval that {forged} did not sign"
         if len(approved) < len(voters) // 2 + 1:
             return (
                 f"holds the approvals of {len(approved)} of its {len(voters)} voters (for the "
@@ -1661,16 +1657,26 @@ class RaftNode:
         if outsider is not None:
             return f"names survivor {outsider}, who was no voter"
         payload = vote_payload(term, change.node_id, *change.elected_at, change.voters)
-        signed: set[str] = set()
-        for vote in change.approvals:
-            if vote.voter in change.voters and vote.voter not in signed:
-                if not self._signer.verify(vote.voter, payload, vote.signature):
-                    return f"carries a vote that {vote.voter} did not sign"
-                signed.add(vote.voter)
+        signed, forged = self._signers(change.approvals, change.voters, payload)
+        if forged:
+            return f"carries a vote that {forged} did not sign"
         missing = sorted(set(change.voters) - signed)
         if missing:
             return f"lacks the vote of survivor {missing[0]} for its writer in term {term}"
         return None
+
+    def _signers(
+        self, votes: Iterable[Vote], among: Iterable[str], payload: bytes
+    ) -> tuple[set[str], str | None]:
+        """The nodes of ``among`` whose signature of ``payload`` is in ``votes`` (each checked once), and
+        the first of them whose signature there is not its own (None: none)."""
+        allowed, signed = set(among), set[str]()
+        for vote in votes:
+            if vote.voter in allowed and vote.voter not in signed:
+                if not self._signer.verify(vote.voter, payload, vote.signature):
+                    return signed, vote.voter
+                signed.add(vote.voter)
+        return signed, None
 
     def _convict(self, leader: str, why: str) -> Misconduct:
         """``leader`` signed what no correct leader sends (``why``): never follow, vote for or count it

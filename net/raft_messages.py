@@ -300,7 +300,7 @@ class ConfChange:
         if not isinstance(fields, dict) or set(fields) - optional != {"change", "node"}:
             raise ValueError(
                 "conf change must be an object with keys 'change' and 'node' (and 'voters', 'at', "
-                "'at_hash', 'approvals')"
+                "'at_hash', 'approvals', 'elected_at')"
             )
         voters = fields.get("voters", [])
         if not isinstance(voters, list):

@@ -16,6 +16,7 @@ import json
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,9 +117,34 @@ def test_a_seated_voter_can_neither_lead_unelected_nor_stall_nor_write_the_log(t
     assert elections <= FLOOD_S / (STAND_AGAIN_TIMEOUTS * ELECTION_TIMEOUT_S) + 1
 
 
-# --- a leader that sends two logs --------------------------------------------------------------------
+# --- a leader that breaks the rules of consensus -----------------------------------------------------
 
-FORKER = 0  # the founder: the table's first leader
+CHEATING_LEADER = 0  # the founder: the table's first leader
+HONEST = [1, 2, 3]
+
+
+def led_by_a_cheater(root: Path, role: str) -> tuple[str, dict[str, Any], dict[int, str], list[Any]]:
+    """A game of four whose founder runs the modified client ``role``: once the game starts, it is not
+    heard from again, and the honest peers end the game without it (a bot plays its seat). Its id, what
+    it wrote down of its attack, what each honest peer said, and the committed log replayed, checked to
+    be over with one digest on every honest peer and in the replay."""
+    programs = {CHEATING_LEADER: client(role)}
+    # The game starting is enough (``playing=None``): the cheater strikes a few events in, which may
+    # come before any pass (a deal whose first round ends at a slap).
+    with table(
+        root, 4, rounds=2, programs=programs, env=logging_env(root), options=QUICK, playing=None
+    ) as scene:
+        for index in HONEST:
+            scene.processes[index].wait(DEADLINE_S)
+        outputs = {index: "\n".join(scene.outputs[index].lines) for index in HONEST}
+    assert [scene.processes[index].returncode for index in HONEST] == [0, 0, 0]
+    (attack,) = [json.loads(line) for line in (root / "attacks.jsonl").read_text().splitlines()]
+    (log,) = (root / "p1" / "tables").glob("*.log")
+    data, _chained = read_committed(log)
+    record = replayed(data, lambda _record, _notice: None)
+    assert record.engine is not None and record.engine.over
+    assert {scene.report(index)["digest"] for index in HONEST} == {record.engine.digest()}
+    return scene.founder, attack, outputs, data
 
 
 def test_a_leader_that_sends_two_logs_is_proven_named_everywhere_and_the_table_goes_on(
@@ -128,37 +154,14 @@ def test_a_leader_that_sends_two_logs_is_proven_named_everywhere_and_the_table_g
     both signed, for one index. The followers compare the heads their leader signed, the fork is
     proven, every honest peer names it and stops hearing it; a new leader is elected, a bot takes the
     forker's seat, and the game ends with one digest on every honest peer and in a replay."""
-    honest = [1, 2, 3]
-    programs = {FORKER: client("forker")}
-    # The game starting is enough (``playing=None``): the forker forks a few events in, which may come
-    # before any pass (a deal whose first round ends at a slap), and is not heard from again.
-    with table(
-        tmp_path, 4, rounds=2, programs=programs, env=logging_env(tmp_path), options=QUICK, playing=None
-    ) as scene:
-        for index in honest:
-            scene.processes[index].wait(DEADLINE_S)
-        outputs = {index: "\n".join(scene.outputs[index].lines) for index in honest}
-        forker = scene.founder
-    assert [scene.processes[index].returncode for index in honest] == [0, 0, 0]
-    attacks = [json.loads(line) for line in (tmp_path / "attacks.jsonl").read_text().splitlines()]
-    (fork,) = [made for made in attacks if made["attack"] == "fork"]
+    forker, fork, outputs, _data = led_by_a_cheater(tmp_path, "forker")
+    assert fork["attack"] == "fork"
     proven = (
         f"fork proven: {forker} signed two different logs for index {fork['index']} in term {fork['term']}"
     )
-    for index in honest:
+    for index in HONEST:
         assert proven in outputs[index], index
         assert "sent two different logs: the table goes on without them" in outputs[index]
-    (log,) = (tmp_path / "p1" / "tables").glob("*.log")
-    data, _chained = read_committed(log)
-    record = replayed(data, lambda _record, _notice: None)
-    assert record.engine is not None and record.engine.over
-    digests = {scene.report(index)["digest"] for index in honest}
-    assert digests == {record.engine.digest()}
-
-
-# --- a leader that makes up a voter ------------------------------------------------------------------
-
-GHOST_MAKER = 0  # the founder: the table's first leader
 
 
 def test_a_leader_that_makes_up_a_voter_is_refused_everywhere_and_the_table_goes_on_without_it(
@@ -170,31 +173,14 @@ def test_a_leader_that_makes_up_a_voter_is_refused_everywhere_and_the_table_goes
     back), hears that leader no more, and elects another; a bot takes the ghost-maker's seat, the
     ghost never votes anywhere, and the game ends with one digest on every honest peer and in a
     replay."""
-    honest = [1, 2, 3]
-    programs = {GHOST_MAKER: client("ghost-maker")}
-    with table(
-        tmp_path, 4, rounds=2, programs=programs, env=logging_env(tmp_path), options=QUICK, playing=None
-    ) as scene:
-        for index in honest:
-            scene.processes[index].wait(DEADLINE_S)
-        outputs = {index: "\n".join(scene.outputs[index].lines) for index in honest}
-        cheater = scene.founder
-    assert [scene.processes[index].returncode for index in honest] == [0, 0, 0]
-    attacks = [json.loads(line) for line in (tmp_path / "attacks.jsonl").read_text().splitlines()]
-    (made,) = [attack for attack in attacks if attack["attack"] == "ghost"]
-    assert made["proposed"]  # its own Raft took it: the refusal is the others'
+    cheater, made, outputs, data = led_by_a_cheater(tmp_path, "ghost-maker")
+    assert made["attack"] == "ghost" and made["proposed"]  # its own Raft took it: the refusal is the others'
     refused = (
         f"dropped a raft app from {cheater}: append of term {made['term']} refused: entry {made['index']} "
         f"(add_voter {made['ghost']}) holds the approvals of 1 of its 4 voters"
     )
-    for index in honest:
+    for index in HONEST:
         assert refused in outputs[index], index
         assert "changed who votes without the voters' approval: the table goes on" in outputs[index]
-    (log,) = (tmp_path / "p1" / "tables").glob("*.log")
-    data, _chained = read_committed(log)
     changes = [entry for entry in data if isinstance(entry, ConfChange)]
     assert changes and all(change.node_id != made["ghost"] for change in changes)  # never committed
-    record = replayed(data, lambda _record, _notice: None)
-    assert record.engine is not None and record.engine.over
-    digests = {scene.report(index)["digest"] for index in honest}
-    assert digests == {record.engine.digest()}
