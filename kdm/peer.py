@@ -294,6 +294,15 @@ class Peer:
         (``kdm.host.proposals.Proposals.screen``)."""
         return self.host.proposals.screen(sender, data)
 
+    def screen_relay(self, sender: str, data: bytes) -> str | None:
+        """Why this node neither gives the leader an entry relayed by ``sender`` (or its own) nor
+        watches for it, or None (``kdm.host.proposals.Proposals.screen_relay``)."""
+        return self.host.proposals.screen_relay(sender, data)
+
+    def settled(self, data: bytes) -> bool:
+        """Whether the record took or refused the entry ``data`` (``Proposals.settled``)."""
+        return self.host.proposals.settled(data)
+
     def retry_pending(self, now: float) -> None:
         """Propose again what is not seen committed (``kdm.host.proposals.Proposals.retry``)."""
         self.host.proposals.retry(now)

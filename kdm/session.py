@@ -318,6 +318,9 @@ class TableSession:
         node.on_direct = self.peer.received_direct
         node.on_heard = self.peer.heard
         node.screen_proposal = self.peer.screen_proposal
+        node.screen_relay = self.peer.screen_relay
+        node.settled = self.peer.settled
+        node.on_distrust = self._distrusted
         node.holds_a_seat = lambda node_id: any(seat.home == node_id for seat in self.peer.record.seats)
         node.on_leader = self._leader_changed
         node.on_approval = self._reconcile_soon_set
@@ -328,6 +331,9 @@ class TableSession:
         #: Told the names of the seats played by a process convicted of a change of who votes that the
         #: voters did not approve: the screen.
         self.on_convicted: Callable[[str], None] | None = None
+        #: Told the names of the seats played by a leader this process no longer follows: it appended
+        #: nothing given it for a while, though it heartbeats (``kdm.net.node``): the screen.
+        self.on_distrust: Callable[[str], None] | None = None
         node.on_refused = self._refused
         node.on_pin_guesses = self._pin_guesses
         node.on_door = self._door
@@ -690,6 +696,14 @@ class TableSession:
         self.say(f"{names} changed who votes without the voters' approval: the table goes on without them")
         if self.on_convicted is not None:
             self.on_convicted(names)
+
+    def _distrusted(self, node_id: str, count: int) -> None:
+        """The leader ``node_id`` appended none of ``count`` entries given it, while it heartbeats:
+        this process votes for another; the table changes leader once a quorum does."""
+        names = ", ".join(names_on_laptops(self.peer.record.seats, [node_id])) or node_id
+        self.say(f"{names}, leading, took none of {count} moves given it: asking for another leader")
+        if self.on_distrust is not None:
+            self.on_distrust(names)
 
     def say(self, line: str) -> None:
         for listener in self.line_listeners:

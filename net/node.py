@@ -39,6 +39,16 @@ member (``fork``: each checks it itself), and from then on drops everything from
 goes silent at the table and is replaced by a bot; the application is told (``on_fork``). Raft
 messages no correct node sends (``Misconduct``) are logged as warnings naming the sender.
 
+A leader that stalls: a node watches what it gives its leader (``propose``; the application's
+``screen_relay`` says what is worth watching). Whatever is not in its log after ``RELAY_AFTER_MS`` goes
+to the other voters too (``relay``), each of which gives it to the leader itself and watches it as its
+own; whatever is still missing after ``LEADER_PATIENCE_MS`` while the leader heartbeats, and that the
+application has not seen settled since (``settled``), is the leader's doing: the node distrusts it
+(``RaftNode.distrust_leader``) and says so (``on_distrust``). A leader that drops one player's moves,
+or everyone's, is so distrusted by every honest voter, and they elect another; a relay the leader
+would rightly refuse is refused by each voter first (``screen_relay``), so a cheater's relays cannot
+depose an honest leader.
+
 Stranded: a voter that hears no leader, nor enough voters to make a quorum, for ``STRANDED_AFTER_MS``
 names the voters it has not heard from (``not_heard_from``); the table cannot commit without them. Only
 a person may decide to go on without them (``go_on_without_them``: a forced reconfiguration, see
@@ -62,7 +72,7 @@ from .admission import GuessBackoff, Prover, Verifier
 from .clock import ClockEstimator, ClockSample, PerSecond, monotonic_ms
 from .keys import NodeKeys
 from .loops import every
-from .raft import Misconduct, RaftNode
+from .raft import MAX_ENTRY_BYTES, Misconduct, RaftNode
 from .raft_log import Storage, persist_and_send, save
 from .raft_messages import (
     Certificate,
@@ -142,6 +152,19 @@ MAX_DOOR_NAME = 32
 #: within (``tests/test_lan_stranded.py``), on a laptop busy with other work too (at 2.5 s, a run with
 #: both cores busy said it after 3.66 s).
 STRANDED_AFTER_MS = 2200.0
+#: A proposal this node gave its leader and does not see in its log after this long goes to the other
+#: voters too (``relay``): an honest leader appends one within a round trip, a few tens of milliseconds
+#: on a poor Wi-Fi, a few hundred on a laptop that is busy.
+RELAY_AFTER_MS = 500.0
+#: A proposal given to the leader (by this node, or relayed to it) and still not in the log after this
+#: long while that leader heartbeats is the leader's doing: this node distrusts it for ``DISTRUST_MS``
+#: (``RaftNode.distrust_leader``). Past two election timeouts: a leader that loses a quorum meanwhile is
+#: replaced by then anyway, and a slow honest one has had ample time.
+LEADER_PATIENCE_MS = 2500.0
+DISTRUST_MS = 10_000.0
+#: At most this many proposals watched (``_forwarded``), and relays taken from one voter a second.
+FORWARDED_KEPT = 256
+RELAYS_PER_S = 20
 #: A tick this late means this process itself was stopped (a sleeping laptop, SIGSTOP): everyone looks
 #: silent to it, so it gives the table ``STRANDED_AFTER_MS`` to answer again before it is stranded.
 STALLED_AFTER_MS = 1000.0
@@ -282,6 +305,10 @@ def _approve_body(body: dict[str, Any]) -> None:
     ConfChange(body["change"], body["node"], (), body["at"], body["at_hash"])  # (raises ValueError)
 
 
+def _relay_body(body: dict[str, Any]) -> None:
+    check_fields(body, {"data": bytes})
+
+
 def _fork_body(body: dict[str, Any]) -> None:
     check_fields(body, {"first": list, "second": list})
     head_from_list(body["first"])
@@ -295,7 +322,7 @@ def node_codec(table: str) -> Codec:
         {"raft": _raft_body, "hello": _hello_body, "pin": _pin_body, "pin_checked": _pin_checked_body,
          "door": _door_body, "let_in": _let_in_body,
          "ping": _ping_body, "pong": _pong_body, "direct": _direct_body, "heads": _heads_body,
-         "fork": _fork_body, "approve": _approve_body},
+         "fork": _fork_body, "approve": _approve_body, "relay": _relay_body},
     )  # fmt: skip
 
 
@@ -334,6 +361,16 @@ def _non_voter_refusal(message: Message, term: int) -> str | None:
         # (an ask to catch up names the term whose leader it cannot count yet, and moves no term here)
         return f"a node that does not vote cannot move the term to {message.term}"
     return None
+
+
+class Forwarded(NamedTuple):
+    """A proposal this node gave its leader and has not seen in its log yet (``Node._watch``)."""
+
+    leader: str
+    since_ms: float
+    #: Whether this node's own (it relays it to the other voters when late) or relayed to it.
+    own: bool
+    relayed: bool = False
 
 
 class Held(NamedTuple):
@@ -441,6 +478,22 @@ class Node:
         #: Says why another node may not propose these bytes (None: it may): the application's rule
         #: (a table lets a learner propose only its own join, and bounds the times a press claims).
         self.screen_proposal: Callable[[str, bytes], str | None] | None = None
+        #: Says why a proposal relayed by a voter (or this node's own) is not worth giving the leader
+        #: and watching (None: it is): what an honest leader could rightly refuse (``relay``). None
+        #: here: every proposal is.
+        self.screen_relay: Callable[[str, bytes], str | None] | None = None
+        #: Whether the application has seen a proposal's fate (committed, or refused for good) since it
+        #: was proposed: one that it has is no evidence against the leader (a copy retried, say).
+        self.settled: Callable[[bytes], bool] | None = None
+        #: Called with a leader this node distrusts (it appended none of ``count`` proposals given it
+        #: ``LEADER_PATIENCE_MS`` ago, while it heartbeats): the application says so on screen.
+        self.on_distrust: Callable[[str, int], None] | None = None
+        #: The proposals given to the leader and not seen in the log yet, watched (``_watch``), the
+        #: timer of the next look at them, and how many relays each voter sent this second.
+        self._forwarded: dict[bytes, Forwarded] = {}
+        self._watch_timer: asyncio.TimerHandle | None = None
+        self._watch_due_ms = math.inf
+        self._relays: dict[str, PerSecond] = {}
         #: Whether a node holds a seat at the table (the application's record; its id names its key, so
         #: a message from it proves it): a player's process retired while a bot held their seat, and
         #: back, is taken back as a learner at its first message, and never asked for the PIN again.
@@ -568,6 +621,9 @@ class Node:
         if self._tick_timer is not None:
             self._tick_timer.cancel()
             self._tick_timer, self._tick_due_ms = None, math.inf
+        if self._watch_timer is not None:
+            self._watch_timer.cancel()
+            self._watch_timer, self._watch_due_ms = None, math.inf
         self._stopped = True
         for task in tasks:
             task.cancel()
@@ -630,9 +686,108 @@ class Node:
         if self.raft.leader is None:
             self._waiting.append(data)
             return False
-        accepted = self.raft.propose(data)
+        accepted = self._forward(data, own=True)
         self._process()
         return accepted
+
+    def _forward(self, data: bytes, own: bool) -> bool:
+        """Give ``data`` to Raft (appended here if this node leads, else forwarded to the leader), and
+        watch it come back in the log when another node leads (``_watch``)."""
+        accepted = self.raft.propose(data)
+        leader = self.raft.leader
+        if not accepted or leader in (None, self.node_id) or self._stopped:
+            return accepted
+        kept = self._forwarded.get(data)
+        if kept is not None and kept.leader == leader:
+            return accepted  # given again (the application retries): watched since the first time
+        if len(self._forwarded) >= FORWARDED_KEPT:
+            return accepted
+        if own and self.screen_relay is not None:
+            refusal = self.screen_relay(self.node_id, data)
+            if refusal is not None:  # (a chat line, say: the leader alone counts them)
+                log.debug("not watching a proposal of ours: %s", refusal)
+                return accepted
+        self._forwarded[data] = Forwarded(leader, monotonic_ms(), own)
+        self._arm_watch()
+        return accepted
+
+    def _arm_watch(self) -> None:
+        """One timer, at the next moment a watched proposal is due to be relayed or held against the
+        leader (none while nothing is watched)."""
+        due = min(
+            (
+                kept.since_ms + (RELAY_AFTER_MS if kept.own and not kept.relayed else LEADER_PATIENCE_MS)
+                for kept in self._forwarded.values()
+            ),
+            default=math.inf,
+        )
+        if due == self._watch_due_ms:
+            return
+        if self._watch_timer is not None:
+            self._watch_timer.cancel()
+        self._watch_timer, self._watch_due_ms = None, due
+        if math.isinf(due) or not self._tasks:  # (a node driven by hand: its caller calls ``_watch``)
+            return
+        loop = asyncio.get_running_loop()
+        self._watch_timer = loop.call_at(loop.time() + max(0.0, due - monotonic_ms()) / 1000, self._watch)
+
+    def _watch(self) -> None:
+        """Look at the proposals given to the leader and not in the log yet: relay this node's own
+        late ones to the other voters, and distrust a leader that heartbeats but has appended none of
+        those given it ``LEADER_PATIENCE_MS`` ago."""
+        # (at least the time it was set for: a timer's time, rounded in seconds, may fall a hair short)
+        now, leader = max(monotonic_ms(), self._watch_due_ms), self.raft.leader
+        self._watch_timer, self._watch_due_ms = None, math.inf
+        late: list[bytes] = []
+        for data, kept in list(self._forwarded.items()):
+            if kept.leader != leader or (self.settled is not None and self.settled(data)):
+                del self._forwarded[data]  # another leader gets its own time; a settled one is no sign
+                continue
+            # (deadlines summed as ``_arm_watch`` sums them: the same floats)
+            if kept.own and not kept.relayed and kept.since_ms + RELAY_AFTER_MS <= now:
+                self._forwarded[data] = kept._replace(relayed=True)
+                for voter in self.raft.voters:
+                    if voter not in (self.node_id, leader):
+                        self._send(voter, "relay", {"data": data})
+            if kept.since_ms + LEADER_PATIENCE_MS <= now:
+                late.append(data)
+        for data in late:
+            del self._forwarded[data]
+        # A leader not heard lately is replaced by an election anyway; and a process that was stopped
+        # meanwhile (a laptop asleep) saw nothing of what the leader did while it was.
+        heard = leader is not None and self.silent_ms(leader) <= ELECTION_TIMEOUT_MS[0]
+        if late and heard and self.awake_ms() >= LEADER_PATIENCE_MS:
+            distrusted = self.raft.distrust_leader(round(DISTRUST_MS / self._tick_ms))
+            if distrusted is not None:
+                log.warning(
+                    "leader %s appended none of %d proposals given it %.1f s ago, while it heartbeats: not"
+                    " following it, voting for another", distrusted, len(late), LEADER_PATIENCE_MS / 1000,
+                )  # fmt: skip
+                if self.on_distrust is not None:
+                    self.on_distrust(distrusted, len(late))
+            self._process()
+        self._arm_watch()
+
+    def _take_relay(self, sender: str, data: bytes) -> None:
+        """A voter's proposal its leader has not appended after ``RELAY_AFTER_MS``: give it to the
+        leader too, and watch it (``_watch``), if the application finds it worth it."""
+        raft = self.raft
+        if sender not in raft.voters or self.node_id not in raft.voters or raft.leader in (None, sender):
+            self._drop("a relayed proposal", sender, "only a voter relays, to a voter, while a third leads")
+            return
+        if not self._relays.setdefault(sender, PerSecond(RELAYS_PER_S)).allows():
+            self._drop("a relayed proposal", sender, f"more than {RELAYS_PER_S} this second")
+            return
+        if len(data) > MAX_ENTRY_BYTES:
+            self._drop("a relayed proposal", sender, f"over {MAX_ENTRY_BYTES} bytes")
+            return
+        screen = self.screen_proposal if raft.leader == self.node_id else self.screen_relay
+        refusal = screen(sender, data) if screen is not None else None
+        if refusal is not None:
+            self._drop("a relayed proposal", sender, refusal)
+            return
+        self._forward(data, own=False)
+        self._process()
 
     def silent_ms(self, node_id: str) -> float:
         """How long since anything arrived from ``node_id`` (since this node started, if never)."""
@@ -911,6 +1066,8 @@ class Node:
                     self._tell_forks()
         elif envelope.kind == "approve":
             self._take_approval(sender, body)
+        elif envelope.kind == "relay":
+            self._take_relay(sender, body["data"])
         elif envelope.kind == "fork" and sender in self.members:
             self.raft.take_fork_proof(
                 ForkProof(head_from_list(body["first"]), head_from_list(body["second"]))
@@ -1629,6 +1786,9 @@ class Node:
                     self._process_later()
                     return
                 ready = raft.ready()
+                if self._forwarded:
+                    for entry in ready.entries:
+                        self._forwarded.pop(entry.data, None)
                 self._save_and_send(ready)
                 if ready.committed and self.journal is not None:
                     self.journal(ready.committed)
@@ -1666,7 +1826,7 @@ class Node:
                 self.on_leader(raft.leader)
             waiting, self._waiting = self._waiting, []
             for data in waiting:
-                raft.propose(data)
+                self._forward(data, own=True)
 
 
 __all__ = [

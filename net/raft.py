@@ -74,6 +74,13 @@ restarted since still shows them; it never signs a head of a past term again. As
 a past term's leader that cheats (its entries for this member not those it gave the others: ghost
 voters, say) is caught by its two heads for one place, not stopped.
 
+A leader that heartbeats but appends nothing it is given would hold every follower in its lease for
+ever: nothing signed shows it, so no node can convict it. The caller, which knows what it gave the
+leader and saw no sign of it in the log (``kdm.net.node``), says so (``distrust_leader``): for a
+while, that leader's heartbeats no longer keep this node from campaigning, nor from granting a pre-vote,
+and this node votes for it in no election. One node's distrust moves nothing (the others, in their
+lease, refuse its pre-votes); a quorum's elects another leader.
+
 A leader counts its own copy of an entry toward a commit once it is saved: at once by default (the
 caller saves a `Ready` before acting on it), or, built with ``saves_in_the_background``, only when the
 caller says the entries are durable (`saved`): its appends then go out while its own sync runs, and
@@ -310,6 +317,8 @@ class RaftNode:
         self._acks_checked: OrderedDict[tuple[int, str, int, bytes], None] = OrderedDict()
         #: The last ack we sent: (term, leader, index).
         self._acked: tuple[int, str, int] | None = None
+        #: The nodes this node distrusts (``distrust_leader``), and the tick until which it does.
+        self._distrusted: dict[str, int] = {}
         #: Proofs of forks this node holds, and the leaders they convict.
         self.forks: list[ForkProof] = []
         self.convicted: set[str] = set()
@@ -449,6 +458,29 @@ class RaftNode:
             self._election_elapsed = 0
             self._campaign(pre=self._pre_vote)
 
+    def distrust_leader(self, ticks: int) -> str | None:
+        """The caller gave the leader entries that it has not appended while it goes on heartbeating
+        (a leader that stalls the table, or one player's moves): for ``ticks``, its heartbeats no longer
+        hold this node in its lease (this node campaigns at its election timeout, and grants pre-votes
+        and votes to others), and this node votes for it in no election. Returns that leader, or None
+        when there is none to distrust (this node leads, or knows no leader, or does not vote)."""
+        leader = self._leader
+        if self._state != FOLLOWER or leader in (None, self.node_id) or self.node_id not in self._voters:
+            return None
+        self._distrusted[leader] = self._ticks + ticks
+        self._election_elapsed = max(self._election_elapsed, self._election_timeout)
+        return leader
+
+    def distrusts(self, node_id: str) -> bool:
+        """Whether this node distrusts ``node_id`` now (``distrust_leader``)."""
+        until = self._distrusted.get(node_id)
+        if until is None:
+            return False
+        if self._ticks < until:
+            return True
+        del self._distrusted[node_id]
+        return False
+
     def force_configuration(self, voters: Iterable[str]) -> bool:
         """Go on with ``voters`` alone, the other voters dropped, as decided by a person: the voters this
         node still hears, itself among them, when the others are gone for good and the table cannot
@@ -580,7 +612,8 @@ class RaftNode:
             if self._state != FOLLOWER:
                 self._become_follower(message.term, message.sender)
             self._leader = message.sender
-            self._election_elapsed = 0
+            if not self.distrusts(message.sender):  # (else its election timeout runs on: ``distrust_leader``)
+                self._election_elapsed = 0
             self._drop_forced()
             if message.kind == "app":
                 return self._handle_append(message)
@@ -688,8 +721,10 @@ class RaftNode:
 
     def _in_lease(self, kind: str) -> bool:
         # a pre-vote is refused while a leader is heard from even without CheckQuorum (thesis §9.6)
-        recent = self._leader is not None and self._election_elapsed < self._election_timeout
-        return recent and (self._check_quorum or kind == "pre_vote")
+        leader = self._leader
+        if leader is None or self._election_elapsed >= self._election_timeout or self.distrusts(leader):
+            return False
+        return self._check_quorum or kind == "pre_vote"
 
     def _campaign(self, pre: bool) -> None:
         # above any term a voter has named: a node left behind in an older term catches up here
@@ -753,7 +788,7 @@ class RaftNode:
         if message.voters and self._state != LEADER:
             self._join_forced(message)
         pre = message.kind == "pre_vote"
-        can_vote = (
+        can_vote = not self.distrusts(message.sender) and (
             self._vote == message.sender
             or (self._vote is None and self._leader is None)
             or (pre and message.term > self._term)

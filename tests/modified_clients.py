@@ -31,6 +31,10 @@ of program, not a mock of one.
 - ``ghost-maker``: the founder's client (so the leader at first) that, once the game runs and every
   seat votes, makes a key it made up a voter (``add_voter``), with no approval but its own: what a leader
   needs to become a quorum of its own with a few such ghosts, or to give two honest laptops two logs.
+- ``staller``: the founder's client (so the leader at first) that, once the game runs and every seat
+  votes, takes nothing the others give it (its node's screen refuses every proposal forwarded or
+  relayed to it) while it goes on heartbeating as a healthy leader does: the table would stand still
+  for as long as it liked, with nothing signed to show for it.
 - ``thief``: the founder's client (``host``), so the table's first leader. Once the game runs, while it
   leads, it asks the other voter whether seat 1's live process is silent (the honest voter says it is
   not, and signs nothing), then writes a takeover of seat 1 with its own word and a word it signed in
@@ -495,6 +499,23 @@ async def make_a_ghost(peer: Peer) -> None:
     proposed = raft.propose_conf_change(change.approved((own,)))
     node._process()
     note("ghost", ghost=made_up, proposed=proposed, term=raft.term, index=raft.last_index)
+
+
+# --- the staller: a leader that takes nothing -------------------------------------------------------
+
+
+def staller() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    beside_the_peer(stall)
+
+
+async def stall(peer: Peer) -> None:
+    node, record = peer.node, peer.record
+    assert isinstance(node, Node)
+    await until(lambda: record.started and node.is_leader and len(node.raft.voters) >= 3)
+    await until(lambda: record.engine is not None and record.engine.state.seq >= MOVES_BEFORE_THE_FORK)
+    node.screen_proposal = lambda _sender, _data: "taken by a staller"
+    note("stall", term=node.raft.term, voters=len(node.raft.voters))
 
 
 # --- the stranger --------------------------------------------------------------------------------
@@ -975,7 +996,7 @@ def door(arguments: list[str]) -> list[str]:
 #: The roles that only patch kdm before its command line runs with the arguments as given.
 PATCHING: dict[str, Callable[[], None]] = {
     "cheat": cheat, "stranger": stranger, "usurper": usurper, "forker": forker, "thief": thief,
-    "ghost-maker": ghost_maker,
+    "ghost-maker": ghost_maker, "staller": staller,
     "withholder": withholder, "dodger": dodger, "bad-card": bad_card, "backdater": backdater,
     "racer": racer, "forger": forger, "call-thief": call_thief, "misreader": misreader,
     "four-hider": four_hider, "catcher": catcher, "steady": steady, "quiet-partner": quiet_partner,

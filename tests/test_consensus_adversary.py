@@ -124,8 +124,8 @@ HONEST = [1, 2, 3]
 
 
 def led_by_a_cheater(root: Path, role: str) -> tuple[str, dict[str, Any], dict[int, str], list[Any]]:
-    """A game of four whose founder runs the modified client ``role``: once the game starts, it is not
-    heard from again, and the honest peers end the game without it (a bot plays its seat). Its id, what
+    """A game of four whose founder runs the modified client ``role``, which strikes once the game
+    runs; the honest peers end the game (without it, a bot in its seat, if they convicted it). Its id, what
     it wrote down of its attack, what each honest peer said, and the committed log replayed, checked to
     be over with one digest on every honest peer and in the replay."""
     programs = {CHEATING_LEADER: client(role)}
@@ -184,3 +184,19 @@ def test_a_leader_that_makes_up_a_voter_is_refused_everywhere_and_the_table_goes
         assert "changed who votes without the voters' approval: the table goes on" in outputs[index]
     changes = [entry for entry in data if isinstance(entry, ConfChange)]
     assert changes and all(change.node_id != made["ghost"] for change in changes)  # never committed
+
+
+def test_a_leader_that_takes_nothing_while_it_heartbeats_is_replaced_everywhere_and_the_table_goes_on(
+    tmp_path: Path,
+) -> None:
+    """The staller (``tests/modified_clients.py``) leads, heartbeats, and drops every proposal the
+    others give it: before, every follower stayed in its lease and the table stood still, silently,
+    for as long as it liked. Now each honest voter relays what its leader did not append in time to
+    the others, and each that still does not see it in the log distrusts that leader, says so on its
+    screen, and votes for another; the new leader commits the moves, and the game ends with one digest
+    on every honest peer and in a replay (the staller plays its seat on as a follower)."""
+    staller, stalled, outputs, _data = led_by_a_cheater(tmp_path, "staller")
+    assert stalled["attack"] == "stall"
+    for index in HONEST:
+        assert f"leader {staller} appended none of" in outputs[index], index
+        assert "leading, took none of" in outputs[index], index

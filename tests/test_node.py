@@ -786,3 +786,84 @@ def test_a_loop_that_nudges_itself_leaves_the_other_tasks_their_turn() -> None:
         return seen
 
     assert run_virtual(scene()) < 10
+
+
+async def led_by_a_staller(network: MemoryNetwork, count: int = 4) -> tuple[list[Node], list[list[bytes]]]:
+    """``count`` voters over ``network``, the first leading, and what each applies; the leader then
+    stalls: it heartbeats, but drops every proposal given it (its own screen refuses them all)."""
+    names = [f"n{i}:{i + 1}" for i in range(count)]
+    nodes = await memory_table(network, names)
+    leader = next(node for node in nodes if node.is_leader)
+    nodes.remove(leader)
+    nodes.insert(0, leader)
+    applied: list[list[bytes]] = [[] for _ in nodes]
+    for node, into in zip(nodes, applied, strict=True):
+        node.on_commit = into.append
+    leader.screen_proposal = lambda _sender, _data: "a staller drops it"
+    return nodes, applied
+
+
+def test_a_leader_that_heartbeats_but_appends_nothing_given_it_is_replaced() -> None:
+    """A leader that takes nothing it is given while it heartbeats held every follower in its lease:
+    the table stood still, silently, for as long as it liked. The proposer relays what its leader did
+    not append within ``RELAY_AFTER_MS`` to the other voters, which give it to the leader too; each
+    that still does not see it in its log ``LEADER_PATIENCE_MS`` later distrusts that leader, and
+    they elect another, which commits it (proposed again, as a table does until it sees it
+    committed). Only the proposer ever proposed: the others' distrust comes from its relays."""
+
+    async def scene() -> tuple[float, str | None, list[list[bytes]], list[str], int, str]:
+        network = MemoryNetwork(delay=0.002)
+        nodes, applied = await led_by_a_staller(network)
+        staller, proposer = nodes[0], nodes[1]
+        distrusted: list[str] = []
+        for node in nodes[1:]:
+            node.on_distrust = lambda leader, _count: distrusted.append(leader)
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        while b"a move" not in applied[1] and loop.time() < began + 30:
+            proposer.propose(b"a move")  # again every 250 ms until committed, as a table does
+            await asyncio.sleep(0.25)
+        took = loop.time() - began
+        new_leader = proposer.raft.leader
+        dropped = staller.dropped
+        for node in nodes:
+            await node.stop()
+        return took, new_leader, applied, distrusted, dropped, staller.node_id
+
+    took, new_leader, applied, distrusted, dropped, staller = run_virtual(scene())
+    print(f"committed {took:.2f} s after it was first proposed")
+    patience_s = (node_module.LEADER_PATIENCE_MS + node_module.RELAY_AFTER_MS) / 1000
+    assert took <= patience_s + 2 * node_module.ELECTION_TIMEOUT_MS[1] / 1000, took
+    assert new_leader not in (None, staller) and distrusted == [staller] * 3
+    assert all(b"a move" in into for into in applied[1:]) and dropped > 0
+
+
+def test_a_leader_one_voter_alone_distrusts_stays_and_a_relay_the_screen_refuses_is_no_sign() -> None:
+    """The other side: an honest leader is deposed neither by one voter nor by relays. A cheater
+    proposes what the leader rightly refuses (here, whatever starts with b"refused"), again and again,
+    and watches it as its own (its modified client screens nothing): it distrusts the leader alone,
+    and the others, which hear the leader, refuse its pre-votes. What it relays, the others' screens
+    refuse as the leader does (``screen_relay``), so they hold nothing against the leader."""
+
+    async def scene() -> tuple[list[str], int, int, str]:
+        network = MemoryNetwork(delay=0.002)
+        nodes = await memory_table(network, [f"n{i}:{i + 1}" for i in range(4)])
+        leader = next(node for node in nodes if node.is_leader)
+        cheater = next(node for node in nodes if not node.is_leader)
+        refused = lambda _sender, data: "refused" if data.startswith(b"refused") else None  # noqa: E731
+        leader.screen_proposal = refused
+        distrusted: list[str] = []
+        for node in nodes:
+            node.screen_relay = refused if node is not cheater else None
+            node.on_distrust = lambda _leader, _count, node=node: distrusted.append(node.node_id)
+        for _ in range(40):  # 10 s
+            cheater.propose(b"refused for good")
+            await asyncio.sleep(0.25)
+        others_dropped = sum(node.dropped for node in nodes if node not in (leader, cheater))
+        term = leader.raft.term if leader.is_leader else -1
+        for node in nodes:
+            await node.stop()
+        return distrusted, others_dropped, term, cheater.node_id
+
+    distrusted, others_dropped, term, cheater = run_virtual(scene())
+    assert distrusted and set(distrusted) == {cheater} and others_dropped > 0 and term == 1

@@ -332,6 +332,68 @@ def test_pre_vote_refused_while_the_leader_is_heard() -> None:
     assert reason is not None and "lately" in reason
 
 
+def test_a_follower_that_distrusts_its_leader_leaves_its_lease_and_votes_for_anyone_else() -> None:
+    """The caller saw the leader append nothing it was given (``kdm.net.node``): the leader's heartbeats
+    no longer keep the follower from granting a pre-vote or a vote, nor from campaigning, and the
+    follower votes for that leader in no election until the distrust ends."""
+    net = Net(["a", "b", "c", "d"])
+    net.elect("a")
+    assert net["b"].distrust_leader(ticks=100) == "a" and net["b"].distrusts("a")
+    net.run(net["a"]._heartbeat_ticks)  # a heartbeat: no lease again
+    assert net["b"].leader == "a"
+    answers = net["b"].step(Message("pre_vote", 2, "c", "b", log_index=100, log_term=1))
+    assert answers is None
+    (granted,) = net.sent("pre_vote_resp")
+    assert granted.to == "c" and not granted.reject
+    net.pending.clear()
+    # b campaigns at its own timeout, heartbeats or not; alone it is refused (c and d hear a)
+    asked = []
+    for _ in range(FAST["election_ticks"][1] + 1):
+        for node in net.nodes.values():
+            node.tick()
+        asked += [m.to for m in net.sent("pre_vote") if m.sender == "b"]
+        net.deliver()
+    assert sorted(set(asked)) == ["a", "c", "d"] and len(asked) <= 6  # once or twice: a timeout between
+    assert net["a"].role == "leader" and net["b"].term == 1
+    # a itself gets no vote from b while it distrusts it ...
+    net["b"].step(Message("pre_vote", 5, "a", "b", log_index=100, log_term=1))
+    (refused,) = net.sent("pre_vote_resp")
+    assert refused.to == "a" and refused.reject
+    net.pending.clear()
+    # ... and once the distrust ends, b is held in a's lease again by its heartbeats
+    net.run(100)
+    assert not net["b"].distrusts("a") and net["b"].role == "follower" and net["b"].leader == "a"
+    reason = net["b"].step(Message("pre_vote", 2, "c", "b", log_index=100, log_term=1))
+    assert reason is not None and "lately" in reason
+
+
+def test_a_leader_that_a_quorum_distrusts_is_replaced_though_it_heartbeats() -> None:
+    """One voter's distrust moves nothing; a quorum's elects another leader, while the distrusted one
+    still heartbeats and holds its own lease."""
+    net = Net(["a", "b", "c", "d"])
+    net.elect("a")
+    net["b"].distrust_leader(ticks=1000)
+    net.run(3 * FAST["election_ticks"][1])
+    assert net["a"].role == "leader" and all(net[n].leader == "a" for n in "bcd")
+    net["c"].distrust_leader(ticks=1000)
+    net["d"].distrust_leader(ticks=1000)
+    net.run(3 * FAST["election_ticks"][1])
+    leaders = {n for n in "abcd" if net[n].role == "leader"}
+    assert len(leaders) == 1 and leaders != {"a"}
+    (leader,) = leaders
+    assert all(net[n].leader == leader for n in "abcd") and net["a"].term == net[leader].term
+    assert net[leader].propose(b"at last")
+    net.deliver()
+    assert all(data_of(net.applied[n])[-1:] == [b"at last"] for n in "abcd")
+
+
+def test_a_leader_or_a_learner_distrusts_nobody() -> None:
+    net = Net(["a", "b"], ["l"])
+    net.elect("a")
+    assert net["a"].distrust_leader(ticks=10) is None and net["l"].distrust_leader(ticks=10) is None
+    assert not net["l"].distrusts("a")
+
+
 def test_check_quorum_vote_with_higher_term_ignored_while_the_leader_is_heard() -> None:
     net = Net(["a", "b", "c"])
     net.elect("a")

@@ -313,3 +313,19 @@ def test_a_friend_at_the_door_is_named_and_l_lets_them_in_but_never_the_guesser(
             assert t.screen.at_the_door is None
 
     run(scene)
+
+
+def test_a_leader_that_takes_no_moves_is_named_on_screen_in_english_and_french() -> None:
+    """A leader that heartbeats but appends none of the moves given it (``kdm.net.node``): told by
+    the session, the screen names the players on its laptop and says that another leader is chosen."""
+
+    async def scene() -> None:
+        async with keyed_table() as t:
+            t.screen.show_distrust("player2")
+            await t.shows("player2 leads but takes no moves")
+            assert t.screen.log[-1].text == "player2 leads but takes no moves: choosing another leader"
+
+    run(scene)
+    assert say("fr", "distrust", names="player2") == (
+        "player2 mène mais ne prend aucun coup : on choisit un autre meneur"
+    )

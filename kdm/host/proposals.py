@@ -5,6 +5,10 @@ leader can fail), but a press that has grown further from the agreed clock than 
 refusal is final, and proposing it again only made it older. While this process leads, its node asks
 it about each entry another member forwards (``screen``): what only the leader can judge, its clock and
 its share of chat; the record judges the rest on apply, the same on every peer.
+
+A voter's node also gives the leader what another voter relays to it, when the leader has not appended
+it in time, and watches for it in the log (``kdm.net.node``, a leader that stalls): ``screen_relay``
+lets through only what an honest leader takes, so that no relay makes an honest leader look stalled.
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ T_SYNC_BOUND_MS = 1000.0
 CHAT_BURST, CHAT_WINDOW_MS = 5, 10_000.0
 #: How long a new leader waits before holding presses to its clock: the others are still measuring it.
 CLOCK_SETTLE_MS = 3000.0
+#: How far from this process's agreed clock a relayed press may be and still be given to the leader:
+#: well inside ``T_SYNC_BOUND_MS``, so that the leader, a trip later and on its own clock, takes it.
+RELAY_T_SYNC_BOUND_MS = T_SYNC_BOUND_MS - 300.0
 
 
 class Proposals:
@@ -109,16 +116,14 @@ class Proposals:
         node without a seat may propose its own join only; a seated one what its seats do, but no
         takeover (the leader's alone) and no press whose agreed time is further from the leader's
         clock than ``T_SYNC_BOUND_MS``."""
-        record = self.host.record
         try:
             entry = entries.decode(data)
         except ValueError as error:
             return f"not an entry: {error}"
-        judged = (entry.id.node, entry.id.counter)
-        if judged in record.applied_ids or judged in record.refused_ids or judged in record.held.ids():
+        if self.settled_entry(entry):
             # A proposer far behind the log retries what it has not seen committed yet: a copy.
             return "already in the log (a proposal retried)"
-        if not any(seat.node.partition("#")[0] == sender or seat.home == sender for seat in record.seats):
+        if not self._holds_a_seat(sender):
             if isinstance(entry, Join) and entries.author_node(entry) == sender:
                 return None
             return "a node without a seat proposes nothing but its own join"
@@ -129,6 +134,57 @@ class Proposals:
         if isinstance(entry, Chat):
             return self._screen_chat(sender)
         return None
+
+    def screen_relay(self, sender: str, data: bytes) -> str | None:
+        """Why this voter's node neither gives the leader an entry ``sender`` relayed (or its own)
+        nor holds it against the leader if it does not come back, or None: what an honest leader could
+        refuse is refused here first. Chat lines are not watched (the leader alone counts a node's
+        share); a press only while its time is within ``RELAY_T_SYNC_BOUND_MS`` of this process's
+        agreed clock, which it must know."""
+        try:
+            entry = entries.decode(data)
+        except ValueError as error:
+            return f"not an entry: {error}"
+        if isinstance(entry, Chat):
+            return "a chat line (the leader alone counts a node's share of them)"
+        if self.settled_entry(entry):
+            return "already in the log"
+        record = self.host.record
+        if not self._holds_a_seat(sender):
+            return "a node without a seat relays nothing"
+        if isinstance(entry, (Takeover, Join)):
+            return "only the leader takes a seat over, and a joiner proposes its join itself"
+        if not isinstance(entry, Act) or record.engine is None:
+            return None
+        try:
+            event = record.engine.rules.codec.decode(entry.event)
+        except Exception:  # the record refuses it on apply, the same on every peer: it is appended
+            return None
+        if not isinstance(event, TimedEvent) or not math.isfinite(event.t_sync):
+            return None
+        if not self.host.clock_agreed():
+            return "a press, and this process does not know the agreed clock yet"
+        off = event.t_sync - self.host.clock.agreed_ms()
+        if abs(off) > RELAY_T_SYNC_BOUND_MS:
+            bound = RELAY_T_SYNC_BOUND_MS
+            return f"a press timed {off:+.0f} ms from the agreed clock (relayed within {bound:.0f} ms)"
+        return None
+
+    def _holds_a_seat(self, node_id: str) -> bool:
+        seats = self.host.record.seats
+        return any(seat.node.partition("#")[0] == node_id or seat.home == node_id for seat in seats)
+
+    def settled(self, data: bytes) -> bool:
+        """Whether the record has taken or refused the entry ``data`` (or one with its id)."""
+        try:
+            return self.settled_entry(entries.decode(data))
+        except ValueError:
+            return True  # never an entry: nothing to wait for
+
+    def settled_entry(self, entry: Entry) -> bool:
+        record = self.host.record
+        judged = (entry.id.node, entry.id.counter)
+        return judged in record.applied_ids or judged in record.refused_ids or judged in record.held.ids()
 
     def _screen_chat(self, sender: str) -> str | None:
         now = self.host.clock.local_ms()

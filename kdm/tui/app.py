@@ -195,6 +195,7 @@ class TableUI:
         session.on_stranded = self.app.screen.show_stranded
         session.on_fork = self.app.screen.show_fork
         session.on_convicted = self.app.screen.show_convicted
+        session.on_distrust = self.app.screen.show_distrust
         session.on_pin_guesses = self.app.screen.show_pin_guesses
         session.on_door = self.app.screen.show_door
         self.app.screen.let_in = session.let_in

@@ -408,6 +408,12 @@ class TableScreen:
         self._add("error", self.say("convicted", names=names))
         self.on_change()
 
+    def show_distrust(self, names: str) -> None:
+        """The process of ``names`` leads the table and took none of the moves given it for a while:
+        this process asks the others for another leader."""
+        self._add("error", self.say("distrust", names=names))
+        self.on_change()
+
     def show_door(self, joiner: str, name: str, tried: int, gone: bool) -> None:
         """``joiner`` waits at the door for the table's PIN check (a stranger slows it down), or no longer."""
         self.door.pop(joiner, None)

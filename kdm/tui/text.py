@@ -112,6 +112,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "{names} changed who votes unasked: the table goes on without",
         "{names} a changé qui vote sans accord : on continue sans",
     ),
+    "distrust": (
+        "{names} leads but takes no moves: choosing another leader",
+        "{names} mène mais ne prend aucun coup : on choisit un autre meneur",
+    ),
     "clock_settling": (
         "one moment: your clock is being set to the table's, press again",
         "un instant : votre horloge se règle sur celle de la table, appuyez de nouveau",
