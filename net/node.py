@@ -697,6 +697,8 @@ class Node:
         leader = self.raft.leader
         if not accepted or leader in (None, self.node_id) or self._stopped:
             return accepted
+        if self.node_id not in self.raft.voters:
+            return accepted  # (a learner could neither distrust its leader nor have a voter relay for it)
         kept = self._forwarded.get(data)
         if kept is not None and kept.leader == leader:
             return accepted  # given again (the application retries): watched since the first time

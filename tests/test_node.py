@@ -867,3 +867,29 @@ def test_a_leader_one_voter_alone_distrusts_stays_and_a_relay_the_screen_refuses
 
     distrusted, others_dropped, term, cheater = run_virtual(scene())
     assert distrusted and set(distrusted) == {cheater} and others_dropped > 0 and term == 1
+
+
+def test_a_learner_watches_nothing_it_gives_the_leader() -> None:
+    """A learner neither distrusts its leader (it does not vote) nor has a voter relay for it (only a
+    voter's relays are taken): it watches nothing, and sends no relay the voters would only drop."""
+
+    async def scene() -> tuple[bool, int, int]:
+        network = MemoryNetwork(delay=0.002)
+        a = Node(network.transport("a:1"), "t1", MemoryStorage(), voters=("a:1",), address_of=memory)
+        b = Node(network.transport("b:2"), "t1", MemoryStorage(), voters=("a:1",), address_of=memory)
+        for node in (a, b):
+            await node.transport.start()
+        await a.start()
+        await b.start(contact="a:1")
+        while "b:2" not in a.raft.learners or b.raft.leader != "a:1":
+            await asyncio.sleep(0.01)
+        a.screen_proposal = lambda _sender, _data: "refused"
+        b.propose(b"from a learner")
+        watched = bool(b._forwarded)
+        await asyncio.sleep(node_module.LEADER_PATIENCE_MS / 1000 + 1)
+        dropped_before = a.dropped
+        await a.stop(), await b.stop()
+        return watched, dropped_before, len(b.raft.learners)
+
+    watched, dropped, learners = run_virtual(scene())
+    assert not watched and dropped == 1 and learners == 1
