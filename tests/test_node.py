@@ -788,9 +788,12 @@ def test_a_loop_that_nudges_itself_leaves_the_other_tasks_their_turn() -> None:
     assert run_virtual(scene()) < 10
 
 
-async def led_by_a_staller(network: MemoryNetwork, count: int = 4) -> tuple[list[Node], list[list[bytes]]]:
+async def led_by_a_staller(
+    network: MemoryNetwork, count: int = 4, only: bytes = b""
+) -> tuple[list[Node], list[list[bytes]]]:
     """``count`` voters over ``network``, the first leading, and what each applies; the leader then
-    stalls: it heartbeats, but drops every proposal given it (its own screen refuses them all)."""
+    stalls: it heartbeats, but drops every proposal given it that starts with ``only`` (its own
+    screen refuses them)."""
     names = [f"n{i}:{i + 1}" for i in range(count)]
     nodes = await memory_table(network, names)
     leader = next(node for node in nodes if node.is_leader)
@@ -799,21 +802,26 @@ async def led_by_a_staller(network: MemoryNetwork, count: int = 4) -> tuple[list
     applied: list[list[bytes]] = [[] for _ in nodes]
     for node, into in zip(nodes, applied, strict=True):
         node.on_commit = into.append
-    leader.screen_proposal = lambda _sender, _data: "a staller drops it"
+    leader.screen_proposal = lambda _sender, data: "a staller drops it" if data.startswith(only) else None
     return nodes, applied
 
 
-def test_a_leader_that_heartbeats_but_appends_nothing_given_it_is_replaced() -> None:
+@pytest.mark.parametrize(("voters", "censored"), [(4, False), (3, False), (4, True)])
+def test_a_leader_that_heartbeats_but_appends_nothing_given_it_is_replaced(
+    voters: int, censored: bool
+) -> None:
     """A leader that takes nothing it is given while it heartbeats held every follower in its lease:
     the table stood still, silently, for as long as it liked. The proposer relays what its leader did
     not append within ``RELAY_AFTER_MS`` to the other voters, which give it to the leader too; each
     that still does not see it in its log ``LEADER_PATIENCE_MS`` later distrusts that leader, and
     they elect another, which commits it (proposed again, as a table does until it sees it
-    committed). Only the proposer ever proposed: the others' distrust comes from its relays."""
+    committed). Only the proposer proposes the move: the others' distrust comes from its relays.
+    The same when the leader drops one player's moves only (``censored``) while another voter's
+    commit all along, and at a table of three voters."""
 
     async def scene() -> tuple[float, str | None, list[list[bytes]], list[str], int, str]:
         network = MemoryNetwork(delay=0.002)
-        nodes, applied = await led_by_a_staller(network)
+        nodes, applied = await led_by_a_staller(network, voters, only=b"a move" if censored else b"")
         staller, proposer = nodes[0], nodes[1]
         distrusted: list[str] = []
         for node in nodes[1:]:
@@ -822,6 +830,8 @@ def test_a_leader_that_heartbeats_but_appends_nothing_given_it_is_replaced() -> 
         began = loop.time()
         while b"a move" not in applied[1] and loop.time() < began + 30:
             proposer.propose(b"a move")  # again every 250 ms until committed, as a table does
+            if censored:
+                nodes[2].propose(b"another player's move %d" % len(applied[2]))
             await asyncio.sleep(0.25)
         took = loop.time() - began
         new_leader = proposer.raft.leader
@@ -834,8 +844,9 @@ def test_a_leader_that_heartbeats_but_appends_nothing_given_it_is_replaced() -> 
     print(f"committed {took:.2f} s after it was first proposed")
     patience_s = (node_module.LEADER_PATIENCE_MS + node_module.RELAY_AFTER_MS) / 1000
     assert took <= patience_s + 2 * node_module.ELECTION_TIMEOUT_MS[1] / 1000, took
-    assert new_leader not in (None, staller) and distrusted == [staller] * 3
+    assert new_leader not in (None, staller) and distrusted == [staller] * (voters - 1)
     assert all(b"a move" in into for into in applied[1:]) and dropped > 0
+    assert not censored or applied[2].index(b"a move") > 1  # the others' moves went in meanwhile
 
 
 def test_a_leader_one_voter_alone_distrusts_stays_and_a_relay_the_screen_refuses_is_no_sign() -> None:
