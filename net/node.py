@@ -738,8 +738,17 @@ class Node:
         late ones to the other voters, and distrust a leader that heartbeats but has appended none of
         those given it ``LEADER_PATIENCE_MS`` ago."""
         # (at least the time it was set for: a timer's time, rounded in seconds, may fall a hair short)
-        now, leader = max(monotonic_ms(), self._watch_due_ms), self.raft.leader
+        now = max(monotonic_ms(), self._watch_due_ms)
         self._watch_timer, self._watch_due_ms = None, math.inf
+        try:
+            self._look_at_the_watched(now)
+        except Exception:  # whatever one look does, the next one comes
+            log.exception("a look at the proposals given to the leader failed; going on")
+        finally:
+            self._arm_watch()
+
+    def _look_at_the_watched(self, now: float) -> None:
+        leader = self.raft.leader
         late: list[bytes] = []
         for data, kept in list(self._forwarded.items()):
             if kept.leader != leader or (self.settled is not None and self.settled(data)):
@@ -755,12 +764,14 @@ class Node:
                 late.append(data)
         for data in late:
             del self._forwarded[data]
-        # A leader not heard lately is replaced by an election anyway; and a process that was stopped
-        # meanwhile (a laptop asleep) saw nothing of what the leader did while it was.
+        # A leader not heard lately is replaced by an election anyway; a process that was stopped
+        # meanwhile (a laptop asleep) saw nothing of what the leader did while it was; and one still
+        # applying what is committed may not know yet that a copy it holds is in the log.
         heard = leader is not None and self.silent_ms(leader) <= ELECTION_TIMEOUT_MS[0]
-        if late and heard and self.awake_ms() >= LEADER_PATIENCE_MS:
+        if late and heard and self.awake_ms() >= LEADER_PATIENCE_MS and not self.catching_up:
+            already = leader is not None and self.raft.distrusts(leader)
             distrusted = self.raft.distrust_leader(round(DISTRUST_MS / self._tick_ms))
-            if distrusted is not None:
+            if distrusted is not None and not already:  # (said once while it lasts)
                 log.warning(
                     "leader %s appended none of %d proposals given it %.1f s ago, while it heartbeats: not"
                     " following it, voting for another", distrusted, len(late), LEADER_PATIENCE_MS / 1000,
@@ -768,7 +779,6 @@ class Node:
                 if self.on_distrust is not None:
                     self.on_distrust(distrusted, len(late))
             self._process()
-        self._arm_watch()
 
     def _take_relay(self, sender: str, data: bytes) -> None:
         """A voter's proposal its leader has not appended after ``RELAY_AFTER_MS``: give it to the

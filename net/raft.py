@@ -79,7 +79,8 @@ ever: nothing signed shows it, so no node can convict it. The caller, which know
 leader and saw no sign of it in the log (``kdm.net.node``), says so (``distrust_leader``): for a
 while, that leader's heartbeats no longer keep this node from campaigning, nor from granting a pre-vote,
 and this node votes for it in no election. One node's distrust moves nothing (the others, in their
-lease, refuse its pre-votes); a quorum's elects another leader.
+lease, refuse its pre-votes); a quorum's elects another leader. (At three voters, one honest voter's
+mistaken distrust and a cheater's vote are a quorum: three are too few against a liar anyway.)
 
 A leader counts its own copy of an entry toward a commit once it is saved: at once by default (the
 caller saves a `Ready` before acting on it), or, built with ``saves_in_the_background``, only when the
@@ -317,8 +318,9 @@ class RaftNode:
         self._acks_checked: OrderedDict[tuple[int, str, int, bytes], None] = OrderedDict()
         #: The last ack we sent: (term, leader, index).
         self._acked: tuple[int, str, int] | None = None
-        #: The nodes this node distrusts (``distrust_leader``), and the tick until which it does.
-        self._distrusted: dict[str, int] = {}
+        #: The nodes this node distrusts (``distrust_leader``): the tick until which it does, and the
+        #: term it distrusted it in.
+        self._distrusted: dict[str, tuple[int, int]] = {}
         #: Proofs of forks this node holds, and the leaders they convict.
         self.forks: list[ForkProof] = []
         self.convicted: set[str] = set()
@@ -462,21 +464,24 @@ class RaftNode:
         """The caller gave the leader entries that it has not appended while it goes on heartbeating
         (a leader that stalls the table, or one player's moves): for ``ticks``, its heartbeats no longer
         hold this node in its lease (this node campaigns at its election timeout, and grants pre-votes
-        and votes to others), and this node votes for it in no election. Returns that leader, or None
-        when there is none to distrust (this node leads, or knows no leader, or does not vote)."""
+        and votes to others), and this node votes for it in no election, until it follows another
+        leader in a later term (else, were that one lost too, the distrusted node's log might be the
+        only one up to date enough to win, and the table would wait out the distrust). Returns that
+        leader, or None when there is none to distrust (this node leads, or knows no leader, or does
+        not vote)."""
         leader = self._leader
         if self._state != FOLLOWER or leader in (None, self.node_id) or self.node_id not in self._voters:
             return None
-        self._distrusted[leader] = self._ticks + ticks
+        self._distrusted[leader] = (self._ticks + ticks, self._term)
         self._election_elapsed = max(self._election_elapsed, self._election_timeout)
         return leader
 
     def distrusts(self, node_id: str) -> bool:
         """Whether this node distrusts ``node_id`` now (``distrust_leader``)."""
-        until = self._distrusted.get(node_id)
-        if until is None:
+        kept = self._distrusted.get(node_id)
+        if kept is None:
             return False
-        if self._ticks < until:
+        if self._ticks < kept[0]:
             return True
         del self._distrusted[node_id]
         return False
@@ -612,6 +617,12 @@ class RaftNode:
             if self._state != FOLLOWER:
                 self._become_follower(message.term, message.sender)
             self._leader = message.sender
+            if self._distrusted:  # following another leader in a later term ends a distrust
+                self._distrusted = {
+                    node: kept
+                    for node, kept in self._distrusted.items()
+                    if kept[1] == message.term or node == message.sender
+                }
             if not self.distrusts(message.sender):  # (else its election timeout runs on: ``distrust_leader``)
                 self._election_elapsed = 0
             self._drop_forced()

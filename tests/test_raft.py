@@ -387,6 +387,25 @@ def test_a_leader_that_a_quorum_distrusts_is_replaced_though_it_heartbeats() -> 
     assert all(data_of(net.applied[n])[-1:] == [b"at last"] for n in "abcd")
 
 
+def test_a_distrust_ends_once_another_leader_is_followed_in_a_later_term() -> None:
+    """Found by a review: b and c distrust a and elect one of them, which commits an entry with a alone
+    and is then cut off. Only a's log is up to date enough to win now; had the other kept refusing a
+    its vote for the whole distrust, the table would have had no leader for that long."""
+    net = Net(["a", "b", "c"])
+    net.elect("a")
+    for follower in "bc":
+        net[follower].distrust_leader(ticks=1000)
+    net.run(3 * FAST["election_ticks"][1])
+    (leader,) = [n for n in "bc" if net[n].role == "leader"]
+    (other,) = [n for n in "bc" if n != leader]
+    assert net[leader].propose(b"held by a and the new leader only")
+    net.deliver(drop=lambda message: other in (message.to, message.sender))
+    assert data_of(net.applied["a"])[-1:] == [b"held by a and the new leader only"]
+    net.isolate(leader)
+    net.run(3 * FAST["election_ticks"][1])
+    assert net["a"].role == "leader" and net[other].leader == "a"
+
+
 def test_a_leader_or_a_learner_distrusts_nobody() -> None:
     net = Net(["a", "b"], ["l"])
     net.elect("a")
