@@ -20,13 +20,14 @@ from kdm.agents import Bot, Profile
 from kdm.entries import Act, Chat, EntryId, Takeover
 from kdm.events import Event
 from kdm.host import Input, Output, Tick
+from kdm.host.proposals import RELAY_T_SYNC_BOUND_MS
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.net.clock import ClockEstimator, ClockSample, monotonic_ms
 from kdm.net.keys import NodeKeys, new_keys
 from kdm.notices import Created, Rejected, Seated, TookOver
 from kdm.peer import CHAT_BURST, CHAT_WINDOW_MS, CLOCK_SETTLE_MS, RETRY_S, Peer
-from kdm.plugins.kilo.events import Pass, Slap
+from kdm.plugins.kilo.events import Slap
 from kdm.record import TableRecord, commitment
 from kdm.replay import replayed
 from kdm.testing import FakeLog, FakeNode, run_virtual
@@ -175,46 +176,51 @@ def test_a_voter_relays_to_the_leader_only_what_an_honest_leader_takes() -> None
     """A voter gives the leader what another voter relays (its leader did not append it in time) and
     holds it against the leader if it never comes (``kdm.net.node``, a leader that stalls): so it
     relays nothing an honest leader could refuse, or a cheater's relays would depose honest leaders.
-    Chat lines, takeovers, copies of entries in the log, presses (an honest leader refuses one grown
-    old on the way, after a hiccup of its own) and a seatless node's relays are refused; a pass is
-    relayed, and the leader's screen takes it."""
+    Chat lines, takeovers, copies of entries in the log and a seatless node's relays are refused; a
+    press only within ``RELAY_T_SYNC_BOUND_MS`` of the agreed clock, which the leader, a trip later,
+    takes; and whatever the relay screen lets through, the leader's screen does too."""
 
-    async def scene() -> tuple[list[str | None], str | None, bool, bool]:
+    async def scene() -> tuple[list[str | None], list[tuple[float, str | None, str | None]], bool, bool]:
         peers = await seated_table()
         peers[0].start_game()
         await asyncio.sleep(CLOCK_SETTLE_MS / 1000 + 1)
         leader, voter = peers[0], peers[2]
         codec = leader.record.rules.codec
 
-        def act(event: Event, counter: int = 99) -> bytes:
-            return entries.encode(Act(EntryId("n1", counter), event=codec.encode(event)))
+        def slap(off_ms: float, counter: int = 99) -> bytes:
+            event = codec.encode(Slap(seat=1, t_sync=monotonic_ms() + off_ms))
+            return entries.encode(Act(EntryId("n1", counter), event=event))
 
-        slap = act(Slap(seat=1, t_sync=monotonic_ms()))
-        a_pass = act(Pass(seat=1, token=0), 100)
         chat = entries.encode(Chat(EntryId("n1", 98), seat=1, text="hello"))
         takeover = entries.encode(Takeover(EntryId("n1#2", 1), seat=2, commit=bytes(32)))
-        copy = entries.encode(
-            Act(EntryId(*next(iter(voter.record.applied_ids))), event=codec.encode(Slap(seat=0, t_sync=0.0)))
-        )
+        applied = next(iter(voter.record.applied_ids))
+        copy = entries.encode(Act(EntryId(*applied), event=codec.encode(Slap(seat=0, t_sync=monotonic_ms()))))
         refusals = [
-            voter.screen_relay("n1", data) for data in (chat, takeover, copy, slap, a_pass, b"\x00nonsense")
+            voter.screen_relay("n1", data) for data in (chat, takeover, copy, slap(0.0), b"\x00nonsense")
         ]
-        refusals.append(voter.screen_relay("stranger:1", a_pass))
-        at_the_leader = leader.screen_proposal("n3", a_pass)
-        settled = voter.settled(copy), voter.settled(a_pass)
+        refusals.append(voter.screen_relay("stranger:1", slap(0.0)))
+        compared = []
+        for off in range(-1500, 1501, 100):
+            relayed = voter.screen_relay("n1", slap(off, 100 + off))
+            await asyncio.sleep(0.05)  # a trip to the leader
+            compared.append((off, relayed, leader.screen_proposal("n3", slap(off - 50, 100 + off))))
+        settled = voter.settled(copy), voter.settled(slap(0.0))
         for peer in peers:
             await peer.stop()
-        return refusals, at_the_leader, *settled
+        return refusals, compared, *settled
 
-    refusals, at_the_leader, copy_settled, pass_settled = run_virtual(scene())
-    chat, takeover, copy, slap, a_pass, nonsense, stranger = refusals
+    refusals, compared, copy_settled, fresh_settled = run_virtual(scene())
+    chat, takeover, copy, fresh, nonsense, stranger = refusals
     assert chat is not None and "chat line" in chat
     assert takeover is not None and "only the leader" in takeover
-    assert copy == "already in the log" and copy_settled and not pass_settled
-    assert slap is not None and slap.startswith("a press")
-    assert a_pass is None and at_the_leader is None
-    assert nonsense is not None and nonsense.startswith("not an entry")
+    assert copy == "already in the log" and copy_settled and not fresh_settled
+    assert fresh is None and nonsense is not None and nonsense.startswith("not an entry")
     assert stranger == "a node without a seat relays nothing"
+    for off, relayed, at_the_leader in compared:
+        assert (relayed is None) == (abs(off) <= RELAY_T_SYNC_BOUND_MS), (off, relayed)
+        if relayed is None:
+            assert at_the_leader is None, (off, at_the_leader)
+    assert any(at_the_leader is None and relayed is not None for _, relayed, at_the_leader in compared)
 
 
 def test_a_leader_that_was_stopped_takes_presses_as_old_as_its_stop_and_no_older() -> None:

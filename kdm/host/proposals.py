@@ -35,6 +35,12 @@ T_SYNC_BOUND_MS = 1000.0
 CHAT_BURST, CHAT_WINDOW_MS = 5, 10_000.0
 #: How long a new leader waits before holding presses to its clock: the others are still measuring it.
 CLOCK_SETTLE_MS = 3000.0
+#: How far from this process's agreed clock a relayed press may be and still be given to the leader:
+#: inside ``T_SYNC_BOUND_MS``, so that the leader, a trip later and on its own clock, takes it. (Not
+#: far inside: an honest relay reaches a voter ``RELAY_AFTER_MS`` after the press. So a leader that
+#: hiccups for longer than the difference refuses a press a voter relayed near this bound: see
+#: ``screen_relay``.)
+RELAY_T_SYNC_BOUND_MS = T_SYNC_BOUND_MS - 300.0
 
 
 class Proposals:
@@ -136,12 +142,11 @@ class Proposals:
         """Why this voter's node neither gives the leader an entry ``sender`` relayed (or its own)
         nor holds it against the leader if it does not come back, or None: what an honest leader could
         refuse is refused here first. Chat lines are not watched (the leader alone counts a node's
-        share), nor presses: the leader judges a press's time on its own clock when it gets there, and
-        an honest leader that stalls for a moment (a busy laptop, a Wi-Fi hiccup) rightly refuses one
-        grown too old on the way, which no voter could tell from a press dropped (a cheater relaying
-        presses near the bound would have had honest leaders deposed at every hiccup: a review found
-        it). A leader that drops presses loses a player slaps, and stalls nothing: a window closes on
-        its own."""
+        share); a press only while its time is within ``RELAY_T_SYNC_BOUND_MS`` of this process's
+        agreed clock, which it must know. Presses must be watched: a table may wait for one (a combo
+        to slap), and a leader that drops it stalls the game. The price, found by a review: a cheater
+        that relays presses timed near that bound to every voter has an honest leader that hiccups
+        for more than 300 ms meanwhile (a busy laptop) refuse them as too old, and deposed."""
         try:
             entry = entries.decode(data)
         except ValueError as error:
@@ -161,8 +166,14 @@ class Proposals:
             event = record.engine.rules.codec.decode(entry.event)
         except Exception:  # the record refuses it on apply, the same on every peer: it is appended
             return None
-        if isinstance(event, TimedEvent):
-            return "a press (the leader judges its time on its own clock)"
+        if not isinstance(event, TimedEvent) or not math.isfinite(event.t_sync):
+            return None
+        if not self.host.clock_agreed():
+            return "a press, and this process does not know the agreed clock yet"
+        off = event.t_sync - self.host.clock.agreed_ms()
+        if abs(off) > RELAY_T_SYNC_BOUND_MS:
+            bound = RELAY_T_SYNC_BOUND_MS
+            return f"a press timed {off:+.0f} ms from the agreed clock (relayed within {bound:.0f} ms)"
         return None
 
     def _holds_a_seat(self, node_id: str) -> bool:
