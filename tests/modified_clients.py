@@ -458,12 +458,23 @@ def forker() -> None:
     beside_the_peer(fork)
 
 
-async def fork(peer: Peer) -> None:
+async def leading_a_game_under_way(peer: Peer) -> Node:
+    """The peer's node, once it leads a game ``MOVES_BEFORE_THE_FORK`` events in, every seat's process
+    voting (a client waiting for its moment)."""
     node, record = peer.node, peer.record
-    assert isinstance(node, Node) and node.keys is not None
-    # a few moves into the game, once every seat votes (a client waiting for its moment)
-    await until(lambda: record.started and node.is_leader and len(node.raft.voters) >= 3)
+    assert isinstance(node, Node)
+    await until(
+        lambda: (
+            record.started and node.is_leader and all(seat.home in node.raft.voters for seat in record.seats)
+        )
+    )
     await until(lambda: record.engine is not None and record.engine.state.seq >= MOVES_BEFORE_THE_FORK)
+    return node
+
+
+async def fork(peer: Peer) -> None:
+    node = await leading_a_game_under_way(peer)
+    assert node.keys is not None
     raft, me = node.raft, node.node_id
     followers = [voter for voter in raft.voters if voter != me][:2]
     term, last = raft.term, raft.last_index
@@ -489,10 +500,7 @@ def ghost_maker() -> None:
 
 
 async def make_a_ghost(peer: Peer) -> None:
-    node, record = peer.node, peer.record
-    assert isinstance(node, Node)
-    await until(lambda: record.started and node.is_leader and len(node.raft.voters) >= 3)
-    await until(lambda: record.engine is not None and record.engine.state.seq >= MOVES_BEFORE_THE_FORK)
+    node = await leading_a_game_under_way(peer)
     raft, made_up = node.raft, ghost()
     raft._changes_need_approval = False  # its own Raft takes what it likes; the others' do not
     change, own = raft.approve("add_voter", made_up)
@@ -510,10 +518,7 @@ def staller() -> None:
 
 
 async def stall(peer: Peer) -> None:
-    node, record = peer.node, peer.record
-    assert isinstance(node, Node)
-    await until(lambda: record.started and node.is_leader and len(node.raft.voters) >= 3)
-    await until(lambda: record.engine is not None and record.engine.state.seq >= MOVES_BEFORE_THE_FORK)
+    node = await leading_a_game_under_way(peer)
     node.screen_proposal = lambda _sender, _data: "taken by a staller"
     note("stall", term=node.raft.term, voters=len(node.raft.voters))
 
