@@ -47,8 +47,9 @@ class Game:
     scene: Table
     honest: list[int]
     attacks: list[dict[str, Any]]
-    #: The founder's committed log: each entry's id, and the record and notices its replay made.
+    #: The founder's committed log: each entry's id, the entries, and the record and notices its replay made.
     committed: set[tuple[str, int]]
+    logged: list[entries.Entry]
     record: TableRecord
     notices: list[Notice] = field(default_factory=list)
 
@@ -105,14 +106,14 @@ def finished(scene: Table, honest: list[int], root: Path, sent_away: Sequence[in
     data, _chained = read_committed(founder_log)
     notices: list[Notice] = []
     record = replayed(data, lambda _record, notice: notices.append(notice))
-    committed = set()
+    logged = []
     for item in data:
         try:
-            entry = entries.decode(item)
+            logged.append(entries.decode(item))
         except ValueError:
             continue
-        committed.add((entry.id.node, entry.id.counter))
-    game = Game(scene, honest, attacks, committed, record, notices)
+    committed = {(entry.id.node, entry.id.counter) for entry in logged}
+    game = Game(scene, honest, attacks, committed, logged, record, notices)
     assert record.engine is not None and record.engine.over
     digests = {
         scene.report(index)["digest"] for index in range(len(scene.processes)) if index not in sent_away
