@@ -43,11 +43,13 @@ A leader that stalls: a node watches what it gives its leader (``propose``; the 
 ``screen_relay`` says what is worth watching). Whatever is not in its log after ``RELAY_AFTER_MS`` goes
 to the other voters too (``relay``), each of which gives it to the leader itself and watches it as its
 own; whatever is still missing after ``LEADER_PATIENCE_MS`` while the leader heartbeats, and that the
-application has not seen settled since (``settled``), is the leader's doing: the node distrusts it
+application has not seen settled since (``settled``), is the leader's doing: a voter distrusts it
 (``RaftNode.distrust_leader``) and says so (``on_distrust``). A leader that drops one player's moves,
 or everyone's, is so distrusted by every honest voter, and they elect another; a relay the leader
-would rightly refuse is refused by each voter first (``screen_relay``), so a cheater's relays cannot
-depose an honest leader.
+would rightly refuse is refused by each voter first (``screen_relay``, which also refuses a relayer
+the application does not know), so a cheater's relays cannot depose an honest leader. A learner
+relays its own too (it cannot distrust, but the voters can): a leader that never makes a seated
+player a voter cannot so drop that player's moves unseen.
 
 Stranded: a voter that hears no leader, nor enough voters to make a quorum, for ``STRANDED_AFTER_MS``
 names the voters it has not heard from (``not_heard_from``); the table cannot commit without them. Only
@@ -162,7 +164,7 @@ RELAY_AFTER_MS = 500.0
 #: replaced by then anyway, and a slow honest one has had ample time.
 LEADER_PATIENCE_MS = 2500.0
 DISTRUST_MS = 10_000.0
-#: At most this many proposals watched (``_forwarded``), and relays taken from one voter a second.
+#: At most this many proposals watched (``_forwarded``), and relays taken from one member a second.
 FORWARDED_KEPT = 256
 RELAYS_PER_S = 20
 #: A tick this late means this process itself was stopped (a sleeping laptop, SIGSTOP): everyone looks
@@ -697,8 +699,8 @@ class Node:
         leader = self.raft.leader
         if not accepted or leader in (None, self.node_id) or self._stopped:
             return accepted
-        if self.node_id not in self.raft.voters:
-            return accepted  # (a learner could neither distrust its leader nor have a voter relay for it)
+        if self.node_id not in self.members:
+            return accepted  # (a node the table has not taken yet: the voters drop what it relays)
         kept = self._forwarded.get(data)
         if kept is not None and kept.leader == leader:
             return accepted  # given again (the application retries): watched since the first time
@@ -784,8 +786,8 @@ class Node:
         """A voter's proposal its leader has not appended after ``RELAY_AFTER_MS``: give it to the
         leader too, and watch it (``_watch``), if the application finds it worth it."""
         raft = self.raft
-        if sender not in raft.voters or self.node_id not in raft.voters or raft.leader in (None, sender):
-            self._drop("a relayed proposal", sender, "only a voter relays, to a voter, while a third leads")
+        if sender not in self.members or self.node_id not in raft.voters or raft.leader in (None, sender):
+            self._drop("a relayed proposal", sender, "only a member relays, to a voter, while a third leads")
             return
         if not self._relays.setdefault(sender, PerSecond(RELAYS_PER_S)).allows():
             self._drop("a relayed proposal", sender, f"more than {RELAYS_PER_S} this second")

@@ -880,27 +880,43 @@ def test_a_leader_one_voter_alone_distrusts_stays_and_a_relay_the_screen_refuses
     assert distrusted and set(distrusted) == {cheater} and others_dropped > 0 and term == 1
 
 
-def test_a_learner_watches_nothing_it_gives_the_leader() -> None:
-    """A learner neither distrusts its leader (it does not vote) nor has a voter relay for it (only a
-    voter's relays are taken): it watches nothing, and sends no relay the voters would only drop."""
+def test_a_leader_that_drops_a_learner_s_moves_is_replaced_by_the_voters_it_relays_to() -> None:
+    """Only the leader writes who votes, so a cheating leader can leave a seated player a learner for
+    good, and drop its moves. The learner cannot distrust its leader, but it relays what the leader
+    did not append to the voters as a voter does, and they can: each distrusts the staller, they
+    elect another, which commits the learner's move (proposed again, as a table does). The learner
+    itself distrusts nobody. Before, a learner watched nothing and its move never went in."""
 
-    async def scene() -> tuple[bool, int, int]:
+    async def scene() -> tuple[float, str | None, list[str], list[bytes], list[list[bytes]], list[str]]:
         network = MemoryNetwork(delay=0.002)
-        a = Node(network.transport("a:1"), "t1", MemoryStorage(), voters=("a:1",), address_of=memory)
-        b = Node(network.transport("b:2"), "t1", MemoryStorage(), voters=("a:1",), address_of=memory)
-        for node in (a, b):
-            await node.transport.start()
-        await a.start()
-        await b.start(contact="a:1")
-        while "b:2" not in a.raft.learners or b.raft.leader != "a:1":
+        nodes, applied = await led_by_a_staller(network, 4, only=b"a move")
+        staller = nodes[0]
+        learner = Node(network.transport("e:5"), "t1", MemoryStorage(), voters=staller.raft.voters,
+                       address_of=memory)  # fmt: skip
+        learned: list[bytes] = []
+        learner.on_commit = learned.append
+        await learner.transport.start()
+        await learner.start(contact=staller.node_id)
+        while "e:5" not in staller.raft.learners or learner.raft.leader != staller.node_id:
             await asyncio.sleep(0.01)
-        a.screen_proposal = lambda _sender, _data: "refused"
-        b.propose(b"from a learner")
-        watched = bool(b._forwarded)
-        await asyncio.sleep(node_module.LEADER_PATIENCE_MS / 1000 + 1)
-        dropped_before = a.dropped
-        await a.stop(), await b.stop()
-        return watched, dropped_before, len(b.raft.learners)
+        distrusted: list[str] = []
+        for node in (*nodes[1:], learner):
+            node.on_distrust = lambda _leader, _count, node=node: distrusted.append(node.node_id)
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        while b"a move" not in learned and loop.time() < began + 30:
+            learner.propose(b"a move")  # again every 250 ms until committed, as a table does
+            await asyncio.sleep(0.25)
+        took = loop.time() - began
+        new_leader = learner.raft.leader
+        for node in (*nodes, learner):
+            await node.stop()
+        return took, new_leader, distrusted, learned, applied, [node.node_id for node in nodes]
 
-    watched, dropped, learners = run_virtual(scene())
-    assert not watched and dropped == 1 and learners == 1
+    took, new_leader, distrusted, learned, applied, (staller, *voters) = run_virtual(scene())
+    print(f"committed {took:.2f} s after it was first proposed")
+    patience_s = (node_module.LEADER_PATIENCE_MS + node_module.RELAY_AFTER_MS) / 1000
+    assert took <= patience_s + 2 * node_module.ELECTION_TIMEOUT_MS[1] / 1000, took
+    assert new_leader not in (None, staller)
+    assert sorted(distrusted) == sorted(voters)  # the three other voters, not the learner
+    assert b"a move" in learned and all(b"a move" in into for into in applied[1:])
