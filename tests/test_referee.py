@@ -169,7 +169,9 @@ class Race:
     """One window the racer (or forger) slapped into: every seat's effective time, what its client
     wrote down of its slap, and when the last of the voters that vouched for that slap had applied the
     window's opener (their ``Vouch`` stamps in the log, on the agreed clock), or when the slapper had,
-    for a slap that names no trigger (a forged time: the voters stamp no sight of it)."""
+    for a slap that names no trigger (a forged time: the voters stamp no sight of it). The latest of
+    all the stamps, which is no earlier than the latest the record counted: the bound is no tighter
+    than the referee's."""
 
     opener: int
     effective: dict[int, float]
@@ -195,15 +197,22 @@ def races(game: Game, attack: str, seat: int) -> list[Race]:
                     windows[opener] = {}
                 assert opener is not None
                 windows[opener][effect["seat"]] = effect["effective"]
-    shown: dict[tuple[str, int], list[float]] = {}
+    # Every voucher's sight of the opener: the record counts the stamps committed by the time it applies
+    # the press (the first ``stamps_needed`` at least), so their latest is at most the latest of all.
+    shown: dict[tuple[str, int], list[int]] = {}
     for entry in game.logged:
-        if isinstance(entry, Vouch) and entry.shown_us != NOT_SHOWN:
-            shown.setdefault((entry.press, entry.counter), []).append(entry.shown_us / 1000)
-    return [
-        Race(o, times, made[o], max(shown.get(tuple(made[o]["id"]), [made[o]["shown"]])))  # type: ignore[arg-type]
-        for o, times in windows.items()
-        if o in made and seat in times
-    ]
+        if isinstance(entry, Vouch):
+            shown.setdefault((entry.press, entry.counter), []).append(entry.shown_us)
+
+    def others_shown(press: dict[str, Any]) -> float:
+        if attack == "forged time":  # a slap that names no trigger: nobody stamps a sight of it
+            return float(press["shown"])
+        stamps = shown[(press["id"][0], press["id"][1])]
+        assert stamps and NOT_SHOWN not in stamps, stamps
+        return max(stamps) / 1000
+
+    raced = [(o, times) for o, times in windows.items() if o in made and seat in times]
+    return [Race(o, times, made[o], others_shown(made[o])) for o, times in raced]
 
 
 @pytest.mark.parametrize(

@@ -47,8 +47,9 @@ class Game:
     scene: Table
     honest: list[int]
     attacks: list[dict[str, Any]]
-    #: The founder's committed log: each entry's id, the entries, and the record and notices its replay made.
+    #: The founder's committed log: each entry's id, and the record and notices its replay made.
     committed: set[tuple[str, int]]
+    #: The entries of that log, decoded, in order (a membership change is none).
     logged: list[entries.Entry]
     record: TableRecord
     notices: list[Notice] = field(default_factory=list)
