@@ -47,9 +47,10 @@ application has not seen settled since (``settled``), is the leader's doing: a v
 (``RaftNode.distrust_leader``) and says so (``on_distrust``). A leader that drops one player's moves,
 or everyone's, is so distrusted by every honest voter, and they elect another; a relay the leader
 would rightly refuse is refused by each voter first (``screen_relay``, which also refuses a relayer
-the application does not know), so a cheater's relays cannot depose an honest leader. A learner
-relays its own too (it cannot distrust, but the voters can): a leader that never makes a seated
-player a voter cannot so drop that player's moves unseen.
+without a seat), so a cheater's relays cannot depose an honest leader. A seated node that does not
+vote relays its own too (it cannot distrust, but the voters can): a learner (a bot's process always
+is one, and only the leader makes a player's a voter), or one the leader took out of the membership
+(which a learner's leaving needs nobody's word for), so a leader cannot drop a seat's moves unseen.
 
 Stranded: a voter that hears no leader, nor enough voters to make a quorum, for ``STRANDED_AFTER_MS``
 names the voters it has not heard from (``not_heard_from``); the table cannot commit without them. Only
@@ -480,7 +481,7 @@ class Node:
         #: Says why another node may not propose these bytes (None: it may): the application's rule
         #: (a table lets a learner propose only its own join, and bounds the times a press claims).
         self.screen_proposal: Callable[[str, bytes], str | None] | None = None
-        #: Says why a proposal relayed by a voter (or this node's own) is not worth giving the leader
+        #: Says why a proposal relayed by another node (or this node's own) is not worth giving the leader
         #: and watching (None: it is): what an honest leader could rightly refuse (``relay``). None
         #: here: every proposal is.
         self.screen_relay: Callable[[str, bytes], str | None] | None = None
@@ -491,7 +492,7 @@ class Node:
         #: ``LEADER_PATIENCE_MS`` ago, while it heartbeats): the application says so on screen.
         self.on_distrust: Callable[[str, int], None] | None = None
         #: The proposals given to the leader and not seen in the log yet, watched (``_watch``), the
-        #: timer of the next look at them, and how many relays each voter sent this second.
+        #: timer of the next look at them, and how many relays each relayer sent this second.
         self._forwarded: dict[bytes, Forwarded] = {}
         self._watch_timer: asyncio.TimerHandle | None = None
         self._watch_due_ms = math.inf
@@ -699,7 +700,7 @@ class Node:
         leader = self.raft.leader
         if not accepted or leader in (None, self.node_id) or self._stopped:
             return accepted
-        if self.node_id not in self.members:
+        if self.node_id not in self.members and not self._seated(self.node_id):
             return accepted  # (a node the table has not taken yet: the voters drop what it relays)
         kept = self._forwarded.get(data)
         if kept is not None and kept.leader == leader:
@@ -759,7 +760,9 @@ class Node:
             # (deadlines summed as ``_arm_watch`` sums them: the same floats)
             if kept.own and not kept.relayed and kept.since_ms + RELAY_AFTER_MS <= now:
                 self._forwarded[data] = kept._replace(relayed=True)
-                for voter in self.raft.voters:
+                # (one still applying what is committed may hold a copy: the application's next try,
+                # once this watch is over, is relayed in its turn)
+                for voter in self.raft.voters if not self.catching_up else ():
                     if voter not in (self.node_id, leader):
                         self._send(voter, "relay", {"data": data})
             if kept.since_ms + LEADER_PATIENCE_MS <= now:
@@ -783,11 +786,14 @@ class Node:
             self._process()
 
     def _take_relay(self, sender: str, data: bytes) -> None:
-        """A voter's proposal its leader has not appended after ``RELAY_AFTER_MS``: give it to the
-        leader too, and watch it (``_watch``), if the application finds it worth it."""
+        """Another node's proposal its leader has not appended after ``RELAY_AFTER_MS`` (a member's, or
+        a seated node's the leader took out of the membership): give it to the leader too, and watch it
+        (``_watch``), if the application finds it worth it."""
         raft = self.raft
-        if sender not in self.members or self.node_id not in raft.voters or raft.leader in (None, sender):
-            self._drop("a relayed proposal", sender, "only a member relays, to a voter, while a third leads")
+        relayer = sender in self.members or self._seated(sender)
+        if not relayer or self.node_id not in raft.voters or raft.leader in (None, sender):
+            why = "only a member or a seated node relays, to a voter, while a third leads"
+            self._drop("a relayed proposal", sender, why)
             return
         if not self._relays.setdefault(sender, PerSecond(RELAYS_PER_S)).allows():
             self._drop("a relayed proposal", sender, f"more than {RELAYS_PER_S} this second")

@@ -880,12 +880,18 @@ def test_a_leader_one_voter_alone_distrusts_stays_and_a_relay_the_screen_refuses
     assert distrusted and set(distrusted) == {cheater} and others_dropped > 0 and term == 1
 
 
-def test_a_leader_that_drops_a_learner_s_moves_is_replaced_by_the_voters_it_relays_to() -> None:
+@pytest.mark.parametrize("taken_out", [False, True])
+def test_a_leader_that_drops_a_learner_s_moves_is_replaced_by_the_voters_it_relays_to(
+    taken_out: bool,
+) -> None:
     """Only the leader writes who votes, so a cheating leader can leave a seated player a learner for
-    good, and drop its moves. The learner cannot distrust its leader, but it relays what the leader
-    did not append to the voters as a voter does, and they can: each distrusts the staller, they
-    elect another, which commits the learner's move (proposed again, as a table does). The learner
-    itself distrusts nobody. Before, a learner watched nothing and its move never went in."""
+    good (a bot's process always is one), and drop its moves. The learner cannot distrust its leader,
+    but it relays what the leader did not append to the voters as a voter does, and they can: each
+    distrusts the staller, they elect another, which commits the learner's move (proposed again, as a
+    table does). Before, a learner watched nothing and its move never went in. The same when the
+    staller also takes the learner out of the membership (a learner's leaving needs nobody's word) and
+    ignores its hellos: the voters take relays from a node that holds a seat (``holds_a_seat``),
+    member or not, and before they dropped them."""
 
     async def scene() -> tuple[float, str | None, list[str], list[bytes], list[list[bytes]], list[str]]:
         network = MemoryNetwork(delay=0.002)
@@ -899,6 +905,13 @@ def test_a_leader_that_drops_a_learner_s_moves_is_replaced_by_the_voters_it_rela
         await learner.start(contact=staller.node_id)
         while "e:5" not in staller.raft.learners or learner.raft.leader != staller.node_id:
             await asyncio.sleep(0.01)
+        for node in (*nodes, learner):
+            node.holds_a_seat = lambda node_id: node_id == "e:5"  # (the application's record says so)
+        if taken_out:
+            staller._hello = staller._welcome_back = lambda *_args, **_kwargs: None  # type: ignore[method-assign]
+            assert staller.retire("e:5")
+            while any("e:5" in node.members for node in nodes):
+                await asyncio.sleep(0.01)
         distrusted: list[str] = []
         for node in (*nodes[1:], learner):
             node.on_distrust = lambda _leader, _count, node=node: distrusted.append(node.node_id)

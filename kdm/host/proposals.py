@@ -6,9 +6,10 @@ refusal is final, and proposing it again only made it older. While this process 
 it about each entry another member forwards (``screen``): what only the leader can judge, its clock and
 its share of chat; the record judges the rest on apply, the same on every peer.
 
-A voter's node also gives the leader what another voter relays to it, when the leader has not appended
-it in time, and watches for it in the log (``kdm.net.node``, a leader that stalls): ``screen_relay``
-lets through only what an honest leader takes, so that no relay makes an honest leader look stalled.
+A voter's node also gives the leader what another seated node relays to it, when the leader has not
+appended it in time, and watches for it in the log (``kdm.net.node``, a leader that stalls):
+``screen_relay`` lets through only what an honest leader takes, so that no relay makes an honest leader
+look stalled.
 """
 
 from __future__ import annotations
@@ -139,7 +140,7 @@ class Proposals:
         return None
 
     def screen_relay(self, sender: str, data: bytes) -> str | None:
-        """Why this voter's node neither gives the leader an entry ``sender`` relayed (or its own)
+        """Why this process's node neither gives the leader an entry ``sender`` relayed (or its own)
         nor holds it against the leader if it does not come back, or None: what an honest leader could
         refuse is refused here first. Chat lines are not watched (the leader alone counts a node's
         share); a press only while its time is within ``RELAY_T_SYNC_BOUND_MS`` of this process's
