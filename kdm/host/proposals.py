@@ -36,12 +36,15 @@ T_SYNC_BOUND_MS = 1000.0
 CHAT_BURST, CHAT_WINDOW_MS = 5, 10_000.0
 #: How long a new leader waits before holding presses to its clock: the others are still measuring it.
 CLOCK_SETTLE_MS = 3000.0
-#: How far from this process's agreed clock a relayed press may be and still be given to the leader:
-#: inside ``T_SYNC_BOUND_MS``, so that the leader, a trip later and on its own clock, takes it. (Not
-#: far inside: an honest relay reaches a voter ``RELAY_AFTER_MS`` after the press. So a leader that
-#: hiccups for longer than the difference refuses a press a voter relayed near this bound: see
-#: ``screen_relay``.)
+#: How far from this process's agreed clock a relayed press may be and still be given to the leader and
+#: watched: an honest relay reaches a voter ``RELAY_AFTER_MS`` after the press, and a trip later.
 RELAY_T_SYNC_BOUND_MS = T_SYNC_BOUND_MS - 300.0
+#: How far from the leader's clock a press another node forwards (a relay: not its author) may be: the
+#: relaying voter gave it on within ``RELAY_T_SYNC_BOUND_MS``, and from there it has the trip a press from
+#: its author has. Were it held to ``T_SYNC_BOUND_MS``, a cheater relaying presses timed near the relay
+#: bound to every voter would have an honest leader that hiccups for 300 ms refuse them, and the voters
+#: that watched them would depose it (found by a review, shown on the memory network).
+RELAYED_T_SYNC_BOUND_MS = RELAY_T_SYNC_BOUND_MS + T_SYNC_BOUND_MS
 
 
 class Proposals:
@@ -119,7 +122,7 @@ class Proposals:
         node's share of chat lines, a takeover's word); what stays here only the leader can judge. A
         node without a seat may propose its own join only; a seated one what its seats do, but no
         takeover (the leader's alone) and no press whose agreed time is further from the leader's
-        clock than ``T_SYNC_BOUND_MS``."""
+        clock than ``T_SYNC_BOUND_MS`` (``RELAYED_T_SYNC_BOUND_MS`` when another node relays it)."""
         try:
             entry = entries.decode(data)
         except ValueError as error:
@@ -134,7 +137,8 @@ class Proposals:
         if isinstance(entry, Takeover):
             return "only the leader takes a seat over"
         if isinstance(entry, Act):
-            return self._screen_time(entry)
+            relayed = entries.author_node(entry) != sender
+            return self._screen_time(entry, RELAYED_T_SYNC_BOUND_MS if relayed else T_SYNC_BOUND_MS)
         if isinstance(entry, Chat):
             return self._screen_chat(sender)
         return None
@@ -145,9 +149,9 @@ class Proposals:
         refuse is refused here first. Chat lines are not watched (the leader alone counts a node's
         share); a press only while its time is within ``RELAY_T_SYNC_BOUND_MS`` of this process's
         agreed clock, which it must know. Presses must be watched: a table may wait for one (a combo
-        to slap), and a leader that drops it stalls the game. The price, found by a review: a cheater
-        that relays presses timed near that bound to every voter has an honest leader that hiccups
-        for more than 300 ms meanwhile (a busy laptop) refuse them as too old, and deposed."""
+        to slap), and a leader that drops it stalls the game. The leader gives a relayed press the
+        trip a press from its author has, from there (``RELAYED_T_SYNC_BOUND_MS``): a leader that
+        hiccups refuses no more of them than of its players' own."""
         try:
             entry = entries.decode(data)
         except ValueError as error:
@@ -201,9 +205,10 @@ class Proposals:
         self.chatted[sender] = [*recent, now]
         return None
 
-    def _screen_time(self, act: Act) -> str | None:
+    def _screen_time(self, act: Act, bound_ms: float) -> str | None:
         """A press stamps its time on the leader's clock as its process estimates it (``t_sync``); it
-        reaches the leader a network trip later. A claim further off than that is forged: refused,
+        reaches the leader a network trip later (``bound_ms``, a relay's longer: ``screen``). A claim
+        further off than that is forged: refused,
         unless this process has led too briefly for the others to know its clock. Just after this
         process was stopped, presses made meanwhile reach it as late as it was stopped long: for a
         while, it takes presses that much older (and no older: a stop is no open door)."""
@@ -222,7 +227,7 @@ class Proposals:
             return None
         off = event.t_sync - host.clock.agreed_ms()
         woke, stopped_ms = watch.stalled
-        bound = T_SYNC_BOUND_MS + (stopped_ms if off < 0 and now - woke < CLOCK_SETTLE_MS else 0.0)
+        bound = bound_ms + (stopped_ms if off < 0 and now - woke < CLOCK_SETTLE_MS else 0.0)
         if abs(off) > bound:
             return f"a press timed {off:+.0f} ms from the leader's clock (at most {bound:.0f} ms off)"
         return None
