@@ -35,6 +35,12 @@ of program, not a mock of one.
   votes, takes nothing the others give it (its node's screen refuses every proposal forwarded or
   relayed to it) while it goes on heartbeating as a healthy leader does: the table would stand still
   for as long as it liked, with nothing signed to show for it.
+- ``edge-relayer``: a seated player's client that, once the game runs under the founder's lead and every
+  seat votes, relays presses timed ``EDGE_MS`` ago (just inside the voters' relay bound, 700 ms) to every
+  other voter, ``EDGE_RELAYS_PER_S`` a second for ``EDGE_S`` (slaps for the next seat in its own name,
+  which the record refuses: the relays alone are the attack), and distrusts the leader itself all along:
+  a leader whose radio hiccups (the test holds what is sent to it for a moment) once refused those as
+  too old, and every voter that watched them, with the cheater's vote, deposed it.
 - ``thief``: the founder's client (``host``), so the table's first leader. Once the game runs, while it
   leads, it asks the other voter whether seat 1's live process is silent (the honest voter says it is
   not, and signs nothing), then writes a takeover of seat 1 with its own word and a word it signed in
@@ -185,6 +191,9 @@ FORGED = 1_000_000
 CLAIMED_REACTION_MS = 100.0
 #: How long after the opener's press time the forger says it slapped.
 FORGED_AFTER_OPENER_MS = 5.0
+#: How old the edge-relayer's presses are when it relays them: inside the voters' relay bound (700 ms),
+#: with a busy machine's trip to spare. How many it relays a second, and for how long.
+EDGE_MS, EDGE_RELAYS_PER_S, EDGE_S = 670.0, 15, 15.0
 
 
 def note(attack: str, **details: Any) -> None:
@@ -521,6 +530,44 @@ async def stall(peer: Peer) -> None:
     node = await leading_a_game_under_way(peer)
     node.screen_proposal = lambda _sender, _data: "taken by a staller"
     note("stall", term=node.raft.term, voters=len(node.raft.voters))
+
+
+# --- the edge-relayer ----------------------------------------------------------------------------
+
+
+def edge_relayer() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    beside_the_peer(relay_at_the_edge)
+
+
+async def relay_at_the_edge(peer: Peer) -> None:
+    node, record = peer.node, peer.record
+    assert isinstance(node, Node) and node.keys is not None
+    await until(
+        lambda: (
+            record.started
+            and peer.seat is not None
+            and node.raft.leader == record.seats[0].home
+            and all(seat.home in node.raft.voters for seat in record.seats)
+            and record.engine is not None
+            and record.engine.state.seq >= MOVES_BEFORE_THE_FORK
+        )
+    )
+    me, leader, seat = node.node_id, node.raft.leader, peer.seat
+    others = [voter for voter in node.raft.voters if voter not in (me, leader)]
+    note("edge relays", leader=leader, to=others, seat=seat)
+    loop = asyncio.get_running_loop()
+    began, sent = loop.time(), 0
+    node.raft.distrust_leader(round(EDGE_S * 1000 / node._tick_ms))  # its own vote, against the leader
+    while loop.time() < began + EDGE_S:
+        slap = Slap(seat=(seat + 1) % len(record.seats), t_sync=node.agreed_time_ms() - EDGE_MS)
+        act = Act(EntryId(me, FORGED + sent), event=record.rules.codec.encode(slap))
+        data = entries.encode(act, node.keys.sign, peer.table)
+        for voter in others:
+            node._send(voter, "relay", {"data": data})
+        sent += 1
+        await asyncio.sleep(1 / EDGE_RELAYS_PER_S)
+    note("edge relays sent", count=sent)
 
 
 # --- the stranger --------------------------------------------------------------------------------
@@ -1001,7 +1048,7 @@ def door(arguments: list[str]) -> list[str]:
 #: The roles that only patch kdm before its command line runs with the arguments as given.
 PATCHING: dict[str, Callable[[], None]] = {
     "cheat": cheat, "stranger": stranger, "usurper": usurper, "forker": forker, "thief": thief,
-    "ghost-maker": ghost_maker, "staller": staller,
+    "ghost-maker": ghost_maker, "staller": staller, "edge-relayer": edge_relayer,
     "withholder": withholder, "dodger": dodger, "bad-card": bad_card, "backdater": backdater,
     "racer": racer, "forger": forger, "call-thief": call_thief, "misreader": misreader,
     "four-hider": four_hider, "catcher": catcher, "steady": steady, "quiet-partner": quiet_partner,

@@ -160,6 +160,27 @@ def test_a_laptop_cut_off_gets_nothing_not_even_what_was_in_flight() -> None:
     assert [payload[14:18] for _, payload in medium.deliveries(20.0)] == [(4).to_bytes(4, "big")]
 
 
+def test_a_laptop_held_hears_nothing_sent_meanwhile_until_the_hold_ends_then_all_in_order() -> None:
+    """``hold``: laptop 1 deaf from 1.0 s to 1.5 s. What is sent to it meanwhile arrives at 1.5 s, in
+    order; what it sends goes at once, and what was sent to it after the hold is not held."""
+    medium = Medium(3, PROFILES["perfect"])
+    for laptop in range(3):
+        medium.receive(laptop, frame(BROADCAST_MAC, mac(laptop), 0), 0.0)
+    medium.deliveries(0.0)
+    medium.hold(1, 1.5)
+    for i in range(5):
+        medium.receive(0, frame(mac(1), mac(0), i), 1.0 + i / 10)
+    medium.receive(1, frame(mac(2), mac(1), 9), 1.2)
+    assert [(target, payload[14:18]) for target, payload in medium.deliveries(1.2)] == [
+        (2, (9).to_bytes(4, "big"))
+    ]
+    assert medium.deliveries(1.499) == []
+    held = medium.deliveries(1.5)
+    assert [payload[17] for _, payload in held] == [0, 1, 2, 3, 4] and {target for target, _ in held} == {1}
+    medium.receive(0, frame(mac(1), mac(0), 5), 2.0)
+    assert [payload[17] for _, payload in medium.deliveries(2.0)] == [5]
+
+
 # -- on a namespace LAN ---------------------------------------------------------------------------------
 
 

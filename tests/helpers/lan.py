@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from tests.helpers.netns import LineWatcher, NamespaceLan, wait_until
 
@@ -26,10 +26,16 @@ class Kdm:
     """One kdm process on a laptop: its game log (stderr) and its JSON summary (stdout), read live."""
 
     def __init__(
-        self, lan: NamespaceLan, laptop: int, *args: str, program: Sequence[str] = (), log_level: str = ""
+        self,
+        lan: NamespaceLan,
+        laptop: int,
+        *args: str,
+        program: Sequence[str] = (),
+        log_level: str = "",
+        env: Mapping[str, str] | None = None,
     ) -> None:
         """``kdm`` with ``args`` on ``laptop`` (or ``program``, a modified client, with them), logging
-        at ``log_level`` (``KDM_LOG``; the default: warnings)."""
+        at ``log_level`` (``KDM_LOG``; the default: warnings), with ``env`` in its environment too."""
         self.laptop = laptop
         self.process = lan.run(
             laptop,
@@ -38,7 +44,7 @@ class Kdm:
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
             text=True,
-            env=lan.environment(laptop, **({"KDM_LOG": log_level} if log_level else {})),
+            env=lan.environment(laptop, **({"KDM_LOG": log_level} if log_level else {}), **(env or {})),
         )
         assert self.process.stdout is not None and self.process.stderr is not None
         self.log = LineWatcher(self.process.stderr)

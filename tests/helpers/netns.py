@@ -236,6 +236,12 @@ class NamespaceLan:
             _ip(f"-n {self.switch} link set {self._port(i)} up")
         self._wait_for_link(i, up=True)
 
+    def hold(self, i: int, ms: float) -> None:
+        """On Wi-Fi: for the next ``ms`` milliseconds nothing sent reaches host i, then all of it does."""
+        if self._access_point is None:
+            raise ValueError("only the Wi-Fi holds frames: NamespaceLan(n, link='wifi' or 'perfect')")
+        self._access_point.command(f"hold {i} {ms}")
+
     def radio_counters(self) -> dict[str, int]:
         """What the Wi-Fi forwarder counted so far (frames received, sent, lost, ..., and `queued`: those
         still in flight). Only on a Wi-Fi link."""

@@ -16,6 +16,8 @@ stall holds every frame on the medium until it ends.
 
 Its commands, one a line on stdin, each answered by one line on stdout: ``cut I`` (laptop I's carrier goes
 off, as a cable pulled: its frames in flight are lost and none are carried to or from it), ``restore I``,
+``hold I MS`` (for the next MS milliseconds nothing sent reaches laptop I, then all of it does, in order:
+its radio deaf for a moment, its sending untouched),
 ``stats`` (a JSON object of counters, ``queued`` among them), ``monitor`` (from then on, a copy of every
 frame a laptop sends goes to the TAP named by ``--monitor``, left in the forwarder's namespace, where a
 sniffer can read the air). It prints ``ready`` once its TAPs exist and
@@ -160,6 +162,8 @@ class Medium:
         self._stalls: deque[tuple[float, float]] = deque()
         self._stall_cursor = start
         self._cut: set[int] = set()
+        #: Until when frames to each laptop are held (``hold``).
+        self._deaf_until: dict[int, float] = {}
         self._port_of: dict[bytes, int] = {}
         self._last_due: dict[tuple[int, int], float] = {}
         self._queue: list[tuple[float, int, int, bytes]] = []
@@ -195,7 +199,11 @@ class Medium:
                 continue
             self.counters[f"sent_{kind}"] += 1
             pair = (source, target)
-            due = max(self._held_until(now + delay.draw_s(self._random)), self._last_due.get(pair, now))
+            due = max(
+                self._held_until(now + delay.draw_s(self._random)),
+                self._last_due.get(pair, now),
+                self._deaf_until.get(target, now),
+            )
             self._last_due[pair] = due
             heapq.heappush(self._queue, (due, next(self._sequence), target, frame))
 
@@ -225,6 +233,11 @@ class Medium:
 
     def restore(self, port: int) -> None:
         self._cut.discard(port)
+
+    def hold(self, port: int, until: float) -> None:
+        """Nothing sent from now on reaches laptop `port` before `until` (frames already on the air go
+        as drawn): a moment its radio does not hear, as when a laptop's Wi-Fi card hiccups."""
+        self._deaf_until[port] = until
 
     def _held_until(self, moment: float) -> float:
         """When a frame due at `moment` goes: at once, or when the stall it falls into ends."""
@@ -292,7 +305,7 @@ def serve(
                 while b"\n" in pending:
                     line, pending = pending.split(b"\n", 1)
                     monitoring = monitoring or (line == b"monitor" and monitor is not None)
-                    answer = _obey(line.decode().split(), taps, medium)
+                    answer = _obey(line.decode().split(), taps, medium, time.monotonic())
                     os.write(answers, answer.encode() + b"\n")
                 continue
             for _ in range(_BURST):
@@ -312,7 +325,7 @@ def _write_quietly(fd: int | None, frame: bytes) -> None:
             os.write(fd, frame)
 
 
-def _obey(words: list[str], taps: list[int], medium: Medium) -> str:
+def _obey(words: list[str], taps: list[int], medium: Medium, now: float) -> str:
     match words:
         case ["cut", port]:
             medium.cut(int(port))
@@ -320,12 +333,14 @@ def _obey(words: list[str], taps: list[int], medium: Medium) -> str:
         case ["restore", port]:
             set_carrier(taps[int(port)], True)
             medium.restore(int(port))
+        case ["hold", port, ms]:
+            medium.hold(int(port), now + float(ms) / 1000)
         case ["monitor"]:
             pass  # `serve` acts on it
         case ["stats"]:
             return json.dumps({**medium.counters, "queued": medium.queued()})
         case _:
-            return f"error: unknown command {' '.join(words)!r} (cut I, restore I, stats, monitor)"
+            return f"error: unknown command {' '.join(words)!r} (cut I, restore I, hold I MS, stats, monitor)"
     return " ".join(words)
 
 
