@@ -229,6 +229,7 @@ class TableHost:
             self.duties.next_due_ms(),
             max(bots, self._clock_wait_until) if bots is not None else math.inf,
             min(self._bots_failed.values(), default=math.inf),
+            self.stamps.next_due_ms(),
         )
         return min(latest, look), latest
 
@@ -257,6 +258,7 @@ class TableHost:
             self.proposals.retry(now)
         self.takeovers.tick(now)
         self.duties.tick(now)
+        self.stamps.propose_unlogged(now)
         if self._bots_failed:
             again = [seat for seat, due in self._bots_failed.items() if due <= now]
             for seat in again:
@@ -464,7 +466,7 @@ class TableHost:
                 fields["keys"] = keys
         key = self.propose(Act, agent, **fields)
         if isinstance(event, TimedEvent):
-            self.stamps.pressed(agent, key, fields["event"])
+            self.stamps.pressed(agent, key, fields["event"], self.proposals.pending[key][0])
             if math.isfinite(event.t_sync):
                 self.proposals.press(key, agent.seat, event.t_sync)
 
