@@ -21,7 +21,6 @@ from kdm.entries import Act, Chat, EntryId, Takeover
 from kdm.events import Event
 from kdm.host import Input, Output, Tick
 from kdm.host.proposals import RELAY_T_SYNC_BOUND_MS
-from kdm.host.stamps import UNLOGGED_AFTER_MS
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
 from kdm.net.clock import ClockEstimator, ClockSample, monotonic_ms
@@ -239,57 +238,6 @@ def test_a_voter_relays_to_the_leader_only_what_an_honest_leader_takes() -> None
     assert author_older is not None and relayed_older == (
         "a press timed -1800 ms from the leader's clock (at most 1700 ms off)"
     )
-
-
-def test_a_press_announced_to_the_voters_is_made_whether_its_author_proposes_it_or_not(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    """The word a presser sends the voters (``PRESSED``) carries its signed entry, and binds: a press
-    its author announced and did not propose, every voter proposes once ``UNLOGGED_AFTER_MS`` has
-    passed, and the table judges it. Before, the word was a digest and bound the author to nothing:
-    a modified kdm announced a slap every few tens of milliseconds, proposed none, and once another
-    seat opened a window proposed the last it announced before, counted as made then. A word whose
-    entry is not the press it names (or has no entry) is dropped with its reason: no early stamp."""
-    caplog.set_level(logging.INFO, logger="kdm.peer")
-
-    async def scene() -> tuple[list[bool], list[bool], list[bool], list[bool]]:
-        peers = await seated_table()
-        peers[0].start_game()
-        while any(peer.record.engine is None for peer in peers):
-            await asyncio.sleep(0.01)
-        author = peers[1].host
-        assert author.seat is not None and author.record.engine is not None
-
-        def announced(counter: int) -> tuple[tuple[str, int], dict[str, Any], bytes]:
-            assert author.seat is not None and author.record.engine is not None
-            slap = Slap(
-                seat=author.seat, t_sync=author.clock.agreed_ms(), round=author.record.engine.state.round
-            )
-            event = author.record.rules.codec.encode(slap)
-            key = (author.me.identity, counter)
-            return key, event, entries.encode(Act(EntryId(*key), event=event), author.sign, author.table)
-
-        key, event, data = announced(10_000)
-        author.stamps.pressed(author.me, key, event, data)  # the word, and no proposal
-        other, _event, _data = announced(10_001)
-        author.stamps.pressed(author.me, other, event, data)  # a word naming another press than its entry
-        peers[1].flush()
-        await asyncio.sleep(0.05)
-        heard = [key in peer.host.stamps.heard for peer in peers if peer is not peers[1]]
-        misnamed = [other in peer.host.stamps.heard for peer in peers if peer is not peers[1]]
-        judged_at_once = [key in peer.record.applied_ids or key in peer.record.refused_ids for peer in peers]
-        await asyncio.sleep(UNLOGGED_AFTER_MS / 1000 + 0.5)
-        judged = [key in peer.record.applied_ids or key in peer.record.refused_ids for peer in peers]
-        for peer in peers:
-            await peer.stop()
-        return heard, misnamed, judged_at_once, judged
-
-    heard, misnamed, judged_at_once, judged = run_virtual(scene())
-    assert heard == [True] * 3 and misnamed == [False] * 3
-    assert judged_at_once == [False] * 4 and judged == [True] * 4
-    said = [record.getMessage() for record in caplog.records]
-    assert sum("its entry is not the press it names" in line for line in said) == 3, said
-    assert any("is not in the log: proposing it" in line for line in said)
 
 
 def test_a_leader_that_was_stopped_takes_presses_as_old_as_its_stop_and_no_older() -> None:

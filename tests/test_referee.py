@@ -23,7 +23,7 @@ from kdm.replay import read_committed, replayed
 from kdm.vouching import SLACK_MS
 from tests.helpers.attacks import QUICK, Game, client, finished, logging_env
 from tests.helpers.processes import DEADLINE_S, table
-from tests.modified_clients import ANNOUNCEMENTS, DODGE_S
+from tests.modified_clients import DODGE_S
 
 pytestmark = pytest.mark.processes
 
@@ -251,29 +251,6 @@ def test_a_slap_claimed_quicker_than_it_was_made_is_bounded_by_what_the_others_s
     last = sum(race.last(seat) for race in raced)
     print(f"{role} at seat {seat}: last in {last} of {len(raced)} windows")
     assert last == len(raced), [race.effective for race in raced]
-
-
-#: The announcer's seat.
-ANNOUNCER = 2
-
-
-def test_a_slap_announced_to_the_voters_is_made_whether_its_author_proposes_it_or_not(tmp_path: Path) -> None:
-    """The announcer tells the voters it slapped, 8 times while the cards go round, and proposes none
-    of those slaps. Before, its word (a digest) bound it to nothing: it could hold its announcements
-    and propose only the last one before another seat opened a window, counted as made then, ahead of
-    the opener (a scratch client did so: first in 3 of 3 windows it joined, never slapping falsely).
-    Now every honest voter proposes what it was told of and does not see in the log: every slap it
-    announced is in the log, judged the same everywhere (one digest, and a replay's). (Each is a false
-    slap there, and ends its round: the game has rounds enough to go on after the last.)"""
-    programs = {ANNOUNCER: client("announcer")}
-    with table(tmp_path, 4, 8, programs, logging_env(tmp_path), options=QUICK) as scene:
-        scene.wait_all()
-        game = finished(scene, [0, 1, 3], tmp_path)
-    announced = [tuple(made["id"]) for made in game.made("announced slap")]
-    assert len(announced) == ANNOUNCEMENTS
-    assert set(announced) <= game.committed, set(announced) - game.committed
-    for index in (0, 1, 3):
-        assert "is not in the log: proposing it" in game.log(index), index
 
 
 #: The call thief's seat: team 1 (seats 1 and 3), whose opponents' Kem's calls it steals.

@@ -1,16 +1,9 @@
 """A host's stamps on the other seats' presses, and its word to the others on its own (``kdm.vouching``).
 
 When this process proposes a press at a table whose voters vouch, it tells every voucher straight away
-that it did (``PRESSED``: the entry's id, its event's digest, and the signed entry itself). As a voter,
+that it did (``PRESSED``: the entry's id and its event's digest, nothing of what it says). As a voter,
 it notes on the agreed clock when each press first reached it, and when it applied each event (a
 press's trigger); once its record holds a press this voter has not stamped, it proposes its ``Vouch``.
-
-The word binds: a press this voter heard of that is not in the log ``UNLOGGED_AFTER_MS`` later, this
-voter proposes itself (it holds the author's signed entry). A word that was a digest alone bound the
-presser to nothing: a modified kdm could announce a slap every few tens of milliseconds, propose none,
-and once another seat opened a window propose the last it announced before, counted as made then,
-ahead of the opener, and never slap falsely. Now every press it announces is made. The price: the
-voters know what was pressed a commit before the log tells them.
 An event it applied within ``GRACE_MS`` after a press reached it counts as applied before: the press's
 author, a follower as it is, may have read that event a moment sooner from the same commit (a busy
 laptop reads its messages late), and a press made in answer to it must not pass for one made before.
@@ -21,15 +14,13 @@ process stamps no press of a game long over.
 from __future__ import annotations
 
 import logging
-import math
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from kdm import entries
 from kdm.entries import NOT_SHOWN, Act, Vouch
-from kdm.host.io import Propose, Send
+from kdm.host.io import Send
 from kdm.vouching import DIGEST_BYTES, GRACE_MS, PRESSED, press_digest
 
 if TYPE_CHECKING:
@@ -38,10 +29,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("kdm.peer")
 #: How many presses heard of, and events applied, this host remembers the times of.
 REMEMBERED = 512
-#: How long after a press's word reached this voter it proposes the press itself if the log does not
-#: hold it yet: an honest one is committed within a round trip or two (a few tens of milliseconds on a
-#: home Wi-Fi), as long as its author's node would wait before relaying it (``RELAY_AFTER_MS``).
-UNLOGGED_AFTER_MS = 500.0
 
 
 class Stamps:
@@ -56,77 +43,33 @@ class Stamps:
         self.applied_at: OrderedDict[int, float] = OrderedDict()
         #: The presses this process stamped already.
         self.stamped: set[tuple[str, int]] = set()
-        #: The signed entries of the presses heard of and not seen in the log yet, with when they were
-        #: heard of (local ms), by id: proposed by this voter once ``UNLOGGED_AFTER_MS`` has passed.
-        self.unlogged: OrderedDict[tuple[str, int], tuple[bytes, float]] = OrderedDict()
 
-    def pressed(self, agent: Agent, key: tuple[str, int], event: dict[str, Any], data: bytes) -> None:
-        """``agent`` proposed the press ``key`` (its encoded ``event``, in the signed entry ``data``):
-        every voucher hears of it now."""
+    def pressed(self, agent: Agent, key: tuple[str, int], event: dict[str, Any]) -> None:
+        """``agent`` proposed the press ``key`` (its encoded ``event``): every voucher hears of it now."""
         host = self.host
         record = host.record
         if not record.vouching or agent.seat is None or agent.seat >= len(record.seats):
             return
-        body = {"t": PRESSED, "id": list(key), "d": press_digest(event), "e": data}
-        word: bytes = msgpack.packb(body, use_bin_type=True)
+        body = {"t": PRESSED, "id": list(key), "d": press_digest(event)}
+        data: bytes = msgpack.packb(body, use_bin_type=True)
         for voter in record.silence_voters(agent.seat):
             if voter != host.node.node_id:
-                host.out.append(Send(voter, word))
+                host.out.append(Send(voter, data))
 
     def heard_of(self, sender: str, body: dict[str, Any]) -> None:
-        """``sender`` says it proposed a press: noted (the first word on an id only) for its stamp, and
-        kept to be proposed by this voter if the log does not hold it soon (``UNLOGGED_AFTER_MS``)."""
-        ident, digest, data = body.get("id"), body.get("d"), body.get("e")
+        """``sender`` says it proposed a press: noted (the first word on an id only) for its stamp."""
+        ident, digest = body.get("id"), body.get("d")
         if not (
             isinstance(ident, list) and len(ident) == 2 and isinstance(ident[0], str)
             and isinstance(ident[1], int) and isinstance(digest, bytes) and len(digest) == DIGEST_BYTES
-            and isinstance(data, bytes)
         ):  # fmt: skip
-            raise ValueError("a press's word is {t, id: [node, counter], d: digest, e: its signed entry}")
+            raise ValueError("a press's word is {t, id: [node, counter], d: digest}")
         if ident[0].partition("#")[0] != sender:
             raise ValueError(f"it speaks of {ident[0]}'s press")
         key = (ident[0], ident[1])
-        if key in self.heard:
-            return
-        self._check_entry(key, digest, data)
-        self._remember(self.heard, key, (digest, self.host.clock.agreed_ms(), self._applied()))
-        self._remember(self.unlogged, key, (data, self.host.clock.local_ms()))
+        if key not in self.heard:
+            self._remember(self.heard, key, (digest, self.host.clock.agreed_ms(), self._applied()))
         self.stamp()
-
-    def _check_entry(self, key: tuple[str, int], digest: bytes, data: bytes) -> None:
-        """``data`` is the press ``key`` its word names: an ``Act`` of that id whose event has that digest,
-        signed by its author (else ``ValueError``: a word this voter could not make good counts for
-        nothing, so no early stamp)."""
-        record = self.host.record
-        try:
-            raw = msgpack.unpackb(data, raw=False, strict_map_key=True)
-        except Exception as error:  # msgpack raises several types for bytes that are not msgpack
-            raise ValueError(f"its entry is not msgpack: {error}") from error
-        entry = entries.from_wire(raw) if isinstance(raw, dict) else None
-        if not isinstance(entry, Act) or (entry.id.node, entry.id.counter) != key:
-            raise ValueError("its entry is not the press it names")
-        if press_digest(entry.event) != digest:
-            raise ValueError("its entry is not the press of its digest")
-        if record.signed and not entries.signed_by_author(entry, raw.get("sig"), record.table):
-            raise ValueError(f"its entry is not signed by {entry.id.node}'s key")
-
-    def propose_unlogged(self, now: float) -> None:
-        """Propose each press heard of ``UNLOGGED_AFTER_MS`` ago or more that the record has not
-        judged or held since (``now``: the local clock), once: the node watches it from there."""
-        record = self.host.record
-        judged = record.held.ids() if record.held.queue else set()
-        for key, (data, heard) in list(self.unlogged.items()):
-            if key in record.applied_ids or key in record.refused_ids or key in judged:
-                del self.unlogged[key]
-            elif heard + UNLOGGED_AFTER_MS <= now:
-                del self.unlogged[key]
-                log.info("the press %s/%d was announced %.0f ms ago and is not in the log: proposing it",
-                         key[0], key[1], now - heard)  # fmt: skip
-                self.host.out.append(Propose(data))
-
-    def next_due_ms(self) -> float:
-        """When ``propose_unlogged`` has something to do next (local ms; inf: nothing is waited for)."""
-        return min((heard + UNLOGGED_AFTER_MS for _data, heard in self.unlogged.values()), default=math.inf)
 
     def _applied(self) -> int:
         engine = self.host.record.engine

@@ -229,7 +229,6 @@ class TableHost:
             self.duties.next_due_ms(),
             max(bots, self._clock_wait_until) if bots is not None else math.inf,
             min(self._bots_failed.values(), default=math.inf),
-            self.stamps.next_due_ms(),
         )
         return min(latest, look), latest
 
@@ -258,7 +257,6 @@ class TableHost:
             self.proposals.retry(now)
         self.takeovers.tick(now)
         self.duties.tick(now)
-        self.stamps.propose_unlogged(now)
         if self._bots_failed:
             again = [seat for seat, due in self._bots_failed.items() if due <= now]
             for seat in again:
@@ -466,7 +464,7 @@ class TableHost:
                 fields["keys"] = keys
         key = self.propose(Act, agent, **fields)
         if isinstance(event, TimedEvent):
-            self.stamps.pressed(agent, key, fields["event"], self.proposals.pending[key][0])
+            self.stamps.pressed(agent, key, fields["event"])
             if math.isfinite(event.t_sync):
                 self.proposals.press(key, agent.seat, event.t_sync)
 
