@@ -367,6 +367,11 @@ class TableRecord:
         self.held.hold(self.position, entry, press)
         return self._release()
 
+    def press_of(self, entry: Entry) -> tuple[int, bytes] | None:
+        """The seat and digest of ``entry`` if this record would hold it as a press for the voters to
+        stamp (``_press_to_stamp``), else None: what a voter checks of a press's word."""
+        return self._press_to_stamp(entry)
+
     def _press_to_stamp(self, entry: Entry) -> tuple[int, bytes] | None:
         """A press the other voters must stamp before it is applied: its seat and digest. Only what the
         record would apply as a press is held (a timed event, for the seat its author plays), the same

@@ -6,8 +6,8 @@ claim it reacted first. So at a table created with ``vouch`` on, every other vot
 ``silence_voters`` of the press's seat: one per laptop, never the press's own) stamps each press on the
 table's agreed clock, and commits its stamps as one ``kdm.entries.Vouch``:
 
-- ``seen``: when the press first reached it, straight from its author (``PRESSED``, a digest only: it
-  tells no one what was pressed before the log does), or from the log if that came first;
+- ``seen``: when the press first reached it, straight from its author (``PRESSED``, with the signed entry,
+  which the voter proposes too, at once: the word binds its author), or from the log if that came first;
 - ``shown``: when it applied the event the press names as its trigger.
 
 The record applies a press only once ``stamps_needed`` vouchers have stamped it; every entry committed
@@ -61,7 +61,7 @@ GRACE_MS = 5.0
 #: Bytes of a press's digest (``press_digest``).
 DIGEST_BYTES = 16
 #: The direct message a press's author sends every voucher as it proposes it: ``{"t": PRESSED, "id":
-#: [node, counter], "d": digest}``.
+#: [node, counter], "d": digest, "e": the signed entry}`` (``kdm.host.stamps``).
 PRESSED = "pressed"
 
 

@@ -69,6 +69,12 @@ of program, not a mock of one.
 - ``forger``: the racer's wait, then a slap that reacts to nothing and claims a press time
   ``FORGED_AFTER_OPENER_MS`` after the opener's: within the leader's bound of its clock, hundreds of
   milliseconds before the truth.
+- ``announcer``: a seated player's client in the base game that, once the game runs, tells the voters
+  it slapped (the word a press's author sends them: ``PRESSED``, with its signed entry, which each
+  voter proposes at once)
+  ``ANNOUNCEMENTS`` times, ``ANNOUNCE_EVERY_S`` apart, while the cards go round, and proposes none of
+  those slaps: with a word that bound it to nothing, it could propose the last one it announced before
+  another seat opened a window, counted as made then, and never slap falsely.
 - ``call-thief``: a seated player's client at a Kem's table that, the moment an opponent's « Kem's ! »
   (or « Double Kem's ! ») opens the call window, calls « Contre Kem's ! » on that caller's partner
   (whose four of a kind the call gives away), claiming the caller's own trigger and a reaction in
@@ -132,6 +138,7 @@ from kdm.fair.messages import Reseal, ToSeat
 from kdm.fair.table import FairDeck
 from kdm.fair.turns import Shuffle, Turns, split_points
 from kdm.host import TableHost
+from kdm.host.io import Propose
 from kdm.manager import installed_plugins
 from kdm.net.admission import Prover
 from kdm.net.keys import new_keys, public_key_of
@@ -191,6 +198,8 @@ FORGED = 1_000_000
 CLAIMED_REACTION_MS = 100.0
 #: How long after the opener's press time the forger says it slapped.
 FORGED_AFTER_OPENER_MS = 5.0
+#: How many slaps the announcer announces, and how far apart.
+ANNOUNCEMENTS, ANNOUNCE_EVERY_S = 8, 0.1
 #: How old the edge-relayer's presses are when it relays them: inside the voters' relay bound (700 ms),
 #: with a busy machine's trip to spare. How many it relays a second, and for how long.
 EDGE_MS, EDGE_RELAYS_PER_S, EDGE_S = 670.0, 15, 15.0
@@ -886,6 +895,38 @@ def race_last(forge_time: bool) -> None:
     del honest_react
 
 
+def announcer() -> None:
+    think_quickly()  # not part of the attack: a shorter game
+    beside_the_peer(announce_slaps)
+
+
+async def announce_slaps(peer: Peer) -> None:
+    host = peer.host
+    await until(lambda: host.record.started and host.seat is not None and host.record.engine is not None)
+    announced = 0
+    while announced < ANNOUNCEMENTS:
+        await asyncio.sleep(ANNOUNCE_EVERY_S)
+        engine, seat = host.record.engine, host.seat
+        if engine is None or seat is None or engine.state.phase != "passing" or host.behind():
+            continue
+        slap = Slap(seat=seat, t_sync=host.clock.agreed_ms(), round=engine.state.round)
+        event = host.record.rules.codec.encode(slap)
+        host.me.counter += 1  # the id the slap would be proposed under
+        key = (host.me.identity, host.me.counter)
+        # Every other one is announced with keys the table refuses (the digest does not cover them),
+        # and the same slap without them proposed a moment later: a cancel, or a swap, if it went first.
+        swapped = announced % 2 == 1
+        announced_as = Act(EntryId(*key), event=event, keys=b"junk" if swapped else b"")
+        host.stamps.pressed(host.me, key, event, entries.encode(announced_as, host.sign, host.table))
+        peer.flush()
+        note("announced slap", id=list(key), seat=seat, t_sync=slap.t_sync, swapped=swapped)
+        if swapped:
+            await asyncio.sleep(ANNOUNCE_EVERY_S / 2)
+            host.out.append(Propose(entries.encode(Act(EntryId(*key), event=event), host.sign, host.table)))
+            peer.flush()
+        announced += 1
+
+
 def call_thief() -> None:
     think_quickly()  # not part of the attack: a shorter game
     quiet_in_careless_deals()  # not part of the attack either: the opponents' calls to steal
@@ -1050,7 +1091,8 @@ PATCHING: dict[str, Callable[[], None]] = {
     "cheat": cheat, "stranger": stranger, "usurper": usurper, "forker": forker, "thief": thief,
     "ghost-maker": ghost_maker, "staller": staller, "edge-relayer": edge_relayer,
     "withholder": withholder, "dodger": dodger, "bad-card": bad_card, "backdater": backdater,
-    "racer": racer, "forger": forger, "call-thief": call_thief, "misreader": misreader,
+    "racer": racer, "forger": forger, "call-thief": call_thief, "announcer": announcer,
+    "misreader": misreader,
     "four-hider": four_hider, "catcher": catcher, "steady": steady, "quiet-partner": quiet_partner,
 }  # fmt: skip
 

@@ -17,9 +17,10 @@ import pytest
 
 from kdm import entries
 from kdm.agents import Bot, Profile
-from kdm.entries import Act, Chat, EntryId, Takeover
+from kdm.entries import Act, Chat, EntryId, Takeover, Vouch
 from kdm.events import Event
 from kdm.host import Input, Output, Tick
+from kdm.host.io import Propose
 from kdm.host.proposals import RELAY_T_SYNC_BOUND_MS
 from kdm.identity import Identity
 from kdm.manager import Rules, installed_plugins
@@ -238,6 +239,123 @@ def test_a_voter_relays_to_the_leader_only_what_an_honest_leader_takes() -> None
     assert author_older is not None and relayed_older == (
         "a press timed -1800 ms from the leader's clock (at most 1700 ms off)"
     )
+
+
+def test_a_press_announced_to_the_voters_is_made_whether_its_author_proposes_it_or_not(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The word a presser sends the voters (``PRESSED``) carries its signed entry, and binds: every voter
+    proposes the press at once, so a press its author announced and did not propose is judged by the
+    table all the same. Before, the word was a digest and bound the author to nothing: a modified kdm
+    announced a slap every few tens of milliseconds, proposed none, and once another seat opened a
+    window proposed the last it announced before, counted as made then. A word whose entry is not the
+    press it names, or whose press is timed further from the agreed clock than a relay is given on (a
+    press forged seconds early: the leader's own copy would pass it unscreened), or is over the entry
+    limit, is dropped with its reason by every voter: no early stamp, and nothing proposed."""
+    caplog.set_level(logging.INFO, logger="kdm.peer")
+
+    async def scene() -> tuple[list[bool], list[list[bool]], list[bool], list[bool]]:
+        peers = await seated_table()
+        peers[0].start_game()
+        await asyncio.sleep(CLOCK_SETTLE_MS / 1000 + 1)  # every voter knows the agreed clock
+        author = peers[1].host
+        assert author.seat is not None and author.record.engine is not None
+
+        def announced(counter: int, off_ms: float = 0.0, pad: int = 0) -> tuple[Any, dict[str, Any], bytes]:
+            assert author.seat is not None and author.record.engine is not None
+            slap = Slap(seat=author.seat, t_sync=author.clock.agreed_ms() + off_ms,
+                        round=author.record.engine.state.round)  # fmt: skip
+            event = author.record.rules.codec.encode(slap)
+            key = (author.me.identity, counter)
+            data = entries.encode(Act(EntryId(*key), event=event), author.sign, author.table)
+            if pad:  # a field nothing reads, to make the word larger than an entry may be
+                data = msgpack.packb(
+                    {**msgpack.unpackb(data, raw=False), "pad": b"x" * pad}, use_bin_type=True
+                )
+            return key, event, data
+
+        key, event, data = announced(10_000)
+        author.stamps.pressed(author.me, key, event, data)  # the word, and no proposal
+        bad = [announced(10_001), announced(10_002, off_ms=-5000.0), announced(10_003, pad=20_000)]
+        misnamed_key = bad[0][0]
+        author.stamps.pressed(author.me, misnamed_key, event, data)  # names another press than its entry
+        for bad_key, bad_event, bad_data in bad[1:]:
+            author.stamps.pressed(author.me, bad_key, bad_event, bad_data)
+        peers[1].flush()
+        await asyncio.sleep(0.2)
+        heard = [key in peer.host.stamps.heard for peer in peers if peer is not peers[1]]
+        dropped = [
+            [bad_key in peer.host.stamps.heard for peer in peers if peer is not peers[1]]
+            for bad_key, *_ in bad
+        ]
+        judged = [key in peer.record.applied_ids or key in peer.record.refused_ids for peer in peers]
+        await asyncio.sleep(1.0)
+        judged_bad = [
+            bad_key in peer.record.applied_ids or bad_key in peer.record.refused_ids
+            for peer in peers for bad_key, *_ in bad
+        ]  # fmt: skip
+        for peer in peers:
+            await peer.stop()
+        return heard, dropped, judged, judged_bad
+
+    heard, dropped, judged, judged_bad = run_virtual(scene())
+    assert heard == [True] * 3 and dropped == [[False] * 3] * 3
+    assert judged == [True] * 4 and not any(judged_bad)
+    said = [record.getMessage() for record in caplog.records]
+    for reason in ("its entry is not the press it names", "ms from the agreed clock", "bytes"):
+        assert sum(reason in line for line in said) == 3, (reason, said)
+
+
+@pytest.mark.parametrize("swapped", [False, True])
+def test_an_early_stamp_counts_only_for_the_very_press_announced(swapped: bool) -> None:
+    """A voter stamps a press as made when its word reached it only if the log holds, under its id, the
+    entry the word carried. The author announces a slap (with keys the table refuses, when ``swapped``),
+    the voters' own copies are lost on the way (as a leader that holds them would lose them), and 200 ms
+    later the author proposes the clean slap under the same id: it is the one the log holds. Its stamps
+    say it was seen when the log held it, not when the word came: a swap buys nothing. The slap
+    announced as it is proposed keeps the word's time."""
+
+    async def scene() -> tuple[list[int], dict[str, int], float]:
+        peers = await seated_table()
+        peers[0].start_game()
+        await asyncio.sleep(CLOCK_SETTLE_MS / 1000 + 1)
+        author, log = peers[1].host, peers[1].node.log  # type: ignore[attr-defined]
+        assert author.seat is not None and author.record.engine is not None
+        slap = Slap(seat=author.seat, t_sync=author.clock.agreed_ms(), round=author.record.engine.state.round)
+        event = author.record.rules.codec.encode(slap)
+        author.me.counter += 1
+        key = (author.me.identity, author.me.counter)
+        clean = entries.encode(Act(EntryId(*key), event=event), author.sign, author.table)
+        said = entries.encode(Act(EntryId(*key), event=event, keys=b"junk"), author.sign, author.table)
+        voters = {peer.node.node_id for peer in peers if peer is not peers[1]}
+        log.unheard |= voters  # their copies of the word's press never reach the log
+        author.stamps.pressed(author.me, key, event, said if swapped else clean)
+        peers[1].flush()
+        await asyncio.sleep(0.2)
+        log.unheard.clear()
+        author.out.append(Propose(clean))
+        peers[1].flush()
+        await asyncio.sleep(0.5)
+        vouches = [
+            row
+            for row in log.decoded()
+            if row.get("t") == Vouch.TYPE and (row["press"], row["counter"]) == key
+        ]
+        heard = {
+            peer.node.node_id: round(peer.host.stamps.heard[key][1] * 1000)
+            for peer in peers
+            if key in peer.host.stamps.heard
+        }
+        for peer in peers:
+            await peer.stop()
+        return [vouch["seen_us"] - heard[vouch["id"][0]] for vouch in vouches], heard, slap.t_sync
+
+    late, heard, _t_sync = run_virtual(scene())
+    assert len(late) == 3 and len(heard) == 3
+    if swapped:
+        assert all(lateness >= 150_000 for lateness in late), late  # µs: stamped when the log held it
+    else:
+        assert late == [0, 0, 0]
 
 
 def test_a_leader_that_was_stopped_takes_presses_as_old_as_its_stop_and_no_older() -> None:

@@ -16,14 +16,14 @@ from typing import Any
 import pytest
 
 from kdm.cards import pretty
-from kdm.entries import NOT_SHOWN, Vouch
+from kdm.entries import NOT_SHOWN, Act, Vouch
 from kdm.notices import Applied, Notice, TookOver, Voided
 from kdm.plugins.kems.rules import NOTES_CLOSED
 from kdm.replay import read_committed, replayed
 from kdm.vouching import SLACK_MS
 from tests.helpers.attacks import QUICK, Game, client, finished, logging_env
 from tests.helpers.processes import DEADLINE_S, table
-from tests.modified_clients import DODGE_S
+from tests.modified_clients import ANNOUNCEMENTS, DODGE_S
 
 pytestmark = pytest.mark.processes
 
@@ -251,6 +251,37 @@ def test_a_slap_claimed_quicker_than_it_was_made_is_bounded_by_what_the_others_s
     last = sum(race.last(seat) for race in raced)
     print(f"{role} at seat {seat}: last in {last} of {len(raced)} windows")
     assert last == len(raced), [race.effective for race in raced]
+
+
+#: The announcer's seat.
+ANNOUNCER = 2
+
+
+def test_a_slap_announced_to_the_voters_is_made_whether_its_author_proposes_it_or_not(tmp_path: Path) -> None:
+    """The announcer tells the voters it slapped, 8 times while the cards go round, and proposes none
+    of those slaps. Before, its word (a digest) bound it to nothing: it could hold its announcements
+    and propose only the last one before another seat opened a window, counted as made then, ahead of
+    the opener (a scratch client did so: first in 3 of 3 windows it joined, never slapping falsely).
+    Now every honest voter proposes the press it was told of at once: every slap it announced is in the
+    log as announced, judged the same everywhere (one digest, and a replay's); every other one it
+    announced with keys the table refuses and proposed clean a moment later, which would have let it
+    cancel an announcement, or keep it, when it liked: the announced one went first, and was refused.
+    (Each clean one is a false slap, and ends its round: the game has rounds enough for all eight.)"""
+    programs = {ANNOUNCER: client("announcer")}
+    # (The game starting is enough: its rounds may end at the announcer's false slaps before any pass.)
+    with table(tmp_path, 4, 8, programs, logging_env(tmp_path), options=QUICK, playing=None) as scene:
+        scene.wait_all()
+        game = finished(scene, [0, 1, 3], tmp_path)
+    made = {tuple(made["id"]): made["swapped"] for made in game.made("announced slap")}
+    assert len(made) == ANNOUNCEMENTS and any(made.values())
+    first: dict[tuple[str, int], Act] = {}
+    for entry in game.logged:
+        if isinstance(entry, Act):
+            first.setdefault((entry.id.node, entry.id.counter), entry)
+    assert set(made) <= set(first), set(made) - set(first)
+    # what the log judged under each id is the slap as announced: a swap, announced with keys the table
+    # refuses and proposed clean a moment later, came too late (its copy is ignored)
+    assert [bool(first[key].keys) for key in made] == list(made.values())
 
 
 #: The call thief's seat: team 1 (seats 1 and 3), whose opponents' Kem's calls it steals.

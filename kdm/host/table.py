@@ -464,7 +464,7 @@ class TableHost:
                 fields["keys"] = keys
         key = self.propose(Act, agent, **fields)
         if isinstance(event, TimedEvent):
-            self.stamps.pressed(agent, key, fields["event"])
+            self.stamps.pressed(agent, key, fields["event"], self.proposals.pending[key][0])
             if math.isfinite(event.t_sync):
                 self.proposals.press(key, agent.seat, event.t_sync)
 
