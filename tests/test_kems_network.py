@@ -84,7 +84,7 @@ def test_rule_3_2_a_teams_sign_goes_only_to_the_partner_sealed_and_never_into_th
         envelope = codec.decode(payload, claimed_sender=sender)
         if envelope.kind == "direct":
             body = msgpack.unpackb(envelope.body["data"], raw=False)
-            if body.get("t") != PRESSED:  # word of a press (a digest) to every voucher: no note
+            if body.get("t") != PRESSED:  # word of a press to every voucher: no note
                 directs.append((sender, to, body))
     assert directs, "the partners agreed their signs by direct message"
     for sender, to, body in directs:
