@@ -361,21 +361,17 @@ class TableRecord:
         if isinstance(entry, Vouch):
             self.applied_ids.add(key)
             return self._release() if self.held.stamp(author_node(entry), entry) else []
-        press = self._press_to_stamp(entry)
+        press = self.press_of(entry)
         if press is None and not self.held.queue:
             return self._judge(entry)
         self.held.hold(self.position, entry, press)
         return self._release()
 
     def press_of(self, entry: Entry) -> tuple[int, bytes] | None:
-        """The seat and digest of ``entry`` if this record would hold it as a press for the voters to
-        stamp (``_press_to_stamp``), else None: what a voter checks of a press's word."""
-        return self._press_to_stamp(entry)
-
-    def _press_to_stamp(self, entry: Entry) -> tuple[int, bytes] | None:
         """A press the other voters must stamp before it is applied: its seat and digest. Only what the
         record would apply as a press is held (a timed event, for the seat its author plays), the same
-        on every peer, so that every honest voter stamps exactly what its record holds."""
+        on every peer, so that every honest voter stamps exactly what its record holds (and takes a
+        press's word for no other: ``kdm.host.stamps``)."""
         if not (self.vouching and self.started and isinstance(entry, Act)) or self.engine is None:
             return None
         try:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 
 from kdm import entries
-from kdm.entries import NOT_SHOWN, Act, Vouch
+from kdm.entries import NOT_SHOWN, Act, Entry, Vouch
 from kdm.events import TimedEvent
 from kdm.host.io import Propose, Send
 from kdm.host.proposals import RELAY_T_SYNC_BOUND_MS
@@ -55,15 +55,14 @@ class Stamps:
 
     def __init__(self, host: TableHost) -> None:
         self.host = host
-        #: When each press first reached this process (agreed ms), with its digest and the events this
-        #: process had applied then (``Vouch.applied``), by id.
-        self.heard: OrderedDict[tuple[str, int], tuple[bytes, float, int]] = OrderedDict()
+        #: The entry each press was announced as (an early stamp counts for it alone), when it first
+        #: reached this process (agreed ms), and the events this process had applied then
+        #: (``Vouch.applied``), by id.
+        self.heard: OrderedDict[tuple[str, int], tuple[Act, float, int]] = OrderedDict()
         #: When this process applied each event, by sequence number (agreed ms).
         self.applied_at: OrderedDict[int, float] = OrderedDict()
         #: The presses this process stamped already.
         self.stamped: set[tuple[str, int]] = set()
-        #: The entry each press heard of was announced as, by id: an early stamp counts for it alone.
-        self.announced: OrderedDict[tuple[str, int], Act] = OrderedDict()
 
     def pressed(self, agent: Agent, key: tuple[str, int], event: dict[str, Any], data: bytes) -> None:
         """``agent`` proposed the press ``key`` (its encoded ``event``, in the signed entry ``data``):
@@ -95,8 +94,7 @@ class Stamps:
             return
         announced = self._check_entry(key, digest, data)
         record = self.host.record
-        self._remember(self.heard, key, (digest, self.host.clock.agreed_ms(), self._applied()))
-        self._remember(self.announced, key, announced)
+        self._remember(self.heard, key, (announced, self.host.clock.agreed_ms(), self._applied()))
         if not (key in record.applied_ids or key in record.refused_ids or key in record.held.presses):
             self.host.out.append(Propose(data))
         self.stamp()
@@ -151,9 +149,7 @@ class Stamps:
                 continue
             self.stamped.add(key)
             heard = self.heard.get(key)
-            held = next((entry for _position, entry in record.held.queue
-                         if (entry.id.node, entry.id.counter) == key), None)  # fmt: skip
-            if heard is not None and (heard[0] != digest or self.announced.get(key) != held):
+            if heard is not None and heard[0] != self._held(key):
                 heard = None  # the log holds another entry than the one announced: no early stamp
             seen, applied = (heard[1], heard[2]) if heard is not None else (now, seq)
             # What this process applied within the slack after the press reached it counts as applied
@@ -166,10 +162,14 @@ class Stamps:
                 applied=applied, shown_us=NOT_SHOWN if shown is None else round(shown * 1000),
             )  # fmt: skip
 
+    def _held(self, key: tuple[str, int]) -> Entry | None:
+        """The entry the record holds under id ``key``, if it does."""
+        queue = self.host.record.held.queue
+        return next((entry for _position, entry in queue if (entry.id.node, entry.id.counter) == key), None)
+
     def _trigger_applied(self, key: tuple[str, int]) -> float | None:
         """When this process applied the trigger the held press ``key`` names, if it did."""
-        record = self.host.record
-        entry = next((e for _p, e in record.held.queue if (e.id.node, e.id.counter) == key), None)
+        entry = self._held(key)
         if not isinstance(entry, Act):
             return None
         trigger = entry.event.get("trigger")
