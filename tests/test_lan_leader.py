@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.lan import DEADLINE_S, PLAYER, Kdm
+from tests.helpers.lan import PLAYER, Kdm, leaders_said, shown_and_stopped
 from tests.helpers.netns import NamespaceLan, require_netns
 
 pytestmark = pytest.mark.netns
@@ -21,15 +21,11 @@ pytestmark = pytest.mark.netns
 ROUNDS = 6
 
 
-def leaders_said(process: Kdm) -> list[str]:
-    return [line for line in process.log.lines if line.startswith("leader: ") or line == "no leader"]
-
-
 def test_a_table_on_wifi_keeps_its_leader_from_the_waiting_room_to_the_end() -> None:
     require_netns()
     with NamespaceLan(4, link="wifi") as lan:
         processes: list[Kdm] = []
-        try:
+        with shown_and_stopped(processes):
             host = Kdm(lan, 0, "host", "--table", "porch", "--players", "4", "--option", f"rounds={ROUNDS}",
                        *PLAYER)  # fmt: skip
             processes.append(host)
@@ -38,15 +34,6 @@ def test_a_table_on_wifi_keeps_its_leader_from_the_waiting_room_to_the_end() -> 
                 processes.append(Kdm(lan, laptop, "join", "porch", *PLAYER))
                 host.says(lambda line, seat=laptop: line.endswith(f"takes seat {seat}"), f"seat {laptop}")
             summaries = [process.summary() for process in processes]
-        except BaseException:
-            for process in processes:  # pytest shows this when the test fails
-                print(f"--- laptop{process.laptop} ---", *process.log.lines[-40:], sep="\n")
-            raise
-        finally:
-            for process in processes:
-                if process.process.poll() is None:
-                    process.process.kill()
-                    process.process.wait(DEADLINE_S)
     assert len({summary["digest"] for summary in summaries}) == 1
     assert all(summary["rounds"] == ROUNDS for summary in summaries)
     for process in processes:

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.attacks import client
-from tests.helpers.lan import DEADLINE_S, PLAYER, Kdm
+from tests.helpers.lan import DEADLINE_S, PLAYER, Kdm, leaders_said, shown_and_stopped
 from tests.helpers.netns import NamespaceLan, require_netns, wait_until
 from tests.modified_clients import ATTACKS_ENV
 
@@ -41,7 +41,7 @@ def test_a_cheater_relaying_presses_at_the_edge_cannot_depose_a_leader_whose_rad
     attacks = tmp_path / "attacks.jsonl"
     with NamespaceLan(4, link="wifi") as lan:
         processes: list[Kdm] = []
-        try:
+        with shown_and_stopped(processes):
             host = Kdm(lan, 0, "host", "--table", "porch", "--players", "4", "--option", f"rounds={ROUNDS}",
                        *PLAYER, log_level="info")  # fmt: skip
             processes.append(host)
@@ -58,15 +58,6 @@ def test_a_cheater_relaying_presses_at_the_edge_cannot_depose_a_leader_whose_rad
                 time.sleep(1.5)  # the cheater's relays go on meanwhile (not a synchronisation)
                 lan.hold(0, HICCUP_MS)
             summaries = [process.summary() for process in processes]
-        except BaseException:
-            for process in processes:  # pytest shows this when the test fails
-                print(f"--- laptop{process.laptop} ---", *process.log.lines[-40:], sep="\n")
-            raise
-        finally:
-            for process in processes:
-                if process.process.poll() is None:
-                    process.process.kill()
-                    process.process.wait(DEADLINE_S)
     made = [json.loads(line) for line in attacks.read_text().splitlines()]
     (relaying,) = [note for note in made if note["attack"] == "edge relays"]
     (sent,) = [note for note in made if note["attack"] == "edge relays sent"]
@@ -75,8 +66,7 @@ def test_a_cheater_relaying_presses_at_the_edge_cannot_depose_a_leader_whose_rad
     for process in processes:
         if process.laptop == EDGE_RELAYER:
             continue
-        said = process.log.lines
-        assert not [line for line in said if "appended none of" in line], process.laptop
-        leaders = [line for line in said if line.startswith("leader: ") or line == "no leader"]
+        assert not [line for line in process.log.lines if "appended none of" in line], process.laptop
+        leaders = leaders_said(process)
         first = leaders.index(f"leader: {founder}")
         assert leaders[first:] == [f"leader: {founder}"], (process.laptop, leaders)

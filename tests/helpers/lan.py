@@ -4,11 +4,12 @@ summary read live, and the checks that a table plays on. Shared by the LAN eveni
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from tests.helpers.netns import LineWatcher, NamespaceLan, wait_until
 
@@ -67,6 +68,28 @@ class Kdm:
         (line,) = [line for line in self.out.lines if line.startswith("{")]
         result: dict[str, object] = json.loads(line)
         return result
+
+
+@contextlib.contextmanager
+def shown_and_stopped(processes: list[Kdm]) -> Iterator[None]:
+    """Around a LAN evening: on a failure, the last lines each process in ``processes`` logged (pytest
+    shows them); at the end, whichever still runs is killed."""
+    try:
+        yield
+    except BaseException:
+        for process in processes:
+            print(f"--- laptop{process.laptop} ---", *process.log.lines[-40:], sep="\n")
+        raise
+    finally:
+        for process in processes:
+            if process.process.poll() is None:
+                process.process.kill()
+                process.process.wait(DEADLINE_S)
+
+
+def leaders_said(process: Kdm) -> list[str]:
+    """Each leader ``process`` said it followed, as it changed (``leader: NODE`` or ``no leader``)."""
+    return [line for line in process.log.lines if line.startswith("leader: ") or line == "no leader"]
 
 
 def events_go_on(host: Kdm, seconds: float) -> None:
